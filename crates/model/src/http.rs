@@ -1,0 +1,153 @@
+//! The HTTP surface of the model: what a request carries and what the server answers.
+//!
+//! The model speaks HTTP semantics (methods, the headers Streamable HTTP defines, status
+//! codes) but no HTTP bytes: the simulator builds these values directly and the live
+//! server converts axum requests into them, so both drivers share one protocol core.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::ids::{ConnId, EventRef, StreamId};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum HttpMethod {
+    Post,
+    Get,
+    Delete,
+    Other,
+}
+
+/// The body of a POST: raw bytes from the wire, or an already-built JSON value.
+#[derive(Debug, Clone)]
+pub enum RequestBody {
+    Empty,
+    Bytes(Vec<u8>),
+    Json(Value),
+}
+
+/// One HTTP request, reduced to what the Streamable HTTP transport looks at.
+#[derive(Debug, Clone)]
+pub struct HttpRequest {
+    pub method: HttpMethod,
+    pub session_id: Option<String>,
+    pub protocol_version: Option<String>,
+    pub accept: Option<String>,
+    pub content_type: Option<String>,
+    pub last_event_id: Option<String>,
+    pub origin: Option<String>,
+    pub body: RequestBody,
+}
+
+impl HttpRequest {
+    /// A POST as a spec-following client sends it.
+    pub fn post(session_id: Option<String>, body: Value) -> Self {
+        HttpRequest {
+            method: HttpMethod::Post,
+            session_id,
+            protocol_version: None,
+            accept: Some("application/json, text/event-stream".into()),
+            content_type: Some("application/json".into()),
+            last_event_id: None,
+            origin: None,
+            body: RequestBody::Json(body),
+        }
+    }
+
+    /// A GET for the standalone stream, optionally resuming after `last_event_id`.
+    pub fn get(session_id: Option<String>, last_event_id: Option<String>) -> Self {
+        HttpRequest {
+            method: HttpMethod::Get,
+            session_id,
+            protocol_version: None,
+            accept: Some("text/event-stream".into()),
+            content_type: None,
+            last_event_id,
+            origin: None,
+            body: RequestBody::Empty,
+        }
+    }
+
+    pub fn delete(session_id: Option<String>) -> Self {
+        HttpRequest {
+            method: HttpMethod::Delete,
+            session_id,
+            protocol_version: None,
+            accept: None,
+            content_type: None,
+            last_event_id: None,
+            origin: None,
+            body: RequestBody::Empty,
+        }
+    }
+}
+
+/// What follows the status line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResponseBody {
+    Empty,
+    Json(Value),
+    /// An SSE stream; its events follow as [`Output::Event`] and it ends with [`Output::End`].
+    Sse(StreamId),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpResponse {
+    pub status: u16,
+    /// `Mcp-Session-Id` on the response (set by `initialize`).
+    pub session_id: Option<String>,
+    /// `Allow` header for 405 answers.
+    pub allow: Option<&'static str>,
+    pub body: ResponseBody,
+}
+
+impl HttpResponse {
+    pub fn json(status: u16, body: Value) -> Self {
+        HttpResponse {
+            status,
+            session_id: None,
+            allow: None,
+            body: ResponseBody::Json(body),
+        }
+    }
+
+    pub fn empty(status: u16) -> Self {
+        HttpResponse {
+            status,
+            session_id: None,
+            allow: None,
+            body: ResponseBody::Empty,
+        }
+    }
+}
+
+/// How an SSE response ends.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
+pub enum EndMode {
+    /// The stream ends cleanly (the body is finished): the client sees end-of-stream.
+    Close,
+    /// The connection is torn down mid-stream (TCP reset): the client sees an error.
+    Reset,
+}
+
+/// Everything the model asks its driver to put on the wire.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    Respond {
+        conn: ConnId,
+        response: HttpResponse,
+    },
+    /// One SSE event on an open stream. `id` is the `id:` field (absent when the scheme
+    /// gives none), `retry_ms` the `retry:` field.
+    Event {
+        conn: ConnId,
+        event: EventRef,
+        id: Option<u64>,
+        retry_ms: Option<u64>,
+    },
+    End {
+        conn: ConnId,
+        how: EndMode,
+    },
+}

@@ -1,0 +1,152 @@
+//! Every server behaviour that decides whether a resumption is safe, each settable on its own.
+//!
+//! Field incidents come from *combinations* of choices that are individually reasonable
+//! (a short event-log TTL, per-stream ids, a permissive GET). Keeping each choice a separate
+//! knob is what lets a scenario reproduce one deployment exactly and lets the explorer walk
+//! the space. Defaults describe a well-behaved server: session-monotonic ids, events kept for
+//! the session's life, GET validates the session, honest capability advertisement.
+
+use serde::{Deserialize, Serialize};
+
+use crate::duration::PositiveDurationMs;
+
+/// How the server numbers SSE event ids (the `id:` field and hence `Last-Event-ID`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum IdScheme {
+    /// One counter for the session's whole life, across streams and restarts: the only
+    /// numbering under which a cursor means the same thing everywhere.
+    SessionMonotonic,
+    /// Each stream counts from 1 (the natural reading of the SSE spec; Behavior A).
+    PerStream,
+    /// One counter per session generation, from 1 again after a restart (Behavior B).
+    PerGeneration,
+}
+
+/// What the server answers to a `Last-Event-ID` it cannot honour exactly: unknown,
+/// evicted, expired, or unparsable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum UnknownCursor {
+    /// 200 and a brand-new stream numbered by the id scheme (Behavior A's trap).
+    FreshStream,
+    /// 400 Bad Request (Go SDK; what the seed asks servers to do).
+    BadRequest,
+    /// 404 Not Found (indistinguishable from a dead session).
+    NotFound,
+    /// 200 with a stream that ends at once, with no events (Python and rmcp SDKs).
+    Empty200,
+    /// 200 and whatever is still retained after the cursor, gap or not (rmcp's window).
+    ReplayRemaining,
+}
+
+/// What a server restart keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum RestartPersistence {
+    /// Everything is gone: old session ids get the dead-session answer.
+    Nothing,
+    /// Sessions are restored by id alone (rmcp `SessionStore`): a new generation with no
+    /// event log; counters restart unless the id scheme is session-monotonic.
+    SessionIdsOnly,
+    /// Sessions and event logs survive; a new generation all the same.
+    Everything,
+}
+
+/// The HTTP status a request naming a dead or unknown session gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum DeadSessionAnswer {
+    /// 404, as the spec requires.
+    NotFound,
+    /// 410 Gone.
+    Gone,
+    /// 400, as the TypeScript SDK's examples do: clients never re-initialize.
+    BadRequest,
+}
+
+impl DeadSessionAnswer {
+    pub fn status(self) -> u16 {
+        match self {
+            DeadSessionAnswer::NotFound => 404,
+            DeadSessionAnswer::Gone => 410,
+            DeadSessionAnswer::BadRequest => 400,
+        }
+    }
+}
+
+/// The server's configuration. Every field is independent of every other.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerKnobs {
+    /// A session dies this long after the last request that validated it. `None`: never.
+    pub session_idle_ttl: Option<PositiveDurationMs>,
+    /// A session dies this long after `initialize`, whatever it does. `None`: never.
+    pub session_absolute_ttl: Option<PositiveDurationMs>,
+    /// An event is forgotten this long after it was produced. `None`: kept while its
+    /// stream lives (bounded by `event_log_capacity`).
+    pub event_log_ttl: Option<PositiveDurationMs>,
+    /// At most this many events are kept per stream; older ones are evicted first.
+    pub event_log_capacity: Option<u32>,
+    /// How often the sweeper runs. `None`: expiry is exact (checked on every input).
+    /// With a period, something that expires at `t` is really removed at the next
+    /// multiple of the period, the way cron-style sweepers behave.
+    pub gc_interval: Option<PositiveDurationMs>,
+    pub id_scheme: IdScheme,
+    pub unknown_cursor: UnknownCursor,
+    /// Whether GET checks `Mcp-Session-Id` against the session store (and refreshes it).
+    pub get_validates_session: bool,
+    pub restart_persistence: RestartPersistence,
+    /// Whether the `initialize` result declares session-lifetime monotonic event ids
+    /// (`capabilities.experimental.resumption.sessionMonotonicEventIds`).
+    pub advertise_monotonic_ids: bool,
+    /// Send an id-bearing empty event first on every SSE stream (SEP-1699 priming).
+    pub priming_events: bool,
+    /// The SSE `retry:` field sent with priming events, in ms.
+    pub retry: Option<PositiveDurationMs>,
+    pub dead_session_answer: DeadSessionAnswer,
+    /// Answer requests that finish at once with a JSON body (true) or a one-event SSE stream.
+    pub json_responses: bool,
+    /// At most this many live sessions; `initialize` beyond it gets 503.
+    pub max_sessions: u32,
+}
+
+impl Default for ServerKnobs {
+    fn default() -> Self {
+        ServerKnobs {
+            session_idle_ttl: None,
+            session_absolute_ttl: None,
+            event_log_ttl: None,
+            event_log_capacity: Some(10_000),
+            gc_interval: None,
+            id_scheme: IdScheme::SessionMonotonic,
+            unknown_cursor: UnknownCursor::BadRequest,
+            get_validates_session: true,
+            restart_persistence: RestartPersistence::Everything,
+            advertise_monotonic_ids: true,
+            priming_events: false,
+            retry: None,
+            dead_session_answer: DeadSessionAnswer::NotFound,
+            json_responses: true,
+            max_sessions: 10_000,
+        }
+    }
+}
+
+impl ServerKnobs {
+    /// True when the capability the server advertises is one its numbering keeps: the
+    /// precondition under which the seeds' guards are proven to never lose silently.
+    pub fn advertisement_is_honest(&self) -> bool {
+        !self.advertise_monotonic_ids || self.id_scheme == IdScheme::SessionMonotonic
+    }
+
+    /// Checks relations between knobs that serde cannot see field by field.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.event_log_capacity == Some(0) {
+            return Err(
+                "event_log_capacity: 0 keeps no events at all; use at least 1, or None for no cap"
+                    .into(),
+            );
+        }
+        if self.max_sessions == 0 {
+            return Err("max_sessions: 0 would refuse every initialize; use at least 1".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,195 @@
+//! The server's half of the ground truth: every event produced (id, stream, session,
+//! generation, virtual time), every event put on a connection, every answer given, every
+//! resumption attempt and how the cursor was resolved.
+//!
+//! The oracle never trusts a client's account of what happened; it joins what a client
+//! says it applied with this record. Appending here is the only side effect of producing
+//! an event, so the ledger cannot disagree with the event log.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::http::HttpMethod;
+use crate::ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
+use crate::knobs::UnknownCursor;
+
+/// What an event carries. Kept compact: JSON is rendered only when a driver needs bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Payload {
+    /// SEP-1699 priming event: an id and empty data.
+    Priming,
+    /// `notifications/progress` for step `step` of `total`.
+    Progress { job: JobId, step: u32, total: u32 },
+    /// The JSON-RPC response ending a tool call.
+    ToolResult { job: JobId },
+    /// A server notification on the standalone stream (`notifications/message`).
+    Notification { seq: u64 },
+    /// A response produced at once but sent over SSE (`json_responses: false`, batches).
+    Response { message: u32 },
+}
+
+impl Payload {
+    /// Whether the client is expected to act on it: priming events carry nothing.
+    pub fn carries_data(&self) -> bool {
+        !matches!(self, Payload::Priming)
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProducedEvent {
+    pub id: u64,
+    pub stream: StreamId,
+    /// 1-based position of the event within its stream.
+    pub ordinal: u32,
+    pub session: SessionKey,
+    pub generation: u32,
+    pub at_ms: u64,
+    pub payload: Payload,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamKind {
+    /// The SSE answer to one POST.
+    Request,
+    /// The standalone GET stream (or a fresh stream opened for an unknown cursor).
+    Standalone,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StreamEntry {
+    pub session: SessionKey,
+    pub generation: u32,
+    pub kind: StreamKind,
+    pub opened_ms: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SendEntry {
+    pub event: EventRef,
+    pub conn: ConnId,
+    pub at_ms: u64,
+    /// Sent as part of a `Last-Event-ID` replay rather than live.
+    pub replay: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AnswerEntry {
+    pub conn: ConnId,
+    pub at_ms: u64,
+    pub method: HttpMethod,
+    /// The JSON-RPC method of a POST, when it had one.
+    pub rpc_method: Option<String>,
+    /// The `Mcp-Session-Id` the request carried.
+    pub session_sent: Option<String>,
+    pub status: u16,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "resolution", rename_all = "snake_case")]
+pub enum CursorResolution {
+    /// The cursor named a retained event (or the stream's last one): replayed after it.
+    Honoured {
+        stream: StreamId,
+        generation: u32,
+        replayed: u32,
+    },
+    /// The stream is known but events after the cursor were evicted.
+    Stale {
+        stream: StreamId,
+        answer: UnknownCursor,
+        replayed: u32,
+    },
+    /// Nothing matched (or the header was not a number).
+    Unknown { answer: UnknownCursor },
+    /// Rejected before the cursor was looked at (missing or dead session).
+    SessionRejected { status: u16 },
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ResumeEntry {
+    pub conn: ConnId,
+    pub at_ms: u64,
+    pub session_sent: Option<String>,
+    pub cursor: String,
+    pub resolution: CursorResolution,
+    /// The stream the connection was attached to afterwards, if any.
+    pub attached_to: Option<StreamId>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeathCause {
+    IdleTtl,
+    AbsoluteTtl,
+    Deleted,
+    /// Lost in a restart with `restart_persistence: Nothing`.
+    Restart,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionEntry {
+    pub wire_id: String,
+    pub created_ms: u64,
+    /// Start time of each generation; generation `g` (1-based) started at `generations[g-1]`.
+    pub generations: Vec<u64>,
+    pub died: Option<(u64, DeathCause)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct JobEntry {
+    pub session: SessionKey,
+    pub generation: u32,
+    pub tool: String,
+    pub request_id: Value,
+    pub progress_token: Option<Value>,
+    /// The client's idempotency key (`params._meta.idempotencyKey`), if it sent one.
+    pub idempotency_key: Option<String>,
+    pub steps: u32,
+    pub started_ms: u64,
+    pub ended: Option<(u64, JobEnd)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobEnd {
+    Finished,
+    Cancelled,
+    /// The session died or the server restarted under it.
+    Killed,
+}
+
+/// The server-side ground truth of one run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Ledger {
+    pub sessions: Vec<SessionEntry>,
+    pub streams: Vec<StreamEntry>,
+    pub events: Vec<ProducedEvent>,
+    pub sends: Vec<SendEntry>,
+    pub answers: Vec<AnswerEntry>,
+    pub resumptions: Vec<ResumeEntry>,
+    pub jobs: Vec<JobEntry>,
+    /// Responses sent over SSE (referenced by [`Payload::Response`]).
+    pub messages: Vec<Value>,
+    pub restarts: Vec<u64>,
+}
+
+impl Ledger {
+    pub fn event(&self, event: EventRef) -> &ProducedEvent {
+        &self.events[event.0 as usize]
+    }
+
+    pub fn session(&self, key: SessionKey) -> &SessionEntry {
+        &self.sessions[key.0 as usize]
+    }
+
+    pub fn stream(&self, stream: StreamId) -> &StreamEntry {
+        &self.streams[stream.0 as usize]
+    }
+
+    /// The time the session died, if it did.
+    pub fn death(&self, key: SessionKey) -> Option<(u64, DeathCause)> {
+        self.session(key).died
+    }
+}

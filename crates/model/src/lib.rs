@@ -1,0 +1,34 @@
+//! # faultline-model
+//!
+//! A sans-IO model of an MCP server on the Streamable HTTP transport, written so that the
+//! two pieces of state that session resumption depends on — the **session**
+//! (`Mcp-Session-Id`) and the **event log** behind the SSE cursor (`Last-Event-ID`) — expire
+//! on independent clocks and are numbered by configurable schemes.
+//!
+//! The model is a plain state machine: [`Server::handle`] takes an [`HttpRequest`] and the
+//! current virtual time and appends [`Output`]s; [`Server::advance`] runs clock-driven work
+//! (tool-job steps, TTL expiry). It never reads the wall clock, the OS RNG or the
+//! environment, and iterates only ordered maps, so the same inputs give the same outputs
+//! byte for byte. Everything it produces is recorded in a [`Ledger`], the ground truth that
+//! verdicts are checked against.
+
+mod duration;
+mod event_log;
+mod http;
+mod ids;
+pub mod jsonrpc;
+mod knobs;
+mod ledger;
+mod server;
+mod session_store;
+pub mod tools;
+
+pub use duration::{DurationError, DurationMs, PositiveDurationMs};
+pub use http::{EndMode, HttpMethod, HttpRequest, HttpResponse, Output, RequestBody, ResponseBody};
+pub use ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
+pub use knobs::{DeadSessionAnswer, IdScheme, RestartPersistence, ServerKnobs, UnknownCursor};
+pub use ledger::{
+    AnswerEntry, CursorResolution, DeathCause, JobEnd, JobEntry, Ledger, Payload, ProducedEvent,
+    ResumeEntry, SendEntry, SessionEntry, StreamEntry, StreamKind,
+};
+pub use server::{LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Server};

@@ -1,0 +1,87 @@
+//! The session store: which `Mcp-Session-Id`s are alive, in which generation, until when.
+//!
+//! Liveness is a store operation (seed 000): only requests that look a session up here
+//! confirm or extend it. A replay from the event log never touches this structure.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::ids::{SessionKey, StreamId};
+
+#[derive(Debug)]
+pub(crate) struct Session {
+    pub wire_id: String,
+    pub generation: u32,
+    pub created_ms: u64,
+    pub last_touch_ms: u64,
+    pub protocol_version: &'static str,
+    /// Counter for session-wide id schemes.
+    pub counter: u64,
+    /// The session's current standalone stream, if it has one.
+    pub standalone: Option<StreamId>,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct SessionStore {
+    live: BTreeMap<SessionKey, Session>,
+    by_wire_id: BTreeMap<String, SessionKey>,
+    /// (deadline, session): a deadline may be stale (idle TTL moved it); checked on pop.
+    deadlines: BTreeSet<(u64, SessionKey)>,
+}
+
+impl SessionStore {
+    pub fn len(&self) -> usize {
+        self.live.len()
+    }
+
+    pub fn insert(&mut self, key: SessionKey, session: Session, deadline: Option<u64>) {
+        self.by_wire_id.insert(session.wire_id.clone(), key);
+        self.live.insert(key, session);
+        if let Some(d) = deadline {
+            self.deadlines.insert((d, key));
+        }
+    }
+
+    pub fn lookup(&self, wire_id: &str) -> Option<SessionKey> {
+        self.by_wire_id.get(wire_id).copied()
+    }
+
+    pub fn get(&self, key: SessionKey) -> Option<&Session> {
+        self.live.get(&key)
+    }
+
+    pub fn get_mut(&mut self, key: SessionKey) -> Option<&mut Session> {
+        self.live.get_mut(&key)
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = SessionKey> + '_ {
+        self.live.keys().copied()
+    }
+
+    pub fn push_deadline(&mut self, key: SessionKey, deadline: u64) {
+        self.deadlines.insert((deadline, key));
+    }
+
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.deadlines.first().map(|&(d, _)| d)
+    }
+
+    /// Pops the earliest recorded deadline at or before `cutoff`.
+    pub fn pop_deadline(&mut self, cutoff: u64) -> Option<(u64, SessionKey)> {
+        match self.deadlines.first() {
+            Some(&(d, _)) if d <= cutoff => self.deadlines.pop_first(),
+            _ => None,
+        }
+    }
+
+    pub fn remove(&mut self, key: SessionKey) -> Option<Session> {
+        let session = self.live.remove(&key)?;
+        self.by_wire_id.remove(&session.wire_id);
+        Some(session)
+    }
+
+    pub fn clear(&mut self) -> Vec<(SessionKey, Session)> {
+        self.by_wire_id.clear();
+        self.deadlines.clear();
+        std::mem::take(&mut self.live).into_iter().collect()
+    }
+}

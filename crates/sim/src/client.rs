@@ -1,0 +1,1173 @@
+//! The modelled MCP client: one state machine, two policies.
+//!
+//! `naive` is the client of the seeds (and, per the reference, of every official SDK today):
+//! it dedups by "id <= cursor", believes a 200 on the SSE GET, retries a 404 three times and
+//! lets another task keep the old session id. `guarded` applies the seeds' guards one by
+//! one. Both are the same code with different [`Policy`] flags, so a difference in outcome
+//! is always attributable to a named guard.
+//!
+//! The client sees only what is on the wire (status codes, headers, event ids, JSON-RPC
+//! ids); the `EventRef` it carries is opaque to it and only handed back to the recorder.
+
+use std::collections::BTreeMap;
+
+use faultline_model::{ConnId, EndMode, EventRef, HttpRequest, HttpResponse, ResponseBody};
+use serde_json::{Value, json};
+
+use crate::client_error::{ClientError, ResumptionCursorError, SessionResumptionError};
+use crate::client_record::{
+    AppliedRecord, CallRecord, ClientRecord, ErrorRecord, ErrorScope, RequestRecord, ResumeRecord,
+    Task,
+};
+use crate::scenario::{ClientModel, Tool};
+
+/// The guards, each switchable on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policy {
+    /// Drop events whose id is `<=` the cursor as "already seen" (the naive dedup).
+    pub skip_ids_at_or_below_cursor: bool,
+    /// The first event after a resumption must be `cursor + 1` (seed 002).
+    pub contiguity_check: bool,
+    /// After a replay `200`, send a session-scoped `ping` before applying anything (seed 000).
+    pub liveness_probe_after_replay: bool,
+    /// Send `Last-Event-ID` only if `initialize` advertised session-monotonic ids.
+    pub cursor_only_if_advertised: bool,
+    /// Re-send a request that got 404/410 this many times before giving up.
+    pub retries_on_dead_session: u32,
+    /// All tasks read the session id from one handle (no stale copies).
+    pub shared_session_handle: bool,
+    /// Re-issue unfinished tool calls (same idempotency key) after re-initializing.
+    pub reissue_after_reinit: bool,
+    /// Surface untyped failures as typed resumption errors and rebuild the session.
+    pub typed_errors: bool,
+}
+
+impl Policy {
+    pub fn of(model: ClientModel) -> Policy {
+        match model {
+            ClientModel::Naive => Policy {
+                skip_ids_at_or_below_cursor: true,
+                contiguity_check: false,
+                liveness_probe_after_replay: false,
+                cursor_only_if_advertised: false,
+                retries_on_dead_session: 3,
+                shared_session_handle: false,
+                reissue_after_reinit: false,
+                typed_errors: false,
+            },
+            ClientModel::Guarded => Policy {
+                skip_ids_at_or_below_cursor: false,
+                contiguity_check: true,
+                liveness_probe_after_replay: true,
+                cursor_only_if_advertised: true,
+                retries_on_dead_session: 0,
+                shared_session_handle: true,
+                reissue_after_reinit: true,
+                typed_errors: true,
+            },
+        }
+    }
+}
+
+/// What an event on the wire says, as a client can read it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WireKind {
+    Priming,
+    Progress {
+        token: Option<String>,
+    },
+    /// A JSON-RPC response (to request `request_id`).
+    Response {
+        request_id: Option<u64>,
+    },
+    Notification,
+}
+
+#[derive(Debug, Clone)]
+pub struct WireEvent {
+    pub event: EventRef,
+    pub id: Option<u64>,
+    pub retry_ms: Option<u64>,
+    pub kind: WireKind,
+}
+
+/// What the client did with an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fate {
+    Applied,
+    /// Discarded because its id was `<=` the cursor.
+    SkippedAsSeen,
+    /// Held until the liveness probe answers.
+    Buffered,
+    /// Refused: belongs to a session or stream the client no longer trusts.
+    Quarantined,
+    /// Arrived on a connection the client had already abandoned.
+    Ignored,
+    /// An empty priming event: only moves the cursor.
+    Primed,
+}
+
+/// The client's requests to the outside world, collected per callback.
+#[derive(Debug, Default)]
+pub struct ClientIo {
+    pub sends: Vec<(ConnId, HttpRequest, Task)>,
+    /// Connections the client closes itself.
+    pub closes: Vec<ConnId>,
+    /// (at_ms, token): call `on_wake(token)` then.
+    pub wakes: Vec<(u64, u64)>,
+    pub next_conn: u64,
+}
+
+impl ClientIo {
+    fn conn(&mut self) -> ConnId {
+        self.next_conn += 1;
+        ConnId(self.next_conn)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Logical {
+    Call(usize),
+    Standalone,
+}
+
+#[derive(Debug, Clone)]
+struct StreamConn {
+    logical: Logical,
+    session: String,
+    cursor: Option<u64>,
+    cursor_event: Option<EventRef>,
+    /// The cursor this connection resumed from, until the first id arrives (contiguity).
+    check_first: Option<u64>,
+    /// The probe connection whose answer gates applying events.
+    probe: Option<ConnId>,
+}
+
+#[derive(Debug, Clone)]
+enum Purpose {
+    Initialize,
+    Ignore,
+    Call {
+        call: usize,
+        session: String,
+        retries_left: u32,
+        task: Task,
+    },
+    Get {
+        stream: StreamConn,
+    },
+    Stream(StreamConn),
+    Probe {
+        session: String,
+        buffer: Vec<WireEvent>,
+        stream_conn: ConnId,
+    },
+}
+
+#[derive(Debug, Clone)]
+enum Wake {
+    Start,
+    RetryCall {
+        call: usize,
+        session: String,
+        retries_left: u32,
+        task: Task,
+    },
+    Reconnect {
+        stream: StreamConn,
+        attempt: u32,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct CallState {
+    tool: Tool,
+    progress: bool,
+    request_ids: Vec<u64>,
+    done: bool,
+    failed: bool,
+    /// Not yet sent because no session was ready.
+    deferred: bool,
+}
+
+/// Give up reconnecting a stream after this many attempts that delivered nothing new
+/// (rmcp would loop forever at 1 Hz; a simulation must end).
+const MAX_FRUITLESS_RECONNECTS: u32 = 5;
+/// Backoff between retries of a request that got 404/410 (ms): 1 s, 2 s, 4 s, ...
+const RETRY_BACKOFF_MS: u64 = 1_000;
+
+#[derive(Debug)]
+pub struct Client {
+    policy: Policy,
+    protocol_version: String,
+    reconnect_delay_ms: u64,
+    standalone_stream: bool,
+    session: Option<String>,
+    monotonic_advertised: bool,
+    initializing: bool,
+    calls: Vec<CallState>,
+    purposes: BTreeMap<ConnId, Purpose>,
+    request_index: BTreeMap<ConnId, usize>,
+    request_to_call: BTreeMap<u64, usize>,
+    next_request_id: u64,
+    server_retry_ms: Option<u64>,
+    wakes: BTreeMap<u64, Wake>,
+    next_token: u64,
+    stale_tasks: u32,
+    /// Reconnect attempts per logical stream since it last delivered an event.
+    fruitless: BTreeMap<Logical, u32>,
+    pub record: ClientRecord,
+}
+
+impl Client {
+    pub fn new(
+        model: ClientModel,
+        protocol_version: &str,
+        reconnect_delay_ms: u64,
+        standalone_stream: bool,
+    ) -> Self {
+        Client {
+            policy: Policy::of(model),
+            protocol_version: protocol_version.to_string(),
+            reconnect_delay_ms,
+            standalone_stream,
+            session: None,
+            monotonic_advertised: false,
+            initializing: false,
+            calls: Vec::new(),
+            purposes: BTreeMap::new(),
+            request_index: BTreeMap::new(),
+            request_to_call: BTreeMap::new(),
+            next_request_id: 0,
+            server_retry_ms: None,
+            wakes: BTreeMap::new(),
+            next_token: 0,
+            stale_tasks: 0,
+            fruitless: BTreeMap::new(),
+            record: ClientRecord::default(),
+        }
+    }
+
+    /// Registers the workload's calls (in file order) before the run starts.
+    pub fn plan_call(&mut self, tool: Tool, progress: bool) -> usize {
+        let index = self.calls.len();
+        self.calls.push(CallState {
+            tool,
+            progress,
+            request_ids: Vec::new(),
+            done: false,
+            failed: false,
+            deferred: false,
+        });
+        self.record.calls.push(CallRecord {
+            key: call_key(index),
+            attempts: 0,
+            completed_at_ms: None,
+            failed_at_ms: None,
+        });
+        index
+    }
+
+    /// A request held back while the client was away really left at `now`.
+    pub fn mark_sent(&mut self, conn: ConnId, now: u64) {
+        if let Some(&i) = self.request_index.get(&conn) {
+            self.record.requests[i].at_ms = now;
+        }
+        if let Some(r) = self.record.resumptions.iter_mut().find(|r| r.conn == conn) {
+            r.at_ms = now;
+        }
+    }
+
+    /// The session id the client currently holds.
+    pub fn session(&self) -> Option<&str> {
+        self.session.as_deref()
+    }
+
+    /// The client's open SSE streams: (conn, standalone?, call index).
+    pub fn open_streams(&self) -> Vec<(ConnId, Option<usize>)> {
+        self.purposes
+            .iter()
+            .filter_map(|(&c, p)| match p {
+                Purpose::Stream(s) => Some((
+                    c,
+                    match s.logical {
+                        Logical::Call(i) => Some(i),
+                        Logical::Standalone => None,
+                    },
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    // ------------------------------------------------------------------------------
+    // Sending
+    // ------------------------------------------------------------------------------
+
+    fn send(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        task: Task,
+        purpose: Purpose,
+        request: HttpRequest,
+    ) -> ConnId {
+        let conn = io.conn();
+        let (http, rpc) = match request.method {
+            faultline_model::HttpMethod::Post => {
+                let rpc = match &request.body {
+                    faultline_model::RequestBody::Json(v) => {
+                        v.get("method").and_then(Value::as_str).map(str::to_string)
+                    }
+                    _ => None,
+                };
+                ("POST", rpc)
+            }
+            faultline_model::HttpMethod::Get => ("GET", None),
+            faultline_model::HttpMethod::Delete => ("DELETE", None),
+            faultline_model::HttpMethod::Other => ("OTHER", None),
+        };
+        let last_event_id = request
+            .last_event_id
+            .as_deref()
+            .and_then(|s| s.parse().ok());
+        self.request_index.insert(conn, self.record.requests.len());
+        self.record.requests.push(RequestRecord {
+            at_ms: now,
+            conn,
+            task,
+            http,
+            rpc,
+            session: request.session_id.clone(),
+            last_event_id,
+            status: None,
+        });
+        self.purposes.insert(conn, purpose);
+        io.sends.push((conn, request, task));
+        conn
+    }
+
+    fn post(&self, session: Option<&str>, body: Value) -> HttpRequest {
+        let mut request = HttpRequest::post(session.map(str::to_string), body);
+        if session.is_some() {
+            request.protocol_version = Some(self.protocol_version.clone());
+        }
+        request
+    }
+
+    fn wake(&mut self, io: &mut ClientIo, at: u64, wake: Wake) {
+        self.next_token += 1;
+        self.wakes.insert(self.next_token, wake);
+        io.wakes.push((at, self.next_token));
+    }
+
+    fn initialize(&mut self, io: &mut ClientIo, now: u64) {
+        if self.initializing {
+            return;
+        }
+        self.initializing = true;
+        self.next_request_id += 1;
+        let body = json!({
+            "jsonrpc": "2.0",
+            "id": self.next_request_id,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": self.protocol_version,
+                "capabilities": {},
+                "clientInfo": {"name": "faultline-modelled-client", "version": "0"}
+            }
+        });
+        let request = self.post(None, body);
+        self.send(io, now, Task::Main, Purpose::Initialize, request);
+    }
+
+    fn send_call(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        call: usize,
+        session: String,
+        retries_left: u32,
+        task: Task,
+    ) {
+        self.next_request_id += 1;
+        let rid = self.next_request_id;
+        self.request_to_call.insert(rid, call);
+        let state = &mut self.calls[call];
+        state.request_ids.push(rid);
+        let key = call_key(call);
+        let (name, arguments) = match &state.tool {
+            Tool::Echo { text } => ("echo", json!({"text": text})),
+            Tool::LongJob { steps, interval } => (
+                "long_job",
+                json!({"steps": steps.lo, "interval_ms": interval.ms()}),
+            ),
+        };
+        let mut meta = json!({"idempotencyKey": key});
+        if state.progress {
+            meta["progressToken"] = json!(key);
+        }
+        self.record.calls[call].attempts += 1;
+        let body = json!({
+            "jsonrpc": "2.0",
+            "id": rid,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": meta}
+        });
+        let request = self.post(Some(&session), body);
+        self.send(
+            io,
+            now,
+            task,
+            Purpose::Call {
+                call,
+                session,
+                retries_left,
+                task,
+            },
+            request,
+        );
+    }
+
+    fn open_get(&mut self, io: &mut ClientIo, now: u64, mut stream: StreamConn) {
+        let mut cursor = stream.cursor;
+        if self.policy.cursor_only_if_advertised && !self.monotonic_advertised {
+            cursor = None;
+        }
+        let request = HttpRequest {
+            protocol_version: Some(self.protocol_version.clone()),
+            ..HttpRequest::get(Some(stream.session.clone()), cursor.map(|c| c.to_string()))
+        };
+        stream.check_first = if self.policy.contiguity_check {
+            cursor
+        } else {
+            None
+        };
+        let conn = self.send(
+            io,
+            now,
+            Task::Main,
+            Purpose::Get {
+                stream: stream.clone(),
+            },
+            request,
+        );
+        if let Some(c) = cursor {
+            self.record.resumptions.push(ResumeRecord {
+                at_ms: now,
+                conn,
+                session: stream.session,
+                cursor: c,
+                cursor_event: stream.cursor_event,
+            });
+        }
+    }
+
+    fn raise(&mut self, now: u64, error: ClientError, scope: ErrorScope) {
+        self.record.errors.push(ErrorRecord {
+            at_ms: now,
+            error,
+            scope,
+        });
+    }
+
+    fn fail_call(&mut self, now: u64, call: usize, message: String) {
+        if self.calls[call].done || self.calls[call].failed {
+            return;
+        }
+        self.calls[call].failed = true;
+        self.record.calls[call].failed_at_ms = Some(now);
+        self.raise(
+            now,
+            ClientError::Surfaced { message },
+            ErrorScope::Call(call),
+        );
+    }
+
+    fn complete_call(&mut self, now: u64, call: usize) {
+        if !self.calls[call].done {
+            self.calls[call].done = true;
+            self.calls[call].failed = false;
+            self.record.calls[call].completed_at_ms = Some(now);
+            self.record.calls[call].failed_at_ms = None;
+        }
+    }
+
+    // ------------------------------------------------------------------------------
+    // Callbacks from the simulator
+    // ------------------------------------------------------------------------------
+
+    /// The workload asks for call `call` now.
+    pub fn on_call(&mut self, io: &mut ClientIo, now: u64, call: usize) {
+        match self.session.clone() {
+            Some(session) if !self.initializing => {
+                let retries = self.policy.retries_on_dead_session;
+                self.send_call(io, now, call, session, retries, Task::Main);
+            }
+            _ => self.calls[call].deferred = true,
+        }
+    }
+
+    /// Another task sends a request with the session id it remembered at `from_ms`.
+    pub fn on_stale_task(&mut self, io: &mut ClientIo, now: u64, from_ms: u64) {
+        self.stale_tasks += 1;
+        let task = Task::Stale(self.stale_tasks);
+        let session = if self.policy.shared_session_handle {
+            self.session.clone()
+        } else {
+            self.record
+                .session_at(from_ms)
+                .map(str::to_string)
+                .or_else(|| self.session.clone())
+        };
+        let Some(session) = session else {
+            return;
+        };
+        let call = self.plan_call(
+            Tool::Echo {
+                text: format!("from {}", task.label()),
+            },
+            false,
+        );
+        let retries = self.policy.retries_on_dead_session;
+        self.send_call(io, now, call, session, retries, task);
+    }
+
+    pub fn on_wake(&mut self, io: &mut ClientIo, now: u64, token: u64) {
+        let Some(wake) = self.wakes.remove(&token) else {
+            return;
+        };
+        match wake {
+            Wake::Start => self.initialize(io, now),
+            Wake::RetryCall {
+                call,
+                session,
+                retries_left,
+                task,
+            } => {
+                if self.calls[call].done {
+                    return;
+                }
+                self.send_call(io, now, call, session, retries_left, task);
+            }
+            Wake::Reconnect {
+                mut stream,
+                attempt,
+            } => {
+                if self.session.as_deref() != Some(stream.session.as_str()) {
+                    // Re-initialized meanwhile: the old stream is gone with its session.
+                    if let (Logical::Standalone, Some(s)) = (stream.logical, self.session.clone()) {
+                        if !self.has_standalone() {
+                            self.open_get(
+                                io,
+                                now,
+                                StreamConn {
+                                    logical: Logical::Standalone,
+                                    session: s,
+                                    cursor: None,
+                                    cursor_event: None,
+                                    check_first: None,
+                                    probe: None,
+                                },
+                            );
+                        }
+                    }
+                    return;
+                }
+                if let Logical::Call(i) = stream.logical {
+                    if self.calls[i].done {
+                        return;
+                    }
+                }
+                let _ = attempt;
+                stream.probe = None;
+                self.open_get(io, now, stream);
+            }
+        }
+    }
+
+    fn has_standalone(&self) -> bool {
+        self.purposes.values().any(|p| match p {
+            Purpose::Stream(s) | Purpose::Get { stream: s } => s.logical == Logical::Standalone,
+            _ => false,
+        })
+    }
+
+    pub fn on_response(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        conn: ConnId,
+        response: &HttpResponse,
+    ) {
+        if let Some(&i) = self.request_index.get(&conn) {
+            self.record.requests[i].status = Some(response.status);
+        }
+        let Some(purpose) = self.purposes.remove(&conn) else {
+            return;
+        };
+        let status = response.status;
+        match purpose {
+            Purpose::Ignore => {}
+            Purpose::Initialize => self.on_initialized(io, now, response),
+            Purpose::Call {
+                call,
+                session,
+                retries_left,
+                task,
+            } => match (&response.body, status) {
+                (ResponseBody::Sse(_), 200) => {
+                    self.purposes.insert(
+                        conn,
+                        Purpose::Stream(StreamConn {
+                            logical: Logical::Call(call),
+                            session,
+                            cursor: None,
+                            cursor_event: None,
+                            check_first: None,
+                            probe: None,
+                        }),
+                    );
+                }
+                (ResponseBody::Json(body), 200) => {
+                    if body.get("result").is_some() {
+                        self.complete_call(now, call);
+                    } else {
+                        self.fail_call(
+                            now,
+                            call,
+                            format!("tools/call returned a JSON-RPC error: {}", body["error"]),
+                        );
+                    }
+                }
+                (_, 404 | 410) => {
+                    self.on_dead_session(io, now, session, Some((call, retries_left, task)), status)
+                }
+                (_, other) => {
+                    self.fail_call(now, call, format!("tools/call failed with HTTP {other}"))
+                }
+            },
+            Purpose::Get { stream } => self.on_get_answer(io, now, conn, stream, response),
+            Purpose::Probe {
+                session,
+                buffer,
+                stream_conn,
+            } => {
+                if status == 200 {
+                    if let Some(Purpose::Stream(s)) = self.purposes.get_mut(&stream_conn) {
+                        s.probe = None;
+                    }
+                    for event in buffer {
+                        self.apply(now, stream_conn, &event);
+                    }
+                } else if status == 404 || status == 410 {
+                    let n = buffer.len();
+                    for event in &buffer {
+                        self.record.quarantined.push((event.event, now));
+                    }
+                    let error = SessionResumptionError {
+                        session: session.clone(),
+                        message: format!(
+                            "session {session} dead despite successful SSE replay; quarantine {n} buffered events, discard cursor, re-initialize"
+                        ),
+                    };
+                    self.raise(
+                        now,
+                        ClientError::SessionResumption(error),
+                        ErrorScope::Session(session.clone()),
+                    );
+                    self.abandon_session(io, now, &session, false);
+                } else {
+                    let error = SessionResumptionError {
+                        session: session.clone(),
+                        message: format!(
+                            "liveness probe for session {session} returned {status}; refusing to apply buffered events under ambiguous session state"
+                        ),
+                    };
+                    for event in &buffer {
+                        self.record.quarantined.push((event.event, now));
+                    }
+                    self.raise(
+                        now,
+                        ClientError::SessionResumption(error),
+                        ErrorScope::Session(session.clone()),
+                    );
+                    self.abandon_session(io, now, &session, true);
+                }
+            }
+            Purpose::Stream(_) => {}
+        }
+    }
+
+    fn on_initialized(&mut self, io: &mut ClientIo, now: u64, response: &HttpResponse) {
+        self.initializing = false;
+        let (200, Some(session), ResponseBody::Json(body)) =
+            (response.status, &response.session_id, &response.body)
+        else {
+            self.raise(
+                now,
+                ClientError::Surfaced {
+                    message: format!("initialize failed with HTTP {}", response.status),
+                },
+                ErrorScope::Session(String::new()),
+            );
+            return;
+        };
+        self.monotonic_advertised = body
+            .pointer("/result/capabilities/experimental/resumption/sessionMonotonicEventIds")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let session = session.clone();
+        self.session = Some(session.clone());
+        self.record.sessions.push((now, session.clone()));
+        let note = self.post(
+            Some(&session),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        );
+        self.send(io, now, Task::Main, Purpose::Ignore, note);
+        if self.standalone_stream {
+            self.open_get(
+                io,
+                now,
+                StreamConn {
+                    logical: Logical::Standalone,
+                    session: session.clone(),
+                    cursor: None,
+                    cursor_event: None,
+                    check_first: None,
+                    probe: None,
+                },
+            );
+        }
+        let retries = self.policy.retries_on_dead_session;
+        for call in 0..self.calls.len() {
+            let state = &self.calls[call];
+            let reissue =
+                self.policy.reissue_after_reinit && !state.request_ids.is_empty() && !state.done;
+            if state.deferred || reissue {
+                self.calls[call].deferred = false;
+                self.calls[call].failed = false;
+                self.send_call(io, now, call, session.clone(), retries, Task::Main);
+            }
+        }
+    }
+
+    fn on_get_answer(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        conn: ConnId,
+        mut stream: StreamConn,
+        response: &HttpResponse,
+    ) {
+        let status = response.status;
+        let resumed = self.record.requests[self.request_index[&conn]].last_event_id;
+        match (status, &response.body) {
+            (200, ResponseBody::Sse(_)) => {
+                if resumed.is_some() && self.policy.liveness_probe_after_replay {
+                    let ping = {
+                        self.next_request_id += 1;
+                        json!({"jsonrpc": "2.0", "id": self.next_request_id, "method": "ping"})
+                    };
+                    let request = self.post(Some(&stream.session), ping);
+                    let probe = self.send(
+                        io,
+                        now,
+                        Task::Probe,
+                        Purpose::Probe {
+                            session: stream.session.clone(),
+                            buffer: Vec::new(),
+                            stream_conn: conn,
+                        },
+                        request,
+                    );
+                    stream.probe = Some(probe);
+                }
+                self.purposes.insert(conn, Purpose::Stream(stream));
+            }
+            (404 | 410, _) => {
+                let session = stream.session.clone();
+                if self.policy.typed_errors {
+                    self.on_dead_session(io, now, session, None, status);
+                } else {
+                    // The naive client retries the GET like any transient failure, then
+                    // gives up on the stream and re-initializes.
+                    let attempt = self.bump_fruitless(stream.logical);
+                    if attempt <= self.policy.retries_on_dead_session {
+                        let at = now + (RETRY_BACKOFF_MS << (attempt - 1).min(10));
+                        self.wake(io, at, Wake::Reconnect { stream, attempt });
+                    } else {
+                        self.on_dead_session(io, now, session, None, status);
+                    }
+                }
+            }
+            (other, _) => {
+                let session = stream.session.clone();
+                if self.policy.typed_errors {
+                    let error = ResumptionCursorError {
+                        session: session.clone(),
+                        message: format!(
+                            "session {session}: server refused to resume after cursor {} (HTTP {other}); fall back to re-initialize",
+                            resumed.map_or("-".into(), |c| c.to_string())
+                        ),
+                    };
+                    self.raise(
+                        now,
+                        ClientError::ResumptionCursor(error),
+                        ErrorScope::Session(session.clone()),
+                    );
+                    self.abandon_session(io, now, &session, true);
+                } else {
+                    let attempt = self.bump_fruitless(stream.logical);
+                    if attempt <= self.policy.retries_on_dead_session {
+                        let at = now + self.reconnect_delay();
+                        self.wake(io, at, Wake::Reconnect { stream, attempt });
+                    } else {
+                        let scope = match stream.logical {
+                            Logical::Call(i) => {
+                                self.fail_call(
+                                    now,
+                                    i,
+                                    format!("could not resume the stream (HTTP {other})"),
+                                );
+                                return;
+                            }
+                            Logical::Standalone => ErrorScope::Standalone(session),
+                        };
+                        self.raise(
+                            now,
+                            ClientError::Surfaced {
+                                message: format!("standalone stream gave up after HTTP {other}"),
+                            },
+                            scope,
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn bump_fruitless(&mut self, logical: Logical) -> u32 {
+        let n = self.fruitless.entry(logical).or_insert(0);
+        *n += 1;
+        *n
+    }
+
+    fn reconnect_delay(&self) -> u64 {
+        self.server_retry_ms.unwrap_or(self.reconnect_delay_ms)
+    }
+
+    /// A session-scoped request got 404/410.
+    fn on_dead_session(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        session: String,
+        call: Option<(usize, u32, Task)>,
+        status: u16,
+    ) {
+        if self.policy.typed_errors {
+            if self.session.as_deref() == Some(session.as_str()) {
+                let error = SessionResumptionError {
+                    session: session.clone(),
+                    message: format!(
+                        "session {session} rejected at transport layer (status={status}); teardown and re-initialize"
+                    ),
+                };
+                self.raise(
+                    now,
+                    ClientError::SessionResumption(error),
+                    ErrorScope::Session(session.clone()),
+                );
+                self.abandon_session(io, now, &session, false);
+            }
+            return;
+        }
+        match call {
+            Some((call, retries_left, task)) if retries_left > 0 => {
+                let attempt = self.policy.retries_on_dead_session - retries_left;
+                let at = now + (RETRY_BACKOFF_MS << attempt.min(10));
+                self.wake(
+                    io,
+                    at,
+                    Wake::RetryCall {
+                        call,
+                        session,
+                        retries_left: retries_left - 1,
+                        task,
+                    },
+                );
+            }
+            Some((call, _, task)) => {
+                self.fail_call(
+                    now,
+                    call,
+                    format!(
+                        "tools/call failed: HTTP {status} (session expired) after {} retries",
+                        self.policy.retries_on_dead_session
+                    ),
+                );
+                // The agent reacts to the tool failure by re-initializing; other tasks keep
+                // whatever session id they hold.
+                if task == Task::Main && self.session.as_deref() == Some(session.as_str()) {
+                    self.reinitialize(io, now);
+                }
+            }
+            None => {
+                if self.session.as_deref() == Some(session.as_str()) {
+                    self.raise(
+                        now,
+                        ClientError::Surfaced {
+                            message: format!("standalone stream: HTTP {status}"),
+                        },
+                        ErrorScope::Standalone(session.clone()),
+                    );
+                    self.reinitialize(io, now);
+                }
+            }
+        }
+    }
+
+    fn reinitialize(&mut self, io: &mut ClientIo, now: u64) {
+        let streams: Vec<ConnId> = self.stream_conns_of(self.session.clone().as_deref());
+        for conn in streams {
+            self.purposes.remove(&conn);
+            io.closes.push(conn);
+        }
+        self.session = None;
+        self.fruitless.clear();
+        self.initialize(io, now);
+    }
+
+    fn stream_conns_of(&self, session: Option<&str>) -> Vec<ConnId> {
+        self.purposes
+            .iter()
+            .filter(|(_, p)| match p {
+                Purpose::Stream(s) | Purpose::Get { stream: s } => {
+                    Some(s.session.as_str()) == session
+                }
+                _ => false,
+            })
+            .map(|(&c, _)| c)
+            .collect()
+    }
+
+    /// Guarded teardown: stop reading the session, quarantine what it buffered, optionally
+    /// DELETE it, re-initialize and re-issue what was unfinished.
+    fn abandon_session(&mut self, io: &mut ClientIo, now: u64, session: &str, delete: bool) {
+        if self.session.as_deref() != Some(session) {
+            return;
+        }
+        let conns = self.stream_conns_of(Some(session));
+        for conn in conns {
+            self.purposes.remove(&conn);
+            io.closes.push(conn);
+        }
+        let probes: Vec<ConnId> = self
+            .purposes
+            .iter()
+            .filter(|(_, p)| matches!(p, Purpose::Probe { session: s, .. } if s == session))
+            .map(|(&c, _)| c)
+            .collect();
+        for probe in probes {
+            if let Some(Purpose::Probe { buffer, .. }) = self.purposes.get_mut(&probe) {
+                for event in buffer.drain(..) {
+                    self.record.quarantined.push((event.event, now));
+                }
+            }
+        }
+        if delete {
+            let request = HttpRequest {
+                protocol_version: Some(self.protocol_version.clone()),
+                ..HttpRequest::delete(Some(session.to_string()))
+            };
+            self.send(io, now, Task::Main, Purpose::Ignore, request);
+        }
+        self.session = None;
+        self.fruitless.clear();
+        self.initialize(io, now);
+    }
+
+    pub fn on_event(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        conn: ConnId,
+        event: &WireEvent,
+    ) -> Fate {
+        let Some(Purpose::Stream(stream)) = self.purposes.get(&conn) else {
+            return Fate::Ignored;
+        };
+        let stream = stream.clone();
+        if let Some(retry) = event.retry_ms {
+            self.server_retry_ms = Some(retry);
+        }
+        if let Some(id) = event.id {
+            if let Some(expected_after) = stream.check_first {
+                if id != expected_after + 1 {
+                    let session = stream.session.clone();
+                    let error = ResumptionCursorError {
+                        session: session.clone(),
+                        message: format!(
+                            "session {session}: non-contiguous replay; expected event {}, got {id}. Event-ID namespace likely reset or gap is unrecoverable; fall back to re-initialize.",
+                            expected_after + 1
+                        ),
+                    };
+                    self.record.quarantined.push((event.event, now));
+                    self.raise(
+                        now,
+                        ClientError::ResumptionCursor(error),
+                        ErrorScope::Session(session.clone()),
+                    );
+                    self.abandon_session(io, now, &session, true);
+                    return Fate::Quarantined;
+                }
+            }
+            if self.policy.contiguity_check
+                && stream.check_first.is_none()
+                && stream.cursor.is_some_and(|c| id <= c)
+            {
+                let session = stream.session.clone();
+                let error = ResumptionCursorError {
+                    session: session.clone(),
+                    message: format!(
+                        "session {session}: event id went backwards ({id} after {}); the id namespace was reset",
+                        stream.cursor.unwrap_or(0)
+                    ),
+                };
+                self.record.quarantined.push((event.event, now));
+                self.raise(
+                    now,
+                    ClientError::ResumptionCursor(error),
+                    ErrorScope::Session(session.clone()),
+                );
+                self.abandon_session(io, now, &session, true);
+                return Fate::Quarantined;
+            }
+            if self.policy.skip_ids_at_or_below_cursor && stream.cursor.is_some_and(|c| id <= c) {
+                self.record.skipped.push((event.event, now));
+                return Fate::SkippedAsSeen;
+            }
+            if let Some(Purpose::Stream(s)) = self.purposes.get_mut(&conn) {
+                s.cursor = Some(id);
+                s.cursor_event = Some(event.event);
+                s.check_first = None;
+            }
+        }
+        self.fruitless.remove(&stream.logical);
+        if event.kind == WireKind::Priming {
+            return Fate::Primed;
+        }
+        if let Some(probe) = stream.probe {
+            if let Some(Purpose::Probe { buffer, .. }) = self.purposes.get_mut(&probe) {
+                buffer.push(event.clone());
+                return Fate::Buffered;
+            }
+        }
+        self.apply(now, conn, event);
+        Fate::Applied
+    }
+
+    fn apply(&mut self, now: u64, conn: ConnId, event: &WireEvent) {
+        self.record.applied.push(AppliedRecord {
+            event: event.event,
+            at_ms: now,
+            conn,
+        });
+        if let WireKind::Response {
+            request_id: Some(rid),
+        } = event.kind
+        {
+            if let Some(&call) = self.request_to_call.get(&rid) {
+                self.complete_call(now, call);
+            }
+        }
+    }
+
+    pub fn on_end(&mut self, io: &mut ClientIo, now: u64, conn: ConnId, how: EndMode) {
+        let Some(Purpose::Stream(stream)) = self.purposes.remove(&conn) else {
+            return;
+        };
+        let _ = how;
+        if let Logical::Call(i) = stream.logical {
+            if self.calls[i].done || self.calls[i].failed {
+                return;
+            }
+        }
+        if self.session.as_deref() != Some(stream.session.as_str()) {
+            return;
+        }
+        let session = stream.session.clone();
+        if self.policy.cursor_only_if_advertised
+            && !self.monotonic_advertised
+            && stream.cursor.is_some()
+        {
+            let error = ResumptionCursorError {
+                session: session.clone(),
+                message: format!(
+                    "session {session} did not negotiate monotonic event IDs; refusing to resume on Last-Event-ID"
+                ),
+            };
+            self.raise(
+                now,
+                ClientError::ResumptionCursor(error),
+                ErrorScope::Session(session.clone()),
+            );
+            self.abandon_session(io, now, &session, true);
+            return;
+        }
+        if self.policy.contiguity_check {
+            if let Some(cursor) = stream.check_first {
+                let error = ResumptionCursorError {
+                    session: session.clone(),
+                    message: format!(
+                        "session {session}: server opened stream with no replayed event for cursor {cursor}; buffer likely expired"
+                    ),
+                };
+                self.raise(
+                    now,
+                    ClientError::ResumptionCursor(error),
+                    ErrorScope::Session(session.clone()),
+                );
+                self.abandon_session(io, now, &session, true);
+                return;
+            }
+        }
+        let attempt = self.bump_fruitless(stream.logical);
+        if attempt > MAX_FRUITLESS_RECONNECTS {
+            match stream.logical {
+                Logical::Call(i) => self.fail_call(now, i, format!("gave up resuming after {MAX_FRUITLESS_RECONNECTS} reconnects without progress")),
+                Logical::Standalone => self.raise(now, ClientError::Surfaced { message: format!("standalone stream gave up after {MAX_FRUITLESS_RECONNECTS} reconnects without progress") }, ErrorScope::Standalone(session)),
+            }
+            return;
+        }
+        if stream.cursor.is_none() {
+            match stream.logical {
+                Logical::Call(i) if self.policy.reissue_after_reinit => {
+                    // Nothing to resume from: re-issue the call (it carries an idempotency key).
+                    let retries = self.policy.retries_on_dead_session;
+                    self.send_call(io, now, i, session, retries, Task::Main);
+                    return;
+                }
+                Logical::Call(i) => {
+                    self.fail_call(now, i, "the response stream ended before any event id arrived; nothing to resume from".into());
+                    return;
+                }
+                Logical::Standalone => {}
+            }
+        }
+        let at = now + self.reconnect_delay();
+        self.wake(io, at, Wake::Reconnect { stream, attempt });
+    }
+
+    /// Schedules the client's start.
+    pub fn schedule_start(&mut self, io: &mut ClientIo, at: u64) {
+        self.wake(io, at, Wake::Start);
+    }
+}
+
+/// The key a workload call carries as progress token and idempotency key.
+pub fn call_key(call: usize) -> String {
+    format!("call-{call}")
+}

@@ -1,0 +1,68 @@
+//! The typed errors of the seeds, as Rust types: a guarded client raises these instead of
+//! losing data silently, and the oracle counts a loss as *detected* only when one of them
+//! covers it.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// Seed 000: SSE replay succeeded (or the transport rejected the session) but the session
+/// cannot be confirmed alive. Buffered events must be quarantined and the session rebuilt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionResumptionError {
+    pub session: String,
+    pub message: String,
+}
+
+/// Seed 002: a replay could not be proven contiguous with the client's cursor (or the
+/// server never promised ids a cursor could rely on).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ResumptionCursorError {
+    pub session: String,
+    pub message: String,
+}
+
+impl fmt::Display for SessionResumptionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SessionResumptionError: {}", self.message)
+    }
+}
+
+impl fmt::Display for ResumptionCursorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ResumptionCursorError: {}", self.message)
+    }
+}
+
+impl std::error::Error for SessionResumptionError {}
+impl std::error::Error for ResumptionCursorError {}
+
+/// Everything a modelled client can report to its application.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientError {
+    SessionResumption(SessionResumptionError),
+    ResumptionCursor(ResumptionCursorError),
+    /// An untyped failure handed to the application (a tool call failed, a stream gave up).
+    Surfaced {
+        message: String,
+    },
+}
+
+impl ClientError {
+    pub fn is_typed(&self) -> bool {
+        !matches!(self, ClientError::Surfaced { .. })
+    }
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientError::SessionResumption(e) => e.fmt(f),
+            ClientError::ResumptionCursor(e) => e.fmt(f),
+            ClientError::Surfaced { message } => {
+                write!(f, "error surfaced to the application: {message}")
+            }
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! What a modelled client did and believed: requests it sent, events it applied, skipped or
+//! quarantined, errors it raised. The oracle joins this with the server's ledger; neither
+//! side is trusted to describe the other.
+
+use faultline_model::{ConnId, EventRef};
+use serde::Serialize;
+
+use crate::client_error::ClientError;
+
+/// Which of the client's concurrent tasks sent a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Task {
+    /// The agent's main task: workload calls, streams, re-initialization.
+    Main,
+    /// The liveness probe of a guarded client.
+    Probe,
+    /// Another coroutine holding a remembered session id (`StaleTask` fault `n`).
+    Stale(u32),
+}
+
+impl Task {
+    pub fn label(self) -> String {
+        match self {
+            Task::Main => "main".into(),
+            Task::Probe => "probe".into(),
+            Task::Stale(n) => format!("stale-{n}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RequestRecord {
+    pub at_ms: u64,
+    pub conn: ConnId,
+    pub task: Task,
+    pub http: &'static str,
+    /// JSON-RPC method of a POST.
+    pub rpc: Option<String>,
+    pub session: Option<String>,
+    pub last_event_id: Option<u64>,
+    pub status: Option<u16>,
+}
+
+impl RequestRecord {
+    pub fn describe(&self) -> String {
+        match &self.rpc {
+            Some(rpc) => format!("{} {rpc}", self.http),
+            None => self.http.to_string(),
+        }
+    }
+}
+
+/// What an error covers, for deciding whether a loss was silent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "scope", content = "of", rename_all = "snake_case")]
+pub enum ErrorScope {
+    /// Everything in this session from now on (and what was pending in it).
+    Session(String),
+    /// One workload call.
+    Call(usize),
+    /// The standalone stream of this session.
+    Standalone(String),
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorRecord {
+    pub at_ms: u64,
+    pub error: ClientError,
+    pub scope: ErrorScope,
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct AppliedRecord {
+    pub event: EventRef,
+    pub at_ms: u64,
+    pub conn: ConnId,
+}
+
+/// A GET the client sent with `Last-Event-ID`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResumeRecord {
+    pub at_ms: u64,
+    pub conn: ConnId,
+    pub session: String,
+    pub cursor: u64,
+    /// The event whose id became the cursor (ground truth, kept by the simulator).
+    pub cursor_event: Option<EventRef>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CallRecord {
+    pub key: String,
+    pub attempts: u32,
+    pub completed_at_ms: Option<u64>,
+    pub failed_at_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ClientRecord {
+    pub requests: Vec<RequestRecord>,
+    pub applied: Vec<AppliedRecord>,
+    pub skipped: Vec<(EventRef, u64)>,
+    pub quarantined: Vec<(EventRef, u64)>,
+    pub errors: Vec<ErrorRecord>,
+    pub resumptions: Vec<ResumeRecord>,
+    /// (time obtained, wire id) of every session the client initialized.
+    pub sessions: Vec<(u64, String)>,
+    pub calls: Vec<CallRecord>,
+}
+
+impl ClientRecord {
+    /// The session the client held at `at_ms` (None before the first initialize).
+    pub fn session_at(&self, at_ms: u64) -> Option<&str> {
+        self.sessions
+            .iter()
+            .rev()
+            .find(|(t, _)| *t <= at_ms)
+            .map(|(_, s)| s.as_str())
+    }
+}

@@ -1,0 +1,132 @@
+//! # faultline-sim
+//!
+//! Drives the [`faultline_model::Server`] through a [`Scenario`] against a modelled client,
+//! on virtual time, from one seed; then asks the [oracle](judge) what was lost and why.
+//!
+//! ```text
+//! scenario ─▶ scheduler ─▶ model ⇄ client model ─▶ ledger + client record ─▶ oracle ─▶ report
+//! ```
+//!
+//! A run is a pure function of (scenario, seed, client model): same inputs, same trace bytes,
+//! in any process on any machine.
+
+mod client;
+mod client_error;
+mod client_record;
+mod oracle;
+mod pick;
+mod report;
+mod scenario;
+mod scheduler;
+mod trace;
+mod verdict;
+mod world;
+
+pub use client::{Fate, Policy};
+pub use client_error::{ClientError, ResumptionCursorError, SessionResumptionError};
+pub use client_record::{ClientRecord, ErrorScope, Task};
+pub use oracle::judge;
+pub use pick::{PickCount, PickDuration};
+pub use report::{json_report, text_report};
+pub use scenario::{
+    ClientConfig, ClientModel, Expectation, Fault, Scenario, ScenarioError, StreamSel, Tool,
+    Trigger, Work,
+};
+pub use trace::{TraceEntry, TraceWhat, sha256_hex, to_jsonl};
+pub use verdict::{Evidence, IdRanges, Verdict, VerdictKind};
+pub use world::RunResult;
+
+/// One finished run with its verdicts.
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub scenario: String,
+    pub seed: u64,
+    pub client: ClientModel,
+    pub result: RunResult,
+    pub verdicts: Vec<Verdict>,
+}
+
+impl RunOutcome {
+    pub fn has(&self, kind: VerdictKind) -> bool {
+        self.verdicts.iter().any(|v| v.kind == kind)
+    }
+
+    pub fn kinds(&self) -> Vec<VerdictKind> {
+        let mut kinds: Vec<VerdictKind> = self.verdicts.iter().map(|v| v.kind).collect();
+        kinds.dedup();
+        kinds
+    }
+
+    pub fn trace_jsonl(&self) -> String {
+        to_jsonl(&self.result.trace)
+    }
+
+    pub fn trace_sha256(&self) -> String {
+        sha256_hex(&self.trace_jsonl())
+    }
+}
+
+/// Runs `scenario` with `seed` against the `client` model, recording the full trace.
+pub fn run(scenario: &Scenario, seed: u64, client: ClientModel) -> RunOutcome {
+    let result = world::World::new(scenario, seed, client).run();
+    finish(scenario, seed, client, result)
+}
+
+/// Like [`run`] without recording a trace: for benchmarks and bulk exploration.
+pub fn run_untraced(scenario: &Scenario, seed: u64, client: ClientModel) -> RunOutcome {
+    let result = world::World::new(scenario, seed, client)
+        .without_trace()
+        .run();
+    finish(scenario, seed, client, result)
+}
+
+fn finish(scenario: &Scenario, seed: u64, client: ClientModel, result: RunResult) -> RunOutcome {
+    let verdicts = judge(&result.ledger, &result.record);
+    RunOutcome {
+        scenario: scenario.name.clone(),
+        seed,
+        client,
+        result,
+        verdicts,
+    }
+}
+
+/// How a run measured up to the scenario's `expect` block for its client model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpectationCheck {
+    /// False when the scenario says nothing about this client model.
+    pub stated: bool,
+    pub missing: Vec<VerdictKind>,
+    pub forbidden: Vec<VerdictKind>,
+}
+
+impl ExpectationCheck {
+    pub fn holds(&self) -> bool {
+        self.missing.is_empty() && self.forbidden.is_empty()
+    }
+}
+
+pub fn check_expectation(scenario: &Scenario, outcome: &RunOutcome) -> ExpectationCheck {
+    let Some(expect) = scenario.expect.get(&outcome.client) else {
+        return ExpectationCheck {
+            stated: false,
+            missing: vec![],
+            forbidden: vec![],
+        };
+    };
+    ExpectationCheck {
+        stated: true,
+        missing: expect
+            .must
+            .iter()
+            .copied()
+            .filter(|k| !outcome.has(*k))
+            .collect(),
+        forbidden: expect
+            .must_not
+            .iter()
+            .copied()
+            .filter(|k| outcome.has(*k))
+            .collect(),
+    }
+}

@@ -1,0 +1,562 @@
+//! The oracle: joins the server's ledger (ground truth) with the client's record and names
+//! what was lost or misapplied, and why.
+//!
+//! Every verdict is derived from evidence the reader can check in the trace: which event
+//! ids of which stream and generation, which requests at which times. Nothing here trusts
+//! the client's own opinion of whether it lost something.
+
+use std::collections::BTreeMap;
+
+use faultline_model::{CursorResolution, EventRef, Ledger, Payload, StreamKind, UnknownCursor};
+
+use crate::client::call_key;
+use crate::client_record::{ClientRecord, ErrorScope, Task};
+use crate::verdict::{AppliedNote, Evidence, IdRanges, RequestNote, Verdict, VerdictKind};
+
+/// How an unapplied event is accounted for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cover {
+    /// No error said anything about it.
+    Silent,
+    /// An untyped error covered it: the application knew something failed.
+    Surfaced,
+    /// A typed resumption error covered it: the client knew and rebuilt.
+    Typed,
+}
+
+/// Derives the verdicts of one run.
+pub fn judge(ledger: &Ledger, record: &ClientRecord) -> Vec<Verdict> {
+    let mut verdicts = Vec::new();
+    let applied_times = applied_counts(ledger, record);
+    gaps(ledger, record, &applied_times, &mut verdicts);
+    duplicates(ledger, record, &applied_times, &mut verdicts);
+    cursor_reuse(ledger, record, &mut verdicts);
+    zombies(ledger, record, &mut verdicts);
+    retry_amplification(record, &mut verdicts);
+    reinit_collisions(record, &mut verdicts);
+    quarantine_violations(ledger, record, &mut verdicts);
+    foreign_events(ledger, record, &mut verdicts);
+    let typed: Vec<String> = record
+        .errors
+        .iter()
+        .filter(|e| e.error.is_typed())
+        .map(|e| e.error.to_string())
+        .collect();
+    let harmed = verdicts
+        .iter()
+        .any(|v| v.kind.is_loss() || v.kind == VerdictKind::SurfacedLoss);
+    if !typed.is_empty() && !harmed {
+        let at_ms = record
+            .errors
+            .iter()
+            .find(|e| e.error.is_typed())
+            .map_or(0, |e| e.at_ms);
+        let recovered_calls: Vec<String> = record
+            .calls
+            .iter()
+            .filter(|c| c.attempts > 1 && c.completed_at_ms.is_some())
+            .map(|c| c.key.clone())
+            .collect();
+        verdicts.push(Verdict {
+            kind: VerdictKind::Detected,
+            at_ms,
+            summary: format!(
+                "the client raised {} typed resumption error(s) and lost nothing silently; re-issued and completed: {}",
+                typed.len(),
+                if recovered_calls.is_empty() { "none needed".to_string() } else { recovered_calls.join(", ") }
+            ),
+            evidence: Evidence::Detected { errors: typed, recovered_calls },
+        });
+    }
+    if verdicts.is_empty() {
+        verdicts.push(Verdict {
+            kind: VerdictKind::Clean,
+            at_ms: 0,
+            summary: format!(
+                "every one of the {} events produced for the client was applied exactly once",
+                ledger
+                    .events
+                    .iter()
+                    .filter(|e| e.payload.carries_data())
+                    .count()
+            ),
+            evidence: Evidence::None,
+        });
+    }
+    verdicts.sort_by_key(|v| (v.kind, v.at_ms));
+    verdicts
+}
+
+fn applied_counts(ledger: &Ledger, record: &ClientRecord) -> Vec<u32> {
+    let mut counts = vec![0u32; ledger.events.len()];
+    for a in &record.applied {
+        counts[a.event.0 as usize] += 1;
+    }
+    counts
+}
+
+fn call_of_event(ledger: &Ledger, payload: Payload) -> Option<usize> {
+    let job = match payload {
+        Payload::Progress { job, .. } | Payload::ToolResult { job } => job,
+        _ => return None,
+    };
+    let key = ledger.jobs[job.0 as usize].idempotency_key.as_deref()?;
+    key.strip_prefix("call-")?.parse().ok()
+}
+
+fn coverage(ledger: &Ledger, record: &ClientRecord, event: EventRef) -> Cover {
+    let produced = ledger.event(event);
+    let wire = &ledger.session(produced.session).wire_id;
+    let call = call_of_event(ledger, produced.payload);
+    let standalone = ledger.stream(produced.stream).kind == StreamKind::Standalone;
+    let mut cover = Cover::Silent;
+    for e in &record.errors {
+        let covers = match &e.scope {
+            ErrorScope::Session(s) => s == wire,
+            ErrorScope::Call(c) => call == Some(*c),
+            ErrorScope::Standalone(s) => standalone && s == wire,
+        };
+        if covers {
+            if e.error.is_typed() {
+                return Cover::Typed;
+            }
+            cover = Cover::Surfaced;
+        }
+    }
+    cover
+}
+
+fn gaps(ledger: &Ledger, record: &ClientRecord, applied: &[u32], verdicts: &mut Vec<Verdict>) {
+    let skipped: std::collections::BTreeSet<u32> =
+        record.skipped.iter().map(|(e, _)| e.0).collect();
+    let delivered: std::collections::BTreeSet<u32> =
+        ledger.sends.iter().map(|s| s.event.0).collect();
+    // (session, generation, stream) -> lost events, for silent and surfaced losses apart.
+    let mut silent: BTreeMap<(u32, u32, u32), Vec<EventRef>> = BTreeMap::new();
+    let mut surfaced: BTreeMap<(u32, u32, u32), Vec<EventRef>> = BTreeMap::new();
+    for (i, produced) in ledger.events.iter().enumerate() {
+        if applied[i] > 0 || !produced.payload.carries_data() {
+            continue;
+        }
+        let event = EventRef(i as u32);
+        let key = (produced.session.0, produced.generation, produced.stream.0);
+        match coverage(ledger, record, event) {
+            Cover::Silent => silent.entry(key).or_default().push(event),
+            Cover::Surfaced => surfaced.entry(key).or_default().push(event),
+            Cover::Typed => {}
+        }
+    }
+    for (kind, groups) in [
+        (VerdictKind::SilentGap, silent),
+        (VerdictKind::SurfacedLoss, surfaced),
+    ] {
+        for ((session, generation, stream), events) in groups {
+            let mut ids: Vec<u64> = events.iter().map(|e| ledger.event(*e).id).collect();
+            ids.sort_unstable();
+            let mut skipped_ids: Vec<u64> = events
+                .iter()
+                .filter(|e| skipped.contains(&e.0))
+                .map(|e| ledger.event(*e).id)
+                .collect();
+            skipped_ids.sort_unstable();
+            let mut never: Vec<u64> = events
+                .iter()
+                .filter(|e| !delivered.contains(&e.0))
+                .map(|e| ledger.event(*e).id)
+                .collect();
+            never.sort_unstable();
+            let lost_results: Vec<String> = events
+                .iter()
+                .filter_map(|e| match ledger.event(*e).payload {
+                    Payload::ToolResult { .. } => Some(
+                        call_of_event(ledger, ledger.event(*e).payload)
+                            .map_or("a tool call".to_string(), call_key),
+                    ),
+                    _ => None,
+                })
+                .collect();
+            let wire = ledger.sessions[session as usize].wire_id.clone();
+            let ids = IdRanges::from_sorted(ids);
+            let count = ids.count();
+            let at_ms = events
+                .iter()
+                .map(|e| ledger.event(*e).at_ms)
+                .min()
+                .unwrap_or(0);
+            let mut summary = format!(
+                "{count} event(s) of stream #{stream} (session {}, generation {generation}), ids {ids}, were never applied",
+                short(&wire)
+            );
+            if !skipped_ids.is_empty() {
+                summary.push_str(&format!(
+                    "; {} delivered but discarded as already seen",
+                    skipped_ids.len()
+                ));
+            }
+            if !never.is_empty() {
+                summary.push_str(&format!("; {} never delivered", never.len()));
+            }
+            if !lost_results.is_empty() {
+                summary.push_str(&format!(
+                    "; includes the final result of {}",
+                    lost_results.join(", ")
+                ));
+            }
+            summary.push_str(if kind == VerdictKind::SilentGap {
+                "; no error anywhere"
+            } else {
+                "; an untyped error was surfaced"
+            });
+            verdicts.push(Verdict {
+                kind,
+                at_ms,
+                summary,
+                evidence: Evidence::Gap {
+                    session: wire,
+                    generation,
+                    stream,
+                    ids,
+                    count,
+                    skipped_as_seen: IdRanges::from_sorted(skipped_ids),
+                    never_delivered: IdRanges::from_sorted(never),
+                    lost_results,
+                },
+            });
+        }
+    }
+}
+
+fn duplicates(
+    ledger: &Ledger,
+    record: &ClientRecord,
+    applied: &[u32],
+    verdicts: &mut Vec<Verdict>,
+) {
+    let dups: Vec<usize> = applied
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| **n > 1)
+        .map(|(i, _)| i)
+        .collect();
+    if dups.is_empty() {
+        return;
+    }
+    let first = ledger.events[dups[0]].session;
+    let events: Vec<AppliedNote> = dups
+        .iter()
+        .map(|&i| {
+            let e = &ledger.events[i];
+            let at = record
+                .applied
+                .iter()
+                .filter(|a| a.event.0 as usize == i)
+                .nth(1)
+                .map_or(0, |a| a.at_ms);
+            AppliedNote {
+                id: e.id,
+                stream: e.stream.0,
+                at_ms: at,
+                detail: format!("applied {} times", applied[i]),
+            }
+        })
+        .collect();
+    verdicts.push(Verdict {
+        kind: VerdictKind::Duplicate,
+        at_ms: events.iter().map(|e| e.at_ms).min().unwrap_or(0),
+        summary: format!("{} event(s) were applied more than once", events.len()),
+        evidence: Evidence::Applied {
+            session: ledger.session(first).wire_id.clone(),
+            events,
+        },
+    });
+}
+
+fn cursor_reuse(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
+    for r in &record.resumptions {
+        let Some(cursor_event) = r.cursor_event else {
+            continue;
+        };
+        let Some(entry) = ledger.resumptions.iter().find(|e| e.conn == r.conn) else {
+            continue;
+        };
+        let (stream, generation, replayed) = match entry.resolution {
+            CursorResolution::Honoured {
+                stream,
+                generation,
+                replayed,
+            } => (stream, generation, replayed),
+            CursorResolution::Stale {
+                stream,
+                answer: UnknownCursor::ReplayRemaining,
+                replayed,
+            } => (stream, ledger.stream(stream).generation, replayed),
+            _ => continue,
+        };
+        let minted = ledger.event(cursor_event);
+        if minted.generation == generation && minted.stream == stream {
+            continue;
+        }
+        let why = if minted.generation != generation {
+            format!(
+                "minted in generation {} and honoured against generation {generation}'s numbering",
+                minted.generation
+            )
+        } else {
+            format!(
+                "minted on stream #{} and honoured against stream #{}'s numbering",
+                minted.stream.0, stream.0
+            )
+        };
+        verdicts.push(Verdict {
+            kind: VerdictKind::CursorReuse,
+            at_ms: r.at_ms,
+            summary: format!("Last-Event-ID {} was {why}; {replayed} event(s) replayed after it as if contiguous", r.cursor),
+            evidence: Evidence::CursorReuse {
+                session: r.session.clone(),
+                cursor: r.cursor.to_string(),
+                minted_in_generation: minted.generation,
+                honoured_in_generation: generation,
+                resumed_at_ms: r.at_ms,
+                replayed,
+            },
+        });
+    }
+}
+
+fn zombies(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
+    let mut reported = std::collections::BTreeSet::new();
+    for r in &record.resumptions {
+        let answered_200 = record
+            .requests
+            .iter()
+            .any(|q| q.conn == r.conn && q.status == Some(200));
+        if !answered_200 || reported.contains(&r.session) {
+            continue;
+        }
+        let next = record.requests.iter().find(|q| {
+            q.conn > r.conn
+                && q.http == "POST"
+                && q.session.as_deref() == Some(r.session.as_str())
+                && !matches!(q.task, Task::Stale(_))
+        });
+        let Some(next) = next else {
+            continue;
+        };
+        let Some(status @ (404 | 410)) = next.status else {
+            continue;
+        };
+        reported.insert(r.session.clone());
+        let replayed = ledger
+            .resumptions
+            .iter()
+            .find(|e| e.conn == r.conn)
+            .map_or(0, |e| match e.resolution {
+                CursorResolution::Honoured { replayed, .. }
+                | CursorResolution::Stale { replayed, .. } => replayed,
+                _ => 0,
+            });
+        let death = ledger
+            .sessions
+            .iter()
+            .find(|s| s.wire_id == r.session)
+            .and_then(|s| s.died);
+        verdicts.push(Verdict {
+            kind: VerdictKind::ZombieSession,
+            at_ms: next.at_ms,
+            summary: format!(
+                "the resumption at {} (Last-Event-ID {}) replayed {replayed} event(s) with 200, and the next session-scoped request ({}) at {} got {status}{}",
+                ms(r.at_ms),
+                r.cursor,
+                next.describe(),
+                ms(next.at_ms),
+                death.map(|(at, cause)| format!("; the session had died at {} ({cause:?})", ms(at))).unwrap_or_default()
+            ),
+            evidence: Evidence::Zombie {
+                session: r.session.clone(),
+                replay_at_ms: r.at_ms,
+                cursor: r.cursor.to_string(),
+                replayed_events: replayed,
+                rejected_at_ms: next.at_ms,
+                rejected_method: next.describe(),
+                status,
+                session_died_at_ms: death.map(|(at, _)| at),
+                cause: death.map(|(_, c)| format!("{c:?}")),
+            },
+        });
+    }
+}
+
+fn retry_amplification(record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
+    let mut first_dead: BTreeMap<&str, (u64, faultline_model::ConnId)> = BTreeMap::new();
+    for q in &record.requests {
+        if let (Some(s), Some(404 | 410)) = (q.session.as_deref(), q.status) {
+            first_dead.entry(s).or_insert((q.at_ms, q.conn));
+        }
+    }
+    for (session, (since, dead_conn)) in first_dead {
+        let later: Vec<RequestNote> = record
+            .requests
+            .iter()
+            .filter(|q| q.conn > dead_conn && q.session.as_deref() == Some(session))
+            .map(|q| RequestNote {
+                at_ms: q.at_ms,
+                task: q.task.label(),
+                method: q.describe(),
+                status: q.status,
+            })
+            .collect();
+        if later.is_empty() {
+            continue;
+        }
+        verdicts.push(Verdict {
+            kind: VerdictKind::RetryAmplification,
+            at_ms: later[0].at_ms,
+            summary: format!(
+                "{} request(s) went to session {} after it answered 404/410 at {}: {}",
+                later.len(),
+                short(session),
+                ms(since),
+                later
+                    .iter()
+                    .map(|n| format!(
+                        "{} {} ({}) -> {}",
+                        ms(n.at_ms),
+                        n.method,
+                        n.task,
+                        n.status.map_or("-".into(), |s| s.to_string())
+                    ))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            evidence: Evidence::Requests {
+                session: session.to_string(),
+                since_ms: since,
+                requests: later,
+            },
+        });
+    }
+}
+
+fn reinit_collisions(record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
+    let inits: Vec<&crate::client_record::RequestRecord> = record
+        .requests
+        .iter()
+        .filter(|q| q.rpc.as_deref() == Some("initialize") && q.status == Some(200))
+        .collect();
+    for pair in record.sessions.windows(2).zip(inits.iter().skip(1)) {
+        let ([(_, old), (t_new, new)], init) = pair else {
+            continue;
+        };
+        let stale: Vec<RequestNote> = record
+            .requests
+            .iter()
+            .filter(|q| q.conn > init.conn && q.session.as_deref() == Some(old.as_str()))
+            .map(|q| RequestNote {
+                at_ms: q.at_ms,
+                task: q.task.label(),
+                method: q.describe(),
+                status: q.status,
+            })
+            .collect();
+        if stale.is_empty() {
+            continue;
+        }
+        verdicts.push(Verdict {
+            kind: VerdictKind::ReinitCollision,
+            at_ms: stale[0].at_ms,
+            summary: format!(
+                "after re-initializing to session {} at {}, {} request(s) still carried the old session {}: {}",
+                short(new),
+                ms(*t_new),
+                stale.len(),
+                short(old),
+                stale.iter().map(|n| format!("{} {} ({}) -> {}", ms(n.at_ms), n.method, n.task, n.status.map_or("-".into(), |s| s.to_string()))).collect::<Vec<_>>().join("; ")
+            ),
+            evidence: Evidence::Requests { session: old.clone(), since_ms: *t_new, requests: stale },
+        });
+    }
+}
+
+fn quarantine_violations(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
+    let mut by_session: BTreeMap<u32, Vec<AppliedNote>> = BTreeMap::new();
+    for a in &record.applied {
+        let e = ledger.event(a.event);
+        if let Some((died, cause)) = ledger.death(e.session) {
+            if died < a.at_ms {
+                by_session
+                    .entry(e.session.0)
+                    .or_default()
+                    .push(AppliedNote {
+                        id: e.id,
+                        stream: e.stream.0,
+                        at_ms: a.at_ms,
+                        detail: format!("session died at {} ({cause:?})", ms(died)),
+                    });
+            }
+        }
+    }
+    for (session, events) in by_session {
+        let wire = ledger.sessions[session as usize].wire_id.clone();
+        verdicts.push(Verdict {
+            kind: VerdictKind::QuarantineViolation,
+            at_ms: events[0].at_ms,
+            summary: format!(
+                "{} event(s) of session {} were applied after the session was dead on the server",
+                events.len(),
+                short(&wire)
+            ),
+            evidence: Evidence::Applied {
+                session: wire,
+                events,
+            },
+        });
+    }
+}
+
+fn foreign_events(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
+    let session_of_conn: BTreeMap<u64, &str> = record
+        .requests
+        .iter()
+        .filter_map(|q| q.session.as_deref().map(|s| (q.conn.0, s)))
+        .collect();
+    let mut foreign: BTreeMap<String, Vec<AppliedNote>> = BTreeMap::new();
+    for a in &record.applied {
+        let e = ledger.event(a.event);
+        let wire = &ledger.session(e.session).wire_id;
+        if let Some(&asked) = session_of_conn.get(&a.conn.0) {
+            if asked != wire {
+                foreign
+                    .entry(asked.to_string())
+                    .or_default()
+                    .push(AppliedNote {
+                        id: e.id,
+                        stream: e.stream.0,
+                        at_ms: a.at_ms,
+                        detail: format!("belongs to session {}", short(wire)),
+                    });
+            }
+        }
+    }
+    for (session, events) in foreign {
+        verdicts.push(Verdict {
+            kind: VerdictKind::ForeignEvent,
+            at_ms: events[0].at_ms,
+            summary: format!(
+                "{} event(s) from another session were applied on a stream of session {}",
+                events.len(),
+                short(&session)
+            ),
+            evidence: Evidence::Applied { session, events },
+        });
+    }
+}
+
+/// First 8 characters of a session id: enough to tell sessions apart in a timeline.
+pub fn short(wire: &str) -> &str {
+    &wire[..8.min(wire.len())]
+}
+
+/// A virtual time as a human duration from the start of the run.
+pub fn ms(at: u64) -> String {
+    format!("T+{}", faultline_model::DurationMs(at))
+}

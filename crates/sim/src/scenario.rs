@@ -1,0 +1,348 @@
+//! The scenario file: a field incident written down as a lesson, in RON.
+//!
+//! A scenario says what the server is (knobs), who talks to it (client model and
+//! workload), what goes wrong and when (faults), and what the oracle must conclude
+//! (`expect`). Unknown fields are rejected and every error names the file, line and column,
+//! because a typo in a TTL silently changes which incident you are looking at.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+use faultline_model::{DurationMs, EndMode, PositiveDurationMs, ServerKnobs};
+use serde::{Deserialize, Serialize};
+
+use crate::pick::{PickCount, PickDuration};
+use crate::verdict::VerdictKind;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    /// One or two sentences: the lesson.
+    pub summary: String,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default)]
+    pub server: ServerKnobs,
+    #[serde(default)]
+    pub client: ClientConfig,
+    #[serde(default)]
+    pub workload: Vec<Work>,
+    #[serde(default)]
+    pub faults: Vec<Fault>,
+    /// Stop simulating at this virtual time even if work remains (a client that
+    /// reconnects forever would otherwise never stop). Default: 24h.
+    #[serde(default)]
+    pub horizon: Option<PositiveDurationMs>,
+    /// What the oracle must (and must not) conclude, per client model.
+    #[serde(default)]
+    pub expect: BTreeMap<ClientModel, Expectation>,
+}
+
+/// Which modelled client library talks to the server.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
+pub enum ClientModel {
+    /// Behaves as the clients in the seeds: skips ids `<= cursor`, trusts a 200 on GET,
+    /// retries a 404 three times, lets other tasks keep the old session id.
+    #[default]
+    Naive,
+    /// Applies the seeds' guards and raises typed resumption errors.
+    Guarded,
+}
+
+impl ClientModel {
+    pub fn name(self) -> &'static str {
+        match self {
+            ClientModel::Naive => "naive",
+            ClientModel::Guarded => "guarded",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "naive" => Some(ClientModel::Naive),
+            "guarded" => Some(ClientModel::Guarded),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClientConfig {
+    pub model: ClientModel,
+    /// When the client sends `initialize`.
+    pub start_at: PickDuration,
+    /// The `protocolVersion` the client asks for.
+    pub protocol_version: String,
+    /// Delay before reconnecting a dropped stream when the server sent no `retry:`.
+    pub reconnect_delay: DurationMs,
+    /// Whether the client opens the standalone GET stream after initializing.
+    pub standalone_stream: bool,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig {
+            model: ClientModel::Naive,
+            start_at: PickDuration::fixed(DurationMs::ZERO),
+            protocol_version: "2025-11-25".into(),
+            reconnect_delay: DurationMs::from_secs(1),
+            standalone_stream: true,
+        }
+    }
+}
+
+/// The tool a workload call invokes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Tool {
+    Echo {
+        text: String,
+    },
+    LongJob {
+        steps: PickCount,
+        interval: DurationMs,
+    },
+}
+
+/// What the client (and the server's application) do when nothing goes wrong.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Work {
+    /// The client calls a tool (with a progress token unless `progress: false`).
+    CallTool {
+        at: PickDuration,
+        tool: Tool,
+        #[serde(default = "yes")]
+        progress: bool,
+    },
+    /// The server emits `count` notifications on the client's standalone stream, the first
+    /// at `from`, then one every `every`.
+    Notify {
+        from: PickDuration,
+        every: DurationMs,
+        count: PickCount,
+    },
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// When a fault fires.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Trigger {
+    /// At a virtual time.
+    At(PickDuration),
+    /// Right after the client has been sent the `n`-th event (1-based, counting every event
+    /// produced on that stream) of a stream matching `on`.
+    AfterEvent {
+        n: PickCount,
+        #[serde(default)]
+        on: StreamSel,
+    },
+}
+
+/// Which of the client's streams a fault concerns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum StreamSel {
+    #[default]
+    Any,
+    /// The standalone GET stream.
+    Standalone,
+    /// The stream answering workload call number `k` (0-based, in file order).
+    Call(usize),
+}
+
+/// What goes wrong.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Fault {
+    /// The network (a load balancer's idle timeout, a flaky link) cuts the client's open
+    /// streams matching `stream`, gracefully (`Close`) or not (`Reset`). The client then
+    /// stays away for `away` before it may send anything again.
+    Drop {
+        when: Trigger,
+        mode: EndMode,
+        #[serde(default)]
+        stream: StreamSel,
+        #[serde(default)]
+        away: Option<PickDuration>,
+    },
+    /// The server process restarts; `restart_persistence` decides what survives.
+    Restart {
+        when: Trigger,
+        #[serde(default)]
+        away: Option<PickDuration>,
+    },
+    /// The server's sweeper runs now, removing everything past its TTL.
+    Gc { when: Trigger },
+    /// Another task of the client sends `tools/call echo` with the session id it
+    /// remembered at `holds_session_from` (the guarded client's tasks share one handle).
+    StaleTask {
+        at: PickDuration,
+        holds_session_from: DurationMs,
+    },
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Expectation {
+    pub must: Vec<VerdictKind>,
+    pub must_not: Vec<VerdictKind>,
+}
+
+/// A scenario file that could not be used, with where and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.column, self.message
+            )
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl Scenario {
+    /// Reads and checks a scenario file.
+    pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+            file: file.clone(),
+            line: 0,
+            column: 0,
+            message: format!("cannot read the scenario: {e}"),
+        })?;
+        Scenario::parse(&text, &file)
+    }
+
+    /// Parses scenario text; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+        let scenario: Scenario = ron::de::from_str(text).map_err(|e| ScenarioError {
+            file: file.to_string(),
+            line: e.span.start.line,
+            column: e.span.start.col,
+            message: explain(&e.code),
+        })?;
+        scenario.check().map_err(|message| ScenarioError {
+            file: file.to_string(),
+            line: 0,
+            column: 0,
+            message,
+        })?;
+        Ok(scenario)
+    }
+
+    /// Checks what serde cannot see field by field.
+    fn check(&self) -> Result<(), String> {
+        self.server.validate().map_err(|e| format!("server.{e}"))?;
+        if self.name.trim().is_empty() {
+            return Err("name: give the scenario a name".into());
+        }
+        let calls = self
+            .workload
+            .iter()
+            .filter(|w| matches!(w, Work::CallTool { .. }))
+            .count();
+        for (i, fault) in self.faults.iter().enumerate() {
+            let (Fault::Drop { when, .. } | Fault::Restart { when, .. } | Fault::Gc { when }) =
+                fault
+            else {
+                continue;
+            };
+            if let Trigger::AfterEvent { n, on } = when {
+                if n.lo == 0 {
+                    return Err(format!(
+                        "faults[{i}]: AfterEvent counts from 1; n: 0 never fires"
+                    ));
+                }
+                if let StreamSel::Call(k) = on {
+                    if *k >= calls {
+                        return Err(format!(
+                            "faults[{i}]: Call({k}) names a call the workload does not have (it has {calls})"
+                        ));
+                    }
+                }
+            }
+            if let Fault::Drop {
+                stream: StreamSel::Call(k),
+                ..
+            } = fault
+            {
+                if *k >= calls {
+                    return Err(format!(
+                        "faults[{i}]: Call({k}) names a call the workload does not have (it has {calls})"
+                    ));
+                }
+            }
+        }
+        for (i, work) in self.workload.iter().enumerate() {
+            if let Work::Notify { every, .. } = work {
+                if every.ms() == 0 {
+                    return Err(format!(
+                        "workload[{i}]: Notify every: \"0s\" would emit all notifications at one instant; use a positive period"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The RON text of this scenario (used by the explorer's shrinker and by tests).
+    pub fn to_ron(&self) -> String {
+        ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default().struct_names(true))
+            .expect("a scenario always serializes")
+    }
+}
+
+/// Turns a ron error into a sentence that says what to change.
+fn explain(code: &ron::Error) -> String {
+    match code {
+        ron::Error::NoSuchStructField {
+            expected,
+            found,
+            outer,
+        } => {
+            let outer = outer.as_deref().unwrap_or("this struct");
+            format!(
+                "unknown field `{found}` in {outer}; expected one of: {}",
+                expected.join(", ")
+            )
+        }
+        ron::Error::MissingStructField { field, outer } => {
+            let outer = outer.as_deref().unwrap_or("this struct");
+            format!("missing field `{field}` in {outer}")
+        }
+        ron::Error::NoSuchEnumVariant {
+            expected,
+            found,
+            outer,
+        } => {
+            let outer = outer.as_deref().unwrap_or("this enum");
+            format!(
+                "unknown variant `{found}` of {outer}; expected one of: {}",
+                expected.join(", ")
+            )
+        }
+        other => other.to_string(),
+    }
+}

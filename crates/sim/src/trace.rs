@@ -1,0 +1,85 @@
+//! The trace: everything that happened in a run, in order, as JSON lines.
+//!
+//! The trace is the run's fingerprint: its SHA-256 is printed in every JSON report, and two
+//! runs of the same scenario and seed must produce identical bytes. Entries are compact
+//! (ids and enums, no rendered JSON bodies) so recording costs little on the hot path.
+
+use faultline_model::{DeathCause, EndMode, Payload};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::client::Fate;
+use crate::client_record::Task;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TraceEntry {
+    pub at_ms: u64,
+    #[serde(flatten)]
+    pub what: TraceWhat,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "what", rename_all = "snake_case")]
+pub enum TraceWhat {
+    Request {
+        conn: u64,
+        task: Task,
+        http: &'static str,
+        rpc: Option<String>,
+        session: Option<String>,
+        last_event_id: Option<String>,
+        /// Held back while the client was away; this is when it really went out.
+        deferred: bool,
+    },
+    Response {
+        conn: u64,
+        status: u16,
+        session: Option<String>,
+        stream: Option<u32>,
+    },
+    Event {
+        conn: u64,
+        id: Option<u64>,
+        stream: u32,
+        session: u32,
+        generation: u32,
+        payload: Payload,
+        replay: bool,
+        fate: Fate,
+    },
+    End {
+        conn: u64,
+        how: EndMode,
+    },
+    Fault {
+        fault: String,
+    },
+    ClientError {
+        error: String,
+    },
+    SessionDied {
+        session: String,
+        cause: DeathCause,
+    },
+    /// What the session store and the event log held at this moment.
+    State {
+        store: String,
+        log: String,
+    },
+}
+
+/// Serializes the trace as JSON lines.
+pub fn to_jsonl(trace: &[TraceEntry]) -> String {
+    let mut out = String::with_capacity(trace.len() * 120);
+    for entry in trace {
+        out.push_str(&serde_json::to_string(entry).expect("trace entries serialize"));
+        out.push('\n');
+    }
+    out
+}
+
+/// SHA-256 of the JSON-lines trace, lowercase hex.
+pub fn sha256_hex(jsonl: &str) -> String {
+    let digest = Sha256::digest(jsonl.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}

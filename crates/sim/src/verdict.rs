@@ -1,0 +1,214 @@
+//! What the oracle concludes, with the evidence a reader needs to check it.
+//!
+//! The names are a contract (reports, tests, scenario `expect` blocks): stable snake_case.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// In RON both spellings are accepted (`SilentGap` or `silent_gap`); reports use snake_case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all(serialize = "snake_case"))]
+pub enum VerdictKind {
+    /// Nothing lost, nothing misapplied, no error.
+    #[serde(alias = "clean")]
+    Clean,
+    /// Events the server produced for the client were never applied, and no error said so.
+    #[serde(alias = "silent_gap")]
+    SilentGap,
+    /// A cursor minted in one generation was honoured against another's numbering.
+    #[serde(alias = "cursor_reuse")]
+    CursorReuse,
+    /// A resumption answered 200 (replay), then the next session-scoped request got 404/410.
+    #[serde(alias = "zombie_session")]
+    ZombieSession,
+    /// Requests sent to a session the client had already been told was dead.
+    #[serde(alias = "retry_amplification")]
+    RetryAmplification,
+    /// A request carrying the old session id after the client re-initialized.
+    #[serde(alias = "reinit_collision")]
+    ReinitCollision,
+    /// Events applied after their session was already dead on the server.
+    #[serde(alias = "quarantine_violation")]
+    QuarantineViolation,
+    /// An event from another session applied on a stream of this one.
+    #[serde(alias = "foreign_event")]
+    ForeignEvent,
+    /// The same event applied twice.
+    #[serde(alias = "duplicate")]
+    Duplicate,
+    /// Events were lost but the client surfaced an (untyped) error: loud, not recovered.
+    #[serde(alias = "surfaced_loss")]
+    SurfacedLoss,
+    /// The client raised a typed resumption error and recovered without loss.
+    #[serde(alias = "detected")]
+    Detected,
+}
+
+impl VerdictKind {
+    /// Verdicts that mean data was lost or misapplied without the client knowing.
+    pub fn is_loss(self) -> bool {
+        matches!(
+            self,
+            VerdictKind::SilentGap
+                | VerdictKind::CursorReuse
+                | VerdictKind::QuarantineViolation
+                | VerdictKind::ForeignEvent
+                | VerdictKind::Duplicate
+        )
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            VerdictKind::Clean => "clean",
+            VerdictKind::SilentGap => "silent_gap",
+            VerdictKind::CursorReuse => "cursor_reuse",
+            VerdictKind::ZombieSession => "zombie_session",
+            VerdictKind::RetryAmplification => "retry_amplification",
+            VerdictKind::ReinitCollision => "reinit_collision",
+            VerdictKind::QuarantineViolation => "quarantine_violation",
+            VerdictKind::ForeignEvent => "foreign_event",
+            VerdictKind::Duplicate => "duplicate",
+            VerdictKind::SurfacedLoss => "surfaced_loss",
+            VerdictKind::Detected => "detected",
+        }
+    }
+
+    pub const ALL: [VerdictKind; 11] = [
+        VerdictKind::Clean,
+        VerdictKind::SilentGap,
+        VerdictKind::CursorReuse,
+        VerdictKind::ZombieSession,
+        VerdictKind::RetryAmplification,
+        VerdictKind::ReinitCollision,
+        VerdictKind::QuarantineViolation,
+        VerdictKind::ForeignEvent,
+        VerdictKind::Duplicate,
+        VerdictKind::SurfacedLoss,
+        VerdictKind::Detected,
+    ];
+}
+
+impl fmt::Display for VerdictKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Ids as compact inclusive ranges: `[[1,41],[50,50]]`, printed `1..=41, 50`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct IdRanges(pub Vec<(u64, u64)>);
+
+impl IdRanges {
+    pub fn from_sorted(ids: impl IntoIterator<Item = u64>) -> Self {
+        let mut ranges: Vec<(u64, u64)> = Vec::new();
+        for id in ids {
+            match ranges.last_mut() {
+                Some((_, hi)) if *hi + 1 == id => *hi = id,
+                Some((_, hi)) if *hi == id => {}
+                _ => ranges.push((id, id)),
+            }
+        }
+        IdRanges(ranges)
+    }
+
+    pub fn count(&self) -> u64 {
+        self.0.iter().map(|(lo, hi)| hi - lo + 1).sum()
+    }
+}
+
+impl fmt::Display for IdRanges {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (lo, hi)) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            if lo == hi {
+                write!(f, "{lo}")?
+            } else {
+                write!(f, "{lo}..={hi}")?
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One conclusion and its evidence.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verdict {
+    pub kind: VerdictKind,
+    /// Virtual time of the harm (the first lost event, the 404, the stale request).
+    pub at_ms: u64,
+    /// One sentence a human can check against the timeline.
+    pub summary: String,
+    pub evidence: Evidence,
+}
+
+/// Evidence per verdict kind. Session ids are the wire ids.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Evidence {
+    None,
+    Gap {
+        session: String,
+        generation: u32,
+        stream: u32,
+        ids: IdRanges,
+        count: u64,
+        /// Of these, delivered to the client but discarded as already seen.
+        skipped_as_seen: IdRanges,
+        /// Of these, never put on any connection the client held.
+        never_delivered: IdRanges,
+        /// Workload calls whose final result is among the lost events.
+        lost_results: Vec<String>,
+    },
+    CursorReuse {
+        session: String,
+        cursor: String,
+        minted_in_generation: u32,
+        honoured_in_generation: u32,
+        resumed_at_ms: u64,
+        replayed: u32,
+    },
+    Zombie {
+        session: String,
+        replay_at_ms: u64,
+        cursor: String,
+        replayed_events: u32,
+        rejected_at_ms: u64,
+        rejected_method: String,
+        status: u16,
+        session_died_at_ms: Option<u64>,
+        cause: Option<String>,
+    },
+    Requests {
+        session: String,
+        /// When the client learned the session was dead (or re-initialized away from it).
+        since_ms: u64,
+        requests: Vec<RequestNote>,
+    },
+    Applied {
+        session: String,
+        events: Vec<AppliedNote>,
+    },
+    Detected {
+        errors: Vec<String>,
+        recovered_calls: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RequestNote {
+    pub at_ms: u64,
+    pub task: String,
+    pub method: String,
+    pub status: Option<u16>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AppliedNote {
+    pub id: u64,
+    pub stream: u32,
+    pub at_ms: u64,
+    pub detail: String,
+}

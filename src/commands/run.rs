@@ -1,0 +1,87 @@
+//! `faultline run SCENARIO`: one simulated run, reported for people or machines.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use faultline_sim::{ClientModel, Scenario, check_expectation, json_report, text_report};
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ClientArg {
+    Naive,
+    Guarded,
+}
+
+impl From<ClientArg> for ClientModel {
+    fn from(c: ClientArg) -> Self {
+        match c {
+            ClientArg::Naive => ClientModel::Naive,
+            ClientArg::Guarded => ClientModel::Guarded,
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The scenario file (RON), e.g. scenarios/behavior_a.ron.
+    pub scenario: PathBuf,
+    /// Override the scenario's seed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// The modelled client (default: the scenario's `client.model`).
+    #[arg(long, value_enum)]
+    pub client: Option<ClientArg>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Write the full trace as JSON lines to this file.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+}
+
+pub fn run(args: RunArgs) -> ExitCode {
+    let scenario = match Scenario::load(&args.scenario) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let seed = args.seed.unwrap_or(scenario.seed);
+    let client = args.client.map_or(scenario.client.model, ClientModel::from);
+    tracing::debug!(scenario = %scenario.name, seed, client = client.name(), "running");
+    let outcome = faultline_sim::run(&scenario, seed, client);
+    let check = check_expectation(&scenario, &outcome);
+    if let Some(path) = &args.trace {
+        if let Err(e) = std::fs::write(path, outcome.trace_jsonl()) {
+            eprintln!("error: cannot write the trace to {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    let reproduce = format!(
+        "cargo run --release -- run {} --seed {seed} --client {}",
+        args.scenario.display(),
+        client.name()
+    );
+    match args.format {
+        Format::Text => print!("{}", text_report(&outcome, &check, &reproduce)),
+        Format::Json => {
+            let report = json_report(&outcome, &check);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&report).expect("report serializes")
+            );
+        }
+    }
+    if check.holds() {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("expectation failed; reproduce with: {reproduce}");
+        ExitCode::from(1)
+    }
+}
