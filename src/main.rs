@@ -3,6 +3,7 @@
 //! Subcommands:
 //! - `run SCENARIO`: simulate a scenario and print the timeline and the oracle's verdicts;
 //! - `bench`: measure simulation speed (events per second, wall time of the cascade).
+//! - `serve`: the same model over real HTTP, playing a scenario's faults live.
 //!
 //! Exit codes (a contract for CI): 0 the scenario's `expect` holds, 1 it does not,
 //! 2 bad input (unreadable or malformed scenario, bad arguments).
@@ -30,6 +31,8 @@ enum Command {
     Run(commands::run::RunArgs),
     /// Measure simulation speed on the bundled incidents.
     Bench(commands::bench::BenchArgs),
+    /// Serve the model over real HTTP (MCP endpoint /mcp), playing a scenario's faults.
+    Serve(commands::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,5 +44,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => commands::run::run(args),
         Command::Bench(args) => commands::bench::bench(args),
+        Command::Serve(args) => commands::serve::serve(args),
     }
 }

@@ -90,6 +90,8 @@ pub struct AnswerEntry {
 #[serde(tag = "resolution", rename_all = "snake_case")]
 pub enum CursorResolution {
     /// The cursor named a retained event (or the stream's last one): replayed after it.
+    /// `generation` is the session's generation at that moment: the numbering the cursor
+    /// was interpreted in.
     Honoured {
         stream: StreamId,
         generation: u32,

@@ -276,7 +276,14 @@ impl Server {
                 self.log.expire(due, ttl.ms());
             }
         }
-        while let Some((_, key)) = self.sessions.pop_deadline(due) {
+        // Deadlines are ordered by raw time; a sweep at `due` removes those it has reached.
+        while let Some(deadline) = self.sessions.next_deadline() {
+            if self.swept_at(deadline) > due {
+                break;
+            }
+            let Some((_, key)) = self.sessions.pop_deadline(deadline) else {
+                break;
+            };
             self.expire_session_if_due(key, due, out);
         }
         while let Some(&(t, job)) = self.job_due.first() {
@@ -419,7 +426,12 @@ impl Server {
             .log
             .get_mut(stream)
             .expect("emit on a stream the log holds");
-        let (session, generation) = (log.session, log.generation);
+        let session = log.session;
+        // Events belong to the session's current incarnation, whichever stream carries them.
+        let generation = self
+            .sessions
+            .get(session)
+            .map_or(log.generation, |s| s.generation);
         let id = match scheme {
             IdScheme::PerStream => {
                 log.local_counter += 1;
@@ -997,6 +1009,7 @@ impl Server {
             protocol_version: version,
             counter: 0,
             standalone: None,
+            listening: false,
         };
         let deadline = self.deadline_of(&session);
         self.sessions.insert(key, session, deadline);
@@ -1230,6 +1243,7 @@ impl Server {
         let stream = self.open_stream(key, StreamKind::Standalone);
         if let Some(s) = self.sessions.get_mut(key) {
             s.standalone = Some(stream);
+            s.listening = true;
         }
         self.respond(
             conn,
@@ -1283,7 +1297,7 @@ impl Server {
                 let replayed = (log.retained.len() - index) as u32;
                 entry.resolution = CursorResolution::Honoured {
                     stream,
-                    generation: log.generation,
+                    generation,
                     replayed,
                 };
                 entry.attached_to = Some(stream);
@@ -1338,8 +1352,7 @@ impl Server {
         );
         self.attach(conn, stream, out);
         let log = self.log.get(stream).expect("replayed stream");
-        let (session, generation, kind, complete) =
-            (log.session, log.generation, log.kind, log.complete);
+        let (session, kind, complete) = (log.session, log.kind, log.complete);
         let now = self.now_ms;
         for logged in log.retained.iter().skip(from) {
             out.push(Output::Event {
@@ -1357,9 +1370,7 @@ impl Server {
         }
         if kind == StreamKind::Standalone {
             if let Some(s) = self.sessions.get_mut(session) {
-                if s.generation == generation {
-                    s.standalone = Some(stream);
-                }
+                s.standalone = Some(stream);
             }
         }
         if complete {
@@ -1433,6 +1444,7 @@ impl Server {
                 self.ledger.resumptions.push(entry);
                 if let Some(s) = self.sessions.get_mut(key) {
                     s.standalone = Some(stream);
+                    s.listening = true;
                 }
                 self.respond(
                     conn,
@@ -1545,6 +1557,9 @@ impl Server {
         let Some(key) = self.sessions.lookup(session_wire_id) else {
             return false;
         };
+        if !self.sessions.get(key).is_some_and(|s| s.listening) {
+            return false;
+        }
         let existing = self
             .sessions
             .get(key)
@@ -1600,12 +1615,15 @@ impl Server {
                 if self.knobs.restart_persistence == RestartPersistence::SessionIdsOnly {
                     self.log.clear_where(|_| true);
                 }
+                let logs_kept = self.knobs.restart_persistence == RestartPersistence::Everything;
                 let keys: Vec<SessionKey> = self.sessions.keys().collect();
                 for key in keys {
                     let scheme = self.knobs.id_scheme;
                     if let Some(s) = self.sessions.get_mut(key) {
                         s.generation += 1;
-                        s.standalone = None;
+                        if !logs_kept {
+                            s.standalone = None;
+                        }
                         if scheme != IdScheme::SessionMonotonic {
                             s.counter = 0;
                         }

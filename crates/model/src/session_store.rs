@@ -18,6 +18,9 @@ pub(crate) struct Session {
     pub counter: u64,
     /// The session's current standalone stream, if it has one.
     pub standalone: Option<StreamId>,
+    /// A standalone stream was opened at least once: someone listens for notifications.
+    /// Until then server notifications are dropped, as the SDKs do.
+    pub listening: bool,
 }
 
 #[derive(Debug, Default)]

@@ -130,6 +130,8 @@ impl ClientIo {
 enum Logical {
     Call(usize),
     Standalone,
+    /// The SSE answer to an auxiliary request (a probe): read to the end, never resumed.
+    Aux,
 }
 
 #[derive(Debug, Clone)]
@@ -194,6 +196,8 @@ struct CallState {
 /// Give up reconnecting a stream after this many attempts that delivered nothing new
 /// (rmcp would loop forever at 1 Hz; a simulation must end).
 const MAX_FRUITLESS_RECONNECTS: u32 = 5;
+/// A guarded client re-issues one call at most this many times (each in a new session).
+const MAX_REISSUES: u32 = 3;
 /// Backoff between retries of a request that got 404/410 (ms): 1 s, 2 s, 4 s, ...
 const RETRY_BACKOFF_MS: u64 = 1_000;
 
@@ -289,13 +293,11 @@ impl Client {
         self.purposes
             .iter()
             .filter_map(|(&c, p)| match p {
-                Purpose::Stream(s) => Some((
-                    c,
-                    match s.logical {
-                        Logical::Call(i) => Some(i),
-                        Logical::Standalone => None,
-                    },
-                )),
+                Purpose::Stream(s) => match s.logical {
+                    Logical::Call(i) => Some((c, Some(i))),
+                    Logical::Standalone => Some((c, None)),
+                    Logical::Aux => None,
+                },
                 _ => None,
             })
             .collect()
@@ -655,6 +657,20 @@ impl Client {
                 stream_conn,
             } => {
                 if status == 200 {
+                    if let ResponseBody::Sse(_) = response.body {
+                        // The ping's answer comes as an SSE stream: read it like any other.
+                        self.purposes.insert(
+                            conn,
+                            Purpose::Stream(StreamConn {
+                                logical: Logical::Aux,
+                                session: session.clone(),
+                                cursor: None,
+                                cursor_event: None,
+                                check_first: None,
+                                probe: None,
+                            }),
+                        );
+                    }
                     if let Some(Purpose::Stream(s)) = self.purposes.get_mut(&stream_conn) {
                         s.probe = None;
                     }
@@ -743,8 +759,19 @@ impl Client {
         let retries = self.policy.retries_on_dead_session;
         for call in 0..self.calls.len() {
             let state = &self.calls[call];
-            let reissue =
-                self.policy.reissue_after_reinit && !state.request_ids.is_empty() && !state.done;
+            let mut reissue = self.policy.reissue_after_reinit
+                && !state.request_ids.is_empty()
+                && !state.done
+                && !state.failed;
+            if reissue && state.request_ids.len() > MAX_REISSUES as usize {
+                self.fail_call(
+                    now,
+                    call,
+                    format!("gave up after re-issuing the call {MAX_REISSUES} times"),
+                );
+                reissue = false;
+            }
+            let state = &self.calls[call];
             if state.deferred || reissue {
                 self.calls[call].deferred = false;
                 self.calls[call].failed = false;
@@ -833,7 +860,7 @@ impl Client {
                                 );
                                 return;
                             }
-                            Logical::Standalone => ErrorScope::Standalone(session),
+                            Logical::Standalone | Logical::Aux => ErrorScope::Standalone(session),
                         };
                         self.raise(
                             now,
@@ -1055,7 +1082,14 @@ impl Client {
                 s.check_first = None;
             }
         }
-        self.fruitless.remove(&stream.logical);
+        // Progress means the cursor moved forward, not merely that bytes arrived: a server
+        // that replays the same events on every reconnect must not keep a client looping.
+        if event
+            .id
+            .is_none_or(|id| stream.cursor.is_none_or(|c| id > c))
+        {
+            self.fruitless.remove(&stream.logical);
+        }
         if event.kind == WireKind::Priming {
             return Fate::Primed;
         }
@@ -1089,6 +1123,9 @@ impl Client {
         let Some(Purpose::Stream(stream)) = self.purposes.remove(&conn) else {
             return;
         };
+        if stream.logical == Logical::Aux {
+            return;
+        }
         let _ = how;
         if let Logical::Call(i) = stream.logical {
             if self.calls[i].done || self.calls[i].failed {
@@ -1134,11 +1171,29 @@ impl Client {
                 return;
             }
         }
+        if self.policy.typed_errors
+            && stream.logical == Logical::Standalone
+            && stream.cursor.is_none()
+        {
+            let error = ResumptionCursorError {
+                session: session.clone(),
+                message: format!(
+                    "session {session}: the standalone stream ended before any event id arrived; nothing proves no notification was missed; re-initialize"
+                ),
+            };
+            self.raise(
+                now,
+                ClientError::ResumptionCursor(error),
+                ErrorScope::Session(session.clone()),
+            );
+            self.abandon_session(io, now, &session, true);
+            return;
+        }
         let attempt = self.bump_fruitless(stream.logical);
         if attempt > MAX_FRUITLESS_RECONNECTS {
             match stream.logical {
                 Logical::Call(i) => self.fail_call(now, i, format!("gave up resuming after {MAX_FRUITLESS_RECONNECTS} reconnects without progress")),
-                Logical::Standalone => self.raise(now, ClientError::Surfaced { message: format!("standalone stream gave up after {MAX_FRUITLESS_RECONNECTS} reconnects without progress") }, ErrorScope::Standalone(session)),
+                Logical::Standalone | Logical::Aux => self.raise(now, ClientError::Surfaced { message: format!("standalone stream gave up after {MAX_FRUITLESS_RECONNECTS} reconnects without progress") }, ErrorScope::Standalone(session)),
             }
             return;
         }
@@ -1154,7 +1209,7 @@ impl Client {
                     self.fail_call(now, i, "the response stream ended before any event id arrived; nothing to resume from".into());
                     return;
                 }
-                Logical::Standalone => {}
+                Logical::Standalone | Logical::Aux => {}
             }
         }
         let at = now + self.reconnect_delay();

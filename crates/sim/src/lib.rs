@@ -18,6 +18,7 @@ mod pick;
 mod report;
 mod scenario;
 mod scheduler;
+pub mod swarm;
 mod trace;
 mod verdict;
 mod world;

@@ -134,8 +134,39 @@ fn gaps(ledger: &Ledger, record: &ClientRecord, applied: &[u32], verdicts: &mut 
     // (session, generation, stream) -> lost events, for silent and surfaced losses apart.
     let mut silent: BTreeMap<(u32, u32, u32), Vec<EventRef>> = BTreeMap::new();
     let mut surfaced: BTreeMap<(u32, u32, u32), Vec<EventRef>> = BTreeMap::new();
+    // Server notifications are owed only to a client that listens for them: one that opened
+    // the standalone GET stream of that session at least once. Job output is always owed.
+    let listening: std::collections::BTreeSet<&str> = record
+        .requests
+        .iter()
+        .filter(|q| q.http == "GET")
+        .filter_map(|q| q.session.as_deref())
+        .collect();
+    // A call re-issued under its idempotency key and completed by a later attempt owes
+    // nothing more from its abandoned attempts.
+    let mut completing_job: BTreeMap<&str, u32> = BTreeMap::new();
+    for a in &record.applied {
+        if let Payload::ToolResult { job } = ledger.event(a.event).payload {
+            if let Some(key) = ledger.jobs[job.0 as usize].idempotency_key.as_deref() {
+                completing_job.insert(key, job.0);
+            }
+        }
+    }
+    let superseded = |payload: Payload| match payload {
+        Payload::Progress { job, .. } | Payload::ToolResult { job } => ledger.jobs[job.0 as usize]
+            .idempotency_key
+            .as_deref()
+            .and_then(|key| completing_job.get(key))
+            .is_some_and(|&done| done != job.0),
+        _ => false,
+    };
     for (i, produced) in ledger.events.iter().enumerate() {
-        if applied[i] > 0 || !produced.payload.carries_data() {
+        if applied[i] > 0 || !produced.payload.carries_data() || superseded(produced.payload) {
+            continue;
+        }
+        if matches!(produced.payload, Payload::Notification { .. })
+            && !listening.contains(ledger.session(produced.session).wire_id.as_str())
+        {
             continue;
         }
         let event = EventRef(i as u32);
@@ -293,10 +324,19 @@ fn cursor_reuse(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdi
             _ => continue,
         };
         let minted = ledger.event(cursor_event);
-        if minted.generation == generation && minted.stream == stream {
+        // A generation bump only matters if the new numbering re-used the cursor's value:
+        // some event of the honouring generation has an id at or below the cursor.
+        let renumbered = minted.generation != generation
+            && ledger.events.iter().any(|e| {
+                e.session == minted.session
+                    && e.generation == generation
+                    && e.id <= r.cursor
+                    && e.at_ms <= r.at_ms
+            });
+        if !renumbered && minted.stream == stream {
             continue;
         }
-        let why = if minted.generation != generation {
+        let why = if renumbered {
             format!(
                 "minted in generation {} and honoured against generation {generation}'s numbering",
                 minted.generation

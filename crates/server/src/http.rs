@@ -1,0 +1,246 @@
+//! The HTTP edge: axum requests in, `faultline_model::HttpRequest` to the model, its
+//! `Output`s back out as status, headers, JSON or an SSE body.
+//!
+//! No protocol decisions live here: every status code comes from the model. The only
+//! answers this file makes itself are transport limits the model never sees (a body over
+//! the size limit: 413 from axum's `DefaultBodyLimit`, wrapped in a JSON-RPC error body).
+
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use faultline_model::{
+    ConnId, EndMode, HttpMethod, HttpRequest, HttpResponse, RequestBody, ResponseBody, jsonrpc,
+};
+
+use crate::App;
+use crate::core::{Frame, Source};
+
+pub(crate) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+
+/// `ANY /mcp`.
+pub(crate) async fn mcp(
+    State(app): State<App>,
+    method: Method,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let body = match body {
+        Ok(b) => b,
+        Err(rejection) => return body_rejected(&rejection),
+    };
+    let request = to_model_request(&method, &headers, body);
+    let (conn, mut source) = app.handle(request);
+    let response = match source.rx.try_recv() {
+        Ok(Frame::Respond(response)) => response,
+        other => {
+            // The model answers every request synchronously; anything else is a bug.
+            tracing::error!(conn = conn.0, frame = ?other, "the model did not answer");
+            app.client_gone(conn);
+            return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        }
+    };
+    to_http_response(app, conn, response, source)
+}
+
+/// Header values as the model sees them. Several values of one header are joined with
+/// ", " (as HTTP allows); bytes that are not UTF-8 are replaced (U+FFFD) rather than
+/// dropped, so a mangled `Origin` is still checked (and refused) instead of being treated
+/// as absent, and a mangled session id or cursor is simply one the model does not know.
+fn header_text(headers: &HeaderMap, name: &HeaderName) -> Option<String> {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next()?;
+    let mut text = String::from_utf8_lossy(first.as_bytes()).into_owned();
+    for more in values {
+        text.push_str(", ");
+        text.push_str(&String::from_utf8_lossy(more.as_bytes()));
+    }
+    Some(text)
+}
+
+pub(crate) fn to_model_request(method: &Method, headers: &HeaderMap, body: Bytes) -> HttpRequest {
+    let method = match *method {
+        Method::POST => HttpMethod::Post,
+        Method::GET => HttpMethod::Get,
+        Method::DELETE => HttpMethod::Delete,
+        _ => HttpMethod::Other,
+    };
+    HttpRequest {
+        method,
+        session_id: header_text(headers, &MCP_SESSION_ID),
+        protocol_version: header_text(headers, &MCP_PROTOCOL_VERSION),
+        accept: header_text(headers, &header::ACCEPT),
+        content_type: header_text(headers, &header::CONTENT_TYPE),
+        last_event_id: header_text(headers, &LAST_EVENT_ID),
+        origin: header_text(headers, &header::ORIGIN),
+        body: if body.is_empty() {
+            RequestBody::Empty
+        } else {
+            RequestBody::Bytes(body.to_vec())
+        },
+    }
+}
+
+fn body_rejected(rejection: &BytesRejection) -> Response {
+    let status = rejection.status();
+    let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
+        format!(
+            "Payload Too Large: the body exceeds {} bytes",
+            crate::MAX_BODY_BYTES
+        )
+    } else {
+        format!("Bad Request: {}", rejection.body_text())
+    };
+    json_response(
+        status,
+        &jsonrpc::error_without_id(jsonrpc::INVALID_REQUEST, &message),
+    )
+}
+
+pub(crate) fn json_response(status: StatusCode, value: &serde_json::Value) -> Response {
+    let mut response = Response::new(Body::from(value.to_string()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn to_http_response(app: App, conn: ConnId, answer: HttpResponse, source: Source) -> Response {
+    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = match answer.body {
+        ResponseBody::Json(value) => json_response(status, &value),
+        ResponseBody::Empty => {
+            let mut r = Response::new(Body::empty());
+            *r.status_mut() = status;
+            r
+        }
+        ResponseBody::Sse(_) => {
+            let body = SseBody {
+                source,
+                state: BodyState::Open,
+                guard: ConnGuard { app, conn },
+            };
+            let mut r = Response::new(Body::new(body));
+            *r.status_mut() = status;
+            let h = r.headers_mut();
+            h.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            );
+            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+            r
+        }
+    };
+    if let Some(id) = answer.session_id
+        && let Ok(v) = HeaderValue::from_str(&id)
+    {
+        response.headers_mut().insert(MCP_SESSION_ID, v);
+    }
+    if let Some(allow) = answer.allow {
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static(allow));
+    }
+    response
+}
+
+/// Tells the model when an SSE response goes away (client closed, or the body ended).
+struct ConnGuard {
+    app: App,
+    conn: ConnId,
+}
+
+impl Drop for ConnGuard {
+    fn drop(&mut self) {
+        self.app.client_gone(self.conn);
+    }
+}
+
+enum BodyState {
+    Open,
+    /// `EndMode::Reset`: give hyper a moment to flush what was already written, then fail
+    /// the body so that hyper aborts the connection (no terminating chunk: the client
+    /// sees an error, not a clean end). Returning `Pending` first makes hyper flush its
+    /// buffer to the socket; only frames a backpressured hyper still holds when the grace
+    /// runs out (a client that stopped reading) are lost, as in-flight data is on a real
+    /// reset.
+    Resetting(Pin<Box<tokio::time::Sleep>>),
+    Done,
+}
+
+/// How long a reset waits so that the frames before it reach the socket first.
+const RESET_FLUSH_GRACE: Duration = Duration::from_millis(20);
+
+/// The SSE response body: frames from the driver until `End`.
+struct SseBody {
+    source: Source,
+    state: BodyState,
+    /// Dropped with the body: the model learns the connection is gone.
+    #[allow(dead_code)]
+    guard: ConnGuard,
+}
+
+#[derive(Debug)]
+struct StreamReset;
+
+impl std::fmt::Display for StreamReset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SSE stream reset by the server (fault injection)")
+    }
+}
+
+impl std::error::Error for StreamReset {}
+
+impl http_body::Body for SseBody {
+    type Data = Bytes;
+    type Error = StreamReset;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, StreamReset>>> {
+        let this = self.get_mut();
+        loop {
+            match &mut this.state {
+                BodyState::Done => return Poll::Ready(None),
+                BodyState::Resetting(grace) => {
+                    ready!(grace.as_mut().poll(cx));
+                    this.state = BodyState::Done;
+                    return Poll::Ready(Some(Err(StreamReset)));
+                }
+                BodyState::Open => match ready!(this.source.rx.poll_recv(cx)) {
+                    Some(Frame::Event(bytes)) => {
+                        this.source
+                            .queued
+                            .fetch_sub(bytes.len(), std::sync::atomic::Ordering::AcqRel);
+                        return Poll::Ready(Some(Ok(http_body::Frame::data(bytes))));
+                    }
+                    Some(Frame::End(EndMode::Close)) => {
+                        this.state = BodyState::Done;
+                        return Poll::Ready(None);
+                    }
+                    Some(Frame::End(EndMode::Reset)) | None => {
+                        this.state =
+                            BodyState::Resetting(Box::pin(tokio::time::sleep(RESET_FLUSH_GRACE)));
+                    }
+                    Some(Frame::Respond(_)) => {}
+                },
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self.state, BodyState::Done)
+    }
+}

@@ -1,0 +1,102 @@
+//! `faultline serve`: the model over real HTTP, for clients in any language.
+//!
+//! The first stdout line is exactly `listening on http://ADDR/mcp` (a contract: scripts
+//! wait for it and read the port from it). Everything else goes to stderr.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use faultline_server::Config;
+use faultline_sim::Scenario;
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Play this scenario live: its server knobs, its faults and its notifications.
+    /// Without it: a well-behaved server (monotonic ids, priming, no faults).
+    #[arg(long)]
+    pub scenario: Option<PathBuf>,
+    /// Address to listen on; port 0 picks a free one.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub addr: SocketAddr,
+    /// Serve the /_chaos control API (loopback peers only).
+    #[arg(long)]
+    pub control: bool,
+    /// Virtual milliseconds per wall millisecond (60 = a minute of TTL per second;
+    /// 0 = frozen: only POST /_chaos/clock/advance moves time).
+    #[arg(long, default_value_t = 1.0)]
+    pub time_scale: f64,
+    /// Seed for session ids and the scenario's ranges (default: the scenario's seed, or
+    /// random without a scenario).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Allow listening on an address other than loopback.
+    #[arg(long)]
+    pub allow_non_loopback: bool,
+}
+
+pub fn serve(args: ServeArgs) -> ExitCode {
+    if !(args.time_scale.is_finite() && args.time_scale >= 0.0) {
+        eprintln!(
+            "error: --time-scale must be a finite number >= 0 (got {})",
+            args.time_scale
+        );
+        return ExitCode::from(2);
+    }
+    if !args.addr.ip().is_loopback() {
+        if !args.allow_non_loopback {
+            eprintln!(
+                "error: {} is not a loopback address; this server injects faults and its session ids are predictable from the seed. Pass --allow-non-loopback if you really mean it.",
+                args.addr
+            );
+            return ExitCode::from(2);
+        }
+        eprintln!(
+            "warning: listening on non-loopback address {}: anyone who can reach it can use this fault-injecting server{}",
+            args.addr,
+            if args.control {
+                " (the /_chaos control API still answers loopback peers only)"
+            } else {
+                ""
+            }
+        );
+    }
+    let config = match &args.scenario {
+        Some(path) => match Scenario::load(path) {
+            Ok(scenario) => {
+                eprintln!(
+                    "faultline serve: scenario {} (seed {})",
+                    scenario.name,
+                    args.seed.unwrap_or(scenario.seed)
+                );
+                let mut config = Config::from_scenario(scenario);
+                if let Some(seed) = args.seed {
+                    config.seed = seed;
+                }
+                config
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => Config::well_behaved(args.seed.unwrap_or_else(faultline_server::random_seed)),
+    };
+    let config = config
+        .with_control(args.control)
+        .with_time_scale(args.time_scale);
+    let result = faultline_server::serve_blocking(config, args.addr, |addr| {
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "listening on http://{addr}/mcp");
+        let _ = stdout.flush();
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

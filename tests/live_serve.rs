@@ -1,0 +1,151 @@
+//! `faultline serve` as a user runs it: the first stdout line, a real request over
+//! loopback, graceful shutdown on SIGINT, and the exit code for bad input.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+fn faultline() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_faultline"))
+}
+
+/// Kills the child if a test fails before it is shut down.
+struct Served(Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn spawn_serve(args: &[&str]) -> (Served, SocketAddr) {
+    let mut child = faultline()
+        .arg("serve")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn faultline serve");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("first stdout line");
+    let served = Served(child);
+    let rest = line
+        .trim_end()
+        .strip_prefix("listening on http://")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    let addr = rest
+        .strip_suffix("/mcp")
+        .unwrap_or_else(|| panic!("no /mcp in {line:?}"));
+    (served, addr.parse().expect("socket address"))
+}
+
+/// One HTTP/1.1 request on its own connection; returns the raw response.
+fn http(addr: SocketAddr, head: &str, body: &str) -> String {
+    let mut tcp = TcpStream::connect(addr).expect("connect");
+    tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let request = format!(
+        "{head}\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    tcp.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    tcp.read_to_string(&mut response).expect("response");
+    response
+}
+
+fn wait_with_timeout(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+#[test]
+fn serve_prints_its_address_answers_mcp_and_stops_on_sigint() {
+    let (mut served, addr) = spawn_serve(&["--addr", "127.0.0.1:0", "--control"]);
+    assert!(addr.ip().is_loopback());
+
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#;
+    let response = http(
+        addr,
+        "POST /mcp HTTP/1.1\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json",
+        init,
+    );
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(
+        response
+            .to_ascii_lowercase()
+            .contains("\r\nmcp-session-id: "),
+        "{response}"
+    );
+    assert!(response.contains("\"protocolVersion\":\"2025-11-25\""));
+
+    let ledger = http(addr, "GET /_chaos/ledger HTTP/1.1", "");
+    assert!(ledger.starts_with("HTTP/1.1 200"), "{ledger}");
+    assert!(ledger.contains("\"rpc_method\":\"initialize\""), "{ledger}");
+
+    let pid = served.0.id().to_string();
+    let killed = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill -INT");
+    assert!(killed.success());
+    let status = wait_with_timeout(&mut served.0, Duration::from_secs(10))
+        .expect("serve exits after SIGINT");
+    assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn serve_refuses_bad_input_with_exit_2() {
+    let out = faultline()
+        .args(["serve", "--scenario", "scenarios/no_such_file.ron"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no_such_file.ron"));
+
+    let out = faultline()
+        .args(["serve", "--addr", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-non-loopback"));
+
+    let out = faultline()
+        .args(["serve", "--time-scale", "-1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn serve_plays_a_scenario() {
+    let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/behavior_a.ron");
+    let mut child = faultline()
+        .args(["serve", "--scenario", scenario, "--time-scale", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    drop(Served(child));
+    assert!(line.starts_with("listening on http://127.0.0.1:"), "{line}");
+    let mut notes = String::new();
+    stderr.read_to_string(&mut notes).unwrap();
+    assert!(notes.contains("scenario behavior_a (seed 41)"), "{notes}");
+    assert!(notes.contains("CallTool is client-side"), "{notes}");
+    assert!(notes.contains("away: 45s is client-side"), "{notes}");
+}
