@@ -180,6 +180,11 @@ enum Wake {
         stream: StreamConn,
         attempt: u32,
     },
+    /// End of the replay burst of a resumed stream: by now the first replayed event must
+    /// have arrived (seed 002: "no replayed event for cursor" is an error).
+    ReplayDeadline {
+        conn: ConnId,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -542,6 +547,27 @@ impl Client {
         };
         match wake {
             Wake::Start => self.initialize(io, now),
+            Wake::ReplayDeadline { conn } => {
+                let Some(Purpose::Stream(stream)) = self.purposes.get(&conn) else {
+                    return;
+                };
+                let Some(cursor) = stream.check_first else {
+                    return;
+                };
+                let session = stream.session.clone();
+                let error = ResumptionCursorError {
+                    session: session.clone(),
+                    message: format!(
+                        "session {session}: server opened stream with no replayed event for cursor {cursor}; buffer likely expired"
+                    ),
+                };
+                self.raise(
+                    now,
+                    ClientError::ResumptionCursor(error),
+                    ErrorScope::Session(session.clone()),
+                );
+                self.abandon_session(io, now, &session, true);
+            }
             Wake::RetryCall {
                 call,
                 session,
@@ -810,6 +836,10 @@ impl Client {
                         request,
                     );
                     stream.probe = Some(probe);
+                }
+                if stream.check_first.is_some() {
+                    // The replay is sent at once; anything later is live traffic.
+                    self.wake(io, now, Wake::ReplayDeadline { conn });
                 }
                 self.purposes.insert(conn, Purpose::Stream(stream));
             }

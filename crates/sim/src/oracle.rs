@@ -336,6 +336,12 @@ fn cursor_reuse(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdi
         if !renumbered && minted.stream == stream {
             continue;
         }
+        // The harm is applying events read in the wrong numbering; a client that refused
+        // them all (a guard fired) was not harmed.
+        let applied_here = record.applied.iter().filter(|a| a.conn == r.conn).count();
+        if applied_here == 0 {
+            continue;
+        }
         let why = if renumbered {
             format!(
                 "minted in generation {} and honoured against generation {generation}'s numbering",
@@ -350,7 +356,7 @@ fn cursor_reuse(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdi
         verdicts.push(Verdict {
             kind: VerdictKind::CursorReuse,
             at_ms: r.at_ms,
-            summary: format!("Last-Event-ID {} was {why}; {replayed} event(s) replayed after it as if contiguous", r.cursor),
+            summary: format!("Last-Event-ID {} was {why}; {replayed} event(s) replayed after it as if contiguous, {applied_here} applied", r.cursor),
             evidence: Evidence::CursorReuse {
                 session: r.session.clone(),
                 cursor: r.cursor.to_string(),
