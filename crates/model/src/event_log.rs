@@ -103,31 +103,33 @@ impl EventLog {
         let Some(log) = self.streams.get_mut(&stream) else {
             return;
         };
-        let was_empty = log.retained.is_empty();
+        let head_before = log.retained.front().map(|e| (e.event, e.at_ms));
         log.retained.push_back(logged);
         if let Some(cap) = capacity {
             while log.retained.len() > cap as usize {
                 log.retained.pop_front();
             }
         }
+        let head_after = log
+            .retained
+            .front()
+            .map(|e| (e.event, e.at_ms.saturating_add(ttl_ms.unwrap_or(0))));
         if let Some(ttl) = ttl_ms {
-            if was_empty {
-                self.expiry
-                    .insert((logged.at_ms.saturating_add(ttl), stream));
-            } else if let Some(front) = log.retained.front() {
-                // Capacity may have moved the head: keep the index pointing at it.
-                if front.event != logged.event {
-                    self.reindex_head(stream, ttl);
+            match head_before {
+                None => {
+                    self.expiry
+                        .insert((logged.at_ms.saturating_add(ttl), stream));
+                }
+                // Capacity evicted the head: the stream's next expiry moved.
+                Some((before, before_at)) => {
+                    if let Some((after, after_due)) = head_after
+                        && after != before
+                    {
+                        self.expiry.remove(&(before_at.saturating_add(ttl), stream));
+                        self.expiry.insert((after_due, stream));
+                    }
                 }
             }
-        }
-    }
-
-    fn reindex_head(&mut self, stream: StreamId, ttl: u64) {
-        self.expiry.retain(|&(_, s)| s != stream);
-        if let Some(front) = self.streams.get(&stream).and_then(|l| l.retained.front()) {
-            self.expiry
-                .insert((front.at_ms.saturating_add(ttl), stream));
         }
     }
 
@@ -212,10 +214,11 @@ impl EventLog {
             }
         }
         for &(&stream, log) in &candidates {
-            if let (Some(first), Some(last)) = (log.first_id, log.last_id) {
-                if first <= cursor && cursor < last {
-                    return CursorMatch::Stale { stream };
-                }
+            if let (Some(first), Some(last)) = (log.first_id, log.last_id)
+                && first <= cursor
+                && cursor < last
+            {
+                return CursorMatch::Stale { stream };
             }
         }
         CursorMatch::Unknown

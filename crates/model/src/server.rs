@@ -271,10 +271,10 @@ impl Server {
 
     fn run_due(&mut self, due: u64, out: &mut Vec<Output>) {
         // Expiry before job steps at the same instant: a TTL is a deadline, not a grace period.
-        if let Some(ttl) = self.knobs.event_log_ttl {
-            if self.log.next_expiry().map(|t| self.swept_at(t)) == Some(due) {
-                self.log.expire(due, ttl.ms());
-            }
+        if let Some(ttl) = self.knobs.event_log_ttl
+            && self.log.next_expiry().map(|t| self.swept_at(t)) == Some(due)
+        {
+            self.log.expire(due, ttl.ms());
         }
         // Deadlines are ordered by raw time; a sweep at `due` removes those it has reached.
         while let Some(deadline) = self.sessions.next_deadline() {
@@ -407,13 +407,12 @@ impl Server {
     }
 
     fn detach(&mut self, conn: ConnId) {
-        if let Some(stream) = self.conns.remove(&conn) {
-            if let Some(log) = self.log.get_mut(stream) {
-                if log.attached == Some(conn) {
-                    log.attached = None;
-                    log.detached_ms = Some(self.now_ms);
-                }
-            }
+        if let Some(stream) = self.conns.remove(&conn)
+            && let Some(log) = self.log.get_mut(stream)
+            && log.attached == Some(conn)
+        {
+            log.attached = None;
+            log.detached_ms = Some(self.now_ms);
         }
     }
 
@@ -632,15 +631,15 @@ impl Server {
         out: &mut Vec<Output>,
     ) {
         self.advance(now_ms, out);
-        if let Some(origin) = &request.origin {
-            if !origin_is_local(origin) {
-                let body = jsonrpc::error_without_id(
-                    jsonrpc::INVALID_REQUEST,
-                    "Forbidden: Origin is not allowed",
-                );
-                self.respond(conn, &request, None, HttpResponse::json(403, body), out);
-                return;
-            }
+        if let Some(origin) = &request.origin
+            && !origin_is_local(origin)
+        {
+            let body = jsonrpc::error_without_id(
+                jsonrpc::INVALID_REQUEST,
+                "Forbidden: Origin is not allowed",
+            );
+            self.respond(conn, &request, None, HttpResponse::json(403, body), out);
+            return;
         }
         match request.method {
             HttpMethod::Post => self.handle_post(conn, request, out),
@@ -657,6 +656,9 @@ impl Server {
         }
     }
 
+    /// Answers with an error status and a JSON-RPC error body. Each argument is one part of
+    /// that answer, so they stay separate rather than bundled for the linter's sake.
+    #[allow(clippy::too_many_arguments)]
     fn reject(
         &mut self,
         conn: ConnId,
@@ -1368,10 +1370,10 @@ impl Server {
                 replay: true,
             });
         }
-        if kind == StreamKind::Standalone {
-            if let Some(s) = self.sessions.get_mut(session) {
-                s.standalone = Some(stream);
-            }
+        if kind == StreamKind::Standalone
+            && let Some(s) = self.sessions.get_mut(session)
+        {
+            s.standalone = Some(stream);
         }
         if complete {
             self.complete_stream(stream, out);
@@ -1433,10 +1435,10 @@ impl Server {
                 }
                 if let Some(old) = self.sessions.get(key).and_then(|s| s.standalone) {
                     // A detached standalone stream is superseded by the fresh one.
-                    if self.log.get(old).is_some_and(|l| l.attached.is_none()) {
-                        if let Some(s) = self.sessions.get_mut(key) {
-                            s.standalone = None;
-                        }
+                    if self.log.get(old).is_some_and(|l| l.attached.is_none())
+                        && let Some(s) = self.sessions.get_mut(key)
+                    {
+                        s.standalone = None;
                     }
                 }
                 let stream = self.open_stream(key, StreamKind::Standalone);

@@ -1,5 +1,16 @@
 //! The tools the simulated server offers. `echo` answers at once; `long_job` is the
 //! long-running call whose progress stream is what resumption has to protect.
+//!
+//! The `test_*` tools are the ones the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`, server scenarios) calls by name; they are built
+//! from the same two shapes (an immediate result, or a job):
+//!
+//! | tool | scenario | behaviour |
+//! |---|---|---|
+//! | `test_simple_text` | `tools-call-simple-text` | fixed text result |
+//! | `test_error_handling` | `tools-call-error` | tool-level error result (`isError: true`) |
+//! | `test_tool_with_progress` | `tools-call-with-progress` | a 3-step job, 50 ms apart: progress 1/3, 2/3, 3/3 |
+//! | `test_reconnection` | `server-sse-polling` | a 1-step job (200 ms) whose POST stream the driver closes right after the priming event (SEP-1699), so that the result arrives on the `Last-Event-ID` resume |
 
 use serde_json::{Value, json};
 
@@ -18,6 +29,35 @@ pub enum ToolCall {
 /// everything).
 pub const MAX_JOB_STEPS: u32 = 1_000_000;
 pub const MAX_JOB_INTERVAL_MS: u64 = 24 * 3_600_000;
+
+/// The conformance suite's tools (see the module docs).
+pub const TEST_SIMPLE_TEXT: &str = "test_simple_text";
+pub const TEST_ERROR_HANDLING: &str = "test_error_handling";
+pub const TEST_TOOL_WITH_PROGRESS: &str = "test_tool_with_progress";
+pub const TEST_RECONNECTION: &str = "test_reconnection";
+
+/// `test_simple_text`'s answer, word for word what the conformance suite expects.
+pub const SIMPLE_TEXT: &str = "This is a simple text response for testing.";
+/// `test_error_handling`'s error message.
+pub const ERROR_TEXT: &str = "This tool intentionally returns an error for testing";
+/// How long `test_reconnection` works before its result is produced (virtual ms).
+pub const RECONNECTION_DELAY_MS: u64 = 200;
+
+fn no_arguments(name: &str, description: &str) -> Value {
+    json!({
+        "name": name,
+        "description": description,
+        "inputSchema": {"type": "object", "properties": {}}
+    })
+}
+
+/// True for a `tools/call` whose POST stream should be closed by the server right after
+/// its priming event, mid-call (SEP-1699 polling: the client resumes with
+/// `Last-Event-ID` and gets the result there). The model never closes a stream on its
+/// own; the live driver does it with `Server::drop_connection`.
+pub fn closes_stream_mid_call(params: &Value) -> bool {
+    params.get("name").and_then(Value::as_str) == Some(TEST_RECONNECTION)
+}
 
 pub fn list() -> Value {
     json!({
@@ -41,7 +81,17 @@ pub fn list() -> Value {
                         "interval_ms": {"type": "integer", "minimum": 0}
                     }
                 }
-            }
+            },
+            no_arguments(TEST_SIMPLE_TEXT, "Conformance: returns a fixed text."),
+            no_arguments(TEST_ERROR_HANDLING, "Conformance: always returns a tool error (isError: true)."),
+            no_arguments(
+                TEST_TOOL_WITH_PROGRESS,
+                "Conformance: three steps 50 ms apart, with notifications/progress when the request has a progress token.",
+            ),
+            no_arguments(
+                TEST_RECONNECTION,
+                "Conformance (SEP-1699): the server closes the POST stream after the priming event; the result arrives on the Last-Event-ID resume.",
+            )
         ]
     })
 }
@@ -91,9 +141,90 @@ pub fn call(params: &Value) -> ToolCall {
             };
             ToolCall::Job { steps, interval_ms }
         }
+        TEST_SIMPLE_TEXT => ToolCall::Immediate(text_result(SIMPLE_TEXT)),
+        TEST_ERROR_HANDLING => ToolCall::Immediate(
+            json!({"content": [{"type": "text", "text": ERROR_TEXT}], "isError": true}),
+        ),
+        TEST_TOOL_WITH_PROGRESS => ToolCall::Job {
+            steps: 3,
+            interval_ms: 50,
+        },
+        TEST_RECONNECTION => ToolCall::Job {
+            steps: 1,
+            interval_ms: RECONNECTION_DELAY_MS,
+        },
         other => ToolCall::Error {
             code: crate::jsonrpc::INVALID_PARAMS,
             message: format!("unknown tool {other:?}"),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call_named(name: &str) -> ToolCall {
+        call(&json!({"name": name, "arguments": {}}))
+    }
+
+    #[test]
+    fn conformance_tools_are_listed_and_answer() {
+        let listed = list();
+        let names: Vec<&str> = listed["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        for name in [
+            "echo",
+            "long_job",
+            TEST_SIMPLE_TEXT,
+            TEST_ERROR_HANDLING,
+            TEST_TOOL_WITH_PROGRESS,
+            TEST_RECONNECTION,
+        ] {
+            assert!(names.contains(&name), "{name} missing from tools/list");
+        }
+        assert_eq!(
+            call_named(TEST_SIMPLE_TEXT),
+            ToolCall::Immediate(text_result(SIMPLE_TEXT))
+        );
+        match call_named(TEST_ERROR_HANDLING) {
+            ToolCall::Immediate(v) => {
+                assert_eq!(v["isError"], json!(true));
+                assert_eq!(v["content"][0]["text"], json!(ERROR_TEXT));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert_eq!(
+            call_named(TEST_TOOL_WITH_PROGRESS),
+            ToolCall::Job {
+                steps: 3,
+                interval_ms: 50
+            }
+        );
+        assert!(matches!(
+            call_named(TEST_RECONNECTION),
+            ToolCall::Job { steps: 1, .. }
+        ));
+        assert!(closes_stream_mid_call(&json!({"name": TEST_RECONNECTION})));
+        assert!(!closes_stream_mid_call(&json!({"name": "long_job"})));
+    }
+
+    #[test]
+    fn echo_and_long_job_are_unchanged() {
+        assert_eq!(
+            call(&json!({"name": "echo", "arguments": {"text": "hi"}})),
+            ToolCall::Immediate(text_result("hi"))
+        );
+        assert_eq!(
+            call(&json!({"name": "long_job", "arguments": {}})),
+            ToolCall::Job {
+                steps: 10,
+                interval_ms: 100
+            }
+        );
     }
 }

@@ -585,28 +585,28 @@ impl Client {
             } => {
                 if self.session.as_deref() != Some(stream.session.as_str()) {
                     // Re-initialized meanwhile: the old stream is gone with its session.
-                    if let (Logical::Standalone, Some(s)) = (stream.logical, self.session.clone()) {
-                        if !self.has_standalone() {
-                            self.open_get(
-                                io,
-                                now,
-                                StreamConn {
-                                    logical: Logical::Standalone,
-                                    session: s,
-                                    cursor: None,
-                                    cursor_event: None,
-                                    check_first: None,
-                                    probe: None,
-                                },
-                            );
-                        }
+                    if let (Logical::Standalone, Some(s)) = (stream.logical, self.session.clone())
+                        && !self.has_standalone()
+                    {
+                        self.open_get(
+                            io,
+                            now,
+                            StreamConn {
+                                logical: Logical::Standalone,
+                                session: s,
+                                cursor: None,
+                                cursor_event: None,
+                                check_first: None,
+                                probe: None,
+                            },
+                        );
                     }
                     return;
                 }
-                if let Logical::Call(i) = stream.logical {
-                    if self.calls[i].done {
-                        return;
-                    }
+                if let Logical::Call(i) = stream.logical
+                    && self.calls[i].done
+                {
+                    return;
                 }
                 let _ = attempt;
                 stream.probe = None;
@@ -1056,41 +1056,30 @@ impl Client {
         let Some(Purpose::Stream(stream)) = self.purposes.get(&conn) else {
             return Fate::Ignored;
         };
-        let stream = stream.clone();
+        // Copy the small fields; the session id is cloned only on the (rare) error paths.
+        let (logical, cursor, check_first, probe) = (
+            stream.logical,
+            stream.cursor,
+            stream.check_first,
+            stream.probe,
+        );
+        let session_of = |purposes: &BTreeMap<ConnId, Purpose>| match purposes.get(&conn) {
+            Some(Purpose::Stream(s)) => s.session.clone(),
+            _ => String::new(),
+        };
         if let Some(retry) = event.retry_ms {
             self.server_retry_ms = Some(retry);
         }
         if let Some(id) = event.id {
-            if let Some(expected_after) = stream.check_first {
-                if id != expected_after + 1 {
-                    let session = stream.session.clone();
-                    let error = ResumptionCursorError {
-                        session: session.clone(),
-                        message: format!(
-                            "session {session}: non-contiguous replay; expected event {}, got {id}. Event-ID namespace likely reset or gap is unrecoverable; fall back to re-initialize.",
-                            expected_after + 1
-                        ),
-                    };
-                    self.record.quarantined.push((event.event, now));
-                    self.raise(
-                        now,
-                        ClientError::ResumptionCursor(error),
-                        ErrorScope::Session(session.clone()),
-                    );
-                    self.abandon_session(io, now, &session, true);
-                    return Fate::Quarantined;
-                }
-            }
-            if self.policy.contiguity_check
-                && stream.check_first.is_none()
-                && stream.cursor.is_some_and(|c| id <= c)
+            if let Some(expected_after) = check_first
+                && id != expected_after + 1
             {
-                let session = stream.session.clone();
+                let session = session_of(&self.purposes);
                 let error = ResumptionCursorError {
                     session: session.clone(),
                     message: format!(
-                        "session {session}: event id went backwards ({id} after {}); the id namespace was reset",
-                        stream.cursor.unwrap_or(0)
+                        "session {session}: non-contiguous replay; expected event {}, got {id}. Event-ID namespace likely reset or gap is unrecoverable; fall back to re-initialize.",
+                        expected_after + 1
                     ),
                 };
                 self.record.quarantined.push((event.event, now));
@@ -1102,7 +1091,28 @@ impl Client {
                 self.abandon_session(io, now, &session, true);
                 return Fate::Quarantined;
             }
-            if self.policy.skip_ids_at_or_below_cursor && stream.cursor.is_some_and(|c| id <= c) {
+            if self.policy.contiguity_check
+                && check_first.is_none()
+                && cursor.is_some_and(|c| id <= c)
+            {
+                let session = session_of(&self.purposes);
+                let error = ResumptionCursorError {
+                    session: session.clone(),
+                    message: format!(
+                        "session {session}: event id went backwards ({id} after {}); the id namespace was reset",
+                        cursor.unwrap_or(0)
+                    ),
+                };
+                self.record.quarantined.push((event.event, now));
+                self.raise(
+                    now,
+                    ClientError::ResumptionCursor(error),
+                    ErrorScope::Session(session.clone()),
+                );
+                self.abandon_session(io, now, &session, true);
+                return Fate::Quarantined;
+            }
+            if self.policy.skip_ids_at_or_below_cursor && cursor.is_some_and(|c| id <= c) {
                 self.record.skipped.push((event.event, now));
                 return Fate::SkippedAsSeen;
             }
@@ -1114,20 +1124,17 @@ impl Client {
         }
         // Progress means the cursor moved forward, not merely that bytes arrived: a server
         // that replays the same events on every reconnect must not keep a client looping.
-        if event
-            .id
-            .is_none_or(|id| stream.cursor.is_none_or(|c| id > c))
-        {
-            self.fruitless.remove(&stream.logical);
+        if event.id.is_none_or(|id| cursor.is_none_or(|c| id > c)) {
+            self.fruitless.remove(&logical);
         }
         if event.kind == WireKind::Priming {
             return Fate::Primed;
         }
-        if let Some(probe) = stream.probe {
-            if let Some(Purpose::Probe { buffer, .. }) = self.purposes.get_mut(&probe) {
-                buffer.push(event.clone());
-                return Fate::Buffered;
-            }
+        if let Some(probe) = probe
+            && let Some(Purpose::Probe { buffer, .. }) = self.purposes.get_mut(&probe)
+        {
+            buffer.push(event.clone());
+            return Fate::Buffered;
         }
         self.apply(now, conn, event);
         Fate::Applied
@@ -1142,10 +1149,9 @@ impl Client {
         if let WireKind::Response {
             request_id: Some(rid),
         } = event.kind
+            && let Some(&call) = self.request_to_call.get(&rid)
         {
-            if let Some(&call) = self.request_to_call.get(&rid) {
-                self.complete_call(now, call);
-            }
+            self.complete_call(now, call);
         }
     }
 
@@ -1157,10 +1163,10 @@ impl Client {
             return;
         }
         let _ = how;
-        if let Logical::Call(i) = stream.logical {
-            if self.calls[i].done || self.calls[i].failed {
-                return;
-            }
+        if let Logical::Call(i) = stream.logical
+            && (self.calls[i].done || self.calls[i].failed)
+        {
+            return;
         }
         if self.session.as_deref() != Some(stream.session.as_str()) {
             return;
@@ -1184,22 +1190,22 @@ impl Client {
             self.abandon_session(io, now, &session, true);
             return;
         }
-        if self.policy.contiguity_check {
-            if let Some(cursor) = stream.check_first {
-                let error = ResumptionCursorError {
-                    session: session.clone(),
-                    message: format!(
-                        "session {session}: server opened stream with no replayed event for cursor {cursor}; buffer likely expired"
-                    ),
-                };
-                self.raise(
-                    now,
-                    ClientError::ResumptionCursor(error),
-                    ErrorScope::Session(session.clone()),
-                );
-                self.abandon_session(io, now, &session, true);
-                return;
-            }
+        if self.policy.contiguity_check
+            && let Some(cursor) = stream.check_first
+        {
+            let error = ResumptionCursorError {
+                session: session.clone(),
+                message: format!(
+                    "session {session}: server opened stream with no replayed event for cursor {cursor}; buffer likely expired"
+                ),
+            };
+            self.raise(
+                now,
+                ClientError::ResumptionCursor(error),
+                ErrorScope::Session(session.clone()),
+            );
+            self.abandon_session(io, now, &session, true);
+            return;
         }
         if self.policy.typed_errors
             && stream.logical == Logical::Standalone

@@ -146,10 +146,10 @@ fn gaps(ledger: &Ledger, record: &ClientRecord, applied: &[u32], verdicts: &mut 
     // nothing more from its abandoned attempts.
     let mut completing_job: BTreeMap<&str, u32> = BTreeMap::new();
     for a in &record.applied {
-        if let Payload::ToolResult { job } = ledger.event(a.event).payload {
-            if let Some(key) = ledger.jobs[job.0 as usize].idempotency_key.as_deref() {
-                completing_job.insert(key, job.0);
-            }
+        if let Payload::ToolResult { job } = ledger.event(a.event).payload
+            && let Some(key) = ledger.jobs[job.0 as usize].idempotency_key.as_deref()
+        {
+            completing_job.insert(key, job.0);
         }
     }
     let superseded = |payload: Payload| match payload {
@@ -527,18 +527,18 @@ fn quarantine_violations(ledger: &Ledger, record: &ClientRecord, verdicts: &mut 
     let mut by_session: BTreeMap<u32, Vec<AppliedNote>> = BTreeMap::new();
     for a in &record.applied {
         let e = ledger.event(a.event);
-        if let Some((died, cause)) = ledger.death(e.session) {
-            if died < a.at_ms {
-                by_session
-                    .entry(e.session.0)
-                    .or_default()
-                    .push(AppliedNote {
-                        id: e.id,
-                        stream: e.stream.0,
-                        at_ms: a.at_ms,
-                        detail: format!("session died at {} ({cause:?})", ms(died)),
-                    });
-            }
+        if let Some((died, cause)) = ledger.death(e.session)
+            && died < a.at_ms
+        {
+            by_session
+                .entry(e.session.0)
+                .or_default()
+                .push(AppliedNote {
+                    id: e.id,
+                    stream: e.stream.0,
+                    at_ms: a.at_ms,
+                    detail: format!("session died at {} ({cause:?})", ms(died)),
+                });
         }
     }
     for (session, events) in by_session {
@@ -569,18 +569,18 @@ fn foreign_events(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Ver
     for a in &record.applied {
         let e = ledger.event(a.event);
         let wire = &ledger.session(e.session).wire_id;
-        if let Some(&asked) = session_of_conn.get(&a.conn.0) {
-            if asked != wire {
-                foreign
-                    .entry(asked.to_string())
-                    .or_default()
-                    .push(AppliedNote {
-                        id: e.id,
-                        stream: e.stream.0,
-                        at_ms: a.at_ms,
-                        detail: format!("belongs to session {}", short(wire)),
-                    });
-            }
+        if let Some(&asked) = session_of_conn.get(&a.conn.0)
+            && asked != wire
+        {
+            foreign
+                .entry(asked.to_string())
+                .or_default()
+                .push(AppliedNote {
+                    id: e.id,
+                    stream: e.stream.0,
+                    at_ms: a.at_ms,
+                    detail: format!("belongs to session {}", short(wire)),
+                });
         }
     }
     for (session, events) in foreign {

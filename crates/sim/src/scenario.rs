@@ -275,33 +275,32 @@ impl Scenario {
                         "faults[{i}]: AfterEvent counts from 1; n: 0 never fires"
                     ));
                 }
-                if let StreamSel::Call(k) = on {
-                    if *k >= calls {
-                        return Err(format!(
-                            "faults[{i}]: Call({k}) names a call the workload does not have (it has {calls})"
-                        ));
-                    }
+                if let StreamSel::Call(k) = on
+                    && *k >= calls
+                {
+                    return Err(format!(
+                        "faults[{i}]: Call({k}) names a call the workload does not have (it has {calls})"
+                    ));
                 }
             }
             if let Fault::Drop {
                 stream: StreamSel::Call(k),
                 ..
             } = fault
+                && *k >= calls
             {
-                if *k >= calls {
-                    return Err(format!(
-                        "faults[{i}]: Call({k}) names a call the workload does not have (it has {calls})"
-                    ));
-                }
+                return Err(format!(
+                    "faults[{i}]: Call({k}) names a call the workload does not have (it has {calls})"
+                ));
             }
         }
         for (i, work) in self.workload.iter().enumerate() {
-            if let Work::Notify { every, .. } = work {
-                if every.ms() == 0 {
-                    return Err(format!(
-                        "workload[{i}]: Notify every: \"0s\" would emit all notifications at one instant; use a positive period"
-                    ));
-                }
+            if let Work::Notify { every, .. } = work
+                && every.ms() == 0
+            {
+                return Err(format!(
+                    "workload[{i}]: Notify every: \"0s\" would emit all notifications at one instant; use a positive period"
+                ));
             }
         }
         Ok(())

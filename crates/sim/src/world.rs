@@ -263,8 +263,8 @@ impl<'s> World<'s> {
             Action::ClientWake(token) => self.client.on_wake(&mut io, now, token),
             Action::Call(index) => self.client.on_call(&mut io, now, index),
             Action::Notify { item, remaining } => {
-                if let Some(session) = self.client.session().map(str::to_string) {
-                    self.server.notify(&session, now, &mut self.out);
+                if let Some(session) = self.client.session() {
+                    self.server.notify(session, now, &mut self.out);
                 }
                 if remaining > 1 {
                     let every = self.notify_every[item];
@@ -353,17 +353,14 @@ impl<'s> World<'s> {
                 deferred,
             });
         }
-        if let faultline_model::RequestBody::Json(body) = &request.body {
-            if body.get("method").and_then(|m| m.as_str()) == Some("tools/call") {
-                if let Some(key) = body
-                    .pointer("/params/_meta/idempotencyKey")
-                    .and_then(|k| k.as_str())
-                {
-                    if let Some(call) = key.strip_prefix("call-").and_then(|n| n.parse().ok()) {
-                        self.call_of_conn.push((conn, call));
-                    }
-                }
-            }
+        if let faultline_model::RequestBody::Json(body) = &request.body
+            && body.get("method").and_then(|m| m.as_str()) == Some("tools/call")
+            && let Some(key) = body
+                .pointer("/params/_meta/idempotencyKey")
+                .and_then(|k| k.as_str())
+            && let Some(call) = key.strip_prefix("call-").and_then(|n| n.parse().ok())
+        {
+            self.call_of_conn.push((conn, call));
         }
         // Request and response are instantaneous: whatever the server has due first runs.
         self.server.handle(conn, request, self.now, &mut self.out);
@@ -380,7 +377,7 @@ impl<'s> World<'s> {
             };
             match message {
                 Message::Fault(i) => self.fire(i),
-                Message::ToClient(output) => self.to_client(output),
+                Message::ToClient(output) => self.deliver_to_client(output),
             }
             self.note_deaths();
         }
@@ -393,10 +390,10 @@ impl<'s> World<'s> {
         let ledger = self.server.ledger();
         let mut died = Vec::new();
         for (k, entry) in ledger.sessions.iter().enumerate() {
-            if let Some((at, cause)) = entry.died {
-                if !self.deaths_seen.contains(&(k as u32)) {
-                    died.push((k as u32, at, entry.wire_id.clone(), cause));
-                }
+            if let Some((at, cause)) = entry.died
+                && !self.deaths_seen.contains(&(k as u32))
+            {
+                died.push((k as u32, at, entry.wire_id.clone(), cause));
             }
         }
         for (k, at, session, cause) in died {
@@ -409,7 +406,7 @@ impl<'s> World<'s> {
         }
     }
 
-    fn to_client(&mut self, output: Output) {
+    fn deliver_to_client(&mut self, output: Output) {
         let now = self.now;
         let mut io = self.take_io();
         match output {
@@ -547,11 +544,12 @@ impl<'s> World<'s> {
             if armed.fired {
                 continue;
             }
-            if let Some((n, sel)) = armed.after_event {
-                if n == ordinal && self.stream_matches(sel, conn, stream) {
-                    self.faults[i].fired = true;
-                    self.fifo.push_front(Message::Fault(i));
-                }
+            if let Some((n, sel)) = armed.after_event
+                && n == ordinal
+                && self.stream_matches(sel, conn, stream)
+            {
+                self.faults[i].fired = true;
+                self.fifo.push_front(Message::Fault(i));
             }
         }
     }
