@@ -231,13 +231,13 @@ pub struct Client {
 
 impl Client {
     pub fn new(
-        model: ClientModel,
+        policy: Policy,
         protocol_version: &str,
         reconnect_delay_ms: u64,
         standalone_stream: bool,
     ) -> Self {
         Client {
-            policy: Policy::of(model),
+            policy,
             protocol_version: protocol_version.to_string(),
             reconnect_delay_ms,
             standalone_stream,

@@ -69,13 +69,24 @@ impl RunOutcome {
 
 /// Runs `scenario` with `seed` against the `client` model, recording the full trace.
 pub fn run(scenario: &Scenario, seed: u64, client: ClientModel) -> RunOutcome {
-    let result = world::World::new(scenario, seed, client).run();
+    run_with_policy(scenario, seed, client, Policy::of(client))
+}
+
+/// Runs with a custom set of guards (e.g. the guarded client minus one guard, to show
+/// what that guard prevents). `client` only labels the outcome.
+pub fn run_with_policy(
+    scenario: &Scenario,
+    seed: u64,
+    client: ClientModel,
+    policy: Policy,
+) -> RunOutcome {
+    let result = world::World::new(scenario, seed, policy).run();
     finish(scenario, seed, client, result)
 }
 
 /// Like [`run`] without recording a trace: for benchmarks and bulk exploration.
 pub fn run_untraced(scenario: &Scenario, seed: u64, client: ClientModel) -> RunOutcome {
-    let result = world::World::new(scenario, seed, client)
+    let result = world::World::new(scenario, seed, Policy::of(client))
         .without_trace()
         .run();
     finish(scenario, seed, client, result)

@@ -12,9 +12,9 @@ use faultline_model::{
     ConnId, EndMode, HttpRequest, Ledger, Output, Payload, ResponseBody, Server,
 };
 
-use crate::client::{Client, ClientIo, WireEvent, WireKind};
+use crate::client::{Client, ClientIo, Policy, WireEvent, WireKind};
 use crate::client_record::{ClientRecord, Task};
-use crate::scenario::{ClientModel, Fault, Scenario, StreamSel, Tool, Trigger, Work};
+use crate::scenario::{Fault, Scenario, StreamSel, Tool, Trigger, Work};
 use crate::scheduler::Scheduler;
 use crate::trace::{TraceEntry, TraceWhat};
 
@@ -85,13 +85,13 @@ pub struct World<'s> {
 }
 
 impl<'s> World<'s> {
-    pub fn new(scenario: &'s Scenario, seed: u64, model: ClientModel) -> Self {
+    pub fn new(scenario: &'s Scenario, seed: u64, policy: Policy) -> Self {
         let mut scheduler = Scheduler::new(seed);
         let server_seed = scheduler.derive_seed();
         let server = Server::new(scenario.server.clone(), server_seed);
         let cfg = &scenario.client;
         let mut client = Client::new(
-            model,
+            policy,
             &cfg.protocol_version,
             cfg.reconnect_delay.ms(),
             cfg.standalone_stream,

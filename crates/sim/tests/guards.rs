@@ -1,0 +1,104 @@
+//! Ablations: the guarded client minus one guard loses in the incident that guard exists
+//! for. Each test fails if its guard stops mattering (or stops working).
+
+use faultline_sim::{ClientModel, Policy, Scenario, VerdictKind, run_with_policy};
+
+fn scenario(name: &str) -> Scenario {
+    Scenario::load(std::path::Path::new(&format!(
+        "{}/../../scenarios/{name}.ron",
+        env!("CARGO_MANIFEST_DIR")
+    )))
+    .unwrap()
+}
+
+fn kinds(name: &str, policy: Policy) -> Vec<VerdictKind> {
+    let s = scenario(name);
+    run_with_policy(&s, s.seed, ClientModel::Guarded, policy)
+        .verdicts
+        .iter()
+        .map(|v| v.kind)
+        .collect()
+}
+
+fn guarded() -> Policy {
+    Policy::of(ClientModel::Guarded)
+}
+
+#[test]
+fn the_full_guard_set_detects_all_three_incidents() {
+    for name in ["behavior_a", "behavior_b", "replay_404_cascade"] {
+        assert_eq!(
+            kinds(name, guarded()),
+            vec![VerdictKind::Detected],
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn without_the_contiguity_check_the_dedup_drops_the_fresh_stream() {
+    let policy = Policy {
+        contiguity_check: false,
+        skip_ids_at_or_below_cursor: true,
+        ..guarded()
+    };
+    assert!(kinds("behavior_a", policy).contains(&VerdictKind::SilentGap));
+}
+
+#[test]
+fn without_capability_gating_the_cursor_is_reused_across_generations() {
+    let policy = Policy {
+        cursor_only_if_advertised: false,
+        contiguity_check: false,
+        ..guarded()
+    };
+    let k = kinds("behavior_b", policy);
+    assert!(k.contains(&VerdictKind::CursorReuse), "{k:?}");
+    assert!(k.contains(&VerdictKind::SilentGap), "{k:?}");
+}
+
+#[test]
+fn without_the_liveness_probe_the_replay_200_is_a_zombie() {
+    let policy = Policy {
+        liveness_probe_after_replay: false,
+        ..guarded()
+    };
+    assert!(kinds("replay_404_cascade", policy).contains(&VerdictKind::ZombieSession));
+}
+
+#[test]
+fn with_retries_into_a_dead_session_the_load_is_amplified() {
+    let policy = Policy {
+        typed_errors: false,
+        retries_on_dead_session: 3,
+        ..guarded()
+    };
+    assert!(kinds("replay_404_cascade", policy).contains(&VerdictKind::RetryAmplification));
+}
+
+#[test]
+fn without_a_shared_session_handle_the_other_task_collides() {
+    let policy = Policy {
+        shared_session_handle: false,
+        ..guarded()
+    };
+    assert!(kinds("replay_404_cascade", policy).contains(&VerdictKind::ReinitCollision));
+}
+
+#[test]
+fn without_reissue_the_failed_call_is_not_recovered() {
+    let policy = Policy {
+        reissue_after_reinit: false,
+        ..guarded()
+    };
+    let s = scenario("behavior_a");
+    let outcome = run_with_policy(&s, s.seed, ClientModel::Guarded, policy);
+    assert!(
+        outcome.result.record.calls[0].completed_at_ms.is_none(),
+        "nobody asked again"
+    );
+    assert!(
+        !outcome.has(VerdictKind::SilentGap),
+        "the loss is still declared by the typed error"
+    );
+}
