@@ -226,6 +226,7 @@ pub struct Client {
     stale_tasks: u32,
     /// Reconnect attempts per logical stream since it last delivered an event.
     fruitless: BTreeMap<Logical, u32>,
+    seq: u64,
     pub record: ClientRecord,
 }
 
@@ -254,6 +255,7 @@ impl Client {
             next_token: 0,
             stale_tasks: 0,
             fruitless: BTreeMap::new(),
+            seq: 0,
             record: ClientRecord::default(),
         }
     }
@@ -276,6 +278,12 @@ impl Client {
             failed_at_ms: None,
         });
         index
+    }
+
+    /// The next number in the client's own order of actions.
+    fn tick(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
     }
 
     /// A request held back while the client was away really left at `now`.
@@ -340,6 +348,7 @@ impl Client {
             .as_deref()
             .and_then(|s| s.parse().ok());
         self.request_index.insert(conn, self.record.requests.len());
+        let sent_seq = self.tick();
         self.record.requests.push(RequestRecord {
             at_ms: now,
             conn,
@@ -349,6 +358,8 @@ impl Client {
             session: request.session_id.clone(),
             last_event_id,
             status: None,
+            sent_seq,
+            answered_seq: None,
         });
         self.purposes.insert(conn, purpose);
         io.sends.push((conn, request, task));
@@ -630,7 +641,9 @@ impl Client {
         response: &HttpResponse,
     ) {
         if let Some(&i) = self.request_index.get(&conn) {
+            let seq = self.tick();
             self.record.requests[i].status = Some(response.status);
+            self.record.requests[i].answered_seq = Some(seq);
         }
         let Some(purpose) = self.purposes.remove(&conn) else {
             return;

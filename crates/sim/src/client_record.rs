@@ -40,6 +40,10 @@ pub struct RequestRecord {
     pub session: Option<String>,
     pub last_event_id: Option<u64>,
     pub status: Option<u16>,
+    /// Client-wide order of what the client did: when it sent this request...
+    pub sent_seq: u64,
+    /// ...and when it read the answer (`None`: never answered).
+    pub answered_seq: Option<u64>,
 }
 
 impl RequestRecord {

@@ -13,11 +13,14 @@
 mod client;
 mod client_error;
 mod client_record;
+pub mod explore;
+pub mod failure_map;
 mod oracle;
 mod pick;
 mod report;
 mod scenario;
 mod scheduler;
+pub mod shrink;
 pub mod swarm;
 mod trace;
 mod verdict;

@@ -372,15 +372,21 @@ fn cursor_reuse(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdi
 fn zombies(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
     let mut reported = std::collections::BTreeSet::new();
     for r in &record.resumptions {
-        let answered_200 = record
+        // The moment the client read the 200: what it sends after that, it sends believing
+        // the session is alive.
+        let believed_at = record
             .requests
             .iter()
-            .any(|q| q.conn == r.conn && q.status == Some(200));
-        if !answered_200 || reported.contains(&r.session) {
+            .find(|q| q.conn == r.conn && q.status == Some(200))
+            .and_then(|q| q.answered_seq);
+        let Some(believed_at) = believed_at else {
+            continue;
+        };
+        if reported.contains(&r.session) {
             continue;
         }
         let next = record.requests.iter().find(|q| {
-            q.conn > r.conn
+            q.sent_seq > believed_at
                 && q.http == "POST"
                 && q.session.as_deref() == Some(r.session.as_str())
                 && !matches!(q.task, Task::Stale(_))
@@ -388,6 +394,11 @@ fn zombies(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) 
         let Some(next) = next else {
             continue;
         };
+        if next.task == Task::Probe {
+            // The liveness probe asked before anything else: the guard did its job,
+            // whatever it found.
+            continue;
+        }
         let Some(status @ (404 | 410)) = next.status else {
             continue;
         };
@@ -433,17 +444,23 @@ fn zombies(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) 
 }
 
 fn retry_amplification(record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
-    let mut first_dead: BTreeMap<&str, (u64, faultline_model::ConnId)> = BTreeMap::new();
+    // When the client *read* the first 404/410 for each session.
+    let mut learned: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
     for q in &record.requests {
-        if let (Some(s), Some(404 | 410)) = (q.session.as_deref(), q.status) {
-            first_dead.entry(s).or_insert((q.at_ms, q.conn));
+        if let (Some(s), Some(404 | 410), Some(seq)) =
+            (q.session.as_deref(), q.status, q.answered_seq)
+        {
+            let e = learned.entry(s).or_insert((seq, q.at_ms));
+            if seq < e.0 {
+                *e = (seq, q.at_ms);
+            }
         }
     }
-    for (session, (since, dead_conn)) in first_dead {
+    for (session, (seq, since)) in learned {
         let later: Vec<RequestNote> = record
             .requests
             .iter()
-            .filter(|q| q.conn > dead_conn && q.session.as_deref() == Some(session))
+            .filter(|q| q.sent_seq > seq && q.session.as_deref() == Some(session))
             .map(|q| RequestNote {
                 at_ms: q.at_ms,
                 task: q.task.label(),
@@ -493,10 +510,13 @@ fn reinit_collisions(record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
         let ([(_, old), (t_new, new)], init) = pair else {
             continue;
         };
+        let Some(reinit_seq) = init.answered_seq else {
+            continue;
+        };
         let stale: Vec<RequestNote> = record
             .requests
             .iter()
-            .filter(|q| q.conn > init.conn && q.session.as_deref() == Some(old.as_str()))
+            .filter(|q| q.sent_seq > reinit_seq && q.session.as_deref() == Some(old.as_str()))
             .map(|q| RequestNote {
                 at_ms: q.at_ms,
                 task: q.task.label(),

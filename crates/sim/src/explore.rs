@@ -1,0 +1,400 @@
+//! The explorer: run swarm seeds, classify failures, aggregate a failure-mode map.
+//!
+//! A failure is identified by its verdict kind plus the knob settings that cause it (its
+//! [`Signature`]), so ten thousand seeds hitting Behavior A are one finding with ten
+//! thousand witnesses. Aggregates are plain counts keyed by ordered maps, so results from
+//! any number of threads or machines (`--shard k/n`) merge into the same bytes.
+
+use std::collections::BTreeMap;
+
+use faultline_model::{IdScheme, ServerKnobs};
+use serde::{Deserialize, Serialize};
+
+use crate::scenario::{ClientModel, Fault, Scenario};
+use crate::swarm::{SwarmOptions, generate};
+use crate::verdict::VerdictKind;
+
+/// The knob settings that name a failure, as (knob, value) pairs in a fixed order.
+pub type Signature = Vec<(String, String)>;
+
+/// Which knobs explain each kind of failure (the rest are noise for classification).
+pub fn signature_of(kind: VerdictKind, k: &ServerKnobs) -> Signature {
+    let mut sig = Vec::new();
+    let mut put = |name: &str, value: String| sig.push((name.to_string(), value));
+    match kind {
+        VerdictKind::SilentGap | VerdictKind::Duplicate | VerdictKind::ForeignEvent => {
+            put("id_scheme", format!("{:?}", k.id_scheme));
+            put("unknown_cursor", format!("{:?}", k.unknown_cursor));
+        }
+        VerdictKind::CursorReuse => {
+            put("id_scheme", format!("{:?}", k.id_scheme));
+            put(
+                "restart_persistence",
+                format!("{:?}", k.restart_persistence),
+            );
+        }
+        VerdictKind::ZombieSession | VerdictKind::QuarantineViolation => {
+            put("get_validates_session", k.get_validates_session.to_string());
+        }
+        VerdictKind::RetryAmplification | VerdictKind::ReinitCollision => {
+            put(
+                "dead_session_answer",
+                format!("{:?}", k.dead_session_answer),
+            );
+        }
+        VerdictKind::SurfacedLoss => put("unknown_cursor", format!("{:?}", k.unknown_cursor)),
+        VerdictKind::Clean | VerdictKind::Detected => {}
+    }
+    sig
+}
+
+/// Whether a verdict kind is a failure worth a finding.
+pub fn is_failure(kind: VerdictKind) -> bool {
+    !matches!(kind, VerdictKind::Clean | VerdictKind::Detected)
+}
+
+/// One distinct failure.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Finding {
+    pub kind: VerdictKind,
+    pub signature: Signature,
+    pub witnesses: u64,
+    /// The smallest seed that shows it: the one that is shrunk, whatever the sharding.
+    pub first_seed: u64,
+    /// Size of the witness scenario and of the shrunk one (faults + workload + non-default knobs).
+    pub original_size: usize,
+    pub shrunk_size: Option<usize>,
+    pub shrunk_path: Option<String>,
+}
+
+/// Rows and columns of the failure-mode map.
+pub const MAP_ROWS: [&str; 3] = ["SessionMonotonic", "PerStream", "PerGeneration"];
+pub const MAP_COLS: [&str; 6] = [
+    "no log TTL",
+    "log/session < 0.1",
+    "0.1 to 1",
+    "1 to 10",
+    ">= 10",
+    "no session TTL",
+];
+
+fn map_row(k: &ServerKnobs) -> usize {
+    match k.id_scheme {
+        IdScheme::SessionMonotonic => 0,
+        IdScheme::PerStream => 1,
+        IdScheme::PerGeneration => 2,
+    }
+}
+
+/// The event-log TTL divided by the session's TTL (the shorter of idle and absolute).
+fn map_col(k: &ServerKnobs) -> usize {
+    let session = match (k.session_idle_ttl, k.session_absolute_ttl) {
+        (Some(a), Some(b)) => Some(a.ms().min(b.ms())),
+        (a, b) => a.or(b).map(|d| d.ms()),
+    };
+    match (k.event_log_ttl, session) {
+        (None, _) => 0,
+        (Some(_), None) => 5,
+        (Some(log), Some(s)) => {
+            let ratio = log.ms() as f64 / s as f64;
+            if ratio < 0.1 {
+                1
+            } else if ratio < 1.0 {
+                2
+            } else if ratio < 10.0 {
+                3
+            } else {
+                4
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct MapCell {
+    pub seeds: u64,
+    /// Seeds with at least one loss verdict (silent_gap, cursor_reuse, quarantine_violation,
+    /// foreign_event, duplicate).
+    pub loss: u64,
+    pub kinds: BTreeMap<VerdictKind, u64>,
+}
+
+/// The aggregate of a set of seeds for one client model. Contains no timings, so equal
+/// seed sets give equal bytes.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Aggregate {
+    pub client: ClientModel,
+    pub dishonest_servers: bool,
+    pub seeds_run: u64,
+    /// Seeds on which each verdict kind appeared.
+    pub verdicts: BTreeMap<VerdictKind, u64>,
+    pub findings: Vec<Finding>,
+    /// `map[row][col]`, rows [`MAP_ROWS`], columns [`MAP_COLS`].
+    pub map: Vec<Vec<MapCell>>,
+}
+
+impl Aggregate {
+    pub fn new(client: ClientModel, dishonest_servers: bool) -> Self {
+        Aggregate {
+            client,
+            dishonest_servers,
+            seeds_run: 0,
+            verdicts: BTreeMap::new(),
+            findings: Vec::new(),
+            map: vec![vec![MapCell::default(); MAP_COLS.len()]; MAP_ROWS.len()],
+        }
+    }
+
+    /// Adds another aggregate of the same client (threads, shards).
+    pub fn merge(&mut self, other: &Aggregate) -> Result<(), String> {
+        if self.client != other.client || self.dishonest_servers != other.dishonest_servers {
+            return Err(format!(
+                "cannot merge results for client {} with results for client {}",
+                self.client.name(),
+                other.client.name()
+            ));
+        }
+        self.seeds_run += other.seeds_run;
+        for (k, n) in &other.verdicts {
+            *self.verdicts.entry(*k).or_insert(0) += n;
+        }
+        for (r, row) in other.map.iter().enumerate() {
+            for (c, cell) in row.iter().enumerate() {
+                let mine = &mut self.map[r][c];
+                mine.seeds += cell.seeds;
+                mine.loss += cell.loss;
+                for (k, n) in &cell.kinds {
+                    *mine.kinds.entry(*k).or_insert(0) += n;
+                }
+            }
+        }
+        for f in &other.findings {
+            match self
+                .findings
+                .iter_mut()
+                .find(|g| g.kind == f.kind && g.signature == f.signature)
+            {
+                Some(g) => {
+                    g.witnesses += f.witnesses;
+                    if f.first_seed < g.first_seed {
+                        let witnesses = g.witnesses;
+                        *g = f.clone();
+                        g.witnesses = witnesses;
+                    }
+                }
+                None => self.findings.push(f.clone()),
+            }
+        }
+        self.findings
+            .sort_by(|a, b| (a.kind, &a.signature).cmp(&(b.kind, &b.signature)));
+        Ok(())
+    }
+
+    /// Any loss verdict at all (what CI gates on for a client declared safe).
+    pub fn any_loss(&self) -> bool {
+        self.verdicts.iter().any(|(k, n)| k.is_loss() && *n > 0)
+    }
+}
+
+/// The swarm options the explorer uses.
+pub fn swarm_options(dishonest_servers: bool) -> SwarmOptions {
+    SwarmOptions {
+        faults: true,
+        honest_advertisement: !dishonest_servers,
+    }
+}
+
+/// Applies `--knob name=value` pins to a generated scenario.
+pub fn pin(scenario: &mut Scenario, pins: &[(String, String)]) -> Result<(), String> {
+    for (name, value) in pins {
+        pin_one(&mut scenario.server, name, value)?;
+        if name == "faults" && value == "none" {
+            scenario.faults.clear();
+        }
+    }
+    Ok(())
+}
+
+fn parse<T: serde::de::DeserializeOwned>(name: &str, value: &str) -> Result<T, String> {
+    let as_ron = if value.starts_with(|c: char| c.is_ascii_digit())
+        && value.ends_with(|c: char| c.is_ascii_alphabetic())
+    {
+        format!("Some({value:?})")
+    } else {
+        value.to_string()
+    };
+    ron::de::from_str(&as_ron).map_err(|e| format!("--knob {name}={value}: {}", e.code))
+}
+
+fn pin_one(k: &mut ServerKnobs, name: &str, value: &str) -> Result<(), String> {
+    match name {
+        "session_idle_ttl" => k.session_idle_ttl = parse(name, value)?,
+        "session_absolute_ttl" => k.session_absolute_ttl = parse(name, value)?,
+        "event_log_ttl" => k.event_log_ttl = parse(name, value)?,
+        "event_log_capacity" => {
+            k.event_log_capacity =
+                parse(name, &format!("Some({value})")).or_else(|_| parse(name, value))?
+        }
+        "gc_interval" => k.gc_interval = parse(name, value)?,
+        "id_scheme" => k.id_scheme = parse(name, value)?,
+        "unknown_cursor" => k.unknown_cursor = parse(name, value)?,
+        "get_validates_session" => k.get_validates_session = parse(name, value)?,
+        "restart_persistence" => k.restart_persistence = parse(name, value)?,
+        "advertise_monotonic_ids" => k.advertise_monotonic_ids = parse(name, value)?,
+        "priming_events" => k.priming_events = parse(name, value)?,
+        "dead_session_answer" => k.dead_session_answer = parse(name, value)?,
+        "json_responses" => k.json_responses = parse(name, value)?,
+        "faults" if value == "none" => {}
+        other => {
+            return Err(format!(
+                "--knob {other}: unknown knob; use one of session_idle_ttl, session_absolute_ttl, event_log_ttl, event_log_capacity, gc_interval, id_scheme, unknown_cursor, get_validates_session, restart_persistence, advertise_monotonic_ids, priming_events, dead_session_answer, json_responses, faults=none"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The scenario the explorer runs for `seed`.
+pub fn scenario_for(
+    seed: u64,
+    dishonest: bool,
+    pins: &[(String, String)],
+) -> Result<Scenario, String> {
+    let mut s = generate(seed, swarm_options(dishonest));
+    pin(&mut s, pins)?;
+    Ok(s)
+}
+
+/// Runs one seed and folds it into `agg`.
+pub fn explore_seed(
+    agg: &mut Aggregate,
+    seed: u64,
+    pins: &[(String, String)],
+) -> Result<(), String> {
+    let scenario = scenario_for(seed, agg.dishonest_servers, pins)?;
+    let outcome = crate::run_untraced(&scenario, seed, agg.client);
+    agg.seeds_run += 1;
+    let cell = &mut agg.map[map_row(&scenario.server)][map_col(&scenario.server)];
+    cell.seeds += 1;
+    let mut kinds = outcome.kinds();
+    kinds.sort();
+    kinds.dedup();
+    if kinds.iter().any(|k| k.is_loss()) {
+        cell.loss += 1;
+    }
+    for kind in kinds {
+        *agg.verdicts.entry(kind).or_insert(0) += 1;
+        *cell.kinds.entry(kind).or_insert(0) += 1;
+        if !is_failure(kind) {
+            continue;
+        }
+        let signature = signature_of(kind, &scenario.server);
+        match agg
+            .findings
+            .iter_mut()
+            .find(|f| f.kind == kind && f.signature == signature)
+        {
+            Some(f) => {
+                f.witnesses += 1;
+                if seed < f.first_seed {
+                    f.first_seed = seed;
+                    f.original_size = crate::shrink::size(&scenario);
+                }
+            }
+            None => agg.findings.push(Finding {
+                kind,
+                signature,
+                witnesses: 1,
+                first_seed: seed,
+                original_size: crate::shrink::size(&scenario),
+                shrunk_size: None,
+                shrunk_path: None,
+            }),
+        }
+    }
+    Ok(())
+}
+
+/// The file name of a finding's shrunk scenario.
+pub fn finding_name(client: ClientModel, f: &Finding) -> String {
+    let sig: Vec<String> = f
+        .signature
+        .iter()
+        .map(|(_, v)| v.to_ascii_lowercase())
+        .collect();
+    let mut name = format!("{}_{}", client.name(), f.kind.name());
+    if !sig.is_empty() {
+        name.push('_');
+        name.push_str(&sig.join("_"));
+    }
+    name
+}
+
+/// Shrinks a finding and returns the commented RON lesson that pins its verdict.
+pub fn shrunk_scenario_text(
+    client: ClientModel,
+    f: &Finding,
+    dishonest: bool,
+    pins: &[(String, String)],
+) -> Result<(Scenario, String), String> {
+    let original = scenario_for(f.first_seed, dishonest, pins)?;
+    let mut shrunk = crate::shrink::shrink(&original, client, f.kind, &f.signature);
+    shrunk.name = finding_name(client, f);
+    shrunk.client.model = client;
+    let signature: Vec<String> = f
+        .signature
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect();
+    shrunk.summary = format!(
+        "Found by the explorer: {} with {} ({} witnesses; smallest seed {}).",
+        f.kind,
+        if signature.is_empty() {
+            "any knobs".to_string()
+        } else {
+            signature.join(", ")
+        },
+        f.witnesses,
+        f.first_seed
+    );
+    shrunk.expect = BTreeMap::from([(
+        client,
+        crate::scenario::Expectation {
+            must: vec![f.kind],
+            must_not: vec![],
+        },
+    )]);
+    let faults: Vec<&str> = shrunk
+        .faults
+        .iter()
+        .map(|fault| match fault {
+            Fault::Drop { .. } => "a dropped connection",
+            Fault::Restart { .. } => "a server restart",
+            Fault::Gc { .. } => "a GC sweep",
+            Fault::StaleTask { .. } => "a stale task",
+        })
+        .collect();
+    let text = format!(
+        "// Shrunk by `faultline explore` from swarm seed {seed} ({original} -> {small} parts).\n\
+         // Verdict pinned below: {kind} for the {client} client.\n\
+         // What sets it off: {knobs}; faults: {faults}.\n\
+         // Reproduce: cargo run --release -- run <this file> --client {client}\n{ron}\n",
+        seed = f.first_seed,
+        original = crate::shrink::size(&original),
+        small = crate::shrink::size(&shrunk),
+        kind = f.kind,
+        client = client.name(),
+        knobs = if signature.is_empty() {
+            "any knobs".into()
+        } else {
+            signature.join(", ")
+        },
+        faults = if faults.is_empty() {
+            "none".into()
+        } else {
+            faults.join(", ")
+        },
+        ron = shrunk.to_ron(),
+    );
+    Ok((shrunk, text))
+}

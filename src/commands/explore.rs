@@ -1,0 +1,335 @@
+//! `faultline explore`: swarm testing over the knob space, shrinking each distinct failure
+//! to a minimal scenario, and the failure-mode map. `faultline explore merge` combines the
+//! JSON outputs of shards (`--shard k/n` on n machines) into one report and one map.
+//!
+//! Files written to `--out` contain no timings, so the same seed range gives the same bytes
+//! with any `--jobs` and any sharding; seeds per second go to the terminal only.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use clap::{Args, Subcommand};
+use faultline_sim::explore::{Aggregate, explore_seed, finding_name, shrunk_scenario_text};
+use faultline_sim::{ClientModel, failure_map};
+
+use super::run::{ClientArg, Format};
+
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ExploreArgs {
+    #[command(subcommand)]
+    pub action: Option<ExploreAction>,
+    /// Seeds to run: `N` (0..N) or `A..B`.
+    #[arg(long, default_value = "10000")]
+    pub seeds: String,
+    #[arg(long, value_enum, default_value = "naive")]
+    pub client: ClientArg,
+    /// Worker threads on this machine.
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// Run only shard `k` of `n` (0-based `k`): the seeds with `seed % n == k`.
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// Where findings, the map and the JSON result go.
+    #[arg(long, default_value = "findings")]
+    pub out: PathBuf,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Pin a knob for every seed, e.g. `--knob id_scheme=PerStream`, `--knob event_log_ttl=30s`.
+    #[arg(long = "knob", value_name = "NAME=VALUE")]
+    pub knobs: Vec<String>,
+    /// Also generate servers whose monotonic-id advertisement is false of their numbering.
+    #[arg(long)]
+    pub dishonest_servers: bool,
+    /// Do not shrink findings (shards never shrink: `merge` does).
+    #[arg(long)]
+    pub no_shrink: bool,
+}
+
+#[derive(Subcommand)]
+pub enum ExploreAction {
+    /// Combine the JSON results of shards into one report, map and set of findings.
+    Merge(MergeArgs),
+}
+
+#[derive(Args)]
+pub struct MergeArgs {
+    /// `explore-*.json` files written by shards.
+    pub inputs: Vec<PathBuf>,
+    #[arg(long, default_value = "findings")]
+    pub out: PathBuf,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    #[arg(long)]
+    pub no_shrink: bool,
+}
+
+fn parse_seeds(spec: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("--seeds {spec:?}: write a count (100000) or a range (0..1000000)");
+    match spec.split_once("..") {
+        Some((a, b)) => {
+            let (a, b) = (
+                a.trim().parse().map_err(|_| bad())?,
+                b.trim().parse().map_err(|_| bad())?,
+            );
+            if a >= b {
+                return Err(format!("--seeds {spec:?}: the range is empty"));
+            }
+            Ok((a, b))
+        }
+        None => Ok((0, spec.trim().parse().map_err(|_| bad())?)),
+    }
+}
+
+fn parse_shard(spec: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("--shard {spec:?}: write k/n with 0 <= k < n, e.g. 3/16");
+    let (k, n) = spec.split_once('/').ok_or_else(bad)?;
+    let (k, n): (u64, u64) = (k.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
+    if n == 0 || k >= n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+fn parse_pins(knobs: &[String]) -> Result<Vec<(String, String)>, String> {
+    knobs
+        .iter()
+        .map(|kv| {
+            kv.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| format!("--knob {kv:?}: write NAME=VALUE"))
+        })
+        .collect()
+}
+
+fn fail(message: String) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(2)
+}
+
+pub fn explore(args: ExploreArgs) -> ExitCode {
+    if let Some(ExploreAction::Merge(m)) = args.action {
+        return merge(m);
+    }
+    let (start, end) = match parse_seeds(&args.seeds) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let shard = match args.shard.as_deref().map(parse_shard).transpose() {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let pins = match parse_pins(&args.knobs) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let client = ClientModel::from(args.client);
+    // Check the pins once before spending threads on them.
+    if let Err(e) = faultline_sim::explore::scenario_for(start, args.dishonest_servers, &pins) {
+        return fail(e);
+    }
+    let (k, n) = shard.unwrap_or((0, 1));
+    let jobs = args.jobs.max(1) as u64;
+    let done = AtomicU64::new(0);
+    let finished = AtomicBool::new(false);
+    let t0 = Instant::now();
+    let total = (start..end).filter(|s| s % n == k).count() as u64;
+    let results: Vec<Aggregate> = std::thread::scope(|scope| {
+        let progress = scope.spawn(|| {
+            while !finished.load(Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(500));
+                let d = done.load(Ordering::Relaxed);
+                let rate = d as f64 / t0.elapsed().as_secs_f64().max(1e-9);
+                eprint!(
+                    "\rexplore [{}]: {d}/{total} seeds, {rate:.0} seeds/s   ",
+                    client.name()
+                );
+                let _ = std::io::stderr().flush();
+            }
+        });
+        let workers: Vec<_> = (0..jobs)
+            .map(|t| {
+                let (pins, done) = (&pins, &done);
+                scope.spawn(move || {
+                    let mut agg = Aggregate::new(client, args.dishonest_servers);
+                    // Seeds of this shard, dealt round-robin to threads.
+                    let mut i = 0u64;
+                    for seed in (start..end).filter(|s| s % n == k) {
+                        if i % jobs == t {
+                            explore_seed(&mut agg, seed, pins).expect("pins were checked");
+                            done.fetch_add(1, Ordering::Relaxed);
+                        }
+                        i += 1;
+                    }
+                    agg
+                })
+            })
+            .collect();
+        let results = workers
+            .into_iter()
+            .map(|w| w.join().expect("worker"))
+            .collect();
+        finished.store(true, Ordering::Relaxed);
+        let _ = progress.join();
+        results
+    });
+    let elapsed = t0.elapsed().as_secs_f64();
+    eprintln!();
+    let mut agg = Aggregate::new(client, args.dishonest_servers);
+    for r in &results {
+        agg.merge(r).expect("same client");
+    }
+    let seeds_per_s = agg.seeds_run as f64 / elapsed.max(1e-9);
+    let shrink = !args.no_shrink && shard.is_none();
+    let file = match shard {
+        Some((k, n)) => format!("explore-{}-shard-{k}-of-{n}.json", client.name()),
+        None => format!("explore-{}.json", client.name()),
+    };
+    finish(
+        agg,
+        &args.out,
+        &file,
+        args.format,
+        shrink,
+        &pins,
+        Some((elapsed, seeds_per_s)),
+    )
+}
+
+fn merge(args: MergeArgs) -> ExitCode {
+    if args.inputs.is_empty() {
+        return fail("explore merge needs at least one explore-*.json file".into());
+    }
+    let mut merged: Option<Aggregate> = None;
+    for path in &args.inputs {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
+        };
+        let agg: Aggregate = match serde_json::from_str(&text) {
+            Ok(a) => a,
+            Err(e) => {
+                return fail(format!(
+                    "{}:{}:{}: not an explore result: {e}",
+                    path.display(),
+                    e.line(),
+                    e.column()
+                ));
+            }
+        };
+        match &mut merged {
+            None => merged = Some(agg),
+            Some(m) => {
+                if let Err(e) = m.merge(&agg) {
+                    return fail(format!("{}: {e}", path.display()));
+                }
+            }
+        }
+    }
+    let agg = merged.expect("at least one input");
+    let file = format!("explore-{}.json", agg.client.name());
+    finish(
+        agg,
+        &args.out,
+        &file,
+        args.format,
+        !args.no_shrink,
+        &[],
+        None,
+    )
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn finish(
+    mut agg: Aggregate,
+    out: &Path,
+    file: &str,
+    format: Format,
+    shrink: bool,
+    pins: &[(String, String)],
+    timing: Option<(f64, f64)>,
+) -> ExitCode {
+    if let Err(e) = std::fs::create_dir_all(out) {
+        return fail(format!("cannot create {}: {e}", out.display()));
+    }
+    agg.findings
+        .sort_by(|a, b| (a.kind, &a.signature).cmp(&(b.kind, &b.signature)));
+    if shrink {
+        for f in agg.findings.iter_mut() {
+            match shrunk_scenario_text(agg.client, f, agg.dishonest_servers, pins) {
+                Ok((shrunk, text)) => {
+                    let path = out.join(format!("{}.ron", finding_name(agg.client, f)));
+                    if let Err(e) = write(&path, &text) {
+                        return fail(e);
+                    }
+                    f.shrunk_size = Some(faultline_sim::shrink::size(&shrunk));
+                    f.shrunk_path = Some(path.display().to_string());
+                }
+                Err(e) => return fail(e),
+            }
+        }
+    }
+    let json = serde_json::to_string_pretty(&agg).expect("aggregate serializes");
+    let name = agg.client.name();
+    for (path, text) in [
+        (out.join(file), json.clone()),
+        (out.join(format!("map-{name}.txt")), failure_map::text(&agg)),
+        (out.join(format!("map-{name}.svg")), failure_map::svg(&agg)),
+    ] {
+        if let Err(e) = write(&path, &text) {
+            return fail(e);
+        }
+    }
+    match format {
+        Format::Json => {
+            let mut v: serde_json::Value = serde_json::from_str(&json).expect("json");
+            if let Some((elapsed, rate)) = timing {
+                v["elapsed_s"] = serde_json::json!(elapsed);
+                v["seeds_per_s"] = serde_json::json!(rate);
+            }
+            println!("{}", serde_json::to_string_pretty(&v).expect("json"));
+        }
+        Format::Text => {
+            println!("explored {} seeds with the {} client", agg.seeds_run, name);
+            if let Some((elapsed, rate)) = timing {
+                println!("  {elapsed:.2} s, {rate:.0} seeds/s");
+            }
+            println!("verdicts (seeds on which each appeared):");
+            for (k, n) in &agg.verdicts {
+                println!("  {:<22} {n}", k.name());
+            }
+            println!("findings ({}):", agg.findings.len());
+            for f in &agg.findings {
+                let sig: Vec<String> = f
+                    .signature
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect();
+                println!(
+                    "  {:<22} {:<60} {:>7} witnesses, seed {:<20} {}",
+                    f.kind.name(),
+                    sig.join(" "),
+                    f.witnesses,
+                    f.first_seed,
+                    match (&f.shrunk_path, f.shrunk_size) {
+                        (Some(p), Some(s)) => format!("-> {p} ({} -> {s} parts)", f.original_size),
+                        _ => String::new(),
+                    }
+                );
+            }
+            print!("{}", failure_map::text(&agg));
+            println!("written to {}", out.display());
+        }
+    }
+    if agg.client == ClientModel::Guarded && agg.any_loss() {
+        eprintln!("the guarded client, declared safe, lost data: see the findings above");
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,259 @@
+//! The explorer end to end: finds the seed incidents, shrinks findings that `run`
+//! reproduces, never faults the guarded client, and gives the same bytes with any
+//! `--jobs` and any sharding.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn faultline(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_faultline"))
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("faultline-explore-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().to_string(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .map(|(name, bytes)| {
+            // Paths to shrunk files name the output directory; compare them without it.
+            let text = String::from_utf8_lossy(&bytes).replace(&dir.display().to_string(), "OUT");
+            (name, text.into_bytes())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn the_naive_client_has_the_three_seed_incidents_as_distinct_findings() {
+    let out = tmp("naive");
+    let (code, stdout, stderr) = faultline(&[
+        "explore",
+        "--seeds",
+        "20000",
+        "--jobs",
+        "2",
+        "--client",
+        "naive",
+        "--format",
+        "json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    let has = |kind: &str, sig: &[(&str, &str)]| {
+        findings.iter().any(|f| {
+            f["kind"] == kind
+                && sig.iter().all(|(k, v)| {
+                    f["signature"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|p| p[0] == *k && p[1] == *v)
+                })
+        })
+    };
+    assert!(
+        has(
+            "silent_gap",
+            &[
+                ("id_scheme", "PerStream"),
+                ("unknown_cursor", "FreshStream")
+            ]
+        ),
+        "Behavior A"
+    );
+    assert!(
+        has(
+            "cursor_reuse",
+            &[
+                ("id_scheme", "PerGeneration"),
+                ("restart_persistence", "SessionIdsOnly")
+            ]
+        ),
+        "Behavior B"
+    );
+    assert!(
+        has("zombie_session", &[("get_validates_session", "false")]),
+        "the cascade"
+    );
+    assert!(report["seeds_per_s"].as_f64().unwrap() > 0.0);
+    // Every shrunk finding reproduces its verdict through `run` (exit 0: its expect holds),
+    // and is small.
+    for f in findings {
+        let path = f["shrunk_path"].as_str().expect("shrunk");
+        let (code, _, stderr) = faultline(&["run", path, "--format", "json"]);
+        assert_eq!(code, 0, "{path}: {stderr}");
+        assert!(f["shrunk_size"].as_u64().unwrap() <= f["original_size"].as_u64().unwrap());
+    }
+    assert!(out.join("map-naive.svg").exists() && out.join("map-naive.txt").exists());
+}
+
+#[test]
+fn the_guarded_client_has_no_loss_and_exits_0() {
+    let out = tmp("guarded");
+    let (code, stdout, stderr) = faultline(&[
+        "explore",
+        "--seeds",
+        "3000",
+        "--client",
+        "guarded",
+        "--format",
+        "json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    for loss in [
+        "silent_gap",
+        "cursor_reuse",
+        "quarantine_violation",
+        "foreign_event",
+        "duplicate",
+    ] {
+        assert!(report["verdicts"].get(loss).is_none(), "{loss}: {report:#}");
+    }
+    assert!(
+        report["verdicts"]["detected"].as_u64().unwrap() > 0,
+        "faults were injected and caught"
+    );
+}
+
+#[test]
+fn a_lying_server_defeats_the_guarded_client_and_the_explorer_exits_1() {
+    let out = tmp("dishonest");
+    let (code, _, stderr) = faultline(&[
+        "explore",
+        "--seeds",
+        "3000",
+        "--client",
+        "guarded",
+        "--dishonest-servers",
+        "--no-shrink",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("declared safe, lost data"));
+}
+
+#[test]
+fn same_bytes_with_any_jobs_and_any_sharding() {
+    let (one, two, merged) = (tmp("j1"), tmp("j2"), tmp("merged"));
+    let seeds = "1500";
+    for (dir, jobs) in [(&one, "1"), (&two, "2")] {
+        let (code, _, e) = faultline(&[
+            "explore",
+            "--seeds",
+            seeds,
+            "--jobs",
+            jobs,
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{e}");
+    }
+    let shards = tmp("shards");
+    let mut inputs = Vec::new();
+    for k in 0..3 {
+        let (code, _, e) = faultline(&[
+            "explore",
+            "--seeds",
+            seeds,
+            "--shard",
+            &format!("{k}/3"),
+            "--out",
+            shards.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{e}");
+        inputs.push(
+            shards
+                .join(format!("explore-naive-shard-{k}-of-3.json"))
+                .display()
+                .to_string(),
+        );
+    }
+    let mut args = vec!["explore", "merge", "--out", merged.to_str().unwrap()];
+    args.extend(inputs.iter().map(String::as_str));
+    let (code, _, e) = faultline(&args);
+    assert_eq!(code, 0, "{e}");
+    let a = files(&one);
+    assert!(a.len() > 3, "findings were written");
+    assert_eq!(a, files(&two), "--jobs 1 and --jobs 2 differ");
+    assert_eq!(a, files(&merged), "3 shards merged differ from one run");
+}
+
+#[test]
+fn bad_arguments_exit_2_with_a_reason() {
+    for (args, needle) in [
+        (vec!["explore", "--seeds", "abc"], "--seeds"),
+        (
+            vec!["explore", "--seeds", "10", "--shard", "3/3"],
+            "--shard",
+        ),
+        (
+            vec!["explore", "--seeds", "10", "--knob", "id_scheme=Sideways"],
+            "--knob id_scheme",
+        ),
+        (
+            vec!["explore", "--seeds", "10", "--knob", "colour=red"],
+            "unknown knob",
+        ),
+    ] {
+        let (code, _, stderr) = faultline(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_pinned_knob_holds_for_every_seed() {
+    let out = tmp("pin");
+    let (code, stdout, e) = faultline(&[
+        "explore",
+        "--seeds",
+        "500",
+        "--knob",
+        "id_scheme=PerStream",
+        "--no-shrink",
+        "--format",
+        "json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{e}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let rows = report["map"].as_array().unwrap();
+    let seeds_in = |r: usize| {
+        rows[r]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["seeds"].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    assert_eq!(seeds_in(1), 500, "all seeds in the PerStream row");
+    assert_eq!(seeds_in(0) + seeds_in(2), 0);
+}
