@@ -3,7 +3,11 @@
 //! Subcommands:
 //! - `run SCENARIO`: simulate a scenario and print the timeline and the oracle's verdicts;
 //! - `bench`: measure simulation speed (events per second, wall time of the cascade).
+//! - `explore`: swarm testing over the knob space, shrunk findings, the failure-mode map.
+//! - `bench-live`: load-test `serve` over loopback (req/s, latency, events/s, RSS).
 //! - `serve`: the same model over real HTTP, playing a scenario's faults live.
+//! - `render TRACE -o OUT.svg|OUT.html`: a trace as a sequence diagram.
+//! - `explain SCENARIO`: a run told in plain words, with the guard that would catch it.
 //!
 //! Exit codes (a contract for CI): 0 the scenario's `expect` holds, 1 it does not,
 //! 2 bad input (unreadable or malformed scenario, bad arguments).
@@ -31,8 +35,16 @@ enum Command {
     Run(commands::run::RunArgs),
     /// Measure simulation speed on the bundled incidents.
     Bench(commands::bench::BenchArgs),
+    /// Swarm-test the knob space, shrink each distinct failure, draw the failure-mode map.
+    Explore(commands::explore::ExploreArgs),
+    /// Load-test the live server over loopback (req/s, latency, progress events/s, RSS).
+    BenchLive(commands::bench_live::BenchLiveArgs),
     /// Serve the model over real HTTP (MCP endpoint /mcp), playing a scenario's faults.
     Serve(commands::serve::ServeArgs),
+    /// Draw a trace as a sequence diagram (SVG, or a self-contained HTML page).
+    Render(commands::render::RenderArgs),
+    /// Explain a run in plain words: the trap, the belief, the truth, the loss, the guard.
+    Explain(commands::explain::ExplainArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +56,10 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => commands::run::run(args),
         Command::Bench(args) => commands::bench::bench(args),
+        Command::Explore(args) => commands::explore::explore(args),
+        Command::BenchLive(args) => commands::bench_live::bench_live(args),
         Command::Serve(args) => commands::serve::serve(args),
+        Command::Render(args) => commands::render::render(args),
+        Command::Explain(args) => commands::explain::explain(args),
     }
 }

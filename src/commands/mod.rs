@@ -1,5 +1,9 @@
 //! One file per subcommand.
 
 pub mod bench;
+pub mod bench_live;
+pub mod explore;
+pub mod explain;
+pub mod render;
 pub mod run;
 pub mod serve;
