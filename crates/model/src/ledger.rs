@@ -175,11 +175,48 @@ pub struct Ledger {
     /// Responses sent over SSE (referenced by [`Payload::Response`]).
     pub messages: Vec<Value>,
     pub restarts: Vec<u64>,
+    /// Ids below these bases were trimmed by a long-lived server keeping a bounded window
+    /// (see [`crate::Server::bound_ledger`]); a simulation never trims, so they stay 0.
+    pub events_base: u32,
+    pub jobs_base: u32,
+    pub streams_base: u32,
+    pub messages_base: u32,
 }
 
 impl Ledger {
     pub fn event(&self, event: EventRef) -> &ProducedEvent {
-        &self.events[event.0 as usize]
+        &self.events[(event.0 - self.events_base) as usize]
+    }
+
+    pub fn job(&self, job: JobId) -> &JobEntry {
+        &self.jobs[(job.0 - self.jobs_base) as usize]
+    }
+
+    pub(crate) fn job_mut(&mut self, job: JobId) -> &mut JobEntry {
+        let base = self.jobs_base;
+        &mut self.jobs[(job.0 - base) as usize]
+    }
+
+    pub fn message(&self, message: u32) -> &Value {
+        &self.messages[(message - self.messages_base) as usize]
+    }
+
+    /// The id the next event will get (ids keep counting across trims).
+    pub fn next_event(&self) -> EventRef {
+        EventRef(self.events_base + self.events.len() as u32)
+    }
+
+    /// One past the highest job id so far.
+    pub fn jobs_end(&self) -> u32 {
+        self.jobs_base + self.jobs.len() as u32
+    }
+
+    pub fn streams_end(&self) -> u32 {
+        self.streams_base + self.streams.len() as u32
+    }
+
+    pub(crate) fn messages_end(&self) -> u32 {
+        self.messages_base + self.messages.len() as u32
     }
 
     pub fn session(&self, key: SessionKey) -> &SessionEntry {
@@ -187,7 +224,7 @@ impl Ledger {
     }
 
     pub fn stream(&self, stream: StreamId) -> &StreamEntry {
-        &self.streams[stream.0 as usize]
+        &self.streams[(stream.0 - self.streams_base) as usize]
     }
 
     /// The time the session died, if it did.

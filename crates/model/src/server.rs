@@ -60,6 +60,9 @@ pub struct Server {
     jobs: BTreeMap<JobId, Job>,
     job_due: BTreeSet<(u64, JobId)>,
     ledger: Ledger,
+    /// Keep about this many of each ledger record (None: keep everything, as a simulation
+    /// must). See [`Server::trim_ledger`].
+    ledger_window: Option<u32>,
 }
 
 /// What one request turned into before it is put on the wire.
@@ -82,7 +85,79 @@ impl Server {
             jobs: BTreeMap::new(),
             job_due: BTreeSet::new(),
             ledger: Ledger::default(),
+            ledger_window: None,
         }
+    }
+
+    /// Bounds the ledger of a long-lived server to roughly `window` entries per record
+    /// (events, sends, answers, resumptions, jobs, streams, messages), on top of what the
+    /// event logs still retain. Sessions are not trimmed. Takes effect at
+    /// [`Server::trim_ledger`].
+    pub fn bound_ledger(&mut self, window: u32) {
+        self.ledger_window = Some(window.max(1));
+    }
+
+    /// Forgets ledger entries outside the window, never an event an event log still
+    /// retains (it may be replayed) nor the job or message such an event refers to. The
+    /// driver calls this when every output it was handed has been put on the wire: ids in
+    /// outputs stay resolvable until then. Amortized: works only once a record has grown to
+    /// twice the window.
+    pub fn trim_ledger(&mut self) {
+        let Some(w) = self.ledger_window else {
+            return;
+        };
+        let w = w as usize;
+        if self.ledger.answers.len() > 2 * w {
+            let cut = self.ledger.answers.len() - w;
+            self.ledger.answers.drain(..cut);
+        }
+        if self.ledger.sends.len() > 2 * w {
+            let cut = self.ledger.sends.len() - w;
+            self.ledger.sends.drain(..cut);
+        }
+        if self.ledger.resumptions.len() > 2 * w {
+            let cut = self.ledger.resumptions.len() - w;
+            self.ledger.resumptions.drain(..cut);
+        }
+        let grown = self.ledger.events.len() > 2 * w
+            || self.ledger.jobs.len() > 2 * w
+            || self.ledger.streams.len() > 2 * w
+            || self.ledger.messages.len() > 2 * w;
+        if !grown {
+            return;
+        }
+        // What retained events still need.
+        let mut min_event = self.ledger.next_event().0;
+        let mut min_job = self.ledger.jobs_end();
+        let mut min_message = self.ledger.messages_end();
+        for log in self.log.streams.values() {
+            for logged in &log.retained {
+                min_event = min_event.min(logged.event.0);
+                match self.ledger.event(logged.event).payload {
+                    Payload::Progress { job, .. } | Payload::ToolResult { job } => min_job = min_job.min(job.0),
+                    Payload::Response { message } => min_message = min_message.min(message),
+                    _ => {}
+                }
+            }
+        }
+        if let Some(job) = self.jobs.keys().next() {
+            min_job = min_job.min(job.0);
+        }
+        let min_stream = self.log.streams.keys().next().map_or(self.ledger.streams_end(), |s| s.0);
+        let keep_from = |end: u32, needed: u32| needed.min(end.saturating_sub(w as u32));
+        let ledger = &mut self.ledger;
+        let new_base = keep_from(ledger.next_event().0, min_event).max(ledger.events_base);
+        ledger.events.drain(..(new_base - ledger.events_base) as usize);
+        ledger.events_base = new_base;
+        let new_base = keep_from(ledger.jobs_end(), min_job).max(ledger.jobs_base);
+        ledger.jobs.drain(..(new_base - ledger.jobs_base) as usize);
+        ledger.jobs_base = new_base;
+        let new_base = keep_from(ledger.streams_end(), min_stream).max(ledger.streams_base);
+        ledger.streams.drain(..(new_base - ledger.streams_base) as usize);
+        ledger.streams_base = new_base;
+        let new_base = keep_from(ledger.messages_end(), min_message).max(ledger.messages_base);
+        ledger.messages.drain(..(new_base - ledger.messages_base) as usize);
+        ledger.messages_base = new_base;
     }
 
     pub fn knobs(&self) -> &ServerKnobs {
@@ -208,7 +283,7 @@ impl Server {
         match produced.payload {
             Payload::Priming => None,
             Payload::Progress { job, step, total } => {
-                let entry = &self.ledger.jobs[job.0 as usize];
+                let entry = self.ledger.job(job);
                 Some(json!({
                     "jsonrpc": "2.0",
                     "method": "notifications/progress",
@@ -221,7 +296,7 @@ impl Server {
                 }))
             }
             Payload::ToolResult { job } => {
-                let entry = &self.ledger.jobs[job.0 as usize];
+                let entry = self.ledger.job(job);
                 Some(jsonrpc::result(
                     &entry.request_id,
                     tools::job_result(entry.steps),
@@ -232,7 +307,7 @@ impl Server {
                 "method": "notifications/message",
                 "params": {"level": "info", "logger": "faultline", "data": {"seq": seq}},
             })),
-            Payload::Response { message } => Some(self.ledger.messages[message as usize].clone()),
+            Payload::Response { message } => Some(self.ledger.message(message).clone()),
         }
     }
 
@@ -364,13 +439,10 @@ impl Server {
         let Some(session) = self.sessions.get_mut(key) else {
             return;
         };
+        // Only the timestamp moves: the deadline queued earlier is now early, and
+        // `expire_session_if_due` re-queues the real one when it pops. Queueing on every
+        // request would grow the queue by one entry per request for a whole TTL.
         session.last_touch_ms = now;
-        if self.knobs.session_idle_ttl.is_some() {
-            let session = self.sessions.get(key).expect("just touched");
-            if let Some(deadline) = self.deadline_of(session) {
-                self.sessions.push_deadline(key, deadline);
-            }
-        }
     }
 
     // ----------------------------------------------------------------------------------
@@ -379,7 +451,7 @@ impl Server {
 
     fn open_stream(&mut self, session: SessionKey, kind: StreamKind) -> StreamId {
         let generation = self.sessions.get(session).map_or(1, |s| s.generation);
-        let id = StreamId(self.ledger.streams.len() as u32);
+        let id = StreamId(self.ledger.streams_end());
         self.ledger.streams.push(StreamEntry {
             session,
             generation,
@@ -455,7 +527,7 @@ impl Server {
         log.last_id = Some(id);
         let ordinal = log.produced;
         let attached = log.attached;
-        let event = EventRef(self.ledger.events.len() as u32);
+        let event = self.ledger.next_event();
         self.ledger.events.push(ProducedEvent {
             id,
             stream,
@@ -590,7 +662,7 @@ impl Server {
             return;
         };
         self.job_due.retain(|&(_, id)| id != job);
-        self.ledger.jobs[job.0 as usize].ended = Some((at, how));
+        self.ledger.job_mut(job).ended = Some((at, how));
         if let Some(log) = self.log.get_mut(j.stream) {
             log.open_jobs.retain(|&id| id != job);
             if log.open_jobs.is_empty() && log.kind == StreamKind::Request {
@@ -934,7 +1006,7 @@ impl Server {
         self.prime(stream, key, out);
         for reply in replies {
             if let Reply::Immediate(v) = reply {
-                let message = self.ledger.messages.len() as u32;
+                let message = self.ledger.messages_end();
                 self.ledger.messages.push(v);
                 self.emit(stream, Payload::Response { message }, out);
             }
@@ -1082,7 +1154,7 @@ impl Server {
         steps: u32,
         interval_ms: u64,
     ) -> JobId {
-        let job = JobId(self.ledger.jobs.len() as u32);
+        let job = JobId(self.ledger.jobs_end());
         let meta = params.get("_meta");
         let progress_token = meta.and_then(|m| m.get("progressToken")).cloned();
         let idempotency_key = meta
@@ -1579,7 +1651,7 @@ impl Server {
                 s
             }
         };
-        let seq = self.ledger.events.len() as u64;
+        let seq = self.ledger.next_event().0 as u64;
         self.emit(stream, Payload::Notification { seq }, out);
         true
     }
@@ -1601,7 +1673,7 @@ impl Server {
         let jobs: Vec<JobId> = self.jobs.keys().copied().collect();
         for job in jobs {
             if let Some(j) = self.jobs.remove(&job) {
-                self.ledger.jobs[job.0 as usize].ended = Some((now, JobEnd::Killed));
+                self.ledger.job_mut(job).ended = Some((now, JobEnd::Killed));
                 drop(j);
             }
         }

@@ -14,7 +14,8 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use faultline_model::{
-    ConnId, EndMode, EventRef, HttpRequest, HttpResponse, Output, Payload, ResponseBody, Server,
+    ConnId, EndMode, EventRef, HttpMethod, HttpRequest, HttpResponse, Output, Payload, RequestBody,
+    ResponseBody, Server,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -68,6 +69,9 @@ pub(crate) struct State {
     pub closing: bool,
 }
 
+/// Ledger entries kept per record by a server without the control API.
+const LEDGER_WINDOW: u32 = 10_000;
+
 enum Delivery {
     Sent,
     /// The response is gone (client closed) or too far behind.
@@ -98,7 +102,12 @@ impl State {
         // scenario's picks from the same stream.
         let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
         let server_seed = rng.next_u64();
-        let server = Server::new(config.knobs.clone(), server_seed);
+        let mut server = Server::new(config.knobs.clone(), server_seed);
+        if !config.control {
+            // Nobody can read the ground truth without the control API: keep a window of
+            // it so a long-lived server's memory stays bounded.
+            server.bound_ledger(LEDGER_WINDOW);
+        }
         let (script, notes) = Script::new(config.scenario.as_ref(), &mut rng);
         (server, script, notes)
     }
@@ -263,12 +272,22 @@ impl State {
         let now = self.sync();
         let (answers, jobs) = {
             let l = self.server.ledger();
-            (l.answers.len(), l.jobs.len())
+            (l.answers.len(), l.jobs_end())
         };
+        let close_mid_call = closes_stream_mid_call(&request);
         let mut out = Vec::new();
         self.server.handle(conn, request, now, &mut out);
         self.note_call(conn, answers, jobs, &out);
         self.route(out);
+        if close_mid_call && self.server.stream_of(conn).is_some() {
+            // SEP-1699 polling (`test_reconnection`): the priming event is already queued;
+            // end the POST stream cleanly mid-call, as a server that wants the client to
+            // poll does. The job goes on; its result waits in the log for the resume.
+            let mut out = Vec::new();
+            self.server
+                .drop_connection(conn, EndMode::Close, now, &mut out);
+            self.route(out);
+        }
         if self.closing && self.conns.contains_key(&conn) {
             self.end_now(conn, EndMode::Close);
         }
@@ -276,7 +295,7 @@ impl State {
     }
 
     /// Tells the script about an accepted `tools/call` (for `Call(k)` selectors).
-    fn note_call(&mut self, conn: ConnId, answers: usize, jobs: usize, out: &[Output]) {
+    fn note_call(&mut self, conn: ConnId, answers: usize, jobs: u32, out: &[Output]) {
         let ledger = self.server.ledger();
         let accepted = ledger.answers[answers..].iter().any(|a| {
             a.conn == conn && a.status == 200 && a.rpc_method.as_deref() == Some("tools/call")
@@ -295,12 +314,41 @@ impl State {
             } if *c == conn => Some(*s),
             _ => None,
         });
-        let new_jobs: Vec<_> = (jobs..ledger.jobs.len())
-            .map(|j| faultline_model::JobId(j as u32))
+        let new_jobs: Vec<_> = (jobs..ledger.jobs_end())
+            .map(faultline_model::JobId)
             .collect();
         self.script.on_call(stream, &new_jobs);
     }
+}
 
+/// True for a POST whose single JSON-RPC message is a `tools/call` of a tool that wants its
+/// stream closed mid-call (see `faultline_model::tools::closes_stream_mid_call`).
+fn closes_stream_mid_call(request: &HttpRequest) -> bool {
+    if request.method != HttpMethod::Post {
+        return false;
+    }
+    let value = match &request.body {
+        RequestBody::Bytes(b) => {
+            // Cheap pre-filter: only a body that names the tool is parsed a second time.
+            let name = faultline_model::tools::TEST_RECONNECTION.as_bytes();
+            if !b.windows(name.len()).any(|w| w == name) {
+                return false;
+            }
+            match serde_json::from_slice::<serde_json::Value>(b) {
+                Ok(v) => v,
+                Err(_) => return false,
+            }
+        }
+        RequestBody::Json(v) => v.clone(),
+        RequestBody::Empty => return false,
+    };
+    value.get("method").and_then(serde_json::Value::as_str) == Some("tools/call")
+        && value
+            .get("params")
+            .is_some_and(faultline_model::tools::closes_stream_mid_call)
+}
+
+impl State {
     /// The HTTP response of `conn` was dropped (client closed, or the body finished).
     pub fn client_gone(&mut self, conn: ConnId) {
         if self.conns.remove(&conn).is_none() {
@@ -410,6 +458,8 @@ impl State {
             self.observe_sessions();
         }
         self.observe_sessions();
+        // Every output has been put on its connection: ledger ids may now be forgotten.
+        self.server.trim_ledger();
     }
 
     fn deliver(&mut self, conn: ConnId, frame: Frame, len: usize) -> Delivery {
