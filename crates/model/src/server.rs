@@ -134,7 +134,9 @@ impl Server {
             for logged in &log.retained {
                 min_event = min_event.min(logged.event.0);
                 match self.ledger.event(logged.event).payload {
-                    Payload::Progress { job, .. } | Payload::ToolResult { job } => min_job = min_job.min(job.0),
+                    Payload::Progress { job, .. } | Payload::ToolResult { job } => {
+                        min_job = min_job.min(job.0)
+                    }
                     Payload::Response { message } => min_message = min_message.min(message),
                     _ => {}
                 }
@@ -143,20 +145,31 @@ impl Server {
         if let Some(job) = self.jobs.keys().next() {
             min_job = min_job.min(job.0);
         }
-        let min_stream = self.log.streams.keys().next().map_or(self.ledger.streams_end(), |s| s.0);
+        let min_stream = self
+            .log
+            .streams
+            .keys()
+            .next()
+            .map_or(self.ledger.streams_end(), |s| s.0);
         let keep_from = |end: u32, needed: u32| needed.min(end.saturating_sub(w as u32));
         let ledger = &mut self.ledger;
         let new_base = keep_from(ledger.next_event().0, min_event).max(ledger.events_base);
-        ledger.events.drain(..(new_base - ledger.events_base) as usize);
+        ledger
+            .events
+            .drain(..(new_base - ledger.events_base) as usize);
         ledger.events_base = new_base;
         let new_base = keep_from(ledger.jobs_end(), min_job).max(ledger.jobs_base);
         ledger.jobs.drain(..(new_base - ledger.jobs_base) as usize);
         ledger.jobs_base = new_base;
         let new_base = keep_from(ledger.streams_end(), min_stream).max(ledger.streams_base);
-        ledger.streams.drain(..(new_base - ledger.streams_base) as usize);
+        ledger
+            .streams
+            .drain(..(new_base - ledger.streams_base) as usize);
         ledger.streams_base = new_base;
         let new_base = keep_from(ledger.messages_end(), min_message).max(ledger.messages_base);
-        ledger.messages.drain(..(new_base - ledger.messages_base) as usize);
+        ledger
+            .messages
+            .drain(..(new_base - ledger.messages_base) as usize);
         ledger.messages_base = new_base;
     }
 
