@@ -1,0 +1,604 @@
+//! `explain`: a run told in plain words, generated from the run itself.
+//!
+//! Nothing here is written per scenario. The story has five parts, each read from a
+//! different witness so none of them can flatter another:
+//!
+//! 1. the trap: the server's knobs (see `knobs_story`) and the faults the run injected;
+//! 2. what the client believed: its own record (requests, statuses, what it did with each
+//!    replayed event, the errors it raised);
+//! 3. what was really true: the server's ledger (when sessions died and why, generations,
+//!    how each cursor was resolved, when the cursor's event left the log);
+//! 4. what was lost: the oracle's verdict evidence;
+//! 5. which guard would have caught it: the shared guard table (see `guards`).
+
+use std::fmt::Write as _;
+
+use faultline_model::{CursorResolution, DeathCause, Ledger, UnknownCursor};
+use faultline_sim::{
+    ClientModel, Evidence, RunOutcome, Scenario, TraceWhat, Verdict, VerdictKind,
+};
+
+use crate::diagram::{short, time};
+use crate::guards::{guard_for_verdict, guards_fired};
+use crate::knobs_story::trap;
+
+/// The explanation of one run. `contrast` is the same scenario and seed run with the other
+/// client model, when the caller has it, to say what the guards changed.
+pub fn explain(scenario: &Scenario, outcome: &RunOutcome, contrast: Option<&RunOutcome>) -> String {
+    let mut out = String::new();
+    let kinds: Vec<&str> = outcome.kinds().iter().map(|k| k.name()).collect();
+    let _ = writeln!(
+        out,
+        "{} (seed {}, {} client): {}",
+        scenario.name,
+        outcome.seed,
+        outcome.client.name(),
+        kinds.join(", ")
+    );
+    let _ = writeln!(out, "{}", scenario.summary);
+
+    section(&mut out, "The trap");
+    let restarts = !outcome.result.ledger.restarts.is_empty();
+    for line in trap(&scenario.server, restarts) {
+        bullet(&mut out, &line);
+    }
+    for e in &outcome.result.trace {
+        if let TraceWhat::Fault { fault } = &e.what {
+            bullet(&mut out, &format!("At {} the run injected a fault: {fault}.", time(e.at_ms)));
+        }
+    }
+
+    section(&mut out, "What the client believed, and why");
+    for line in beliefs(outcome) {
+        bullet(&mut out, &line);
+    }
+
+    section(&mut out, "What was really true (the server's ledger)");
+    for line in truths(scenario, outcome) {
+        bullet(&mut out, &line);
+    }
+
+    section(&mut out, "What was lost");
+    for v in &outcome.verdicts {
+        bullet(&mut out, &loss(v));
+    }
+
+    section(&mut out, "Which guard would have caught it");
+    for line in guards(outcome) {
+        bullet(&mut out, &line);
+    }
+    if let Some(other) = contrast {
+        let kinds: Vec<&str> = other.kinds().iter().map(|k| k.name()).collect();
+        let _ = writeln!(
+            out,
+            "\nThe {} client on the same server and seed gets: {}.",
+            other.client.name(),
+            kinds.join(", ")
+        );
+    }
+    out
+}
+
+fn section(out: &mut String, title: &str) {
+    let _ = writeln!(out, "\n{title}");
+}
+
+fn bullet(out: &mut String, text: &str) {
+    let _ = writeln!(out, "  - {text}");
+}
+
+fn plural(n: usize, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
+/// What the client saw and concluded, from its record and the trace.
+fn beliefs(outcome: &RunOutcome) -> Vec<String> {
+    let record = &outcome.result.record;
+    let mut out: Vec<(u64, String)> = Vec::new();
+    for (i, (at, session)) in record.sessions.iter().enumerate() {
+        if i == 0 {
+            out.push((*at, format!("At {} it initialized session {}.", time(*at), short(session))));
+        }
+    }
+    for r in &record.resumptions {
+        let status = record
+            .requests
+            .iter()
+            .find(|q| q.conn == r.conn)
+            .and_then(|q| q.status);
+        let mut s = format!(
+            "At {} it resumed session {} with Last-Event-ID {}; the GET answered {}",
+            time(r.at_ms),
+            short(&r.session),
+            r.cursor,
+            status.map_or("nothing".to_string(), |s| s.to_string())
+        );
+        // What arrived on that connection, and what the client did with it.
+        let mut arrived: Vec<(u64, bool, &'static str)> = Vec::new();
+        for e in &outcome.result.trace {
+            if let TraceWhat::Event {
+                conn, id, replay, fate, ..
+            } = &e.what
+                && *conn == r.conn.0
+                && let Some(id) = id
+            {
+                arrived.push((*id, *replay, fate_words(*fate)));
+            }
+        }
+        if let Some((first, _, _)) = arrived.first() {
+            let replayed = arrived.iter().filter(|a| a.1).count();
+            let _ = write!(
+                s,
+                " and brought {} starting at id {first}",
+                plural(arrived.len(), "event")
+            );
+            if replayed > 0 {
+                let _ = write!(s, " ({replayed} replayed from the log)");
+            }
+            s.push('.');
+            let mut fates: Vec<&str> = arrived.iter().map(|a| a.2).collect();
+            fates.dedup();
+            if *first == r.cursor + 1 {
+                let _ = write!(
+                    s,
+                    " The first id was cursor + 1, so the stream looked contiguous"
+                );
+            } else if *first <= r.cursor {
+                let _ = write!(
+                    s,
+                    " The ids restarted at {first}, at or below its cursor {}",
+                    r.cursor
+                );
+            } else {
+                let _ = write!(s, " The ids jumped ahead of cursor + 1 = {}", r.cursor + 1);
+            }
+            let _ = write!(s, "; it {}.", fates.join(", then "));
+        } else {
+            s.push_str(" and brought no event.");
+        }
+        let probe = record.requests.iter().find(|q| {
+            q.conn.0 > r.conn.0 && q.task == faultline_sim::Task::Probe
+        });
+        match (status, probe) {
+            (Some(200), Some(p)) if p.at_ms == r.at_ms => {
+                let _ = write!(
+                    s,
+                    " It did not take the 200 as proof of life: it sent a liveness probe ({}), answered {}.",
+                    p.describe(),
+                    p.status.map_or("nothing".into(), |x| x.to_string())
+                );
+            }
+            (Some(200), _) => s.push_str(
+                " A 200 on the GET looked like proof the session was alive, so it marked the session healthy.",
+            ),
+            _ => {}
+        }
+        out.push((r.at_ms, s));
+    }
+    // Requests that met a dead session, and what the client did next.
+    let mut told_dead: Vec<&str> = Vec::new();
+    for q in &record.requests {
+        let (Some(session), Some(status @ (404 | 410))) = (q.session.as_deref(), q.status) else {
+            continue;
+        };
+        if told_dead.contains(&session) {
+            continue;
+        }
+        told_dead.push(session);
+        let later: Vec<_> = record
+            .requests
+            .iter()
+            .filter(|x| x.conn.0 > q.conn.0 && x.session.as_deref() == Some(session))
+            .collect();
+        let mut s = format!(
+            "At {} its {} on session {} answered {status}.",
+            time(q.at_ms),
+            q.describe(),
+            short(session)
+        );
+        if !later.is_empty() {
+            let tasks: Vec<String> = later.iter().map(|x| x.task.label()).collect();
+            let mut uniq = tasks.clone();
+            uniq.dedup();
+            let _ = write!(
+                s,
+                " It took that for a failure of the request, not of the session: {} more {} went to the same session afterwards (task {}), from {} to {}.",
+                later.len(),
+                if later.len() == 1 { "request" } else { "requests" },
+                uniq.join(", "),
+                time(later[0].at_ms),
+                time(later[later.len() - 1].at_ms)
+            );
+        } else {
+            s.push_str(" It took that as the end of the session and sent it nothing more.");
+        }
+        out.push((q.at_ms, s));
+    }
+    for e in &record.errors {
+        out.push((e.at_ms, format!(
+            "At {} it raised: {}{}",
+            time(e.at_ms),
+            e.error,
+            if e.error.is_typed() {
+                " (a typed resumption error: a guard fired)."
+            } else {
+                " (untyped: the application learns that something failed, not what was lost)."
+            }
+        )));
+    }
+    for (at, session) in record.sessions.iter().skip(1) {
+        out.push((*at, format!(
+            "At {} it re-initialized and got session {}.",
+            time(*at),
+            short(session)
+        )));
+    }
+    for c in &record.calls {
+        if c.attempts > 1 {
+            out.push((u64::MAX, format!(
+                "It sent {} {} times, under the same idempotency key{}.",
+                c.key,
+                c.attempts,
+                c.completed_at_ms.map_or_else(
+                    || "; it never completed".to_string(),
+                    |t| format!("; it completed at {}", time(t))
+                )
+            )));
+        } else if c.completed_at_ms.is_none() && c.failed_at_ms.is_none() {
+            out.push((u64::MAX, format!(
+                "It never saw {} finish, and nothing told it so: it is still waiting for the result.",
+                c.key
+            )));
+        }
+    }
+    if out.len() <= 1 {
+        out.push((
+            u64::MAX,
+            "Nothing went wrong that it could see: every stream it opened stayed healthy.".into(),
+        ));
+    }
+    out.sort_by_key(|(at, _)| *at);
+    out.into_iter().map(|(_, s)| s).collect()
+}
+
+fn fate_words(fate: faultline_sim::Fate) -> &'static str {
+    use faultline_sim::Fate;
+    match fate {
+        Fate::Applied => "applied them",
+        Fate::SkippedAsSeen => "discarded them as already seen (id <= cursor)",
+        Fate::Buffered => "held them back until its liveness probe answered",
+        Fate::Quarantined => "quarantined them",
+        Fate::Ignored => "lost them in flight",
+        Fate::Primed => "took the priming event's id as its cursor",
+    }
+}
+
+fn cause_words(cause: DeathCause) -> &'static str {
+    match cause {
+        DeathCause::IdleTtl => "its idle TTL ran out",
+        DeathCause::AbsoluteTtl => "its absolute TTL ran out",
+        DeathCause::Deleted => "the client deleted it",
+        DeathCause::Restart => "a restart forgot it",
+    }
+}
+
+fn answer_words(answer: UnknownCursor) -> &'static str {
+    match answer {
+        UnknownCursor::FreshStream => "opened a fresh stream with a 200 instead of an error",
+        UnknownCursor::BadRequest => "answered 400",
+        UnknownCursor::NotFound => "answered 404",
+        UnknownCursor::Empty200 => "answered 200 with an empty stream",
+        UnknownCursor::ReplayRemaining => "replayed what was left, gap or not",
+    }
+}
+
+/// The ground truth, from the ledger.
+fn truths(scenario: &Scenario, outcome: &RunOutcome) -> Vec<String> {
+    let ledger: &Ledger = &outcome.result.ledger;
+    let mut out = Vec::new();
+    for s in &ledger.sessions {
+        let mut line = format!(
+            "Session {} was created at {}",
+            short(&s.wire_id),
+            time(s.created_ms)
+        );
+        for (g, at) in s.generations.iter().enumerate().skip(1) {
+            let _ = write!(
+                line,
+                "; a restart at {} made it generation {}, numbered afresh by `id_scheme: {:?}`",
+                time(*at),
+                g + 1,
+                scenario.server.id_scheme
+            );
+        }
+        match s.died {
+            Some((at, cause)) => {
+                let _ = write!(line, "; it died at {} ({}).", time(at), cause_words(cause));
+            }
+            None => line.push_str("; it was alive when the run ended."),
+        }
+        out.push(line);
+    }
+    let log_ttl = scenario.server.event_log_ttl.map(|d| d.ms());
+    for r in &outcome.result.record.resumptions {
+        let Some(entry) = ledger.resumptions.iter().find(|e| e.conn == r.conn) else {
+            continue;
+        };
+        let cursor_event = r.cursor_event.map(|e| ledger.event(e));
+        let mut line = format!("At {} the cursor {} ", time(r.at_ms), r.cursor);
+        match entry.resolution {
+            CursorResolution::Honoured {
+                generation,
+                replayed,
+                ..
+            } => {
+                let _ = write!(
+                    line,
+                    "was honoured against generation {generation}'s numbering: {} replayed",
+                    plural(replayed as usize, "event")
+                );
+                if let Some(ev) = cursor_event
+                    && ev.generation != generation
+                {
+                    let _ = write!(
+                        line,
+                        ", although it had been minted in generation {}: the same number named a different event",
+                        ev.generation
+                    );
+                }
+                line.push('.');
+            }
+            CursorResolution::Stale {
+                answer, replayed, ..
+            } => {
+                let _ = write!(
+                    line,
+                    "named a stream whose later events had been evicted; the server {} ({} replayed).",
+                    answer_words(answer),
+                    plural(replayed as usize, "event")
+                );
+            }
+            CursorResolution::Unknown { answer } => {
+                let _ = write!(line, "was unknown to the event log");
+                if let (Some(ev), Some(ttl)) = (cursor_event, log_ttl) {
+                    let _ = write!(
+                        line,
+                        " (event {} was produced at {} and left the log at {}, `event_log_ttl` {})",
+                        ev.id,
+                        time(ev.at_ms),
+                        time(ev.at_ms + ttl),
+                        faultline_model::DurationMs(ttl)
+                    );
+                }
+                let _ = write!(line, "; the server {}.", answer_words(answer));
+            }
+            CursorResolution::SessionRejected { status } => {
+                let _ = write!(
+                    line,
+                    "was never looked at: the GET was rejected with {status} because the session was gone."
+                );
+            }
+        }
+        if let Some(s) = ledger.sessions.iter().find(|s| s.wire_id == r.session) {
+            match s.died {
+                Some((died, _)) if died <= r.at_ms => {
+                    let _ = write!(line, " The session was already dead then.");
+                }
+                Some((died, _)) if !scenario.server.get_validates_session => {
+                    let _ = write!(
+                        line,
+                        " The GET never asked the session store; the session had {} left to live.",
+                        faultline_model::DurationMs(died - r.at_ms)
+                    );
+                }
+                _ => {}
+            }
+        }
+        out.push(line);
+    }
+    let produced = ledger.events.iter().filter(|e| e.payload.carries_data()).count();
+    out.push(format!(
+        "The server produced {} for the client; the client applied {}.",
+        plural(produced, "event"),
+        plural(outcome.result.record.applied.len(), "event")
+    ));
+    out
+}
+
+/// What a verdict says was lost, from its evidence.
+fn loss(v: &Verdict) -> String {
+    let name = v.kind.name();
+    match &v.evidence {
+        Evidence::Gap {
+            session,
+            generation,
+            stream,
+            ids,
+            count,
+            skipped_as_seen,
+            never_delivered,
+            lost_results,
+        } => {
+            let mut s = format!(
+                "{name}: {count} event(s) of stream #{stream} (session {}, generation {generation}), ids {ids}, were never applied",
+                short(session)
+            );
+            if !skipped_as_seen.0.is_empty() {
+                let _ = write!(
+                    s,
+                    "; ids {skipped_as_seen} reached the client and were discarded as already seen"
+                );
+            }
+            if !never_delivered.0.is_empty() {
+                let _ = write!(s, "; ids {never_delivered} never reached it at all");
+            }
+            if !lost_results.is_empty() {
+                let _ = write!(s, "; among them the final result of {}", lost_results.join(", "));
+            }
+            s.push_str(if v.kind == VerdictKind::SilentGap {
+                ". No error said so."
+            } else {
+                ". An untyped error said something failed, not what."
+            });
+            s
+        }
+        Evidence::CursorReuse {
+            cursor,
+            minted_in_generation,
+            honoured_in_generation,
+            replayed,
+            resumed_at_ms,
+            ..
+        } => format!(
+            "{name}: at {} Last-Event-ID {cursor}, minted in generation {minted_in_generation}, was honoured in generation {honoured_in_generation}; {replayed} event(s) were replayed after it as if contiguous, so the transport called the gap delivered.",
+            time(*resumed_at_ms)
+        ),
+        Evidence::Zombie {
+            session,
+            replay_at_ms,
+            cursor,
+            replayed_events,
+            rejected_at_ms,
+            rejected_method,
+            status,
+            session_died_at_ms,
+            cause,
+        } => format!(
+            "{name}: session {} answered 200 to the resumption at {} (Last-Event-ID {cursor}, {replayed_events} event(s) replayed), which proved nothing about the session{}; the next session-scoped request, {rejected_method} at {}, got {status}, {} after the replay. The failure surfaced far from its cause.",
+            short(session),
+            time(*replay_at_ms),
+            match (session_died_at_ms, cause) {
+                (Some(at), Some(c)) => format!(
+                    "; it died at {} ({c}) without the client noticing",
+                    time(*at)
+                ),
+                _ => String::new(),
+            },
+            time(*rejected_at_ms),
+            faultline_model::DurationMs(rejected_at_ms.saturating_sub(*replay_at_ms))
+        ),
+        Evidence::Requests {
+            session,
+            since_ms,
+            requests,
+        } => {
+            let list: Vec<String> = requests
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} {} ({}) -> {}",
+                        time(r.at_ms),
+                        r.method,
+                        r.task,
+                        r.status.map_or("-".into(), |s| s.to_string())
+                    )
+                })
+                .collect();
+            let since = if v.kind == VerdictKind::ReinitCollision {
+                "after the client re-initialized away from it"
+            } else {
+                "after it had answered 404/410"
+            };
+            format!(
+                "{name}: {} still went to session {} {since} at {}: {}.",
+                plural(requests.len(), "request"),
+                short(session),
+                time(*since_ms),
+                list.join("; ")
+            )
+        }
+        Evidence::Applied { session, events } => {
+            let ids: Vec<String> = events.iter().take(8).map(|e| e.id.to_string()).collect();
+            format!(
+                "{name}: {} of session {} were applied when they should not have been (ids {}{}): {}.",
+                plural(events.len(), "event"),
+                short(session),
+                ids.join(", "),
+                if events.len() > 8 { ", …" } else { "" },
+                events.first().map_or(String::new(), |e| e.detail.clone())
+            )
+        }
+        Evidence::Detected {
+            errors,
+            recovered_calls,
+        } => format!(
+            "{name}: nothing was lost silently. The client raised {}{}.",
+            errors.join("; "),
+            if recovered_calls.is_empty() {
+                String::new()
+            } else {
+                format!(", and re-issued and completed {}", recovered_calls.join(", "))
+            }
+        ),
+        Evidence::None => format!("{name}: {}.", v.summary),
+    }
+}
+
+/// The guard per verdict, and which guards fired.
+fn guards(outcome: &RunOutcome) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut named: Vec<&str> = Vec::new();
+    for v in &outcome.verdicts {
+        let g = guard_for_verdict(v, &outcome.verdicts);
+        let line = match v.kind {
+            VerdictKind::Detected => {
+                let mut fired: Vec<&str> = Vec::new();
+                for e in &outcome.result.record.errors {
+                    for name in guards_fired(&e.error.to_string()) {
+                        if !fired.contains(&name) {
+                            fired.push(name);
+                        }
+                    }
+                }
+                if outcome.result.record.calls.iter().any(|c| c.attempts > 1) {
+                    fired.push("idempotent re-issue");
+                }
+                format!(
+                    "detected: {} ({}) fired: {}",
+                    g.name,
+                    if fired.is_empty() {
+                        "unnamed".to_string()
+                    } else {
+                        fired.join(", ")
+                    },
+                    g.rule
+                )
+            }
+            VerdictKind::Clean => format!("clean: {}", g.rule),
+            kind if named.contains(&g.name) => {
+                format!("{}: caught by the same guard, \"{}\".", kind.name(), g.name)
+            }
+            kind => format!(
+                "{}: caught by the guard \"{}\". {}",
+                kind.name(),
+                g.name,
+                capitalize(g.rule)
+            ),
+        };
+        named.push(g.name);
+        if !out.contains(&line) {
+            out.push(line);
+        }
+    }
+    if outcome.client == ClientModel::Naive
+        && outcome
+            .kinds()
+            .iter()
+            .any(|k| k.is_loss() || *k == VerdictKind::SurfacedLoss)
+    {
+        out.push("Run it again with `--client guarded` to see these guards fire.".into());
+    }
+    out
+}
+
+fn capitalize(text: &str) -> String {
+    let mut c = text.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}

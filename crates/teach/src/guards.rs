@@ -1,0 +1,121 @@
+//! Which guard catches which failure, and the decision rule it applies.
+//!
+//! One table, keyed by verdict kind, shared by `explain` and the failure-modes document,
+//! so that the advice printed after a run and the advice in the docs cannot drift apart.
+//! The rules are the seeds' (seeds/000 and seeds/002), stated as the guarded client in
+//! `crates/sim/src/client.rs` applies them.
+
+use faultline_sim::{Evidence, Verdict, VerdictKind};
+
+/// A guard and how it decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Guard {
+    /// Short name, used in explanations and tests.
+    pub name: &'static str,
+    /// The decision rule, in one or two sentences.
+    pub rule: &'static str,
+    /// The one-line fix.
+    pub fix: &'static str,
+}
+
+/// The guard that prevents (or, for `detected` and `clean`, explains) a verdict kind.
+pub fn guard_for(kind: VerdictKind) -> Guard {
+    match kind {
+        VerdictKind::Clean => Guard {
+            name: "no guard needed",
+            rule: "nothing was lost or misapplied, so no guard had to fire.",
+            fix: "nothing to fix; keep the guards that kept it clean.",
+        },
+        VerdictKind::SilentGap => Guard {
+            name: "contiguity check",
+            rule: "on a resumed stream the first event must be exactly `cursor + 1`; a replay that is empty, restarts at 1 or jumps ahead raises ResumptionCursorError, and the client re-initializes and re-issues the call under its idempotency key.",
+            fix: "client: check `first == cursor + 1` on every resumption; server: never restart ids on a fresh stream, answer 400 to a cursor it cannot honour.",
+        },
+        VerdictKind::CursorReuse => Guard {
+            name: "monotonic-id capability gating",
+            rule: "send `Last-Event-ID` only if `initialize` advertised session-lifetime monotonic ids (`capabilities.experimental.resumption.sessionMonotonicEventIds`); without it, a dropped stream ends the session: re-initialize with an idempotency key.",
+            fix: "server: number ids across the session's life (or add an epoch) and advertise it only when true; client: gate every cursor on that capability.",
+        },
+        VerdictKind::ZombieSession => Guard {
+            name: "liveness probe after replay",
+            rule: "after every replay send a session-scoped `ping` before trusting the session: replay 200 + probe 200 -> live; replay 200 + probe 404/410 -> dead: quarantine the replay, drop cursor and session id, re-initialize; replay 404/410 -> the same teardown.",
+            fix: "client: probe liveness after every replay; server: validate the session on the SSE GET.",
+        },
+        VerdictKind::RetryAmplification => Guard {
+            name: "no retries into a dead session",
+            rule: "a 404/410 on a session-scoped request is a SessionResumptionError, not a transient failure: stop, re-initialize once, re-issue the call under its idempotency key.",
+            fix: "client: map 404/410 to session teardown, never to backoff-and-retry.",
+        },
+        VerdictKind::ReinitCollision => Guard {
+            name: "one shared session handle",
+            rule: "every task reads the session id from one handle that re-initialization replaces; no task keeps its own copy of an id.",
+            fix: "client: share one session handle across tasks and swap it atomically on re-initialize.",
+        },
+        VerdictKind::QuarantineViolation => Guard {
+            name: "quarantine",
+            rule: "replayed events are buffered until the liveness probe answers; if it answers 404/410 they belong to a dead session and are dropped, never applied.",
+            fix: "client: buffer a replay until liveness is confirmed and discard it if the session is dead.",
+        },
+        VerdictKind::ForeignEvent => Guard {
+            name: "session-scoped event store",
+            rule: "apply an event only on the session and stream that asked for it; a server keys its event store by (session, stream), never by stream id alone.",
+            fix: "server: key the event store by session; client: refuse events whose stream was not opened in this session.",
+        },
+        VerdictKind::Duplicate => Guard {
+            name: "strictly-after replay",
+            rule: "a replay starts strictly after the cursor (first == cursor + 1); the contiguity check refuses a replay that starts at the cursor itself.",
+            fix: "server: replay strictly after `Last-Event-ID`; client: check `first == cursor + 1`.",
+        },
+        VerdictKind::SurfacedLoss => Guard {
+            name: "typed resumption errors with idempotent re-issue",
+            rule: "raise ResumptionCursorError or SessionResumptionError (not a generic failure), re-initialize, and re-issue every unfinished call under its idempotency key, at most three times.",
+            fix: "client: turn resumption failures into typed errors and re-issue unfinished calls idempotently.",
+        },
+        VerdictKind::Detected => Guard {
+            name: "typed resumption errors",
+            rule: "a guard fired and raised a typed error; the client tore the session down, re-initialized and re-issued what was unfinished, so nothing was lost silently.",
+            fix: "nothing to fix on the client; the server's trap is still there for other clients.",
+        },
+    }
+}
+
+/// The guard that would have caught this particular verdict, read from its evidence and
+/// the run's other verdicts. A gap whose cursor was honoured in another generation's
+/// numbering replays *contiguously*: the contiguity check cannot see it, only capability
+/// gating can. Every other gap is caught by the contiguity check.
+pub fn guard_for_verdict(verdict: &Verdict, all: &[Verdict]) -> Guard {
+    match (&verdict.evidence, verdict.kind) {
+        (Evidence::Gap { session, .. }, VerdictKind::SilentGap) => {
+            let reused = all.iter().any(|v| {
+                matches!(&v.evidence, Evidence::CursorReuse { session: s, .. } if s == session)
+            });
+            if reused {
+                guard_for(VerdictKind::CursorReuse)
+            } else {
+                guard_for(VerdictKind::SilentGap)
+            }
+        }
+        (_, kind) => guard_for(kind),
+    }
+}
+
+/// The guards that fired, read from a typed error's text.
+pub fn guards_fired(error: &str) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if error.starts_with("ResumptionCursorError") {
+        if error.contains("did not negotiate") {
+            out.push(guard_for(VerdictKind::CursorReuse).name);
+        } else {
+            out.push(guard_for(VerdictKind::SilentGap).name);
+        }
+    }
+    if error.starts_with("SessionResumptionError") {
+        if error.contains("despite successful SSE replay") || error.contains("liveness probe") {
+            out.push(guard_for(VerdictKind::ZombieSession).name);
+            out.push(guard_for(VerdictKind::QuarantineViolation).name);
+        } else {
+            out.push(guard_for(VerdictKind::RetryAmplification).name);
+        }
+    }
+    out
+}

@@ -1,0 +1,166 @@
+//! `explain` is checked against the run, not against fixed prose: for every verdict the
+//! run has, the explanation must name the verdict, its guard, and the evidence behind it
+//! (ids, cursor, generations, times, statuses), and the trap must name the knobs that set it.
+
+use std::path::PathBuf;
+
+use faultline_sim::{ClientModel, Evidence, RunOutcome, Scenario, VerdictKind};
+use faultline_teach::{explain, guard_for_verdict};
+
+fn time(ms: u64) -> String {
+    format!("T+{}", faultline_model::DurationMs(ms))
+}
+
+fn scenarios() -> Vec<(String, Scenario)> {
+    let root: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", ".."].iter().collect();
+    let mut out = Vec::new();
+    for dir in ["scenarios", "docs/scenarios"] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            continue;
+        };
+        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        for p in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "ron")) {
+            let s = Scenario::load(&p).expect("scenario loads");
+            out.push((p.display().to_string(), s));
+        }
+    }
+    assert!(out.len() >= 3);
+    out
+}
+
+fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
+    let ctx = format!("{name} ({}):\n{text}", outcome.client.name());
+    for v in &outcome.verdicts {
+        assert!(text.contains(v.kind.name()), "{ctx}\nmissing kind {}", v.kind);
+        let guard = guard_for_verdict(v, &outcome.verdicts);
+        assert!(text.contains(guard.name), "{ctx}\nmissing guard {}", guard.name);
+        match &v.evidence {
+            Evidence::Gap {
+                ids,
+                skipped_as_seen,
+                never_delivered,
+                lost_results,
+                ..
+            } => {
+                assert!(text.contains(&format!("ids {ids}")), "{ctx}");
+                if !skipped_as_seen.0.is_empty() {
+                    assert!(text.contains("discarded as already seen"), "{ctx}");
+                }
+                if !never_delivered.0.is_empty() {
+                    assert!(text.contains("never reached it"), "{ctx}");
+                }
+                for call in lost_results {
+                    assert!(text.contains(&format!("final result of {call}")), "{ctx}");
+                }
+            }
+            Evidence::CursorReuse {
+                cursor,
+                minted_in_generation,
+                honoured_in_generation,
+                ..
+            } => {
+                assert!(text.contains(&format!("Last-Event-ID {cursor}, minted in generation {minted_in_generation}, was honoured in generation {honoured_in_generation}")), "{ctx}");
+                assert!(text.contains("`id_scheme: PerGeneration`") || text.contains("`id_scheme: PerStream`"), "{ctx}");
+            }
+            Evidence::Zombie {
+                status,
+                rejected_at_ms,
+                session_died_at_ms,
+                ..
+            } => {
+                assert!(text.contains(&format!("got {status}")), "{ctx}");
+                assert!(text.contains(&time(*rejected_at_ms)), "{ctx}");
+                if let Some(died) = session_died_at_ms {
+                    assert!(text.contains(&format!("died at {}", time(*died))), "{ctx}");
+                }
+                if !scenario.server.get_validates_session {
+                    assert!(text.contains("get_validates_session: false"), "{ctx}");
+                }
+            }
+            Evidence::Requests { requests, .. } => {
+                for r in requests {
+                    assert!(text.contains(&time(r.at_ms)), "{ctx}");
+                }
+            }
+            Evidence::Applied { events, .. } => {
+                assert!(text.contains(&events[0].id.to_string()), "{ctx}");
+            }
+            Evidence::Detected { errors, .. } => {
+                for e in errors {
+                    assert!(text.contains(e.as_str()), "{ctx}");
+                }
+            }
+            Evidence::None => {}
+        }
+    }
+    // What was really true: every session's death, from the ledger.
+    for s in &outcome.result.ledger.sessions {
+        if let Some((at, _)) = s.died {
+            assert!(text.contains(&format!("died at {}", time(at))), "{ctx}");
+        }
+    }
+    // The trap names the knobs that are not the well-behaved default.
+    let knobs = &scenario.server;
+    if knobs.event_log_ttl.is_some() {
+        assert!(text.contains("`event_log_ttl`"), "{ctx}");
+    }
+    if knobs.restart_persistence == faultline_model::RestartPersistence::SessionIdsOnly {
+        assert!(text.contains("restart_persistence: SessionIdsOnly"), "{ctx}");
+    }
+    if knobs.unknown_cursor == faultline_model::UnknownCursor::FreshStream {
+        assert!(text.contains("unknown_cursor: FreshStream"), "{ctx}");
+    }
+}
+
+#[test]
+fn every_verdict_is_explained_with_its_evidence_and_guard() {
+    for (name, scenario) in scenarios() {
+        for client in [ClientModel::Naive, ClientModel::Guarded] {
+            let outcome = faultline_sim::run(&scenario, scenario.seed, client);
+            let text = explain(&scenario, &outcome, None);
+            check(&name, &scenario, &outcome, &text);
+        }
+    }
+}
+
+#[test]
+fn the_seed_incidents_name_their_causes() {
+    let all = scenarios();
+    let get = |n: &str| {
+        all.iter()
+            .find(|(p, _)| p.ends_with(n))
+            .map(|(_, s)| s.clone())
+            .unwrap()
+    };
+    // Behavior A: the log forgot the cursor while the session lived; the fresh stream's ids
+    // restarted; the contiguity check is the guard.
+    let a = get("scenarios/behavior_a.ron");
+    let out = faultline_sim::run(&a, a.seed, ClientModel::Naive);
+    let text = explain(&a, &out, None);
+    assert!(out.has(VerdictKind::SilentGap));
+    assert!(text.contains("was unknown to the event log"), "{text}");
+    assert!(text.contains("The ids restarted at 1"), "{text}");
+    assert!(text.contains("contiguity check"), "{text}");
+    // Behavior B: the replay was contiguous in the wrong numbering, so only capability
+    // gating catches the gap, not the contiguity check.
+    let b = get("scenarios/behavior_b.ron");
+    let out = faultline_sim::run(&b, b.seed, ClientModel::Naive);
+    let text = explain(&b, &out, None);
+    assert!(text.contains("the stream looked contiguous"), "{text}");
+    assert!(text.contains("made it generation 2"), "{text}");
+    assert!(text.contains("silent_gap: caught by the guard \"monotonic-id capability gating\""), "{text}");
+    // The cascade: the client believed the 200; the session died at T+31m; the probe is
+    // the guard.
+    let c = get("scenarios/replay_404_cascade.ron");
+    let out = faultline_sim::run(&c, c.seed, ClientModel::Naive);
+    let text = explain(&c, &out, None);
+    assert!(text.contains("A 200 on the GET looked like proof the session was alive"), "{text}");
+    assert!(text.contains("died at T+31m (its absolute TTL ran out)"), "{text}");
+    assert!(text.contains("liveness probe after replay"), "{text}");
+    // And the guarded client's explanation names the guard that fired.
+    let out = faultline_sim::run(&c, c.seed, ClientModel::Guarded);
+    let text = explain(&c, &out, None);
+    assert!(text.contains("it sent a liveness probe"), "{text}");
+    assert!(text.contains("fired"), "{text}");
+}

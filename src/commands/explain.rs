@@ -1,0 +1,48 @@
+//! `faultline explain SCENARIO`: the run told in plain words.
+//!
+//! The narrative is generated from the run (knobs, client record, ledger, verdicts), never
+//! written per scenario, so it stays true for any scenario file. The other client model is
+//! run too, on the same seed, to say in one line what the guards change.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use faultline_sim::{ClientModel, Scenario};
+
+use super::run::ClientArg;
+
+#[derive(Args)]
+pub struct ExplainArgs {
+    /// The scenario file (RON), e.g. scenarios/behavior_a.ron.
+    pub scenario: PathBuf,
+    /// The modelled client (default: the scenario's `client.model`).
+    #[arg(long, value_enum)]
+    pub client: Option<ClientArg>,
+    /// Override the scenario's seed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+pub fn explain(args: ExplainArgs) -> ExitCode {
+    let scenario = match Scenario::load(&args.scenario) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let seed = args.seed.unwrap_or(scenario.seed);
+    let client = args.client.map_or(scenario.client.model, ClientModel::from);
+    let outcome = faultline_sim::run(&scenario, seed, client);
+    let other = match client {
+        ClientModel::Naive => ClientModel::Guarded,
+        ClientModel::Guarded => ClientModel::Naive,
+    };
+    let contrast = faultline_sim::run_untraced(&scenario, seed, other);
+    print!(
+        "{}",
+        faultline_teach::explain(&scenario, &outcome, Some(&contrast))
+    );
+    ExitCode::SUCCESS
+}
