@@ -156,13 +156,11 @@ pub fn explore(args: ExploreArgs) -> ExitCode {
                 scope.spawn(move || {
                     let mut agg = Aggregate::new(client, args.dishonest_servers);
                     // Seeds of this shard, dealt round-robin to threads.
-                    let mut i = 0u64;
-                    for seed in (start..end).filter(|s| s % n == k) {
-                        if i % jobs == t {
+                    for (i, seed) in (start..end).filter(|s| s % n == k).enumerate() {
+                        if i as u64 % jobs == t {
                             explore_seed(&mut agg, seed, pins).expect("pins were checked");
                             done.fetch_add(1, Ordering::Relaxed);
                         }
-                        i += 1;
                     }
                     agg
                 })

@@ -57,11 +57,11 @@ pub fn run(args: RunArgs) -> ExitCode {
     tracing::debug!(scenario = %scenario.name, seed, client = client.name(), "running");
     let outcome = faultline_sim::run(&scenario, seed, client);
     let check = check_expectation(&scenario, &outcome);
-    if let Some(path) = &args.trace {
-        if let Err(e) = std::fs::write(path, outcome.trace_jsonl()) {
-            eprintln!("error: cannot write the trace to {}: {e}", path.display());
-            return ExitCode::from(2);
-        }
+    if let Some(path) = &args.trace
+        && let Err(e) = std::fs::write(path, outcome.trace_jsonl())
+    {
+        eprintln!("error: cannot write the trace to {}: {e}", path.display());
+        return ExitCode::from(2);
     }
     let reproduce = format!(
         "cargo run --release -- run {} --seed {seed} --client {}",
