@@ -38,3 +38,22 @@ lint:
 # Everything CI runs.
 ci:
     bash .ci/run
+
+# Draw a run as HTML and screenshot it in headless Chromium (Debian package `chromium`).
+screenshot scenario="scenarios/replay_404_cascade.ron" out="target/teach":
+    mkdir -p {{out}}
+    -cargo run --release -- run {{scenario}} --trace {{out}}/trace.jsonl
+    cargo run --release -- render {{out}}/trace.jsonl --scenario {{scenario}} -o {{out}}/run.html
+    chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking --disable-component-update --disable-sync --user-data-dir=$(mktemp -d) --screenshot={{out}}/run.png --window-size=1400,2000 file://$(realpath {{out}}/run.html)
+
+# Regenerate the diagrams in docs/ (failure-modes.md uses them).
+diagrams:
+    bash docs/diagrams.sh
+
+# Explore the knob space (findings and maps in findings/).
+explore client="naive" seeds="100000":
+    cargo run --release -- explore --seeds {{seeds}} --client {{client}} --jobs 2
+
+# Load-test the live server over loopback.
+bench-live:
+    cargo run --release -- bench-live --runs 3 --duration 10

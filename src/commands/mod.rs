@@ -2,8 +2,8 @@
 
 pub mod bench;
 pub mod bench_live;
-pub mod explore;
 pub mod explain;
+pub mod explore;
 pub mod render;
 pub mod run;
 pub mod serve;

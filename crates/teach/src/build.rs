@@ -138,7 +138,10 @@ fn event_row(run: &EventRun, harm: &mut HarmTracker) -> Row {
     detail.push(format!("client: {}", run.fate.label()));
     if let Some((h, why)) = harm.events(run) {
         row.harm = Some(h);
-        if matches!(h, Harm::CursorReuse | Harm::AppliedAfterDeath | Harm::Duplicate) {
+        if matches!(
+            h,
+            Harm::CursorReuse | Harm::AppliedAfterDeath | Harm::Duplicate
+        ) {
             row.label = format!("{} · {why}", row.label);
         }
         detail.push(format!("HARM ({}): {why}", h.name()));

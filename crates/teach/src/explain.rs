@@ -14,9 +14,7 @@
 use std::fmt::Write as _;
 
 use faultline_model::{CursorResolution, DeathCause, Ledger, UnknownCursor};
-use faultline_sim::{
-    ClientModel, Evidence, RunOutcome, Scenario, TraceWhat, Verdict, VerdictKind,
-};
+use faultline_sim::{ClientModel, Evidence, RunOutcome, Scenario, TraceWhat, Verdict, VerdictKind};
 
 use crate::diagram::{short, time};
 use crate::guards::{guard_for_verdict, guards_fired};
@@ -44,7 +42,10 @@ pub fn explain(scenario: &Scenario, outcome: &RunOutcome, contrast: Option<&RunO
     }
     for e in &outcome.result.trace {
         if let TraceWhat::Fault { fault } = &e.what {
-            bullet(&mut out, &format!("At {} the run injected a fault: {fault}.", time(e.at_ms)));
+            bullet(
+                &mut out,
+                &format!("At {} the run injected a fault: {fault}.", time(e.at_ms)),
+            );
         }
     }
 
@@ -101,7 +102,14 @@ fn beliefs(outcome: &RunOutcome) -> Vec<String> {
     let mut out: Vec<(u64, String)> = Vec::new();
     for (i, (at, session)) in record.sessions.iter().enumerate() {
         if i == 0 {
-            out.push((*at, format!("At {} it initialized session {}.", time(*at), short(session))));
+            out.push((
+                *at,
+                format!(
+                    "At {} it initialized session {}.",
+                    time(*at),
+                    short(session)
+                ),
+            ));
         }
     }
     for r in &record.resumptions {
@@ -121,7 +129,11 @@ fn beliefs(outcome: &RunOutcome) -> Vec<String> {
         let mut arrived: Vec<(u64, bool, &'static str)> = Vec::new();
         for e in &outcome.result.trace {
             if let TraceWhat::Event {
-                conn, id, replay, fate, ..
+                conn,
+                id,
+                replay,
+                fate,
+                ..
             } = &e.what
                 && *conn == r.conn.0
                 && let Some(id) = id
@@ -160,9 +172,10 @@ fn beliefs(outcome: &RunOutcome) -> Vec<String> {
         } else {
             s.push_str(" and brought no event.");
         }
-        let probe = record.requests.iter().find(|q| {
-            q.conn.0 > r.conn.0 && q.task == faultline_sim::Task::Probe
-        });
+        let probe = record
+            .requests
+            .iter()
+            .find(|q| q.conn.0 > r.conn.0 && q.task == faultline_sim::Task::Probe);
         match (status, probe) {
             (Some(200), Some(p)) if p.at_ms == r.at_ms => {
                 let _ = write!(
@@ -208,7 +221,11 @@ fn beliefs(outcome: &RunOutcome) -> Vec<String> {
                 s,
                 " It took that for a failure of the request, not of the session: {} more {} went to the same session afterwards (task {}), from {} to {}.",
                 later.len(),
-                if later.len() == 1 { "request" } else { "requests" },
+                if later.len() == 1 {
+                    "request"
+                } else {
+                    "requests"
+                },
                 uniq.join(", "),
                 time(later[0].at_ms),
                 time(later[later.len() - 1].at_ms)
@@ -219,35 +236,44 @@ fn beliefs(outcome: &RunOutcome) -> Vec<String> {
         out.push((q.at_ms, s));
     }
     for e in &record.errors {
-        out.push((e.at_ms, format!(
-            "At {} it raised: {}{}",
-            time(e.at_ms),
-            e.error,
-            if e.error.is_typed() {
-                " (a typed resumption error: a guard fired)."
-            } else {
-                " (untyped: the application learns that something failed, not what was lost)."
-            }
-        )));
+        out.push((
+            e.at_ms,
+            format!(
+                "At {} it raised: {}{}",
+                time(e.at_ms),
+                e.error,
+                if e.error.is_typed() {
+                    " (a typed resumption error: a guard fired)."
+                } else {
+                    " (untyped: the application learns that something failed, not what was lost)."
+                }
+            ),
+        ));
     }
     for (at, session) in record.sessions.iter().skip(1) {
-        out.push((*at, format!(
-            "At {} it re-initialized and got session {}.",
-            time(*at),
-            short(session)
-        )));
+        out.push((
+            *at,
+            format!(
+                "At {} it re-initialized and got session {}.",
+                time(*at),
+                short(session)
+            ),
+        ));
     }
     for c in &record.calls {
         if c.attempts > 1 {
-            out.push((u64::MAX, format!(
-                "It sent {} {} times, under the same idempotency key{}.",
-                c.key,
-                c.attempts,
-                c.completed_at_ms.map_or_else(
-                    || "; it never completed".to_string(),
-                    |t| format!("; it completed at {}", time(t))
-                )
-            )));
+            out.push((
+                u64::MAX,
+                format!(
+                    "It sent {} {} times, under the same idempotency key{}.",
+                    c.key,
+                    c.attempts,
+                    c.completed_at_ms.map_or_else(
+                        || "; it never completed".to_string(),
+                        |t| format!("; it completed at {}", time(t))
+                    )
+                ),
+            ));
         } else if c.completed_at_ms.is_none() && c.failed_at_ms.is_none() {
             out.push((u64::MAX, format!(
                 "It never saw {} finish, and nothing told it so: it is still waiting for the result.",
@@ -400,7 +426,11 @@ fn truths(scenario: &Scenario, outcome: &RunOutcome) -> Vec<String> {
         }
         out.push(line);
     }
-    let produced = ledger.events.iter().filter(|e| e.payload.carries_data()).count();
+    let produced = ledger
+        .events
+        .iter()
+        .filter(|e| e.payload.carries_data())
+        .count();
     out.push(format!(
         "The server produced {} for the client; the client applied {}.",
         plural(produced, "event"),
@@ -437,7 +467,11 @@ fn loss(v: &Verdict) -> String {
                 let _ = write!(s, "; ids {never_delivered} never reached it at all");
             }
             if !lost_results.is_empty() {
-                let _ = write!(s, "; among them the final result of {}", lost_results.join(", "));
+                let _ = write!(
+                    s,
+                    "; among them the final result of {}",
+                    lost_results.join(", ")
+                );
             }
             s.push_str(if v.kind == VerdictKind::SilentGap {
                 ". No error said so."
@@ -531,7 +565,10 @@ fn loss(v: &Verdict) -> String {
             if recovered_calls.is_empty() {
                 String::new()
             } else {
-                format!(", and re-issued and completed {}", recovered_calls.join(", "))
+                format!(
+                    ", and re-issued and completed {}",
+                    recovered_calls.join(", ")
+                )
             }
         ),
         Evidence::None => format!("{name}: {}.", v.summary),
@@ -568,7 +605,7 @@ fn guards(outcome: &RunOutcome) -> Vec<String> {
                     g.rule
                 )
             }
-            VerdictKind::Clean => format!("clean: {}", g.rule),
+            VerdictKind::Clean => format!("clean: {}; {}", g.name, g.rule),
             kind if named.contains(&g.name) => {
                 format!("{}: caught by the same guard, \"{}\".", kind.name(), g.name)
             }

@@ -156,10 +156,7 @@ mod tests {
 
     #[test]
     fn a_different_fate_starts_a_new_run() {
-        let events = [
-            ev(1, 3, 1, Fate::Applied),
-            ev(2, 3, 2, Fate::SkippedAsSeen),
-        ];
+        let events = [ev(1, 3, 1, Fate::Applied), ev(2, 3, 2, Fate::SkippedAsSeen)];
         assert_eq!(fold(&events).len(), 2);
     }
 }

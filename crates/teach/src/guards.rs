@@ -62,9 +62,9 @@ pub fn guard_for(kind: VerdictKind) -> Guard {
             fix: "server: key the event store by session; client: refuse events whose stream was not opened in this session.",
         },
         VerdictKind::Duplicate => Guard {
-            name: "strictly-after replay",
-            rule: "a replay starts strictly after the cursor (first == cursor + 1); the contiguity check refuses a replay that starts at the cursor itself.",
-            fix: "server: replay strictly after `Last-Event-ID`; client: check `first == cursor + 1`.",
+            name: "one cursor, one stream",
+            rule: "a cursor names one event of one stream: resume a stream only with a cursor minted on it, replay strictly after it on that stream (first == cursor + 1), and deduplicate by (stream, id), never by id alone; session-unique ids make all three checkable.",
+            fix: "server: session-unique ids, replay strictly after the cursor on its own stream; client: deduplicate by (stream, id).",
         },
         VerdictKind::SurfacedLoss => Guard {
             name: "typed resumption errors with idempotent re-issue",
@@ -86,9 +86,9 @@ pub fn guard_for(kind: VerdictKind) -> Guard {
 pub fn guard_for_verdict(verdict: &Verdict, all: &[Verdict]) -> Guard {
     match (&verdict.evidence, verdict.kind) {
         (Evidence::Gap { session, .. }, VerdictKind::SilentGap) => {
-            let reused = all.iter().any(|v| {
-                matches!(&v.evidence, Evidence::CursorReuse { session: s, .. } if s == session)
-            });
+            let reused = all.iter().any(
+                |v| matches!(&v.evidence, Evidence::CursorReuse { session: s, .. } if s == session),
+            );
             if reused {
                 guard_for(VerdictKind::CursorReuse)
             } else {

@@ -18,7 +18,9 @@ fn dur(ms: Option<u64>) -> String {
 /// The shortest life a session can have, and which knob sets it.
 fn session_life(k: &ServerKnobs) -> Option<(u64, &'static str)> {
     let idle = k.session_idle_ttl.map(|d| (d.ms(), "session_idle_ttl"));
-    let absolute = k.session_absolute_ttl.map(|d| (d.ms(), "session_absolute_ttl"));
+    let absolute = k
+        .session_absolute_ttl
+        .map(|d| (d.ms(), "session_absolute_ttl"));
     match (idle, absolute) {
         (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
         (a, b) => a.or(b),

@@ -76,7 +76,13 @@ pub fn pin_verdicts(diagram: &mut Diagram, verdicts: &[Verdict]) {
                 diagram.rows.iter().position(|r| {
                     r.until_ms >= v.at_ms
                         && (r.harm.is_some()
-                            || matches!(r.shape, Shape::Note { tone: Tone::Guard, .. }))
+                            || matches!(
+                                r.shape,
+                                Shape::Note {
+                                    tone: Tone::Guard,
+                                    ..
+                                }
+                            ))
                 })
             })
             .or_else(|| diagram.rows.iter().position(|r| r.until_ms >= v.at_ms))

@@ -42,9 +42,9 @@ impl Geometry {
         for lane in lanes {
             if let Some(p) = prev {
                 x += match (p, lane) {
-                    (Lane::Task(_), Lane::Task(_)) => 120.0,
-                    (Lane::Task(_), _) => 150.0,
-                    (Lane::Network, _) => 150.0,
+                    (Lane::Task(_), Lane::Task(_)) => 122.0,
+                    (Lane::Task(_), _) => 135.0,
+                    (Lane::Network, _) => 140.0,
                     (Lane::Server, _) => 160.0,
                     _ => 230.0,
                 };
@@ -174,11 +174,7 @@ pub fn to_svg(diagram: &Diagram) -> String {
             let head = format!("{} at {}", v.kind, time(v.at_ms));
             (
                 head,
-                wrap(
-                    &v.summary,
-                    ((geo.width - 60.0) / CHAR_W) as usize,
-                    4,
-                ),
+                wrap(&v.summary, ((geo.width - 60.0) / CHAR_W) as usize, 4),
             )
         })
         .collect();
@@ -345,7 +341,11 @@ fn row(s: &mut String, geo: &Geometry, index: usize, p: &Placed, last_time: &mut
         None => "row".to_string(),
     };
     if !r.verdicts.is_empty() {
-        let _ = write!(attrs, r#" data-verdicts="{}""#, escape(&r.verdicts.join(" ")));
+        let _ = write!(
+            attrs,
+            r#" data-verdicts="{}""#,
+            escape(&r.verdicts.join(" "))
+        );
     }
     for (k, v) in &r.data {
         let _ = write!(attrs, r#" data-{k}="{}""#, escape(v));
@@ -366,8 +366,7 @@ fn row(s: &mut String, geo: &Geometry, index: usize, p: &Placed, last_time: &mut
     let _ = write!(
         s,
         r#"<rect class="bg" x="0" y="{}" width="{width}" height="{}" fill="{bg}" fill-opacity="{bg_opacity}"/>"#,
-        p.top,
-        p.height
+        p.top, p.height
     );
     // Time column.
     let first_baseline = p.top + LINE_H;
@@ -519,8 +518,7 @@ fn note(s: &mut String, geo: &Geometry, p: &Placed, lane: Lane, tone: Tone) {
         x - 4.0,
         p.top + 3.0
     );
-    let bold = if matches!(tone, Tone::Fault | Tone::Guard | Tone::Error) || p.row.harm.is_some()
-    {
+    let bold = if matches!(tone, Tone::Fault | Tone::Guard | Tone::Error) || p.row.harm.is_some() {
         "bold"
     } else {
         "normal"

@@ -127,7 +127,9 @@ fn behavior_a_highlights_ids_1_to_41_of_the_fresh_stream_as_lost() {
     // The fresh stream: the resumption GET answered with SSE stream #1.
     let mut lost: Vec<u64> = rows
         .iter()
-        .filter(|(a, _)| attr(a, "data-harm") == Some("lost") && attr(a, "data-stream") == Some("1"))
+        .filter(|(a, _)| {
+            attr(a, "data-harm") == Some("lost") && attr(a, "data-stream") == Some("1")
+        })
         .flat_map(|(a, _)| ids(attr(a, "data-ids").unwrap()))
         .collect();
     lost.sort_unstable();
@@ -165,7 +167,11 @@ fn behavior_b_shows_cursor_41_honoured_in_generation_2() {
     assert_eq!(attr(&reuse.0, "data-generation"), Some("2"));
     assert_eq!(attr(&reuse.0, "data-replay"), Some("true"));
     assert_eq!(ids(attr(&reuse.0, "data-ids").unwrap())[0], 42);
-    assert!(reuse.1.contains("Last-Event-ID 41 was minted in generation 1 and honoured in generation 2"));
+    assert!(
+        reuse
+            .1
+            .contains("Last-Event-ID 41 was minted in generation 1 and honoured in generation 2")
+    );
     assert!(
         attr(&reuse.0, "data-verdicts")
             .unwrap()
@@ -210,15 +216,23 @@ fn cascade_marks_the_404_at_33m_and_the_stale_task_request() {
         .filter(|(a, _)| attr(a, "data-task") == Some("stale-1"))
         .collect();
     assert_eq!(stale.len(), 4);
-    assert!(stale
-        .iter()
-        .all(|(a, _)| attr(a, "data-harm") == Some("collision")));
+    assert!(
+        stale
+            .iter()
+            .all(|(a, _)| attr(a, "data-harm") == Some("collision"))
+    );
     assert!(stale[0].1.contains("reinit_collision"));
     // The 4,471-event stream is one band, the replay another.
-    assert!(rows.iter().any(|(a, _)| attr(a, "data-ids") == Some("1..=4471")
-        && attr(a, "data-count") == Some("4471")));
-    assert!(rows.iter().any(|(a, _)| attr(a, "data-ids") == Some("4472..=4473")
-        && attr(a, "data-replay") == Some("true")));
+    assert!(
+        rows.iter()
+            .any(|(a, _)| attr(a, "data-ids") == Some("1..=4471")
+                && attr(a, "data-count") == Some("4471"))
+    );
+    assert!(
+        rows.iter()
+            .any(|(a, _)| attr(a, "data-ids") == Some("4472..=4473")
+                && attr(a, "data-replay") == Some("true"))
+    );
     assert!(rows.len() < 80, "{} rows", rows.len());
     // Idle spans are marked, e.g. the 25 minutes between the replay and the session's death.
     assert!(svg.contains("— 25 min —"));
@@ -336,9 +350,11 @@ fn an_unfoldable_trace_is_elided_to_a_bounded_number_of_rows() {
     assert!(rows.len() <= MAX_ROWS + MAX_ROWS / 2, "{} rows", rows.len());
     assert!(svg.contains("rows folded"));
     // The one harmful event survives the elision.
-    assert!(rows
-        .iter()
-        .any(|(a, _)| attr(a, "data-harm") == Some("lost") && attr(a, "data-ids") == Some("4001")));
+    assert!(
+        rows.iter()
+            .any(|(a, _)| attr(a, "data-harm") == Some("lost")
+                && attr(a, "data-ids") == Some("4001"))
+    );
 }
 
 #[test]

@@ -20,7 +20,10 @@ fn scenarios() -> Vec<(String, Scenario)> {
         };
         let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
         paths.sort();
-        for p in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "ron")) {
+        for p in paths
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "ron"))
+        {
             let s = Scenario::load(&p).expect("scenario loads");
             out.push((p.display().to_string(), s));
         }
@@ -32,9 +35,17 @@ fn scenarios() -> Vec<(String, Scenario)> {
 fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
     let ctx = format!("{name} ({}):\n{text}", outcome.client.name());
     for v in &outcome.verdicts {
-        assert!(text.contains(v.kind.name()), "{ctx}\nmissing kind {}", v.kind);
+        assert!(
+            text.contains(v.kind.name()),
+            "{ctx}\nmissing kind {}",
+            v.kind
+        );
         let guard = guard_for_verdict(v, &outcome.verdicts);
-        assert!(text.contains(guard.name), "{ctx}\nmissing guard {}", guard.name);
+        assert!(
+            text.contains(guard.name),
+            "{ctx}\nmissing guard {}",
+            guard.name
+        );
         match &v.evidence {
             Evidence::Gap {
                 ids,
@@ -61,7 +72,11 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
                 ..
             } => {
                 assert!(text.contains(&format!("Last-Event-ID {cursor}, minted in generation {minted_in_generation}, was honoured in generation {honoured_in_generation}")), "{ctx}");
-                assert!(text.contains("`id_scheme: PerGeneration`") || text.contains("`id_scheme: PerStream`"), "{ctx}");
+                assert!(
+                    text.contains("`id_scheme: PerGeneration`")
+                        || text.contains("`id_scheme: PerStream`"),
+                    "{ctx}"
+                );
             }
             Evidence::Zombie {
                 status,
@@ -106,7 +121,10 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
         assert!(text.contains("`event_log_ttl`"), "{ctx}");
     }
     if knobs.restart_persistence == faultline_model::RestartPersistence::SessionIdsOnly {
-        assert!(text.contains("restart_persistence: SessionIdsOnly"), "{ctx}");
+        assert!(
+            text.contains("restart_persistence: SessionIdsOnly"),
+            "{ctx}"
+        );
     }
     if knobs.unknown_cursor == faultline_model::UnknownCursor::FreshStream {
         assert!(text.contains("unknown_cursor: FreshStream"), "{ctx}");
@@ -149,14 +167,23 @@ fn the_seed_incidents_name_their_causes() {
     let text = explain(&b, &out, None);
     assert!(text.contains("the stream looked contiguous"), "{text}");
     assert!(text.contains("made it generation 2"), "{text}");
-    assert!(text.contains("silent_gap: caught by the guard \"monotonic-id capability gating\""), "{text}");
+    assert!(
+        text.contains("silent_gap: caught by the guard \"monotonic-id capability gating\""),
+        "{text}"
+    );
     // The cascade: the client believed the 200; the session died at T+31m; the probe is
     // the guard.
     let c = get("scenarios/replay_404_cascade.ron");
     let out = faultline_sim::run(&c, c.seed, ClientModel::Naive);
     let text = explain(&c, &out, None);
-    assert!(text.contains("A 200 on the GET looked like proof the session was alive"), "{text}");
-    assert!(text.contains("died at T+31m (its absolute TTL ran out)"), "{text}");
+    assert!(
+        text.contains("A 200 on the GET looked like proof the session was alive"),
+        "{text}"
+    );
+    assert!(
+        text.contains("died at T+31m (its absolute TTL ran out)"),
+        "{text}"
+    );
     assert!(text.contains("liveness probe after replay"), "{text}");
     // And the guarded client's explanation names the guard that fired.
     let out = faultline_sim::run(&c, c.seed, ClientModel::Guarded);

@@ -1,0 +1,137 @@
+//! `render` and `explain` through the binary: the commands of issue 5 as a user types them,
+//! and their exit codes (2 on bad input, with the line number of a bad trace line).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_faultline"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("faultline-teach-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn trace_of(scenario: &str, name: &str) -> PathBuf {
+    let trace = tmp(name);
+    let out = bin()
+        .args(["run", scenario, "--trace"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    trace
+}
+
+#[test]
+fn render_writes_svg_and_html_from_a_trace_file() {
+    let trace = trace_of("scenarios/replay_404_cascade.ron", "cascade.jsonl");
+    for ext in ["svg", "html"] {
+        let out_path = tmp(&format!("cascade.{ext}"));
+        let out = bin()
+            .arg("render")
+            .arg(&trace)
+            .arg("-o")
+            .arg(&out_path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let text = std::fs::read_to_string(&out_path).unwrap();
+        assert!(text.contains("data-harm=\"dead-session\""), "{ext}");
+        assert!(text.contains("client: stale-1"), "{ext}");
+    }
+    // With the scenario, the verdicts are pinned.
+    let out_path = tmp("cascade-verdicts.svg");
+    let out = bin()
+        .arg("render")
+        .arg(&trace)
+        .args(["--scenario", "scenarios/replay_404_cascade.ron", "-o"])
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let svg = std::fs::read_to_string(&out_path).unwrap();
+    for kind in ["zombie_session", "retry_amplification", "reinit_collision"] {
+        assert!(svg.contains(&format!("data-kind=\"{kind}\"")), "{kind}");
+    }
+}
+
+#[test]
+fn render_refuses_bad_input_with_exit_2() {
+    let trace = trace_of("scenarios/behavior_a.ron", "a.jsonl");
+    // A malformed line: named by number.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[2] = "{\"at_ms\": oops}";
+    let bad = tmp("bad.jsonl");
+    std::fs::write(&bad, lines.join("\n")).unwrap();
+    let out = bin()
+        .arg("render")
+        .arg(&bad)
+        .args(["-o"])
+        .arg(tmp("bad.svg"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 3:"), "{err}");
+    // An output that is neither .svg nor .html.
+    let out = bin()
+        .arg("render")
+        .arg(&trace)
+        .args(["-o"])
+        .arg(tmp("a.png"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // A missing trace file.
+    let out = bin()
+        .args(["render", "/nonexistent/trace.jsonl", "-o"])
+        .arg(tmp("x.svg"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // Verdicts of another run are refused.
+    let out = bin()
+        .arg("render")
+        .arg(&trace)
+        .args(["--scenario", "scenarios/behavior_b.ron", "-o"])
+        .arg(tmp("mismatch.svg"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not the trace of"));
+}
+
+#[test]
+fn explain_tells_each_seed_incident() {
+    for (scenario, must) in [
+        (
+            "scenarios/behavior_a.ron",
+            ["silent_gap", "contiguity check"],
+        ),
+        (
+            "scenarios/behavior_b.ron",
+            ["cursor_reuse", "monotonic-id capability gating"],
+        ),
+        (
+            "scenarios/replay_404_cascade.ron",
+            ["zombie_session", "liveness probe after replay"],
+        ),
+    ] {
+        let out = bin().args(["explain", scenario]).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        for m in must {
+            assert!(text.contains(m), "{scenario}: {m}\n{text}");
+        }
+        assert!(text.contains("The guarded client on the same server and seed gets: detected"));
+    }
+    let out = bin()
+        .args(["explain", "scenarios/nope.ron"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
