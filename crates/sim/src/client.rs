@@ -566,18 +566,9 @@ impl Client {
                     return;
                 };
                 let session = stream.session.clone();
-                let error = ResumptionCursorError {
-                    session: session.clone(),
-                    message: format!(
+                self.cursor_error(io, now, &session, format!(
                         "session {session}: server opened stream with no replayed event for cursor {cursor}; buffer likely expired"
-                    ),
-                };
-                self.raise(
-                    now,
-                    ClientError::ResumptionCursor(error),
-                    ErrorScope::Session(session.clone()),
-                );
-                self.abandon_session(io, now, &session, true);
+                    ));
             }
             Wake::RetryCall {
                 call,
@@ -875,19 +866,10 @@ impl Client {
             (other, _) => {
                 let session = stream.session.clone();
                 if self.policy.typed_errors {
-                    let error = ResumptionCursorError {
-                        session: session.clone(),
-                        message: format!(
+                    self.cursor_error(io, now, &session, format!(
                             "session {session}: server refused to resume after cursor {} (HTTP {other}); fall back to re-initialize",
                             resumed.map_or("-".into(), |c| c.to_string())
-                        ),
-                    };
-                    self.raise(
-                        now,
-                        ClientError::ResumptionCursor(error),
-                        ErrorScope::Session(session.clone()),
-                    );
-                    self.abandon_session(io, now, &session, true);
+                        ));
                 } else {
                     let attempt = self.bump_fruitless(stream.logical);
                     if attempt <= self.policy.retries_on_dead_session {
@@ -1023,6 +1005,21 @@ impl Client {
             .collect()
     }
 
+    /// Seed 002's fallback: raise `ResumptionCursorError`, then abandon the session (DELETE
+    /// it, re-initialize, re-issue what was unfinished).
+    fn cursor_error(&mut self, io: &mut ClientIo, now: u64, session: &str, message: String) {
+        let error = ResumptionCursorError {
+            session: session.to_string(),
+            message,
+        };
+        self.raise(
+            now,
+            ClientError::ResumptionCursor(error),
+            ErrorScope::Session(session.to_string()),
+        );
+        self.abandon_session(io, now, session, true);
+    }
+
     /// Guarded teardown: stop reading the session, quarantine what it buffered, optionally
     /// DELETE it, re-initialize and re-issue what was unfinished.
     fn abandon_session(&mut self, io: &mut ClientIo, now: u64, session: &str, delete: bool) {
@@ -1088,20 +1085,11 @@ impl Client {
                 && id != expected_after + 1
             {
                 let session = session_of(&self.purposes);
-                let error = ResumptionCursorError {
-                    session: session.clone(),
-                    message: format!(
+                self.record.quarantined.push((event.event, now));
+                self.cursor_error(io, now, &session, format!(
                         "session {session}: non-contiguous replay; expected event {}, got {id}. Event-ID namespace likely reset or gap is unrecoverable; fall back to re-initialize.",
                         expected_after + 1
-                    ),
-                };
-                self.record.quarantined.push((event.event, now));
-                self.raise(
-                    now,
-                    ClientError::ResumptionCursor(error),
-                    ErrorScope::Session(session.clone()),
-                );
-                self.abandon_session(io, now, &session, true);
+                    ));
                 return Fate::Quarantined;
             }
             if self.policy.contiguity_check
@@ -1109,20 +1097,11 @@ impl Client {
                 && cursor.is_some_and(|c| id <= c)
             {
                 let session = session_of(&self.purposes);
-                let error = ResumptionCursorError {
-                    session: session.clone(),
-                    message: format!(
+                self.record.quarantined.push((event.event, now));
+                self.cursor_error(io, now, &session, format!(
                         "session {session}: event id went backwards ({id} after {}); the id namespace was reset",
                         cursor.unwrap_or(0)
-                    ),
-                };
-                self.record.quarantined.push((event.event, now));
-                self.raise(
-                    now,
-                    ClientError::ResumptionCursor(error),
-                    ErrorScope::Session(session.clone()),
-                );
-                self.abandon_session(io, now, &session, true);
+                    ));
                 return Fate::Quarantined;
             }
             if self.policy.skip_ids_at_or_below_cursor && cursor.is_some_and(|c| id <= c) {
@@ -1189,53 +1168,26 @@ impl Client {
             && !self.monotonic_advertised
             && stream.cursor.is_some()
         {
-            let error = ResumptionCursorError {
-                session: session.clone(),
-                message: format!(
+            self.cursor_error(io, now, &session, format!(
                     "session {session} did not negotiate monotonic event IDs; refusing to resume on Last-Event-ID"
-                ),
-            };
-            self.raise(
-                now,
-                ClientError::ResumptionCursor(error),
-                ErrorScope::Session(session.clone()),
-            );
-            self.abandon_session(io, now, &session, true);
+                ));
             return;
         }
         if self.policy.contiguity_check
             && let Some(cursor) = stream.check_first
         {
-            let error = ResumptionCursorError {
-                session: session.clone(),
-                message: format!(
+            self.cursor_error(io, now, &session, format!(
                     "session {session}: server opened stream with no replayed event for cursor {cursor}; buffer likely expired"
-                ),
-            };
-            self.raise(
-                now,
-                ClientError::ResumptionCursor(error),
-                ErrorScope::Session(session.clone()),
-            );
-            self.abandon_session(io, now, &session, true);
+                ));
             return;
         }
         if self.policy.typed_errors
             && stream.logical == Logical::Standalone
             && stream.cursor.is_none()
         {
-            let error = ResumptionCursorError {
-                session: session.clone(),
-                message: format!(
+            self.cursor_error(io, now, &session, format!(
                     "session {session}: the standalone stream ended before any event id arrived; nothing proves no notification was missed; re-initialize"
-                ),
-            };
-            self.raise(
-                now,
-                ClientError::ResumptionCursor(error),
-                ErrorScope::Session(session.clone()),
-            );
-            self.abandon_session(io, now, &session, true);
+                ));
             return;
         }
         let attempt = self.bump_fruitless(stream.logical);
