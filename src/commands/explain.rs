@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use faultline_sim::{ClientModel, Scenario};
+use faultline_sim::ClientModel;
 
 use super::run::ClientArg;
 
@@ -25,15 +25,10 @@ pub struct ExplainArgs {
 }
 
 pub fn explain(args: ExplainArgs) -> ExitCode {
-    let scenario = match Scenario::load(&args.scenario) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+    let (scenario, seed, client) = match super::run::load(&args.scenario, args.seed, args.client) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
-    let seed = args.seed.unwrap_or(scenario.seed);
-    let client = args.client.map_or(scenario.client.model, ClientModel::from);
     let outcome = faultline_sim::run(&scenario, seed, client);
     let other = match client {
         ClientModel::Naive => ClientModel::Guarded,

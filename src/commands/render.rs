@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use faultline_sim::{ClientModel, Scenario};
 use faultline_teach::{Format, diagram_of_trace, pin_verdicts, render as render_diagram};
 
 use super::run::ClientArg;
@@ -52,12 +51,10 @@ pub fn render(args: RenderArgs) -> ExitCode {
     let verdicts = match &args.scenario {
         None => None,
         Some(path) => {
-            let scenario = match Scenario::load(path) {
-                Ok(s) => s,
-                Err(e) => return fail(e.to_string()),
+            let (scenario, seed, client) = match super::run::load(path, args.seed, args.client) {
+                Ok(loaded) => loaded,
+                Err(code) => return code,
             };
-            let seed = args.seed.unwrap_or(scenario.seed);
-            let client = args.client.map_or(scenario.client.model, ClientModel::from);
             let outcome = faultline_sim::run(&scenario, seed, client);
             if outcome.trace_jsonl() != text {
                 return fail(format!(

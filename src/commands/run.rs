@@ -44,16 +44,27 @@ pub struct RunArgs {
     pub trace: Option<PathBuf>,
 }
 
+/// Loads a scenario and resolves the seed and client model the command line overrides;
+/// a bad file is reported here, with exit code 2.
+pub fn load(
+    path: &std::path::Path,
+    seed: Option<u64>,
+    client: Option<ClientArg>,
+) -> Result<(Scenario, u64, ClientModel), ExitCode> {
+    let scenario = Scenario::load(path).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })?;
+    let seed = seed.unwrap_or(scenario.seed);
+    let client = client.map_or(scenario.client.model, ClientModel::from);
+    Ok((scenario, seed, client))
+}
+
 pub fn run(args: RunArgs) -> ExitCode {
-    let scenario = match Scenario::load(&args.scenario) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+    let (scenario, seed, client) = match load(&args.scenario, args.seed, args.client) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
-    let seed = args.seed.unwrap_or(scenario.seed);
-    let client = args.client.map_or(scenario.client.model, ClientModel::from);
     tracing::debug!(scenario = %scenario.name, seed, client = client.name(), "running");
     let outcome = faultline_sim::run(&scenario, seed, client);
     let check = check_expectation(&scenario, &outcome);
