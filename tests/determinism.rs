@@ -67,3 +67,22 @@ fn a_different_seed_changes_the_session_ids_and_so_the_trace() {
     );
     assert_ne!(a, b);
 }
+
+#[test]
+fn a_trace_file_reads_back_into_the_same_entries() {
+    let dir = std::env::temp_dir().join(format!("faultline-det3-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.jsonl");
+    run("scenarios/replay_404_cascade.ron", "guarded", "7", &path);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let entries = faultline_sim::from_jsonl(&text).expect("every line parses");
+    assert_eq!(
+        faultline_sim::to_jsonl(&entries),
+        text,
+        "read back and written again: same bytes"
+    );
+    let bad =
+        faultline_sim::from_jsonl("{\"at_ms\":0,\"what\":\"fault\",\"fault\":\"x\"}\nnot json\n")
+            .unwrap_err();
+    assert!(bad.starts_with("line 2:"), "{bad}");
+}

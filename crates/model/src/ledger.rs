@@ -6,7 +6,7 @@
 //! says it applied with this record. Appending here is the only side effect of producing
 //! an event, so the ledger cannot disagree with the event log.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::http::HttpMethod;
@@ -14,7 +14,7 @@ use crate::ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 use crate::knobs::UnknownCursor;
 
 /// What an event carries. Kept compact: JSON is rendered only when a driver needs bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Payload {
     /// SEP-1699 priming event: an id and empty data.
@@ -120,7 +120,7 @@ pub struct ResumeEntry {
     pub attached_to: Option<StreamId>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DeathCause {
     IdleTtl,

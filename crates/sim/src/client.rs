@@ -92,7 +92,7 @@ pub struct WireEvent {
 }
 
 /// What the client did with an event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Fate {
     Applied,

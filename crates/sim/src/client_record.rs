@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::client_error::ClientError;
 
 /// Which of the client's concurrent tasks sent a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Task {
     /// The agent's main task: workload calls, streams, re-initialization.

@@ -36,7 +36,7 @@ pub use scenario::{
     ClientConfig, ClientModel, Expectation, Fault, Scenario, ScenarioError, StreamSel, Tool,
     Trigger, Work,
 };
-pub use trace::{TraceEntry, TraceWhat, sha256_hex, to_jsonl};
+pub use trace::{TraceEntry, TraceWhat, from_jsonl, sha256_hex, to_jsonl};
 pub use verdict::{Evidence, IdRanges, Verdict, VerdictKind};
 pub use world::RunResult;
 

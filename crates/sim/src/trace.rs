@@ -5,26 +5,26 @@
 //! (ids and enums, no rendered JSON bodies) so recording costs little on the hot path.
 
 use faultline_model::{DeathCause, EndMode, Payload};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::client::Fate;
 use crate::client_record::Task;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TraceEntry {
     pub at_ms: u64,
     #[serde(flatten)]
     pub what: TraceWhat,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "what", rename_all = "snake_case")]
 pub enum TraceWhat {
     Request {
         conn: u64,
         task: Task,
-        http: &'static str,
+        http: String,
         rpc: Option<String>,
         session: Option<String>,
         last_event_id: Option<String>,
@@ -76,6 +76,15 @@ pub fn to_jsonl(trace: &[TraceEntry]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Reads a JSON-lines trace back; a bad line is reported with its 1-based number.
+pub fn from_jsonl(text: &str) -> Result<Vec<TraceEntry>, String> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1)))
+        .collect()
 }
 
 /// SHA-256 of the JSON-lines trace, lowercase hex.

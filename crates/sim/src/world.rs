@@ -346,7 +346,7 @@ impl<'s> World<'s> {
             self.note(TraceWhat::Request {
                 conn: conn.0,
                 task,
-                http,
+                http: http.to_string(),
                 rpc,
                 session: request.session_id.clone(),
                 last_event_id: request.last_event_id.clone(),
