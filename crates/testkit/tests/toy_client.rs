@@ -408,3 +408,31 @@ const CORRECT_SWARM: Toy = Toy {
     reconnect_delay: Duration::from_millis(100),
     max_resumes: 5,
 };
+
+/// The same proptest seed draws the same cases, and a case run twice gives the same
+/// outcome: a failure seen once can be seen again.
+#[test]
+fn same_seed_same_cases_and_same_outcome() {
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let draw = || {
+        let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]);
+        let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+        (0..16)
+            .map(|_| {
+                let tree = (
+                    faultline_testkit::arb_server_knobs(),
+                    faultline_testkit::arb_fault_script(),
+                )
+                    .new_tree(&mut runner)
+                    .expect("a case");
+                format!("{:?}", tree.current())
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(draw(), draw());
+
+    let a = behavior_a_harness().run(|url| call_long_job(url, BROKEN, 45, 60_000));
+    let b = behavior_a_harness().run(|url| call_long_job(url, BROKEN, 45, 60_000));
+    assert_eq!(a.verdict, b.verdict, "{}\n---\n{}", a.report(), b.report());
+}
