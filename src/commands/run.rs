@@ -1,4 +1,6 @@
-//! `faultline run SCENARIO`: one simulated run, reported for people or machines.
+//! `faultline run SCENARIO`: one run, reported for people or machines. Simulated by
+//! default; with `--live` the same modelled client talks to the real server over real
+//! HTTP on loopback, and the report (ledger digest included) is the same.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -42,6 +44,10 @@ pub struct RunArgs {
     /// Write the full trace as JSON lines to this file.
     #[arg(long)]
     pub trace: Option<PathBuf>,
+    /// Run the modelled client over real HTTP against the live server (loopback sockets,
+    /// the axum front end) instead of in simulation; the ledger is byte-identical.
+    #[arg(long)]
+    pub live: bool,
 }
 
 /// Loads a scenario and resolves the seed and client model the command line overrides;
@@ -66,7 +72,21 @@ pub fn run(args: RunArgs) -> ExitCode {
         Err(code) => return code,
     };
     tracing::debug!(scenario = %scenario.name, seed, client = client.name(), "running");
-    let outcome = faultline_sim::run(&scenario, seed, client);
+    let outcome = if args.live {
+        match faultline_live::run_live(&scenario, seed, client) {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                eprintln!(
+                    "error: the live run broke: {e}\nreproduce with: cargo run --release -- run {} --seed {seed} --client {} --live",
+                    args.scenario.display(),
+                    client.name()
+                );
+                return ExitCode::from(1);
+            }
+        }
+    } else {
+        faultline_sim::run(&scenario, seed, client)
+    };
     let check = check_expectation(&scenario, &outcome);
     if let Some(path) = &args.trace
         && let Err(e) = std::fs::write(path, outcome.trace_jsonl())
@@ -75,9 +95,10 @@ pub fn run(args: RunArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let reproduce = format!(
-        "cargo run --release -- run {} --seed {seed} --client {}",
+        "cargo run --release -- run {} --seed {seed} --client {}{}",
         args.scenario.display(),
-        client.name()
+        client.name(),
+        if args.live { " --live" } else { "" }
     );
     match args.format {
         Format::Text => print!("{}", text_report(&outcome, &check, &reproduce)),

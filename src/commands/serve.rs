@@ -25,9 +25,15 @@ pub struct ServeArgs {
     #[arg(long)]
     pub control: bool,
     /// Virtual milliseconds per wall millisecond (60 = a minute of TTL per second;
-    /// 0 = frozen: only POST /_chaos/clock/advance moves time).
-    #[arg(long, default_value_t = 1.0)]
-    pub time_scale: f64,
+    /// 0 = frozen: only POST /_chaos/clock/advance moves time), or `auto`: time jumps to
+    /// the next due server event whenever every client waits on the server (see
+    /// --auto-grace-ms).
+    #[arg(long, default_value = "1", value_parser = parse_time_scale)]
+    pub time_scale: TimeScaleArg,
+    /// With --time-scale auto: real milliseconds of quiet, when no client waits on a POST
+    /// stream, before time jumps (a client between two requests gets this long to send).
+    #[arg(long, default_value_t = faultline_server::DEFAULT_GRACE.as_millis() as u64)]
+    pub auto_grace_ms: u64,
     /// Seed for session ids and the scenario's ranges (default: the scenario's seed, or
     /// random without a scenario).
     #[arg(long)]
@@ -37,14 +43,26 @@ pub struct ServeArgs {
     pub allow_non_loopback: bool,
 }
 
-pub fn serve(args: ServeArgs) -> ExitCode {
-    if !(args.time_scale.is_finite() && args.time_scale >= 0.0) {
-        eprintln!(
-            "error: --time-scale must be a finite number >= 0 (got {})",
-            args.time_scale
-        );
-        return ExitCode::from(2);
+/// `--time-scale`: a factor, or `auto`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TimeScaleArg {
+    Scaled(f64),
+    Auto,
+}
+
+fn parse_time_scale(text: &str) -> Result<TimeScaleArg, String> {
+    if text == "auto" {
+        return Ok(TimeScaleArg::Auto);
     }
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(TimeScaleArg::Scaled(v)),
+        _ => Err(format!(
+            "{text:?}: use a finite number >= 0 (virtual ms per wall ms) or `auto`"
+        )),
+    }
+}
+
+pub fn serve(args: ServeArgs) -> ExitCode {
     if !args.addr.ip().is_loopback() {
         if !args.allow_non_loopback {
             eprintln!(
@@ -84,9 +102,13 @@ pub fn serve(args: ServeArgs) -> ExitCode {
         },
         None => Config::well_behaved(args.seed.unwrap_or_else(faultline_server::random_seed)),
     };
-    let config = config
-        .with_control(args.control)
-        .with_time_scale(args.time_scale);
+    let config = config.with_control(args.control);
+    let config = match args.time_scale {
+        TimeScaleArg::Scaled(scale) => config.with_time_scale(scale),
+        TimeScaleArg::Auto => {
+            config.with_auto_time(std::time::Duration::from_millis(args.auto_grace_ms))
+        }
+    };
     let result = faultline_server::serve_blocking(config, args.addr, |addr| {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "listening on http://{addr}/mcp");

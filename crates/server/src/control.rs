@@ -104,7 +104,7 @@ pub(crate) async fn chaos(
             };
             let (now, dropped) = app.with_state(|s| {
                 let dropped = s.drop_streams(session.as_deref(), mode);
-                (s.server.now_ms(), dropped)
+                (s.server().now_ms(), dropped)
             });
             json_response(
                 StatusCode::OK,
@@ -120,7 +120,7 @@ pub(crate) async fn chaos(
             json_response(StatusCode::OK, &json!({"reset": true, "now_ms": 0}))
         }
         (Method::GET, "clock") => {
-            let (now, scale) = app.with_state(|s| (s.sync(), s.clock.scale()));
+            let (now, scale) = app.with_state(|s| (s.sync(), s.time_scale_json()));
             json_response(StatusCode::OK, &json!({"now_ms": now, "time_scale": scale}))
         }
         (Method::GET, "ledger") => {
@@ -143,7 +143,7 @@ pub(crate) async fn chaos(
 /// send (event, conn, time, replay or live); every answer with its status; every
 /// resumption with how its cursor was resolved; jobs; restarts; the faults that fired.
 pub(crate) fn ledger_view(state: &Driver) -> Value {
-    let server = &state.server;
+    let server = state.server();
     let ledger = server.ledger();
     let sessions: Vec<Value> = ledger
         .sessions
@@ -192,7 +192,7 @@ pub(crate) fn ledger_view(state: &Driver) -> Value {
         .collect();
     json!({
         "now_ms": server.now_ms(),
-        "time_scale": state.clock.scale(),
+        "time_scale": state.time_scale_json(),
         "knobs": server.knobs(),
         "scenario": state.config().scenario.as_ref().map(|s| s.name.clone()),
         "sessions": sessions,

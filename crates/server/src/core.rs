@@ -1,10 +1,12 @@
-//! The driver: one `faultline_model::Server` behind a mutex, the virtual clock, the fault
-//! script, and the table that routes the model's outputs to HTTP connections.
+//! The driver: one engine (`faultline_scenario::Engine`: the model with the scenario's
+//! server-side half armed on it) behind a mutex, the virtual clock, and the table that
+//! routes the engine's outputs to HTTP connections.
 //!
 //! Every entry point (a request, a client going away, the ticker, a control call) first
-//! steps the model to "now" one due instant at a time, so that an `AfterEvent` fault fires
-//! right after its event, not after a batch. Nothing here decides a status code: the model
-//! does; this file only moves its outputs onto connections.
+//! steps the engine to "now"; the engine fires faults at their exact point in the output
+//! sequence, the same point as in the simulator. Nothing here decides a status code or
+//! when a fault fires: the model and the engine do; this file only moves their outputs
+//! onto connections.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
@@ -14,17 +16,14 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use faultline_model::{
-    ConnId, EndMode, EventRef, HttpMethod, HttpRequest, HttpResponse, Output, Payload, RequestBody,
-    ResponseBody, Server,
+    ConnId, EndMode, EventRef, HttpRequest, HttpResponse, Output, ResponseBody, Server, StreamKind,
 };
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-use rand_chacha::rand_core::Rng;
+use faultline_scenario::{Emitted, Engine, FiredFault, arm};
 use tokio::sync::mpsc;
 
 use crate::Config;
 use crate::clock::VirtualClock;
-use crate::script::{Action, FiredFault, LiveFault, Script};
+use crate::plan_notes::plan_notes;
 
 /// At most this many bytes of SSE frames may wait for one slow client; beyond that the
 /// connection is cut (the model is told the client went away, the client sees an abort).
@@ -55,14 +54,17 @@ pub(crate) struct Source {
 
 #[derive(Debug)]
 pub(crate) struct State {
-    pub server: Server,
+    pub engine: Engine,
     pub clock: VirtualClock,
     config: Config,
     conns: BTreeMap<ConnId, Sink>,
-    /// Never reused, across `/_chaos/reset` too.
+    /// Never reused, across `/_chaos/reset` too. Starts at 1, as the modelled client's.
     next_conn: u64,
-    script: Script,
-    pub fired: Vec<FiredFault>,
+    /// Faults and operator actions that fired (the most recent [`FIRED_KEPT`]).
+    pub fired: VecDeque<FiredFault>,
+    /// Everything the engine emitted, in order, for an embedding driver that must see the
+    /// exact sequence (`run --live`); `None` unless asked for (it grows without bound).
+    pub journal: Option<VecDeque<Emitted>>,
     /// The virtual time the ticker is sleeping towards (`None`: until woken).
     pub ticker_due: Option<u64>,
     /// Set once shutdown began: new SSE streams end at once.
@@ -72,6 +74,22 @@ pub(crate) struct State {
 /// Ledger entries kept per record by a server without the control API.
 const LEDGER_WINDOW: u32 = 10_000;
 
+/// Fired faults remembered for `GET /_chaos/ledger`.
+const FIRED_KEPT: usize = 10_000;
+
+/// What an auto-advancing clock may do (see `auto_advance`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AutoStep {
+    /// A client waits on the server and everything is sent: jump to this time now.
+    Jump(u64),
+    /// Everything is sent and nobody waits: jump to this time after a quiet grace.
+    Quiet(u64),
+    /// Frames are still on their way out.
+    Busy,
+    /// Nothing is due.
+    Nothing,
+}
+
 enum Delivery {
     Sent,
     /// The response is gone (client closed) or too far behind.
@@ -79,54 +97,72 @@ enum Delivery {
 }
 
 impl State {
-    /// A fresh model from `config`, and the notes about what its script does not play.
+    /// A fresh engine from `config`, and the notes about what of its scenario is played.
     pub fn new(config: Config) -> (State, Vec<String>) {
-        let (server, script, notes) = Self::build(&config);
-        let clock = VirtualClock::new(config.time_scale);
+        let (engine, notes) = Self::build(&config);
+        // An auto-advancing clock is a frozen one that the auto ticker jumps.
+        let scale = if config.auto_grace.is_some() {
+            0.0
+        } else {
+            config.time_scale
+        };
+        let clock = VirtualClock::new(scale);
         let state = State {
-            server,
+            engine,
             clock,
+            journal: config.journal.then(VecDeque::new),
             config,
             conns: BTreeMap::new(),
-            next_conn: 0,
-            script,
-            fired: Vec::new(),
+            next_conn: 1,
+            fired: VecDeque::new(),
             ticker_due: None,
             closing: false,
         };
         (state, notes)
     }
 
-    fn build(config: &Config) -> (Server, Script, Vec<String>) {
-        // Same derivation as the simulator: the server's session-id seed first, then the
-        // scenario's picks from the same stream.
-        let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
-        let server_seed = rng.next_u64();
-        let mut server = Server::new(config.knobs.clone(), server_seed);
-        if !config.control {
+    fn build(config: &Config) -> (Engine, Vec<String>) {
+        let (mut engine, notes) = match &config.scenario {
+            Some(scenario) => {
+                // The same arming as the simulator's: same seed, same member of the family.
+                let armed = arm(scenario, config.seed);
+                let notes = plan_notes(scenario, &armed);
+                (Engine::new(config.knobs.clone(), &armed), notes)
+            }
+            None => (
+                Engine::without_scenario(config.knobs.clone(), config.seed),
+                Vec::new(),
+            ),
+        };
+        if !config.control && !config.journal {
             // Nobody can read the ground truth without the control API: keep a window of
             // it so a long-lived server's memory stays bounded.
-            server.bound_ledger(LEDGER_WINDOW);
+            engine.server_mut().bound_ledger(LEDGER_WINDOW);
         }
-        let (script, notes) = Script::new(config.scenario.as_ref(), &mut rng);
-        (server, script, notes)
+        (engine, notes)
+    }
+
+    pub fn server(&self) -> &Server {
+        self.engine.server()
     }
 
     pub fn config(&self) -> &Config {
         &self.config
     }
 
-    /// `/_chaos/reset`: every open stream is aborted; a fresh model with the same knobs,
-    /// the script re-armed, virtual time back to 0.
+    /// `/_chaos/reset`: every open stream is aborted; a fresh engine with the same knobs,
+    /// the scenario re-armed, virtual time back to 0.
     pub fn reset(&mut self) {
         let conns = std::mem::take(&mut self.conns);
         for (_, sink) in conns {
             let _ = sink.tx.send(Frame::End(EndMode::Reset));
         }
-        let (server, script, _) = Self::build(&self.config);
-        self.server = server;
-        self.script = script;
+        let (engine, _) = Self::build(&self.config);
+        self.engine = engine;
         self.fired.clear();
+        if let Some(journal) = &mut self.journal {
+            journal.clear();
+        }
         self.clock.reset();
     }
 
@@ -136,95 +172,11 @@ impl State {
 
     /// Steps everything due up to the clock's "now"; returns it.
     pub fn sync(&mut self) -> u64 {
-        let now = self.clock.now_ms().max(self.server.now_ms());
-        self.step_to(now);
-        now
-    }
-
-    /// Runs the model and the script up to `target`, one due instant at a time.
-    fn step_to(&mut self, target: u64) {
+        let now = self.clock.now_ms().max(self.server().now_ms());
         let mut out = Vec::new();
-        loop {
-            let model_due = self.server.next_due();
-            let script_due = self.script.next_due();
-            let Some(next) = model_due.into_iter().chain(script_due).min() else {
-                break;
-            };
-            if next > target {
-                break;
-            }
-            if model_due == Some(next) {
-                // The model's own work first at a shared instant, as in the simulator.
-                self.server.advance(next, &mut out);
-                self.route(std::mem::take(&mut out));
-            } else if let Some((at, action)) = self.script.pop() {
-                self.perform(at, action);
-            }
-        }
-        self.server.advance(target, &mut out);
+        self.engine.advance_to(now, &mut out);
         self.route(out);
-    }
-
-    fn perform(&mut self, at: u64, action: Action) {
-        let mut out = Vec::new();
-        match action {
-            Action::Notify {
-                session,
-                item,
-                remaining,
-            } => {
-                if self.server.notify(&session, at, &mut out) {
-                    self.script.notify_again(session, item, remaining, at);
-                }
-                self.route(out);
-            }
-            Action::Fault(index) => {
-                self.server.advance(at, &mut out);
-                self.route(std::mem::take(&mut out));
-                if let Some(fault) = self.script.fault(index) {
-                    let more = self.fire(fault);
-                    self.route(more);
-                }
-            }
-        }
-    }
-
-    /// Performs a fault at the model's current time; returns the outputs to route.
-    fn fire(&mut self, fault: LiveFault) -> Vec<Output> {
-        let now = self.server.now_ms();
-        let mut out = Vec::new();
-        let mut cut = Vec::new();
-        match fault {
-            LiveFault::Drop { mode, stream } => {
-                for conn in self.server.open_connections(None) {
-                    let Some(s) = self.server.stream_of(conn) else {
-                        continue;
-                    };
-                    let kind = self.server.ledger().stream(s).kind;
-                    if self.script.matches(stream, s, kind) {
-                        self.server.drop_connection(conn, mode, now, &mut out);
-                        cut.push(conn.0);
-                    }
-                }
-            }
-            LiveFault::Restart => {
-                cut = self
-                    .server
-                    .open_connections(None)
-                    .iter()
-                    .map(|c| c.0)
-                    .collect();
-                self.server.restart(now, &mut out);
-            }
-            LiveFault::Gc => self.server.gc_now(now, &mut out),
-        }
-        tracing::info!(at_ms = now, fault = %fault.label(), connections = ?cut, "fault fired");
-        self.fired.push(FiredFault {
-            at_ms: now,
-            fault: fault.label(),
-            connections: cut,
-        });
-        out
+        now
     }
 
     /// The wall-clock instant the ticker should wake at, remembering what it waits for.
@@ -235,15 +187,53 @@ impl State {
     }
 
     pub fn next_due(&self) -> Option<u64> {
-        self.server
-            .next_due()
-            .into_iter()
-            .chain(self.script.next_due())
-            .min()
+        self.engine.next_due()
+    }
+
+    /// What an auto-advancing clock may do now (see `auto_advance`).
+    pub fn auto_step(&self) -> AutoStep {
+        let Some(due) = self.next_due() else {
+            return AutoStep::Nothing;
+        };
+        let unsent = self
+            .conns
+            .values()
+            .any(|sink| sink.queued.load(Ordering::Acquire) > 0);
+        if unsent {
+            return AutoStep::Busy;
+        }
+        let awaited = self.conns.keys().any(|&conn| {
+            self.server()
+                .stream_of(conn)
+                .is_some_and(|s| self.server().ledger().stream(s).kind == StreamKind::Request)
+        });
+        if awaited {
+            AutoStep::Jump(due)
+        } else {
+            AutoStep::Quiet(due)
+        }
+    }
+
+    /// The time scale as the control API reports it: a number, or `"auto"`.
+    pub fn time_scale_json(&self) -> serde_json::Value {
+        match self.config.auto_grace {
+            Some(_) => serde_json::Value::from("auto"),
+            None => serde_json::Value::from(self.clock.scale()),
+        }
+    }
+
+    /// Jumps virtual time forward to `due` and runs what is due then.
+    pub fn jump_to(&mut self, due: u64) {
+        let now = self.clock.now_ms();
+        self.advance_clock(due.saturating_sub(now));
     }
 
     /// True when work now comes due before the instant the ticker sleeps towards.
     pub fn ticker_must_wake(&self) -> bool {
+        if self.config.auto_grace.is_some() {
+            // The auto ticker re-decides on every change.
+            return true;
+        }
         match (self.next_due(), self.ticker_due) {
             (Some(due), Some(planned)) => due < planned,
             (Some(_), None) => self.clock.scale() > 0.0,
@@ -255,7 +245,7 @@ impl State {
     // Requests
     // ----------------------------------------------------------------------------------
 
-    /// Hands one HTTP request to the model. The answer (and, for SSE, the stream's
+    /// Hands one HTTP request to the engine. The answer (and, for SSE, the stream's
     /// events) arrive on the returned source.
     pub fn handle(&mut self, request: HttpRequest) -> (ConnId, Source) {
         let conn = ConnId(self.next_conn);
@@ -270,85 +260,20 @@ impl State {
             },
         );
         let now = self.sync();
-        let (answers, jobs) = {
-            let l = self.server.ledger();
-            (l.answers.len(), l.jobs_end())
-        };
-        let close_mid_call = closes_stream_mid_call(&request);
         let mut out = Vec::new();
-        self.server.handle(conn, request, now, &mut out);
-        self.note_call(conn, answers, jobs, &out);
+        self.engine.handle(conn, request, now, &mut out);
         self.route(out);
-        if close_mid_call && self.server.stream_of(conn).is_some() {
-            // SEP-1699 polling (`test_reconnection`): the priming event is already queued;
-            // end the POST stream cleanly mid-call, as a server that wants the client to
-            // poll does. The job goes on; its result waits in the log for the resume.
-            let mut out = Vec::new();
-            self.server
-                .drop_connection(conn, EndMode::Close, now, &mut out);
-            self.route(out);
-        }
         if self.closing && self.conns.contains_key(&conn) {
             self.end_now(conn, EndMode::Close);
         }
         (conn, Source { rx, queued })
     }
 
-    /// Tells the script about an accepted `tools/call` (for `Call(k)` selectors).
-    fn note_call(&mut self, conn: ConnId, answers: usize, jobs: u32, out: &[Output]) {
-        let ledger = self.server.ledger();
-        let accepted = ledger.answers[answers..].iter().any(|a| {
-            a.conn == conn && a.status == 200 && a.rpc_method.as_deref() == Some("tools/call")
-        });
-        if !accepted {
-            return;
-        }
-        let stream = out.iter().find_map(|o| match o {
-            Output::Respond {
-                conn: c,
-                response:
-                    HttpResponse {
-                        body: ResponseBody::Sse(s),
-                        ..
-                    },
-            } if *c == conn => Some(*s),
-            _ => None,
-        });
-        let new_jobs: Vec<_> = (jobs..ledger.jobs_end())
-            .map(faultline_model::JobId)
-            .collect();
-        self.script.on_call(stream, &new_jobs);
+    /// The connection number the next request will get (for an embedding driver).
+    pub fn next_conn(&self) -> u64 {
+        self.next_conn
     }
-}
 
-/// True for a POST whose single JSON-RPC message is a `tools/call` of a tool that wants its
-/// stream closed mid-call (see `faultline_model::tools::closes_stream_mid_call`).
-fn closes_stream_mid_call(request: &HttpRequest) -> bool {
-    if request.method != HttpMethod::Post {
-        return false;
-    }
-    let value = match &request.body {
-        RequestBody::Bytes(b) => {
-            // Cheap pre-filter: only a body that names the tool is parsed a second time.
-            let name = faultline_model::tools::TEST_RECONNECTION.as_bytes();
-            if !b.windows(name.len()).any(|w| w == name) {
-                return false;
-            }
-            match serde_json::from_slice::<serde_json::Value>(b) {
-                Ok(v) => v,
-                Err(_) => return false,
-            }
-        }
-        RequestBody::Json(v) => v.clone(),
-        RequestBody::Empty => return false,
-    };
-    value.get("method").and_then(serde_json::Value::as_str) == Some("tools/call")
-        && value
-            .get("params")
-            .is_some_and(faultline_model::tools::closes_stream_mid_call)
-}
-
-impl State {
     /// The HTTP response of `conn` was dropped (client closed, or the body finished).
     pub fn client_gone(&mut self, conn: ConnId) {
         if self.conns.remove(&conn).is_none() {
@@ -356,18 +281,20 @@ impl State {
         }
         let now = self.sync();
         let mut out = Vec::new();
-        self.server.disconnect(conn, now, &mut out);
+        self.engine.disconnect(conn, now, &mut out);
         self.route(out);
+    }
+
+    /// True while `conn`'s response is still being served.
+    pub fn is_open(&self, conn: ConnId) -> bool {
+        self.conns.contains_key(&conn)
     }
 
     /// `/_chaos/streams/drop`: cuts every open SSE connection, or one session's.
     pub fn drop_streams(&mut self, session: Option<&str>, mode: EndMode) -> Vec<u64> {
         let now = self.sync();
         let mut out = Vec::new();
-        let conns = self.server.open_connections(session);
-        for &conn in &conns {
-            self.server.drop_connection(conn, mode, now, &mut out);
-        }
+        let conns = self.engine.drop_streams(session, mode, now, &mut out);
         self.route(out);
         conns.into_iter().map(|c| c.0).collect()
     }
@@ -376,7 +303,7 @@ impl State {
     pub fn restart(&mut self) -> u64 {
         let now = self.sync();
         let mut out = Vec::new();
-        self.server.restart(now, &mut out);
+        self.engine.restart(now, &mut out);
         self.route(out);
         now
     }
@@ -406,14 +333,23 @@ impl State {
     // Routing
     // ----------------------------------------------------------------------------------
 
-    /// Puts the model's outputs on their connections, in order, firing `AfterEvent`
-    /// faults right after their event (their effects go before the rest of the batch).
-    fn route(&mut self, out: Vec<Output>) {
-        let mut queue: VecDeque<Output> = out.into();
-        while let Some(output) = queue.pop_front() {
+    /// Puts what the engine emitted on the connections, in order.
+    fn route(&mut self, out: Vec<Emitted>) {
+        let mut queue: VecDeque<Emitted> = out.into();
+        while let Some(item) = queue.pop_front() {
+            if let Some(journal) = &mut self.journal {
+                journal.push_back(item.clone());
+            }
             let mut more = Vec::new();
-            match output {
-                Output::Respond { conn, response } => {
+            match item {
+                Emitted::Fired(fired) => {
+                    tracing::info!(at_ms = fired.at_ms, fault = %fired.note, "fault fired");
+                    if self.fired.len() >= FIRED_KEPT {
+                        self.fired.pop_front();
+                    }
+                    self.fired.push_back(fired);
+                }
+                Emitted::Wire(Output::Respond { conn, response }) => {
                     let sse = matches!(response.body, ResponseBody::Sse(_));
                     let delivered = self.deliver(conn, Frame::Respond(response), 0);
                     if !sse {
@@ -422,31 +358,19 @@ impl State {
                         self.gone(conn, &mut more);
                     }
                 }
-                Output::Event {
+                Emitted::Wire(Output::Event {
                     conn,
                     event,
                     id,
                     retry_ms,
-                } => {
-                    let bytes = render_event(&self.server, event, id, retry_ms);
+                }) => {
+                    let bytes = render_event(self.server(), event, id, retry_ms);
                     let len = bytes.len();
                     if let Delivery::Gone = self.deliver(conn, Frame::Event(bytes), len) {
                         self.gone(conn, &mut more);
                     }
-                    let produced = self.server.ledger().event(event);
-                    let (stream, ordinal, payload) =
-                        (produced.stream, produced.ordinal, produced.payload);
-                    if let Payload::Progress { job, .. } | Payload::ToolResult { job } = payload {
-                        self.script.on_job_event(job, stream);
-                    }
-                    let kind = self.server.ledger().stream(stream).kind;
-                    for index in self.script.event_triggers(ordinal, stream, kind) {
-                        if let Some(fault) = self.script.fault(index) {
-                            more.extend(self.fire(fault));
-                        }
-                    }
                 }
-                Output::End { conn, how } => {
+                Emitted::Wire(Output::End { conn, how }) => {
                     if let Some(sink) = self.conns.remove(&conn) {
                         let _ = sink.tx.send(Frame::End(how));
                     }
@@ -455,11 +379,9 @@ impl State {
             for o in more.into_iter().rev() {
                 queue.push_front(o);
             }
-            self.observe_sessions();
         }
-        self.observe_sessions();
         // Every output has been put on its connection: ledger ids may now be forgotten.
-        self.server.trim_ledger();
+        self.engine.server_mut().trim_ledger();
     }
 
     fn deliver(&mut self, conn: ConnId, frame: Frame, len: usize) -> Delivery {
@@ -482,23 +404,12 @@ impl State {
         }
     }
 
-    /// A connection can take no more: forget it and tell the model the client is gone.
+    /// A connection can take no more: forget it and tell the engine the client is gone.
     /// Dropping the sender makes the response abort after what was already queued.
-    fn gone(&mut self, conn: ConnId, out: &mut Vec<Output>) {
+    fn gone(&mut self, conn: ConnId, out: &mut Vec<Emitted>) {
         if self.conns.remove(&conn).is_some() {
-            let now = self.server.now_ms();
-            self.server.disconnect(conn, now, out);
-        }
-    }
-
-    /// Gives sessions created since the last look their notification schedule.
-    fn observe_sessions(&mut self) {
-        let ledger = self.server.ledger();
-        while self.script.sessions_seen < ledger.sessions.len() {
-            let entry = &ledger.sessions[self.script.sessions_seen];
-            let (wire, created) = (entry.wire_id.clone(), entry.created_ms);
-            self.script.sessions_seen += 1;
-            self.script.on_new_session(&wire, created);
+            let now = self.server().now_ms();
+            self.engine.disconnect(conn, now, out);
         }
     }
 }

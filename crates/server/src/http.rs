@@ -221,9 +221,14 @@ impl http_body::Body for SseBody {
                 }
                 BodyState::Open => match ready!(this.source.rx.poll_recv(cx)) {
                     Some(Frame::Event(bytes)) => {
-                        this.source
+                        let before = this
+                            .source
                             .queued
                             .fetch_sub(bytes.len(), std::sync::atomic::Ordering::AcqRel);
+                        if before == bytes.len() {
+                            // Everything queued is out: an auto clock may move on.
+                            this.guard.app.note_activity();
+                        }
                         return Poll::Ready(Some(Ok(http_body::Frame::data(bytes))));
                     }
                     Some(Frame::End(EndMode::Close)) => {

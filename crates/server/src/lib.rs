@@ -16,15 +16,17 @@
 //! (`virtual = offset + wall elapsed * time_scale`, plus jumps). `EndMode::Reset` aborts
 //! the connection mid-body so the client sees an error, never a clean end.
 
+mod auto_advance;
 mod clock;
 mod control;
 mod core;
 mod http;
-mod script;
+mod plan_notes;
 
 use std::hash::{BuildHasher, RandomState};
 use std::io;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -35,10 +37,11 @@ use axum::serve::ListenerExt;
 use faultline_model::{
     ConnId, HttpRequest, IdScheme, PositiveDurationMs, ServerKnobs, UnknownCursor,
 };
-use faultline_sim::Scenario;
+use faultline_scenario::Scenario;
 use tokio::net::TcpListener;
 use tokio::sync::{Notify, watch};
 
+pub use crate::auto_advance::DEFAULT_GRACE;
 use crate::core::{Source, State};
 
 /// Request bodies above this get 413.
@@ -59,20 +62,28 @@ pub struct Config {
     pub control: bool,
     /// Virtual milliseconds per wall millisecond; 0 freezes the clock (jumps only).
     pub time_scale: f64,
+    /// `Some(grace)`: the clock auto-advances (`--time-scale auto`, see `auto_advance`)
+    /// and `time_scale` is ignored.
+    pub auto_grace: Option<Duration>,
+    /// Keep everything the engine emits, in order, for an embedding driver (`run --live`)
+    /// to read with [`App::take_journal`]; also keeps the whole ledger.
+    pub journal: bool,
 }
 
 impl Config {
     /// A well-behaved server: session-monotonic ids, honest advertisement, SEP-1699
     /// priming with `retry: 1000`, GET validates the session, an unresumable cursor gets
     /// 400; bounded memory: event logs kept 10 minutes and at most 1000 events per
-    /// stream, idle sessions reaped after an hour, at most 10,000 sessions. No faults.
+    /// stream, idle sessions reaped after a day, at most 10,000 sessions. No faults.
     pub fn well_behaved(seed: u64) -> Config {
         let knobs = ServerKnobs {
             priming_events: true,
             retry: PositiveDurationMs::new(1_000),
             event_log_capacity: Some(1_000),
             event_log_ttl: PositiveDurationMs::new(10 * 60_000),
-            session_idle_ttl: PositiveDurationMs::new(60 * 60_000),
+            // A day: long enough that a session working through an hours-long job is
+            // not reaped as idle (its open stream does not count as a request).
+            session_idle_ttl: PositiveDurationMs::new(24 * 60 * 60_000),
             id_scheme: IdScheme::SessionMonotonic,
             unknown_cursor: UnknownCursor::BadRequest,
             ..ServerKnobs::default()
@@ -83,6 +94,8 @@ impl Config {
             scenario: None,
             control: false,
             time_scale: 1.0,
+            auto_grace: None,
+            journal: false,
         }
     }
 
@@ -94,6 +107,8 @@ impl Config {
             scenario: Some(scenario),
             control: false,
             time_scale: 1.0,
+            auto_grace: None,
+            journal: false,
         }
     }
 
@@ -106,6 +121,22 @@ impl Config {
         self.time_scale = time_scale;
         self
     }
+
+    /// An auto-advancing clock with this real-time grace (see `auto_advance`).
+    pub fn with_auto_time(mut self, grace: Duration) -> Config {
+        self.auto_grace = Some(grace);
+        self
+    }
+
+    pub fn with_seed(mut self, seed: u64) -> Config {
+        self.seed = seed;
+        self
+    }
+
+    pub fn with_journal(mut self, journal: bool) -> Config {
+        self.journal = journal;
+        self
+    }
 }
 
 /// A seed from the OS (for servers started without a scenario or `--seed`).
@@ -115,8 +146,14 @@ pub fn random_seed() -> u64 {
 
 struct Inner {
     state: Mutex<State>,
-    /// Wakes the ticker when work comes due earlier than it planned.
+    /// Wakes the ticker when work comes due earlier than it planned (or, with an
+    /// auto-advancing clock, on any activity).
     wake: Notify,
+    /// Counts requests, departures and drained queues (auto-advancing clock only).
+    activity: AtomicU64,
+    auto: bool,
+    /// Signalled whenever a response stops being served (see [`App::changed`]).
+    changed: Notify,
     control: bool,
 }
 
@@ -138,11 +175,15 @@ impl App {
     /// Builds the model; returns the notes about scenario items that are not played live.
     pub fn new(config: Config) -> (App, Vec<String>) {
         let control = config.control;
+        let auto = config.auto_grace.is_some();
         let (state, notes) = State::new(config);
         let app = App {
             inner: Arc::new(Inner {
                 state: Mutex::new(state),
                 wake: Notify::new(),
+                activity: AtomicU64::new(0),
+                auto,
+                changed: Notify::new(),
                 control,
             }),
         };
@@ -171,16 +212,88 @@ impl App {
     }
 
     fn handle(&self, request: HttpRequest) -> (ConnId, Source) {
+        self.note_activity();
         self.with_state(|s| s.handle(request))
     }
 
     fn client_gone(&self, conn: ConnId) {
+        self.note_activity();
         self.with_state(|s| s.client_gone(conn));
+        self.inner.changed.notify_waiters();
+    }
+
+    /// Something happened on the wire: an auto-advancing clock re-decides.
+    pub(crate) fn note_activity(&self) {
+        if self.inner.auto {
+            self.inner.activity.fetch_add(1, AtomicOrdering::AcqRel);
+            self.inner.wake.notify_one();
+        }
+    }
+
+    fn activity(&self) -> u64 {
+        self.inner.activity.load(AtomicOrdering::Acquire)
     }
 
     /// Ends every open SSE stream cleanly (shutdown).
     pub fn close_all_streams(&self) {
         self.lock().close_all();
+    }
+
+    // ----------------------------------------------------------------------------------
+    // For an embedding driver that owns the clock (`run --live`): time moves only when it
+    // says so, and it reads the engine's exact output sequence from the journal.
+    // ----------------------------------------------------------------------------------
+
+    /// Read access to the engine (its model, its ledger), after stepping it to now.
+    pub fn with_engine<R>(&self, f: impl FnOnce(&faultline_scenario::Engine) -> R) -> R {
+        self.with_state(|s| f(&s.engine))
+    }
+
+    /// The next virtual time at which the engine has work of its own.
+    pub fn next_due(&self) -> Option<u64> {
+        self.lock().next_due()
+    }
+
+    /// Moves virtual time forward to `at_ms` (never back) and runs what came due.
+    pub fn advance_to(&self, at_ms: u64) -> u64 {
+        self.with_state(|s| {
+            let now = s.clock.now_ms();
+            s.advance_clock(at_ms.saturating_sub(now))
+        })
+    }
+
+    /// Everything the engine emitted since the last call, in order (needs
+    /// [`Config::journal`]).
+    pub fn take_journal(&self) -> Vec<faultline_scenario::Emitted> {
+        self.lock()
+            .journal
+            .as_mut()
+            .map(|j| j.drain(..).collect())
+            .unwrap_or_default()
+    }
+
+    /// The connection number the next request will be given.
+    pub fn next_conn(&self) -> u64 {
+        self.lock().next_conn()
+    }
+
+    /// True while the response of `conn` is still being served.
+    pub fn is_open(&self, conn: ConnId) -> bool {
+        self.lock().is_open(conn)
+    }
+
+    /// Resolves once the server has seen `conn`'s client go away (or ended it itself).
+    pub async fn wait_closed(&self, conn: ConnId) {
+        loop {
+            let notified = self.inner.changed.notified();
+            tokio::pin!(notified);
+            // Registered before the check, so a close between the two is not missed.
+            notified.as_mut().enable();
+            if !self.is_open(conn) {
+                return;
+            }
+            notified.await;
+        }
     }
 
     /// The ledger view `GET /_chaos/ledger` serves.
@@ -231,6 +344,8 @@ async fn ticker(app: App, mut stop: watch::Receiver<bool>) {
 pub struct Running {
     pub addr: SocketAddr,
     pub app: App,
+    /// What of the scenario is played live, and what is the client's (see `plan_notes`).
+    pub notes: Vec<String>,
     stop: watch::Sender<bool>,
     task: tokio::task::JoinHandle<io::Result<()>>,
 }
@@ -259,9 +374,6 @@ impl Running {
 /// Binds `addr` and serves in the background on the current tokio runtime.
 pub async fn start(config: Config, addr: SocketAddr) -> io::Result<Running> {
     let (app, notes) = App::new(config);
-    for note in notes {
-        eprintln!("faultline serve: {note}");
-    }
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
     // Nagle + delayed ACK would hold every small SSE frame back ~40 ms.
@@ -271,7 +383,14 @@ pub async fn start(config: Config, addr: SocketAddr) -> io::Result<Running> {
         }
     });
     let (stop, stopped) = watch::channel(false);
-    tokio::spawn(ticker(app.clone(), stopped.clone()));
+    match app.lock().config().auto_grace {
+        Some(grace) => tokio::spawn(auto_advance::auto_ticker(
+            app.clone(),
+            grace,
+            stopped.clone(),
+        )),
+        None => tokio::spawn(ticker(app.clone(), stopped.clone())),
+    };
     let service = router(app.clone()).into_make_service_with_connect_info::<SocketAddr>();
     let closing = app.clone();
     let mut signal = stopped;
@@ -287,6 +406,7 @@ pub async fn start(config: Config, addr: SocketAddr) -> io::Result<Running> {
     Ok(Running {
         addr,
         app,
+        notes,
         stop,
         task,
     })
@@ -306,6 +426,9 @@ pub fn serve_blocking(
     runtime.block_on(async move {
         let mut signals = Signals::install()?;
         let running = start(config, addr).await?;
+        for note in &running.notes {
+            eprintln!("faultline serve: {note}");
+        }
         on_listening(running.addr);
         signals.recv().await;
         eprintln!("faultline serve: shutting down");

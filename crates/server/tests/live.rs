@@ -7,8 +7,8 @@
 mod common;
 
 use common::*;
+use faultline_scenario::Scenario;
 use faultline_server::Config;
-use faultline_sim::Scenario;
 use serde_json::{Value, json};
 
 const V_LATEST: &str = "2025-11-25";

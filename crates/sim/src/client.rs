@@ -19,7 +19,7 @@ use crate::client_record::{
     AppliedRecord, CallRecord, ClientRecord, ErrorRecord, ErrorScope, RequestRecord, ResumeRecord,
     Task,
 };
-use crate::scenario::{ClientModel, Tool};
+use faultline_scenario::{ClientModel, Tool};
 
 /// The guards, each switchable on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -296,26 +296,6 @@ impl Client {
         }
     }
 
-    /// The session id the client currently holds.
-    pub fn session(&self) -> Option<&str> {
-        self.session.as_deref()
-    }
-
-    /// The client's open SSE streams: (conn, standalone?, call index).
-    pub fn open_streams(&self) -> Vec<(ConnId, Option<usize>)> {
-        self.purposes
-            .iter()
-            .filter_map(|(&c, p)| match p {
-                Purpose::Stream(s) => match s.logical {
-                    Logical::Call(i) => Some((c, Some(i))),
-                    Logical::Standalone => Some((c, None)),
-                    Logical::Aux => None,
-                },
-                _ => None,
-            })
-            .collect()
-    }
-
     // ------------------------------------------------------------------------------
     // Sending
     // ------------------------------------------------------------------------------
@@ -415,13 +395,7 @@ impl Client {
         let state = &mut self.calls[call];
         state.request_ids.push(rid);
         let key = call_key(call);
-        let (name, arguments) = match &state.tool {
-            Tool::Echo { text } => ("echo", json!({"text": text})),
-            Tool::LongJob { steps, interval } => (
-                "long_job",
-                json!({"steps": steps.lo, "interval_ms": interval.ms()}),
-            ),
-        };
+        let (name, arguments) = state.tool.wire_call();
         let mut meta = json!({"idempotencyKey": key});
         if state.progress {
             meta["progressToken"] = json!(key);

@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 use faultline_model::{IdScheme, ServerKnobs};
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::{ClientModel, Fault, Scenario};
 use crate::swarm::{SwarmOptions, generate};
 use crate::verdict::VerdictKind;
+use faultline_scenario::{ClientModel, Fault, Scenario};
 
 /// The knob settings that name a failure, as (knob, value) pairs in a fixed order.
 pub type Signature = Vec<(String, String)>;
@@ -359,7 +359,7 @@ pub fn shrunk_scenario_text(
     );
     shrunk.expect = BTreeMap::from([(
         client,
-        crate::scenario::Expectation {
+        faultline_scenario::Expectation {
             must: vec![f.kind],
             must_not: vec![],
         },

@@ -1,10 +1,11 @@
 //! # faultline-sim
 //!
-//! Drives the [`faultline_model::Server`] through a [`Scenario`] against a modelled client,
-//! on virtual time, from one seed; then asks the [oracle](judge) what was lost and why.
+//! Drives the engine ([`faultline_scenario::Engine`]: the server model with a scenario
+//! armed on it) against a modelled client, on virtual time, from one seed; then asks the
+//! [oracle](judge) what was lost and why.
 //!
 //! ```text
-//! scenario ─▶ scheduler ─▶ model ⇄ client model ─▶ ledger + client record ─▶ oracle ─▶ report
+//! scenario ─▶ arm(seed) ─▶ engine ⇄ link ⇄ client model ─▶ ledger + client record ─▶ oracle ─▶ report
 //! ```
 //!
 //! A run is a pure function of (scenario, seed, client model): same inputs, same trace bytes,
@@ -15,10 +16,9 @@ mod client_error;
 mod client_record;
 pub mod explore;
 pub mod failure_map;
+mod link;
 mod oracle;
-mod pick;
 mod report;
-mod scenario;
 mod scheduler;
 pub mod shrink;
 pub mod swarm;
@@ -29,13 +29,13 @@ mod world;
 pub use client::{Fate, Policy};
 pub use client_error::{ClientError, ResumptionCursorError, SessionResumptionError};
 pub use client_record::{ClientRecord, ErrorScope, Task};
-pub use oracle::judge;
-pub use pick::{PickCount, PickDuration};
-pub use report::{json_report, text_report};
-pub use scenario::{
-    ClientConfig, ClientModel, Expectation, Fault, Scenario, ScenarioError, StreamSel, Tool,
-    Trigger, Work,
+pub use faultline_scenario::{
+    ClientConfig, ClientModel, Expectation, Fault, PickCount, PickDuration, Scenario,
+    ScenarioError, StreamSel, Tool, Trigger, Work,
 };
+pub use link::{Link, SimLink};
+pub use oracle::judge;
+pub use report::{json_report, text_report};
 pub use trace::{TraceEntry, TraceWhat, from_jsonl, sha256_hex, to_jsonl};
 pub use verdict::{Evidence, IdRanges, Verdict, VerdictKind};
 pub use world::RunResult;
@@ -68,6 +68,17 @@ impl RunOutcome {
     pub fn trace_sha256(&self) -> String {
         sha256_hex(&self.trace_jsonl())
     }
+
+    /// The server's ground truth as JSON: the bytes `ledger_sha256` digests.
+    pub fn ledger_json(&self) -> String {
+        serde_json::to_string(&self.result.ledger).expect("a ledger always serializes")
+    }
+
+    /// SHA-256 of the ledger's JSON: equal for a simulated and a live run of the same
+    /// scenario, seed and client.
+    pub fn ledger_sha256(&self) -> String {
+        sha256_hex(&self.ledger_json())
+    }
 }
 
 /// Runs `scenario` with `seed` against the `client` model, recording the full trace.
@@ -83,16 +94,55 @@ pub fn run_with_policy(
     client: ClientModel,
     policy: Policy,
 ) -> RunOutcome {
-    let result = world::World::new(scenario, seed, policy).run();
-    finish(scenario, seed, client, result)
+    let (outcome, _) = run_over(
+        scenario,
+        seed,
+        client,
+        policy,
+        sim_link(scenario, seed),
+        true,
+    );
+    outcome
+}
+
+fn sim_link(scenario: &Scenario, seed: u64) -> SimLink {
+    let armed = faultline_scenario::arm(scenario, seed);
+    SimLink::new(faultline_scenario::Engine::new(
+        scenario.server.clone(),
+        &armed,
+    ))
+}
+
+/// Runs over any [`Link`] (the simulator's, or `run --live`'s real sockets) and returns
+/// the link too, for what it learned on the way (a live link's errors).
+pub fn run_over<L: Link>(
+    scenario: &Scenario,
+    seed: u64,
+    client: ClientModel,
+    policy: Policy,
+    link: L,
+    traced: bool,
+) -> (RunOutcome, L) {
+    let armed = faultline_scenario::arm(scenario, seed);
+    let mut world = world::World::new(scenario, &armed, policy, link);
+    if !traced {
+        world = world.without_trace();
+    }
+    let (result, link) = world.run();
+    (finish(scenario, seed, client, result), link)
 }
 
 /// Like [`run`] without recording a trace: for benchmarks and bulk exploration.
 pub fn run_untraced(scenario: &Scenario, seed: u64, client: ClientModel) -> RunOutcome {
-    let result = world::World::new(scenario, seed, Policy::of(client))
-        .without_trace()
-        .run();
-    finish(scenario, seed, client, result)
+    let (outcome, _) = run_over(
+        scenario,
+        seed,
+        client,
+        Policy::of(client),
+        sim_link(scenario, seed),
+        false,
+    );
+    outcome
 }
 
 fn finish(scenario: &Scenario, seed: u64, client: ClientModel, result: RunResult) -> RunOutcome {

@@ -283,5 +283,6 @@ pub fn json_report(outcome: &RunOutcome, check: &ExpectationCheck) -> Value {
         "events_produced": outcome.result.ledger.events.len(),
         "events_applied": outcome.result.record.applied.len(),
         "trace_sha256": outcome.trace_sha256(),
+        "ledger_sha256": outcome.ledger_sha256(),
     })
 }

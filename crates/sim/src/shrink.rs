@@ -9,9 +9,9 @@
 use faultline_model::{DurationMs, PositiveDurationMs, ServerKnobs};
 
 use crate::explore::{Signature, signature_of};
-use crate::pick::{PickCount, PickDuration};
-use crate::scenario::{ClientModel, Fault, Scenario, Tool, Trigger, Work};
 use crate::verdict::VerdictKind;
+use faultline_scenario::{ClientModel, Fault, Scenario, Tool, Trigger, Work};
+use faultline_scenario::{PickCount, PickDuration};
 
 /// Whether `scenario` (run with its own seed) still shows `kind` with `signature`.
 fn still_fails(
@@ -137,7 +137,7 @@ fn candidates(s: &Scenario) -> Vec<Scenario> {
 }
 
 fn mentions_call(fault: &Fault, calls: usize) -> bool {
-    use crate::scenario::StreamSel;
+    use faultline_scenario::StreamSel;
     let sel_bad = |sel: &StreamSel| matches!(sel, StreamSel::Call(k) if *k >= calls);
     match fault {
         Fault::Drop { when, stream, .. } => {

@@ -13,8 +13,10 @@ use faultline_model::{
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::pick::{PickCount, PickDuration};
-use crate::scenario::{ClientConfig, ClientModel, Fault, Scenario, StreamSel, Tool, Trigger, Work};
+use faultline_scenario::{
+    ClientConfig, ClientModel, Fault, Scenario, StreamSel, Tool, Trigger, Work,
+};
+use faultline_scenario::{PickCount, PickDuration};
 
 /// What kinds of runs to generate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,96 +4,9 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// In RON both spellings are accepted (`SilentGap` or `silent_gap`); reports use snake_case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all(serialize = "snake_case"))]
-pub enum VerdictKind {
-    /// Nothing lost, nothing misapplied, no error.
-    #[serde(alias = "clean")]
-    Clean,
-    /// Events the server produced for the client were never applied, and no error said so.
-    #[serde(alias = "silent_gap")]
-    SilentGap,
-    /// A cursor minted in one generation was honoured against another's numbering.
-    #[serde(alias = "cursor_reuse")]
-    CursorReuse,
-    /// A resumption answered 200 (replay), then the next session-scoped request got 404/410.
-    #[serde(alias = "zombie_session")]
-    ZombieSession,
-    /// Requests sent to a session the client had already been told was dead.
-    #[serde(alias = "retry_amplification")]
-    RetryAmplification,
-    /// A request carrying the old session id after the client re-initialized.
-    #[serde(alias = "reinit_collision")]
-    ReinitCollision,
-    /// Events applied after their session was already dead on the server.
-    #[serde(alias = "quarantine_violation")]
-    QuarantineViolation,
-    /// An event from another session applied on a stream of this one.
-    #[serde(alias = "foreign_event")]
-    ForeignEvent,
-    /// The same event applied twice.
-    #[serde(alias = "duplicate")]
-    Duplicate,
-    /// Events were lost but the client surfaced an (untyped) error: loud, not recovered.
-    #[serde(alias = "surfaced_loss")]
-    SurfacedLoss,
-    /// The client raised a typed resumption error and recovered without loss.
-    #[serde(alias = "detected")]
-    Detected,
-}
-
-impl VerdictKind {
-    /// Verdicts that mean data was lost or misapplied without the client knowing.
-    pub fn is_loss(self) -> bool {
-        matches!(
-            self,
-            VerdictKind::SilentGap
-                | VerdictKind::CursorReuse
-                | VerdictKind::QuarantineViolation
-                | VerdictKind::ForeignEvent
-                | VerdictKind::Duplicate
-        )
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            VerdictKind::Clean => "clean",
-            VerdictKind::SilentGap => "silent_gap",
-            VerdictKind::CursorReuse => "cursor_reuse",
-            VerdictKind::ZombieSession => "zombie_session",
-            VerdictKind::RetryAmplification => "retry_amplification",
-            VerdictKind::ReinitCollision => "reinit_collision",
-            VerdictKind::QuarantineViolation => "quarantine_violation",
-            VerdictKind::ForeignEvent => "foreign_event",
-            VerdictKind::Duplicate => "duplicate",
-            VerdictKind::SurfacedLoss => "surfaced_loss",
-            VerdictKind::Detected => "detected",
-        }
-    }
-
-    pub const ALL: [VerdictKind; 11] = [
-        VerdictKind::Clean,
-        VerdictKind::SilentGap,
-        VerdictKind::CursorReuse,
-        VerdictKind::ZombieSession,
-        VerdictKind::RetryAmplification,
-        VerdictKind::ReinitCollision,
-        VerdictKind::QuarantineViolation,
-        VerdictKind::ForeignEvent,
-        VerdictKind::Duplicate,
-        VerdictKind::SurfacedLoss,
-        VerdictKind::Detected,
-    ];
-}
-
-impl fmt::Display for VerdictKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use faultline_scenario::VerdictKind;
 
 /// Ids as compact inclusive ranges: `[[1,41],[50,50]]`, printed `1..=41, 50`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

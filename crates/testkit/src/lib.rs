@@ -589,6 +589,8 @@ impl Harness {
             scenario: Some(scenario.clone()),
             control: true,
             time_scale: self.time_scale,
+            auto_grace: None,
+            journal: false,
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)

@@ -13,7 +13,7 @@ use faultline_model::{DurationMs, EndMode, PositiveDurationMs, ServerKnobs};
 use serde::{Deserialize, Serialize};
 
 use crate::pick::{PickCount, PickDuration};
-use crate::verdict::VerdictKind;
+use crate::verdict_kind::VerdictKind;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -107,6 +107,21 @@ pub enum Tool {
         steps: PickCount,
         interval: DurationMs,
     },
+}
+
+impl Tool {
+    /// The `tools/call` name and arguments this tool is called with on the wire (`steps`
+    /// as picked: call it on an armed tool). The modelled clients send exactly this, and
+    /// the engine recognises a real client's call to a workload tool by it.
+    pub fn wire_call(&self) -> (&'static str, serde_json::Value) {
+        match self {
+            Tool::Echo { text } => ("echo", serde_json::json!({ "text": text })),
+            Tool::LongJob { steps, interval } => (
+                "long_job",
+                serde_json::json!({ "steps": steps.lo, "interval_ms": interval.ms() }),
+            ),
+        }
+    }
 }
 
 /// What the client (and the server's application) do when nothing goes wrong.

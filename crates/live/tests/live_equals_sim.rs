@@ -1,0 +1,136 @@
+//! What the simulator shows is what a real client meets: for every bundled scenario, both
+//! client models and the first swarm seeds, a run over real HTTP leaves a ledger that is
+//! byte-identical to the simulated run's, and the oracle reaches the same verdicts.
+
+use std::path::{Path, PathBuf};
+
+use faultline_sim::{ClientModel, RunOutcome, Scenario};
+
+const CLIENTS: [ClientModel; 2] = [ClientModel::Naive, ClientModel::Guarded];
+
+fn verdicts(outcome: &RunOutcome) -> String {
+    serde_json::to_string(&outcome.verdicts).expect("verdicts serialize")
+}
+
+/// Runs both ways; on a difference, says how to reproduce it.
+fn compare(scenario: &Scenario, file: &Path, seed: u64, client: ClientModel) -> Result<(), String> {
+    let reproduce = format!(
+        "cargo run --release -- run {} --seed {seed} --client {} --live --format json",
+        file.display(),
+        client.name()
+    );
+    let simulated = faultline_sim::run(scenario, seed, client);
+    let live = faultline_live::run_live(scenario, seed, client)
+        .map_err(|e| format!("{}: the live run broke: {e}\n  {reproduce}", file.display()))?;
+    if simulated.ledger_json() != live.ledger_json() {
+        let (a, b) = (simulated.ledger_json(), live.ledger_json());
+        let at = a
+            .bytes()
+            .zip(b.bytes())
+            .position(|(x, y)| x != y)
+            .unwrap_or(a.len().min(b.len()));
+        let from = at.saturating_sub(200);
+        return Err(format!(
+            "{} seed {seed} {}: ledgers differ at byte {at}\n  simulated: …{}\n  live:      …{}\n  {reproduce}",
+            file.display(),
+            client.name(),
+            &a[from..(at + 200).min(a.len())],
+            &b[from..(at + 200).min(b.len())],
+        ));
+    }
+    if verdicts(&simulated) != verdicts(&live) {
+        return Err(format!(
+            "{} seed {seed} {}: verdicts differ\n  simulated: {}\n  live:      {}\n  {reproduce}",
+            file.display(),
+            client.name(),
+            verdicts(&simulated),
+            verdicts(&live)
+        ));
+    }
+    Ok(())
+}
+
+fn bundled() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut files = Vec::new();
+    for dir in [root.clone(), root.join("field")] {
+        for entry in std::fs::read_dir(&dir).expect("scenarios dir") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_some_and(|e| e == "ron") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn every_bundled_scenario_leaves_the_same_ledger_live_as_simulated() {
+    let files = bundled();
+    assert!(
+        files.len() >= 7,
+        "expected the bundled scenarios, found {files:?}"
+    );
+    let mut failures = Vec::new();
+    for file in &files {
+        let scenario = Scenario::load(file).expect("bundled scenarios load");
+        for client in CLIENTS {
+            if let Err(e) = compare(&scenario, file, scenario.seed, client) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn the_first_swarm_seeds_leave_the_same_ledger_live_as_simulated() {
+    let seeds: u64 = std::env::var("FAULTLINE_LIVE_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000);
+    let dir = std::env::temp_dir().join(format!("faultline-live-eq-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut failures = Vec::new();
+    for seed in 0..seeds {
+        let scenario = faultline_sim::explore::scenario_for(seed, false, &[]).expect("swarm");
+        let file = dir.join(format!("swarm-{seed}.ron"));
+        for client in CLIENTS {
+            if let Err(e) = compare(&scenario, &file, seed, client) {
+                std::fs::write(&file, scenario.to_ron()).expect("write the scenario");
+                failures.push(e);
+            }
+        }
+        if failures.len() >= 5 {
+            break;
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn a_live_run_that_drifts_from_the_engine_breaks_with_a_sentence() {
+    // Someone else's request reaches the server first: the client's first connection is
+    // no longer the server's first, and the link refuses to go on rather than report a
+    // run that is not the simulated one.
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/behavior_a.ron");
+    let scenario = Scenario::load(&file).expect("loads");
+    let config = faultline_server::Config::from_scenario(scenario.clone())
+        .with_time_scale(0.0)
+        .with_journal(true);
+    let link = faultline_live::LiveLink::start(config).expect("starts");
+    let mut other = std::net::TcpStream::connect(link.addr()).expect("connects");
+    use std::io::{Read, Write};
+    other
+        .write_all(b"DELETE /mcp HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n")
+        .expect("writes");
+    let mut answer = String::new();
+    other.read_to_string(&mut answer).expect("reads");
+    assert!(answer.starts_with("HTTP/1.1 4"), "{answer}");
+    let client = ClientModel::Naive;
+    let policy = faultline_sim::Policy::of(client);
+    let (_, link) = faultline_sim::run_over(&scenario, scenario.seed, client, policy, link, false);
+    let error = link.finish().expect_err("the run must break");
+    assert!(error.0.contains("diverged"), "{error}");
+}

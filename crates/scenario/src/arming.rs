@@ -1,0 +1,224 @@
+//! Arming: a scenario file describes a family of runs (`"30..50"`, `"5m..6m"`); the seed
+//! picks one member. Every pick happens here, once, in one fixed order, so the simulator
+//! and the live server play the very same member for the same seed. Nothing else in
+//! faultline draws from the scenario's random stream.
+//!
+//! The order is part of the format's contract (changing it changes which member a seed
+//! names): the server's session-id seed; the client's start; the workload in file order
+//! (a call's time, then a long job's step count; a notify's start, then its count); the
+//! faults in file order (the client's `away` first, then the trigger's time or event count).
+
+use std::sync::Arc;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::Rng;
+
+use faultline_model::DurationMs;
+
+use crate::faults::{self, FaultAction};
+use crate::pick::PickCount;
+use crate::scenario::{Fault, Scenario, StreamSel, Tool, Trigger, Work};
+
+/// A scenario with every range picked.
+#[derive(Debug, Clone)]
+pub struct Armed {
+    /// Seeds the server model's session-id generator.
+    pub server_seed: u64,
+    /// When the modelled client sends `initialize`.
+    pub client_start_ms: u64,
+    /// The workload's tool calls, in file order (`Call(k)` is `calls[k]`).
+    pub calls: Vec<ArmedCall>,
+    /// The workload's notification schedules, in file order.
+    pub notifies: Vec<ArmedNotify>,
+    /// Every fault, in file order.
+    pub faults: Vec<ArmedFault>,
+    /// What the seed chose, in words, for reports.
+    pub choices: Vec<String>,
+}
+
+/// One workload call: when the application makes it, and with what.
+#[derive(Debug, Clone)]
+pub struct ArmedCall {
+    pub at_ms: u64,
+    /// The tool with its step count fixed.
+    pub tool: Tool,
+    pub progress: bool,
+}
+
+/// One notification schedule: `count` notifications, the first at `from_ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArmedNotify {
+    pub from_ms: u64,
+    pub every_ms: u64,
+    pub count: u64,
+}
+
+/// When an armed fault fires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArmedTrigger {
+    /// At this virtual time.
+    At(u64),
+    /// Right after the `n`-th event (1-based ordinal) of a stream matching `on` is put on
+    /// a connection.
+    AfterEvent { n: u32, on: StreamSel },
+}
+
+/// One fault with its choices made.
+#[derive(Debug, Clone)]
+pub struct ArmedFault {
+    pub trigger: ArmedTrigger,
+    /// How long the modelled client stays off the network after the fault.
+    pub away_ms: Option<u64>,
+    pub action: Arc<dyn FaultAction>,
+}
+
+/// Picks every range of `scenario` from `seed`.
+pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let server_seed = rng.next_u64();
+    let client_start_ms = scenario.client.start_at.pick(&mut rng);
+    let mut calls = Vec::new();
+    let mut notifies = Vec::new();
+    let mut choices = Vec::new();
+    for work in &scenario.workload {
+        match work {
+            Work::CallTool { at, tool, progress } => {
+                let at_ms = at.pick(&mut rng);
+                let tool = match tool {
+                    Tool::LongJob { steps, interval } => {
+                        let n = steps.pick(&mut rng);
+                        choices.push(format!(
+                            "call {} at {}: long_job {n} steps",
+                            calls.len(),
+                            DurationMs(at_ms)
+                        ));
+                        Tool::LongJob {
+                            steps: PickCount::fixed(n),
+                            interval: *interval,
+                        }
+                    }
+                    other => other.clone(),
+                };
+                calls.push(ArmedCall {
+                    at_ms,
+                    tool,
+                    progress: *progress,
+                });
+            }
+            Work::Notify { from, every, count } => {
+                let from_ms = from.pick(&mut rng);
+                let count = count.pick(&mut rng);
+                notifies.push(ArmedNotify {
+                    from_ms,
+                    every_ms: every.ms().max(1),
+                    count,
+                });
+            }
+        }
+    }
+    let mut armed_faults = Vec::with_capacity(scenario.faults.len());
+    for fault in &scenario.faults {
+        let away_ms = match fault {
+            Fault::Drop { away, .. } | Fault::Restart { away, .. } => {
+                away.map(|a| a.pick(&mut rng))
+            }
+            Fault::Gc { .. } | Fault::StaleTask { .. } => None,
+        };
+        let trigger = match fault {
+            Fault::Drop { when, .. } | Fault::Restart { when, .. } | Fault::Gc { when } => {
+                match when {
+                    Trigger::At(t) => ArmedTrigger::At(t.pick(&mut rng)),
+                    Trigger::AfterEvent { n, on } => ArmedTrigger::AfterEvent {
+                        n: u32::try_from(n.pick(&mut rng)).unwrap_or(u32::MAX),
+                        on: *on,
+                    },
+                }
+            }
+            Fault::StaleTask { at, .. } => ArmedTrigger::At(at.pick(&mut rng)),
+        };
+        armed_faults.push(ArmedFault {
+            trigger,
+            away_ms,
+            action: faults::action_of(fault),
+        });
+    }
+    Armed {
+        server_seed,
+        client_start_ms,
+        calls,
+        notifies,
+        faults: armed_faults,
+        choices,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn family() -> Scenario {
+        Scenario::parse(
+            r#"Scenario(name: "t", summary: "t",
+                client: (start_at: "0s..10s"),
+                workload: [
+                    CallTool(at: "1s..2s", tool: LongJob(steps: "10..90", interval: "1s")),
+                    Notify(from: "1s..9s", every: "1s", count: "1..9"),
+                ],
+                faults: [
+                    Drop(when: AfterEvent(n: "1..40"), mode: Reset, away: Some("1m..9m")),
+                    Gc(when: At("1h..2h")),
+                ])"#,
+            "t.ron",
+        )
+        .expect("valid")
+    }
+
+    fn fingerprint(a: &Armed) -> String {
+        format!(
+            "{} {} {:?} {:?} {:?}",
+            a.server_seed,
+            a.client_start_ms,
+            a.calls
+                .iter()
+                .map(|c| (c.at_ms, c.tool.wire_call()))
+                .collect::<Vec<_>>(),
+            a.notifies,
+            a.faults
+                .iter()
+                .map(|f| (f.trigger, f.away_ms))
+                .collect::<Vec<_>>()
+        )
+    }
+
+    #[test]
+    fn same_seed_same_member_other_seed_other_member() {
+        let s = family();
+        assert_eq!(fingerprint(&arm(&s, 7)), fingerprint(&arm(&s, 7)));
+        assert_ne!(fingerprint(&arm(&s, 7)), fingerprint(&arm(&s, 8)));
+    }
+
+    #[test]
+    fn picks_stay_inside_their_ranges() {
+        let s = family();
+        for seed in 0..200 {
+            let a = arm(&s, seed);
+            assert!(a.client_start_ms <= 10_000);
+            assert!((1_000..=2_000).contains(&a.calls[0].at_ms));
+            let (_, args) = a.calls[0].tool.wire_call();
+            assert!((10..=90).contains(&args["steps"].as_u64().expect("steps")));
+            assert!((1..=9).contains(&a.notifies[0].count));
+            match a.faults[0].trigger {
+                ArmedTrigger::AfterEvent { n, on } => {
+                    assert!((1..=40).contains(&n));
+                    assert_eq!(on, StreamSel::Any);
+                }
+                other => panic!("unexpected trigger {other:?}"),
+            }
+            assert!((60_000..=540_000).contains(&a.faults[0].away_ms.expect("away")));
+            assert!(
+                matches!(a.faults[1].trigger, ArmedTrigger::At(t) if (3_600_000..=7_200_000).contains(&t))
+            );
+        }
+    }
+}

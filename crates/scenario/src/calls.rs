@@ -1,0 +1,254 @@
+//! Which server streams carry which workload call, so that `StreamSel::Call(k)` means the
+//! same thing to the simulator and to the live server.
+//!
+//! A `tools/call` request is workload call `k` when its `_meta.idempotencyKey` is
+//! `call-k` (what the modelled clients send), or else when its tool name and arguments are
+//! those of workload call `k` (what a real client told the workload sends): the lowest such
+//! `k` not yet seen, or the latest one seen when all are (a retry or a re-issue). Requests
+//! that match no workload call (another task's `echo`, the conformance tools) are nobody's.
+//!
+//! Call `k`'s streams are the SSE stream that answered its POST, plus every stream its
+//! job's events later went out on (Behavior A's fresh stream adopts an orphaned call).
+//! Memory is bounded: only workload calls are tracked, each with a capped history.
+
+use std::collections::BTreeSet;
+
+use faultline_model::{
+    HttpMethod, HttpRequest, JobId, Payload, RequestBody, Server, StreamId, StreamKind,
+};
+use serde_json::Value;
+
+use crate::arming::ArmedCall;
+use crate::scenario::StreamSel;
+
+/// Jobs and streams remembered per call (re-issues and resumptions beyond this are rare
+/// and only ever make the selector match less).
+const HISTORY_CAP: usize = 64;
+
+#[derive(Debug, Default)]
+struct Tracked {
+    /// `(tool name, arguments)` as sent on the wire.
+    name: &'static str,
+    arguments: Value,
+    seen: bool,
+    streams: BTreeSet<StreamId>,
+    jobs: Vec<JobId>,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct CallTracker {
+    calls: Vec<Tracked>,
+    last_seen: Option<usize>,
+}
+
+impl CallTracker {
+    pub fn new(calls: &[ArmedCall]) -> Self {
+        CallTracker {
+            calls: calls
+                .iter()
+                .map(|c| {
+                    let (name, arguments) = c.tool.wire_call();
+                    Tracked {
+                        name,
+                        arguments,
+                        ..Tracked::default()
+                    }
+                })
+                .collect(),
+            last_seen: None,
+        }
+    }
+
+    /// The workload call a request makes, if any (see the module doc).
+    pub fn attribute(&mut self, request: &HttpRequest) -> Option<usize> {
+        if self.calls.is_empty() || request.method != HttpMethod::Post {
+            return None;
+        }
+        let parsed;
+        let body = match &request.body {
+            RequestBody::Json(v) => v,
+            RequestBody::Bytes(b) => {
+                // Cheap pre-filter before parsing a body a second time.
+                if !contains(b, b"tools/call") {
+                    return None;
+                }
+                parsed = serde_json::from_slice::<Value>(b).ok()?;
+                &parsed
+            }
+            RequestBody::Empty => return None,
+        };
+        if body.get("method").and_then(Value::as_str) != Some("tools/call") {
+            return None;
+        }
+        let params = body.get("params")?;
+        let k = match params
+            .pointer("/_meta/idempotencyKey")
+            .and_then(Value::as_str)
+            .and_then(|key| key.strip_prefix("call-"))
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            Some(k) => (k < self.calls.len()).then_some(k)?,
+            None => self.by_signature(params)?,
+        };
+        self.calls[k].seen = true;
+        self.last_seen = Some(k);
+        Some(k)
+    }
+
+    fn by_signature(&self, params: &Value) -> Option<usize> {
+        let name = params.get("name").and_then(Value::as_str)?;
+        let empty = Value::Object(Default::default());
+        let arguments = params.get("arguments").unwrap_or(&empty);
+        let same = |c: &Tracked| c.name == name && &c.arguments == arguments;
+        self.calls
+            .iter()
+            .position(|c| !c.seen && same(c))
+            .or_else(|| {
+                self.last_seen
+                    .filter(|&k| same(&self.calls[k]))
+                    .or_else(|| self.calls.iter().rposition(same))
+            })
+    }
+
+    /// Call `k` was accepted: its POST answered on `stream` (if SSE) and started `jobs`.
+    pub fn accepted(
+        &mut self,
+        k: usize,
+        stream: Option<StreamId>,
+        jobs: impl Iterator<Item = JobId>,
+    ) {
+        let Some(call) = self.calls.get_mut(k) else {
+            return;
+        };
+        if let Some(s) = stream
+            && call.streams.len() < HISTORY_CAP
+        {
+            call.streams.insert(s);
+        }
+        for job in jobs {
+            if call.jobs.len() < HISTORY_CAP {
+                call.jobs.push(job);
+            }
+        }
+    }
+
+    /// An event went out on `stream`: a call's output may have moved there.
+    pub fn on_event(&mut self, payload: Payload, stream: StreamId) {
+        let (Payload::Progress { job, .. } | Payload::ToolResult { job }) = payload else {
+            return;
+        };
+        if let Some(call) = self.calls.iter_mut().find(|c| c.jobs.contains(&job))
+            && call.streams.len() < HISTORY_CAP
+        {
+            call.streams.insert(stream);
+        }
+    }
+
+    pub fn matches(&self, server: &Server, sel: StreamSel, stream: StreamId) -> bool {
+        match sel {
+            StreamSel::Any => true,
+            StreamSel::Standalone => server.ledger().stream(stream).kind == StreamKind::Standalone,
+            StreamSel::Call(k) => self
+                .calls
+                .get(k)
+                .is_some_and(|c| c.streams.contains(&stream)),
+        }
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Tool;
+    use faultline_model::{DurationMs, HttpRequest};
+    use serde_json::json;
+
+    fn post(body: Value) -> HttpRequest {
+        HttpRequest {
+            method: HttpMethod::Post,
+            session_id: Some("s".into()),
+            protocol_version: None,
+            accept: None,
+            content_type: None,
+            last_event_id: None,
+            origin: None,
+            body: RequestBody::Bytes(body.to_string().into_bytes()),
+        }
+    }
+
+    fn call(name: &str, arguments: Value, meta: Value) -> HttpRequest {
+        post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": meta}}))
+    }
+
+    fn tracker() -> CallTracker {
+        let job = |n| ArmedCall {
+            at_ms: 0,
+            tool: Tool::LongJob {
+                steps: crate::PickCount::fixed(n),
+                interval: DurationMs(1_000),
+            },
+            progress: true,
+        };
+        CallTracker::new(&[job(81), job(81), job(5)])
+    }
+
+    #[test]
+    fn the_idempotency_key_names_the_call_and_other_keys_name_none() {
+        let mut t = tracker();
+        let args = json!({"steps": 5, "interval_ms": 1000});
+        assert_eq!(
+            t.attribute(&call(
+                "long_job",
+                args.clone(),
+                json!({"idempotencyKey": "call-1"})
+            )),
+            Some(1)
+        );
+        // A stale task's echo carries a key past the workload: nobody's call.
+        assert_eq!(
+            t.attribute(&call(
+                "echo",
+                json!({"text": "x"}),
+                json!({"idempotencyKey": "call-3"})
+            )),
+            None
+        );
+    }
+
+    #[test]
+    fn without_a_key_calls_are_matched_by_tool_and_arguments_in_order() {
+        let mut t = tracker();
+        let same = json!({"steps": 81, "interval_ms": 1000});
+        assert_eq!(
+            t.attribute(&call("long_job", same.clone(), json!({}))),
+            Some(0)
+        );
+        assert_eq!(
+            t.attribute(&call("long_job", same.clone(), json!({}))),
+            Some(1)
+        );
+        // Both taken: a third identical call is a retry of the latest.
+        assert_eq!(t.attribute(&call("long_job", same, json!({}))), Some(1));
+        assert_eq!(
+            t.attribute(&call(
+                "long_job",
+                json!({"steps": 5, "interval_ms": 1000}),
+                json!({})
+            )),
+            Some(2)
+        );
+        assert_eq!(
+            t.attribute(&call("echo", json!({"text": "hi"}), json!({}))),
+            None
+        );
+        assert_eq!(
+            t.attribute(&post(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))),
+            None
+        );
+    }
+}

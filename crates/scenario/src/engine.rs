@@ -1,0 +1,431 @@
+//! The engine: the server model plus the scenario's server-side half, stepped on virtual
+//! time. The simulator and the live server both drive the server through this one type,
+//! so a fault fires at the same point of the same output sequence in both; they differ
+//! only in how outputs reach the client (a function call, or a socket).
+//!
+//! At one virtual instant the order is fixed: the model's own due work (job steps, TTL
+//! expiry) first, then scripted actions (notifications, `At` faults) in the order they
+//! were scheduled. An `AfterEvent` fault fires right after its event is emitted, before
+//! anything emitted after it, so "drop after event 41" means what it means on a real wire.
+//!
+//! | scenario item | what the engine does |
+//! |---|---|
+//! | `Notify { from, every, count }` | at `from`, then every `every`: a notification on the standalone stream of the most recently initialized session (in a one-client run, the client's current session) |
+//! | `Drop`, `Restart`, `Gc` | the fault's [`FaultAction`](crate::FaultAction), at `At(t)` or right after the `n`-th event of a matching stream |
+//! | `StaleTask`, `away` | fired at their time and reported (`Emitted::Fired`) for a driver with a modelled client to play |
+//! | `CallTool` | not the server's: the client makes calls (the engine only recognises them, for `Call(k)`) |
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use faultline_model::{
+    ConnId, EndMode, HttpMethod, HttpRequest, JobId, Output, RequestBody, ResponseBody, Server,
+    ServerKnobs, StreamId,
+};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::Rng;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::arming::{Armed, ArmedNotify, ArmedTrigger};
+use crate::calls::CallTracker;
+use crate::faults::{ClientEffect, FaultAction, Target};
+use crate::scenario::StreamSel;
+
+/// What the engine emits, in order: what goes on the wire, and which faults fired.
+#[derive(Debug, Clone)]
+pub enum Emitted {
+    Wire(Output),
+    Fired(FiredFault),
+}
+
+/// A fault (or an operator action) that fired.
+#[derive(Debug, Clone, Serialize)]
+pub struct FiredFault {
+    pub at_ms: u64,
+    /// Its index in the scenario's `faults`; `None` for an operator action (`/_chaos`).
+    pub fault: Option<usize>,
+    /// What happened, in words.
+    pub note: String,
+    /// The connections it cut.
+    pub conns: Vec<u64>,
+    /// How long the modelled client stays off the network after it.
+    pub away_ms: Option<u64>,
+    #[serde(skip)]
+    pub client_effect: Option<ClientEffect>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scripted {
+    Notify { item: usize, remaining: u64 },
+    Fault(usize),
+}
+
+#[derive(Debug)]
+struct EngineFault {
+    trigger: ArmedTrigger,
+    away_ms: Option<u64>,
+    action: Arc<dyn FaultAction>,
+    fired: bool,
+}
+
+/// The server model with a scenario's server-side half armed on it.
+#[derive(Debug)]
+pub struct Engine {
+    server: Server,
+    calls: CallTracker,
+    notifies: Vec<ArmedNotify>,
+    faults: Vec<EngineFault>,
+    /// Indices of faults with an `AfterEvent` trigger not yet fired (checked per event).
+    watching: Vec<usize>,
+    /// `(at_ms, seq) -> action`; `seq` keeps simultaneous actions in scheduling order.
+    queue: BTreeMap<(u64, u64), Scripted>,
+    seq: u64,
+}
+
+impl Engine {
+    /// A server with `knobs` playing `armed`'s server-side half.
+    pub fn new(knobs: ServerKnobs, armed: &Armed) -> Engine {
+        let mut engine = Engine {
+            server: Server::new(knobs, armed.server_seed),
+            calls: CallTracker::new(&armed.calls),
+            notifies: armed.notifies.clone(),
+            faults: armed
+                .faults
+                .iter()
+                .map(|f| EngineFault {
+                    trigger: f.trigger,
+                    away_ms: f.away_ms,
+                    action: f.action.clone(),
+                    fired: false,
+                })
+                .collect(),
+            watching: Vec::new(),
+            queue: BTreeMap::new(),
+            seq: 0,
+        };
+        for (item, plan) in armed.notifies.iter().enumerate() {
+            if plan.count > 0 {
+                engine.schedule(
+                    plan.from_ms,
+                    Scripted::Notify {
+                        item,
+                        remaining: plan.count,
+                    },
+                );
+            }
+        }
+        for i in 0..engine.faults.len() {
+            match engine.faults[i].trigger {
+                ArmedTrigger::At(t) => engine.schedule(t, Scripted::Fault(i)),
+                ArmedTrigger::AfterEvent { .. } => engine.watching.push(i),
+            }
+        }
+        engine
+    }
+
+    /// A server with `knobs` and no scenario; `seed` derives its session-id seed the way
+    /// [`arm`](crate::arm) does, so a scenario-less server started with a scenario's seed
+    /// mints the same ids.
+    pub fn without_scenario(knobs: ServerKnobs, seed: u64) -> Engine {
+        let server_seed = ChaCha8Rng::seed_from_u64(seed).next_u64();
+        Engine {
+            server: Server::new(knobs, server_seed),
+            calls: CallTracker::default(),
+            notifies: Vec::new(),
+            faults: Vec::new(),
+            watching: Vec::new(),
+            queue: BTreeMap::new(),
+            seq: 0,
+        }
+    }
+
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+
+    pub fn server_mut(&mut self) -> &mut Server {
+        &mut self.server
+    }
+
+    fn schedule(&mut self, at_ms: u64, action: Scripted) {
+        self.seq += 1;
+        self.queue.insert((at_ms, self.seq), action);
+    }
+
+    /// The next virtual time at which the engine has work of its own.
+    pub fn next_due(&self) -> Option<u64> {
+        let script = self.queue.first_key_value().map(|(&(t, _), _)| t);
+        match (self.server.next_due(), script) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Runs everything due up to `target`, one instant at a time, and moves the model's
+    /// clock to `target`.
+    pub fn advance_to(&mut self, target: u64, out: &mut Vec<Emitted>) {
+        let mut buf = Vec::new();
+        loop {
+            let model_due = self.server.next_due();
+            let script_due = self.queue.first_key_value().map(|(&(t, _), _)| t);
+            let next = match (model_due, script_due) {
+                (Some(a), Some(b)) => a.min(b),
+                (Some(a), None) | (None, Some(a)) => a,
+                (None, None) => break,
+            };
+            if next > target {
+                break;
+            }
+            if model_due == Some(next) {
+                self.server.advance(next, &mut buf);
+                self.route(&mut buf, out);
+            } else if let Some(((at, _), action)) = self.queue.pop_first() {
+                self.perform(at, action, out);
+            }
+        }
+        if target > self.server.now_ms() {
+            self.server.advance(target, &mut buf);
+            self.route(&mut buf, out);
+        }
+    }
+
+    fn perform(&mut self, at: u64, action: Scripted, out: &mut Vec<Emitted>) {
+        match action {
+            Scripted::Notify { item, remaining } => {
+                let mut buf = Vec::new();
+                let newest = self
+                    .server
+                    .ledger()
+                    .sessions
+                    .last()
+                    .map(|s| s.wire_id.clone());
+                match newest {
+                    Some(session) => {
+                        self.server.notify(&session, at, &mut buf);
+                    }
+                    None => self.server.advance(at, &mut buf),
+                }
+                self.route(&mut buf, out);
+                if remaining > 1 {
+                    let every = self.notifies[item].every_ms;
+                    self.schedule(
+                        at.saturating_add(every),
+                        Scripted::Notify {
+                            item,
+                            remaining: remaining - 1,
+                        },
+                    );
+                }
+            }
+            Scripted::Fault(i) => {
+                let mut buf = Vec::new();
+                self.server.advance(at, &mut buf);
+                self.route(&mut buf, out);
+                if !self.faults[i].fired {
+                    self.fire(i, out);
+                }
+            }
+        }
+    }
+
+    fn fire(&mut self, i: usize, out: &mut Vec<Emitted>) {
+        let now = self.server.now_ms();
+        let fault = &mut self.faults[i];
+        fault.fired = true;
+        let action = fault.action.clone();
+        let away_ms = fault.away_ms;
+        self.watching.retain(|&w| w != i);
+        let mut buf = Vec::new();
+        let strike = action.strike(
+            &mut Target {
+                server: &mut self.server,
+                calls: &self.calls,
+            },
+            now,
+            &mut buf,
+        );
+        out.push(Emitted::Fired(FiredFault {
+            at_ms: now,
+            fault: Some(i),
+            note: strike.note,
+            conns: strike.conns.iter().map(|c| c.0).collect(),
+            away_ms,
+            client_effect: action.client_effect(),
+        }));
+        self.route(&mut buf, out);
+    }
+
+    /// Moves the model's outputs to `out` in order, firing `AfterEvent` faults right after
+    /// their event. Leaves `buf` empty.
+    fn route(&mut self, buf: &mut Vec<Output>, out: &mut Vec<Emitted>) {
+        for output in buf.drain(..) {
+            let event = match &output {
+                Output::Event { event, .. } => Some(*event),
+                _ => None,
+            };
+            out.push(Emitted::Wire(output));
+            let Some(event) = event else {
+                continue;
+            };
+            let produced = self.server.ledger().event(event);
+            let (stream, ordinal, payload) = (produced.stream, produced.ordinal, produced.payload);
+            self.calls.on_event(payload, stream);
+            if self.watching.is_empty() {
+                continue;
+            }
+            let due: Vec<usize> = self
+                .watching
+                .iter()
+                .copied()
+                .filter(|&i| match self.faults[i].trigger {
+                    ArmedTrigger::AfterEvent { n, on } => {
+                        n == ordinal && self.calls.matches(&self.server, on, stream)
+                    }
+                    ArmedTrigger::At(_) => false,
+                })
+                .collect();
+            for i in due {
+                if !self.faults[i].fired {
+                    self.fire(i, out);
+                }
+            }
+        }
+    }
+
+    // ----------------------------------------------------------------------------------
+    // The network: requests in, clients going away
+    // ----------------------------------------------------------------------------------
+
+    /// Hands one HTTP exchange to the model at `now` (after everything due before it).
+    pub fn handle(&mut self, conn: ConnId, request: HttpRequest, now: u64, out: &mut Vec<Emitted>) {
+        self.advance_to(now, out);
+        let call = self.calls.attribute(&request);
+        let closes_mid_call = closes_stream_mid_call(&request);
+        let jobs_before = self.server.ledger().jobs_end();
+        let mut buf = Vec::new();
+        self.server.handle(conn, request, now, &mut buf);
+        if let Some(k) = call {
+            let answer = buf.iter().find_map(|o| match o {
+                Output::Respond { conn: c, response } if *c == conn => Some(response),
+                _ => None,
+            });
+            if let Some(response) = answer.filter(|r| r.status == 200) {
+                let stream = match response.body {
+                    ResponseBody::Sse(s) => Some(s),
+                    _ => None,
+                };
+                let jobs_after = self.server.ledger().jobs_end();
+                self.calls
+                    .accepted(k, stream, (jobs_before..jobs_after).map(JobId));
+            }
+        }
+        self.route(&mut buf, out);
+        if closes_mid_call && self.server.stream_of(conn).is_some() {
+            // SEP-1699 polling (the conformance suite's `test_reconnection`): the priming
+            // event is out; the server ends the POST stream cleanly mid-call so that the
+            // client polls. The job goes on; its result waits in the log for the resume.
+            self.server
+                .drop_connection(conn, EndMode::Close, now, &mut buf);
+            self.route(&mut buf, out);
+        }
+    }
+
+    /// The client (or the network) closed `conn`.
+    pub fn disconnect(&mut self, conn: ConnId, now: u64, out: &mut Vec<Emitted>) {
+        self.advance_to(now, out);
+        let mut buf = Vec::new();
+        self.server.disconnect(conn, now, &mut buf);
+        self.route(&mut buf, out);
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Operator actions (the control API): recorded like faults, with no scenario index
+    // ----------------------------------------------------------------------------------
+
+    /// Cuts every open SSE connection, or one session's.
+    pub fn drop_streams(
+        &mut self,
+        session: Option<&str>,
+        mode: EndMode,
+        now: u64,
+        out: &mut Vec<Emitted>,
+    ) -> Vec<ConnId> {
+        self.advance_to(now, out);
+        let conns = self.server.open_connections(session);
+        let mut buf = Vec::new();
+        for &conn in &conns {
+            self.server.drop_connection(conn, mode, now, &mut buf);
+        }
+        let mode_name = match mode {
+            EndMode::Close => "close",
+            EndMode::Reset => "reset",
+        };
+        self.operator(format!("operator drop ({mode_name})"), &conns, out);
+        self.route(&mut buf, out);
+        conns
+    }
+
+    /// Restarts the server process (`restart_persistence` decides what survives).
+    pub fn restart(&mut self, now: u64, out: &mut Vec<Emitted>) {
+        self.advance_to(now, out);
+        let conns = self.server.open_connections(None);
+        let persistence = self.server.knobs().restart_persistence;
+        let mut buf = Vec::new();
+        self.server.restart(now, &mut buf);
+        self.operator(
+            format!("operator restart (persistence: {persistence:?})"),
+            &conns,
+            out,
+        );
+        self.route(&mut buf, out);
+    }
+
+    fn operator(&mut self, note: String, conns: &[ConnId], out: &mut Vec<Emitted>) {
+        out.push(Emitted::Fired(FiredFault {
+            at_ms: self.server.now_ms(),
+            fault: None,
+            note,
+            conns: conns.iter().map(|c| c.0).collect(),
+            away_ms: None,
+            client_effect: None,
+        }));
+    }
+
+    /// Whether `sel` names `stream` (for drivers and tests).
+    pub fn stream_matches(&self, sel: StreamSel, stream: StreamId) -> bool {
+        self.calls.matches(&self.server, sel, stream)
+    }
+}
+
+/// True for a POST whose single JSON-RPC message is a `tools/call` of a tool that wants its
+/// stream closed mid-call (see `faultline_model::tools::closes_stream_mid_call`).
+fn closes_stream_mid_call(request: &HttpRequest) -> bool {
+    if request.method != HttpMethod::Post {
+        return false;
+    }
+    let parsed;
+    let value = match &request.body {
+        RequestBody::Bytes(b) => {
+            // Cheap pre-filter: only a body that names the tool is parsed a second time.
+            let name = faultline_model::tools::TEST_RECONNECTION.as_bytes();
+            if !b.windows(name.len()).any(|w| w == name) {
+                return false;
+            }
+            match serde_json::from_slice::<Value>(b) {
+                Ok(v) => {
+                    parsed = v;
+                    &parsed
+                }
+                Err(_) => return false,
+            }
+        }
+        RequestBody::Json(v) => v,
+        RequestBody::Empty => return false,
+    };
+    value.get("method").and_then(Value::as_str) == Some("tools/call")
+        && value
+            .get("params")
+            .is_some_and(faultline_model::tools::closes_stream_mid_call)
+}

@@ -1,0 +1,90 @@
+//! Fault kinds, one file each, the way toxiproxy keeps one toxic per file: a fault is a
+//! small value that knows how to describe itself and what it does when it fires. Adding a
+//! fault kind is one file here and one arm in [`action_of`].
+//!
+//! A fault acts on the server and on the network in front of it (a [`Target`]); what it
+//! means for the modelled client (a stale task, an away window) travels with the fired
+//! record as a [`ClientEffect`] or `away_ms`, for the driver that has a modelled client.
+
+mod drop;
+mod gc;
+mod restart;
+mod stale_task;
+
+use std::fmt;
+use std::sync::Arc;
+
+use faultline_model::{ConnId, Output, Server};
+
+use crate::calls::CallTracker;
+use crate::scenario::{Fault, StreamSel};
+
+/// What a fault does when it fires.
+pub trait FaultAction: fmt::Debug + Send + Sync {
+    /// Performs the fault at `now_ms`; its wire effects go to `out`. Returns what happened,
+    /// in words, and which connections it cut.
+    fn strike(&self, target: &mut Target<'_>, now_ms: u64, out: &mut Vec<Output>) -> Strike;
+
+    /// What the application's side does because of this fault, if anything.
+    fn client_effect(&self) -> Option<ClientEffect> {
+        None
+    }
+}
+
+/// The result of a fault firing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Strike {
+    /// One line for the trace and the server's log ("drop (reset) of conn 3 [Standalone]").
+    pub note: String,
+    /// The connections it cut.
+    pub conns: Vec<ConnId>,
+}
+
+/// Client-side consequences a modelled client must play (a live server only logs them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientEffect {
+    /// Another task of the client sends a call with the session id it held at this time.
+    StaleTask { holds_session_from_ms: u64 },
+}
+
+/// What a fault may act on: the server model, and the streams the scenario can name.
+pub struct Target<'a> {
+    pub(crate) server: &'a mut Server,
+    pub(crate) calls: &'a CallTracker,
+}
+
+impl Target<'_> {
+    pub fn server(&mut self) -> &mut Server {
+        self.server
+    }
+
+    /// Open SSE connections whose stream matches `sel`, in connection order.
+    pub fn connections_on(&self, sel: StreamSel) -> Vec<ConnId> {
+        self.server
+            .open_connections(None)
+            .into_iter()
+            .filter(|&conn| {
+                self.server
+                    .stream_of(conn)
+                    .is_some_and(|stream| self.calls.matches(self.server, sel, stream))
+            })
+            .collect()
+    }
+}
+
+/// The action of a scenario fault.
+pub(crate) fn action_of(fault: &Fault) -> Arc<dyn FaultAction> {
+    match fault {
+        Fault::Drop { mode, stream, .. } => Arc::new(drop::DropStreams {
+            mode: *mode,
+            stream: *stream,
+        }),
+        Fault::Restart { .. } => Arc::new(restart::Restart),
+        Fault::Gc { .. } => Arc::new(gc::GcSweep),
+        Fault::StaleTask {
+            holds_session_from, ..
+        } => Arc::new(stale_task::StaleTask {
+            holds_session_from_ms: holds_session_from.ms(),
+        }),
+    }
+}

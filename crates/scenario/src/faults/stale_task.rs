@@ -1,0 +1,31 @@
+//! `StaleTask`: another task of the client application sends `tools/call echo` with the
+//! session id it remembered at `holds_session_from` (the cascade's collision). It is the
+//! client's doing, so the server does nothing here; a driver with a modelled client plays
+//! it from the [`ClientEffect`], a live server with real clients only logs it.
+
+use faultline_model::{DurationMs, Output};
+
+use super::{ClientEffect, FaultAction, Strike, Target};
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StaleTask {
+    pub holds_session_from_ms: u64,
+}
+
+impl FaultAction for StaleTask {
+    fn strike(&self, _target: &mut Target<'_>, _now_ms: u64, _out: &mut Vec<Output>) -> Strike {
+        Strike {
+            note: format!(
+                "stale task sends with the session id held at {}",
+                DurationMs(self.holds_session_from_ms)
+            ),
+            conns: Vec::new(),
+        }
+    }
+
+    fn client_effect(&self) -> Option<ClientEffect> {
+        Some(ClientEffect::StaleTask {
+            holds_session_from_ms: self.holds_session_from_ms,
+        })
+    }
+}

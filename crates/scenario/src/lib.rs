@@ -1,0 +1,41 @@
+//! # faultline-scenario
+//!
+//! The scenario format and the one engine that plays it. A scenario says what the server
+//! is (knobs), what the application and its client do (workload), what goes wrong and when
+//! (faults), and what the oracle must conclude (`expect`).
+//!
+//! Two drivers play scenarios: the simulator (`faultline-sim`, a modelled client on
+//! virtual time) and the live server (`faultline-server`, real clients over HTTP). Both go
+//! through this crate so that they cannot disagree:
+//!
+//! - [`arm`] picks every range of a scenario from one seed, in one fixed order, giving an
+//!   [`Armed`] scenario: the member of the family the file describes;
+//! - [`Engine`] wraps the sans-IO [`faultline_model::Server`] and plays the armed
+//!   scenario's server-side half against it: `Notify` timing, fault triggers (`At`,
+//!   `AfterEvent`), stream selection (`Call(k)`, `Standalone`), drops, restarts, GC sweeps.
+//!   Its output, in order, is what goes on the wire and which faults fired;
+//! - each fault kind is one small file in `faults/` implementing [`FaultAction`]: adding a
+//!   fault is one file and one enum arm.
+//!
+//! ```text
+//! scenario ─▶ arm(seed) ─▶ Armed ─┬─▶ Engine (server half) ─▶ Emitted: wire outputs + fired faults
+//!                                 └─▶ client plan (start, calls, away) ─▶ modelled or real client
+//! ```
+
+mod arming;
+mod calls;
+mod engine;
+mod faults;
+mod pick;
+mod scenario;
+mod verdict_kind;
+
+pub use arming::{Armed, ArmedCall, ArmedFault, ArmedNotify, ArmedTrigger, arm};
+pub use engine::{Emitted, Engine, FiredFault};
+pub use faults::{ClientEffect, FaultAction};
+pub use pick::{PickCount, PickDuration};
+pub use scenario::{
+    ClientConfig, ClientModel, Expectation, Fault, Scenario, ScenarioError, StreamSel, Tool,
+    Trigger, Work,
+};
+pub use verdict_kind::VerdictKind;

@@ -1,0 +1,91 @@
+//! `--time-scale auto`: virtual time jumps to the next due server event as soon as nothing
+//! can happen before it, so a client that waits an hour of TTL waits milliseconds.
+//!
+//! ## When the clock may jump
+//!
+//! Only when all of these hold:
+//!
+//! 1. the server has work due at some virtual time `t` (a job step, a TTL, a scripted
+//!    notification or fault), and nothing is due earlier;
+//! 2. no request is being handled (the engine is behind one lock: a request in the middle
+//!    of being handled holds it);
+//! 3. nothing is unsent: every frame the server produced has been handed to the socket;
+//! 4. either a client is waiting on the server (a POST's SSE stream is open: that client
+//!    has asked and awaits the answer, and the answer's next part is what is due), or, with
+//!    no such stream open, nothing at all has happened on the wire for the grace period
+//!    (`--auto-grace-ms`, default [`DEFAULT_GRACE`]): a client between two requests is
+//!    given that long to send its next one before time moves.
+//!
+//! Then the clock jumps straight to `t` and the work due at `t` runs, exactly as it would
+//! have on a wall clock that happened to reach `t` at that moment.
+//!
+//! ## Why a client cannot observe the jump
+//!
+//! A client learns the server's time only from what the server sends it. A jump happens
+//! only when the client has everything the server produced and the server has nothing to
+//! do until `t`; on a real clock the client would have received nothing between now and
+//! `t` either. What it receives at `t` is the same bytes in the same order. The only
+//! observable is the wall-clock gap, which the protocol gives no meaning to. (A client
+//! that sleeps in wall time, say a reconnect backoff, is the one exception: time may jump
+//! while it sleeps, as if the server's clock ran fast. The grace period bounds how often.)
+
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+use crate::App;
+use crate::core::AutoStep;
+
+/// Real time a quiet server waits, with no client waiting on it, before time jumps.
+pub const DEFAULT_GRACE: Duration = Duration::from_millis(30);
+
+/// The ticker of an auto-advancing clock.
+pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Receiver<bool>) {
+    // A quiet period in progress: the activity count when it began and when it ends.
+    // Wake-ups that are not client activity (control calls, the ticker's own jumps) do
+    // not restart it.
+    let mut quiet: Option<(u64, Instant)> = None;
+    loop {
+        let step = {
+            let mut state = app.lock();
+            state.sync();
+            state.auto_step()
+        };
+        match step {
+            AutoStep::Jump(due) => {
+                quiet = None;
+                app.with_state(|s| s.jump_to(due));
+                continue;
+            }
+            AutoStep::Quiet(due) => {
+                let activity = app.activity();
+                let deadline = match quiet {
+                    Some((seen, deadline)) if seen == activity => deadline,
+                    _ => Instant::now() + grace,
+                };
+                quiet = Some((activity, deadline));
+                tokio::select! {
+                    _ = tokio::time::sleep_until(deadline.into()) => {
+                        if app.activity() == activity {
+                            quiet = None;
+                            app.with_state(|s| {
+                                if s.auto_step() == AutoStep::Quiet(due) {
+                                    s.jump_to(due);
+                                }
+                            });
+                        }
+                    }
+                    _ = app.inner.wake.notified() => {}
+                    _ = stop.changed() => return,
+                }
+            }
+            AutoStep::Busy | AutoStep::Nothing => {
+                quiet = None;
+                tokio::select! {
+                    _ = app.inner.wake.notified() => {}
+                    _ = stop.changed() => return,
+                }
+            }
+        }
+    }
+}

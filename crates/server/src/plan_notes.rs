@@ -1,0 +1,61 @@
+//! What `serve --scenario` tells its user at start: which scenario items it plays against
+//! live traffic and when, and which belong to the client (a real client makes its own
+//! calls and decides when it comes back, so those are only described).
+
+use faultline_model::DurationMs;
+use faultline_scenario::{Armed, ArmedTrigger, Fault, Scenario, Work};
+
+pub(crate) fn plan_notes(scenario: &Scenario, armed: &Armed) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut notify = armed.notifies.iter();
+    let mut call = 0;
+    for (i, work) in scenario.workload.iter().enumerate() {
+        match work {
+            Work::CallTool { .. } => {
+                let at = armed.calls.get(call).map_or(0, |c| c.at_ms);
+                notes.push(format!(
+                    "workload[{i}] CallTool is client-side (Call({call}), at {}): make the call yourself",
+                    DurationMs(at)
+                ));
+                call += 1;
+            }
+            Work::Notify { .. } => {
+                if let Some(n) = notify.next() {
+                    notes.push(format!(
+                        "workload[{i}] Notify: {} notifications every {} on the standalone stream of the newest session, the first at {}",
+                        n.count,
+                        DurationMs(n.every_ms),
+                        DurationMs(n.from_ms)
+                    ));
+                }
+            }
+        }
+    }
+    for (i, (fault, armed)) in scenario.faults.iter().zip(&armed.faults).enumerate() {
+        let what = match fault {
+            Fault::Drop { mode, stream, .. } => format!("drop ({mode:?}) of {stream:?} streams"),
+            Fault::Restart { .. } => "server restart".into(),
+            Fault::Gc { .. } => "gc sweep".into(),
+            Fault::StaleTask { .. } => {
+                notes.push(format!(
+                    "faults[{i}] StaleTask is client-side: not played live"
+                ));
+                continue;
+            }
+        };
+        let when = match armed.trigger {
+            ArmedTrigger::At(t) => format!("at {}", DurationMs(t)),
+            ArmedTrigger::AfterEvent { n, on } => {
+                format!("right after event #{n} of a {on:?} stream is sent")
+            }
+        };
+        notes.push(format!("faults[{i}] {what} {when}"));
+        if let Some(away) = armed.away_ms {
+            notes.push(format!(
+                "faults[{i}] away: {} is client-side: not applied live (the client decides when it comes back)",
+                DurationMs(away)
+            ));
+        }
+    }
+    notes
+}

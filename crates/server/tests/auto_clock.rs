@@ -1,0 +1,82 @@
+//! `--time-scale auto`: virtual time jumps whenever every client waits on the server, so
+//! an hour of job steps passes in milliseconds, and the client sees the same bytes it
+//! would have seen on a wall clock.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use faultline_server::Config;
+
+fn auto_config(seed: u64) -> Config {
+    Config::well_behaved(seed)
+        .with_control(true)
+        .with_auto_time(Duration::from_millis(30))
+}
+
+#[tokio::test]
+async fn a_long_job_of_81_one_minute_steps_finishes_without_waiting_81_minutes() {
+    let server = start(auto_config(3)).await;
+    let addr = server.addr;
+    let session = initialize(addr, "2025-11-25").await;
+    let response = Req::post(Some(&session), &long_job(2, 81, 60_000))
+        .send(addr)
+        .await;
+    let mut stream = SseReader::new(response);
+    let (events, end) = tokio::time::timeout(PATIENCE, stream.rest())
+        .await
+        .expect("81 virtual minutes pass in well under the patience");
+    assert_eq!(end, SseEnd::Closed);
+    let progress: Vec<u64> = events
+        .iter()
+        .filter(|e| !e.is_priming())
+        .map(|e| e.json())
+        .filter(|m| m["method"] == "notifications/progress")
+        .map(|m| m["params"]["progress"].as_u64().expect("progress"))
+        .collect();
+    assert_eq!(progress, (1..=81).collect::<Vec<_>>());
+    let result = events.last().expect("a result").json();
+    assert_eq!(result["id"], 2, "{result}");
+    assert!(result["result"].is_object(), "{result}");
+    // The clock stands where the last step was due: it jumped, it did not run on.
+    let clock = control(addr, "GET", "/_chaos/clock", serde_json::Value::Null).await;
+    assert_eq!(clock["time_scale"], "auto");
+    let now = clock["now_ms"].as_u64().expect("now");
+    assert!(
+        (81 * 60_000..81 * 60_000 + 1_000).contains(&now),
+        "virtual time {now} ms"
+    );
+    server.shutdown().await.expect("shutdown");
+}
+
+#[tokio::test]
+async fn with_nobody_waiting_time_still_reaches_what_is_due() {
+    // No client is connected after initialize: after the grace, the clock jumps to the
+    // idle TTL one hour away and the session expires, with no one advancing the clock.
+    let mut config = auto_config(4);
+    config.knobs.session_idle_ttl = faultline_model::PositiveDurationMs::new(3_600_000);
+    let server = start(config).await;
+    let addr = server.addr;
+    initialize(addr, "2025-11-25").await;
+    let died = tokio::time::timeout(PATIENCE, async {
+        loop {
+            // Control calls are not client activity: polling the ledger does not hold
+            // the clock back.
+            let ledger = control(addr, "GET", "/_chaos/ledger", serde_json::Value::Null).await;
+            if ledger["sessions"][0]["alive"] == false {
+                return ledger;
+            }
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("the session expires on the auto clock");
+    assert_eq!(
+        died["sessions"][0]["died"]["cause"], "idle_ttl",
+        "{}",
+        died["sessions"]
+    );
+    assert_eq!(died["sessions"][0]["died"]["at_ms"], 3_600_000);
+    server.shutdown().await.expect("shutdown");
+}
