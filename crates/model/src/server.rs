@@ -40,12 +40,11 @@ use rand_chacha::ChaCha8Rng;
 use crate::event_log::EventLog;
 use crate::http::{HttpMethod, HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, JobId, SessionKey, StreamId};
-use crate::jsonrpc;
 use crate::knobs::ServerKnobs;
 use crate::ledger::{AnswerEntry, Ledger};
 use crate::session_store::SessionStore;
 
-use admission::origin_is_local;
+use admission::{Rejection, check_origin};
 use jobs::Job;
 
 /// Protocol revisions with sessions and `Last-Event-ID` resumption, oldest first.
@@ -100,14 +99,10 @@ impl Server {
         out: &mut Vec<Output>,
     ) {
         self.advance(now_ms, out);
-        if let Some(origin) = &request.origin
-            && !origin_is_local(origin)
+        if self
+            .admit(conn, &request, None, check_origin(&request), out)
+            .is_none()
         {
-            let body = jsonrpc::error_without_id(
-                jsonrpc::INVALID_REQUEST,
-                "Forbidden: Origin is not allowed",
-            );
-            self.respond(conn, &request, None, HttpResponse::json(403, body), out);
             return;
         }
         match request.method {
@@ -115,16 +110,12 @@ impl Server {
             HttpMethod::Get => self.handle_get(conn, request, out),
             HttpMethod::Delete => self.handle_delete(conn, request, out),
             HttpMethod::Other => {
-                let mut response = HttpResponse::json(
-                    405,
-                    jsonrpc::error_without_id(jsonrpc::INVALID_REQUEST, "Method Not Allowed"),
-                );
-                response.allow = Some("GET, POST, DELETE");
-                self.respond(conn, &request, None, response, out);
+                self.reject(conn, &request, None, Rejection::MethodNotAllowed, out);
             }
         }
     }
 
+    /// Puts an answer on the wire and in the ledger: every response passes here.
     pub(super) fn respond(
         &mut self,
         conn: ConnId,

@@ -1,86 +1,252 @@
-//! Admission: whether a request may be served at all, before any session state moves.
+//! Admission: whether a request may be served at all, and what the client is told when not.
 //!
-//! Origin, `MCP-Protocol-Version` and `Mcp-Session-Id` are checked the same way by every
-//! method, so they live here once rather than in each handler.
+//! Origin, `MCP-Protocol-Version`, `Accept`/`Content-Type` and `Mcp-Session-Id` are checked
+//! the same way wherever they apply, so the checks live here once. Every refusal the server
+//! can give, from any handler, is a [`Rejection`], and [`Rejection::answer`] is the one
+//! table of what each refusal looks like on the wire: HTTP status, JSON-RPC error code,
+//! message. A handler says *why* it refuses; it never spells out the answer itself.
+
+use std::borrow::Cow;
 
 use crate::http::{HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, SessionKey};
-use crate::jsonrpc;
+use crate::jsonrpc::{INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND, error_without_id};
+use crate::knobs::DeadSessionAnswer;
 
 use super::{SUPPORTED_PROTOCOL_VERSIONS, Server};
 
+/// The `Allow` header of a 405.
+const ALLOWED_METHODS: &str = "GET, POST, DELETE";
+
+/// Every reason the server refuses a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Rejection {
+    /// DNS-rebinding protection: the `Origin` is not on this machine.
+    OriginNotAllowed,
+    /// Not GET, POST or DELETE.
+    MethodNotAllowed,
+    UnsupportedProtocolVersion,
+    /// No `Mcp-Session-Id` on a request that needs one.
+    SessionRequired,
+    /// The `Mcp-Session-Id` named a session that is gone (or, for a GET that does not ask
+    /// the store, one it found no live session for).
+    SessionExpired,
+    /// The `Mcp-Session-Id` was never minted here.
+    SessionUnknown,
+    /// A POST whose `Accept` does not list both JSON and SSE.
+    PostNotAcceptable,
+    /// A POST whose body is not declared JSON.
+    UnsupportedMediaType,
+    /// A POST whose body does not parse as JSON.
+    ParseError,
+    /// A JSON value that is not a JSON-RPC message, and why.
+    InvalidMessage(&'static str),
+    EmptyBatch,
+    InitializeInBatch,
+    /// `initialize` sent as a notification.
+    InitializeNotRequest,
+    /// `max_sessions` live sessions already.
+    SessionLimit,
+    /// Batches were removed after protocol 2025-03-26.
+    BatchNeedsOldProtocol,
+    /// A GET whose `Accept` does not list SSE.
+    GetNotAcceptable,
+    /// A second standalone stream while the first is attached.
+    StandaloneConflict,
+    /// A cursor the log cannot honour, under `unknown_cursor: BadRequest`.
+    CursorBadRequest,
+    /// A cursor the log cannot honour, under `unknown_cursor: NotFound`.
+    CursorNotFound,
+}
+
+impl Rejection {
+    /// What the client is told: HTTP status, JSON-RPC error code, message. The status for a
+    /// dead or unknown session is the `dead_session_answer` knob's.
+    pub(super) fn answer(self, dead: DeadSessionAnswer) -> (u16, i64, Cow<'static, str>) {
+        use Rejection::*;
+        let (status, code, message) = match self {
+            OriginNotAllowed => (403, INVALID_REQUEST, "Forbidden: Origin is not allowed"),
+            MethodNotAllowed => (405, INVALID_REQUEST, "Method Not Allowed"),
+            UnsupportedProtocolVersion => (
+                400,
+                INVALID_REQUEST,
+                "Bad Request: unsupported MCP-Protocol-Version",
+            ),
+            SessionRequired => (
+                400,
+                INVALID_REQUEST,
+                "Bad Request: Mcp-Session-Id header is required",
+            ),
+            SessionExpired => (dead.status(), SESSION_NOT_FOUND, "session expired"),
+            SessionUnknown => (dead.status(), SESSION_NOT_FOUND, "Session not found"),
+            PostNotAcceptable => (
+                406,
+                INVALID_REQUEST,
+                "Not Acceptable: Accept must list application/json and text/event-stream",
+            ),
+            UnsupportedMediaType => (
+                415,
+                INVALID_REQUEST,
+                "Unsupported Media Type: Content-Type must be application/json",
+            ),
+            ParseError => (400, PARSE_ERROR, "Parse error: the body is not JSON"),
+            InvalidMessage(why) => {
+                return (
+                    400,
+                    INVALID_REQUEST,
+                    format!("Invalid Request: {why}").into(),
+                );
+            }
+            EmptyBatch => (400, INVALID_REQUEST, "Invalid Request: empty batch"),
+            InitializeInBatch => (
+                400,
+                INVALID_REQUEST,
+                "Invalid Request: initialize must not be part of a batch",
+            ),
+            InitializeNotRequest => (
+                400,
+                INVALID_REQUEST,
+                "Invalid Request: initialize must be a request",
+            ),
+            SessionLimit => (
+                503,
+                INVALID_REQUEST,
+                "Service Unavailable: session limit reached",
+            ),
+            BatchNeedsOldProtocol => (
+                400,
+                INVALID_REQUEST,
+                "Invalid Request: batches are only allowed in protocol 2025-03-26",
+            ),
+            GetNotAcceptable => (
+                406,
+                INVALID_REQUEST,
+                "Not Acceptable: Accept must list text/event-stream",
+            ),
+            StandaloneConflict => (
+                409,
+                INVALID_REQUEST,
+                "Conflict: only one standalone SSE stream is allowed per session",
+            ),
+            CursorBadRequest => (
+                400,
+                INVALID_REQUEST,
+                "Bad Request: Last-Event-ID cannot be resumed",
+            ),
+            CursorNotFound => (404, INVALID_REQUEST, "Not Found: no such event"),
+        };
+        (status, code, Cow::Borrowed(message))
+    }
+}
+
 impl Server {
-    /// Answers with an error status and a JSON-RPC error body. Each argument is one part of
-    /// that answer, so they stay separate rather than bundled for the linter's sake.
-    #[allow(clippy::too_many_arguments)]
+    /// Answers the request with `why`'s row of the table; returns the status given.
     pub(super) fn reject(
         &mut self,
         conn: ConnId,
         request: &HttpRequest,
         rpc: Option<String>,
-        status: u16,
-        code: i64,
-        message: &str,
+        why: Rejection,
         out: &mut Vec<Output>,
-    ) {
-        let body = jsonrpc::error_without_id(code, message);
-        self.respond(conn, request, rpc, HttpResponse::json(status, body), out);
+    ) -> u16 {
+        let (status, code, message) = why.answer(self.knobs.dead_session_answer);
+        let mut response = HttpResponse::json(status, error_without_id(code, &message));
+        if why == Rejection::MethodNotAllowed {
+            response.allow = Some(ALLOWED_METHODS);
+        }
+        self.respond(conn, request, rpc, response, out);
+        status
     }
 
-    /// Checks `MCP-Protocol-Version` (400 for one this server does not speak).
-    pub(super) fn protocol_ok(request: &HttpRequest) -> bool {
-        request
-            .protocol_version
-            .as_deref()
-            .is_none_or(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v.trim()))
-    }
-
-    /// Resolves `Mcp-Session-Id` to a live session, or answers the request itself.
-    pub(super) fn require_session(
+    /// Passes a check's value through, or answers the request with its rejection.
+    pub(super) fn admit<T>(
         &mut self,
         conn: ConnId,
         request: &HttpRequest,
         rpc: Option<String>,
+        checked: Result<T, Rejection>,
         out: &mut Vec<Output>,
-    ) -> Option<SessionKey> {
-        let Some(wire) = request.session_id.as_deref() else {
-            self.reject(
-                conn,
-                request,
-                rpc,
-                400,
-                jsonrpc::INVALID_REQUEST,
-                "Bad Request: Mcp-Session-Id header is required",
-                out,
-            );
-            return None;
-        };
-        match self.sessions.lookup(wire) {
-            Some(key) => Some(key),
-            None => {
-                let message = if self.ever_minted.contains_key(wire) {
-                    "session expired"
-                } else {
-                    "Session not found"
-                };
-                let status = self.knobs.dead_session_answer.status();
-                self.reject(
-                    conn,
-                    request,
-                    rpc,
-                    status,
-                    jsonrpc::SESSION_NOT_FOUND,
-                    message,
-                    out,
-                );
+    ) -> Option<T> {
+        match checked {
+            Ok(value) => Some(value),
+            Err(why) => {
+                self.reject(conn, request, rpc, why, out);
                 None
             }
         }
     }
+
+    /// The `Mcp-Session-Id` resolved to a live session in the store.
+    pub(super) fn live_session(&self, request: &HttpRequest) -> Result<SessionKey, Rejection> {
+        let wire = session_header(request)?;
+        match self.sessions.lookup(wire) {
+            Some(key) => Ok(key),
+            None if self.ever_minted.contains_key(wire) => Err(Rejection::SessionExpired),
+            None => Err(Rejection::SessionUnknown),
+        }
+    }
+}
+
+/// Checks `Origin` (only pages served from this machine may talk to us).
+pub(super) fn check_origin(request: &HttpRequest) -> Result<(), Rejection> {
+    match &request.origin {
+        Some(origin) if !origin_is_local(origin) => Err(Rejection::OriginNotAllowed),
+        _ => Ok(()),
+    }
+}
+
+/// Checks `MCP-Protocol-Version` (absent means the default, which is supported).
+pub(super) fn check_protocol_version(request: &HttpRequest) -> Result<(), Rejection> {
+    let supported = request
+        .protocol_version
+        .as_deref()
+        .is_none_or(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v.trim()));
+    if supported {
+        Ok(())
+    } else {
+        Err(Rejection::UnsupportedProtocolVersion)
+    }
+}
+
+/// Checks a POST's `Accept` (JSON and SSE) and `Content-Type` (JSON).
+pub(super) fn check_post_media(request: &HttpRequest) -> Result<(), Rejection> {
+    let accept = request.accept.as_deref().unwrap_or("");
+    let accepts_both = accept.contains("*/*")
+        || (accept.contains("application/json") && accept.contains("text/event-stream"));
+    if !accepts_both {
+        return Err(Rejection::PostNotAcceptable);
+    }
+    let json_content = request.content_type.as_deref().is_some_and(|c| {
+        c.trim_start()
+            .to_ascii_lowercase()
+            .starts_with("application/json")
+    });
+    if !json_content {
+        return Err(Rejection::UnsupportedMediaType);
+    }
+    Ok(())
+}
+
+/// Checks a GET's `Accept` (SSE).
+pub(super) fn check_get_media(request: &HttpRequest) -> Result<(), Rejection> {
+    let accept = request.accept.as_deref().unwrap_or("");
+    if accept.contains("text/event-stream") || accept.contains("*/*") {
+        Ok(())
+    } else {
+        Err(Rejection::GetNotAcceptable)
+    }
+}
+
+/// The `Mcp-Session-Id` the request carries, which every method but `initialize` needs.
+pub(super) fn session_header(request: &HttpRequest) -> Result<&str, Rejection> {
+    request
+        .session_id
+        .as_deref()
+        .ok_or(Rejection::SessionRequired)
 }
 
 /// DNS-rebinding protection: only pages served from this machine may talk to us.
-pub(super) fn origin_is_local(origin: &str) -> bool {
+fn origin_is_local(origin: &str) -> bool {
     let rest = origin
         .strip_prefix("http://")
         .or_else(|| origin.strip_prefix("https://"))

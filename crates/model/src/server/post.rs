@@ -1,22 +1,66 @@
-//! POST: JSON-RPC messages in, answers out as JSON or as an SSE stream.
+//! POST: JSON-RPC messages in, answers out as a JSON body or as an SSE stream.
 //!
 //! This is where `initialize` mints a session and where a `tools/call` becomes a job whose
-//! output outlives the request: the reason streams (and so resumption) exist at all.
+//! output outlives the request: the reason request streams (and so resumption) exist.
+//! The order of the checks is the protocol's: media types, then the body, then
+//! `initialize` (which needs no session), then version and session for everything else.
 
-use rand_chacha::rand_core::Rng;
 use serde_json::{Value, json};
 
 use crate::http::{HttpRequest, HttpResponse, Output, RequestBody, ResponseBody};
 use crate::ids::{ConnId, SessionKey, StreamId};
 use crate::jsonrpc::{self, Incoming};
-use crate::ledger::{Payload, SessionEntry, StreamKind};
-use crate::session_store::Session;
+use crate::ledger::{Payload, StreamKind};
 use crate::tools::{self, ToolCall};
 
+use super::admission::{Rejection, check_post_media, check_protocol_version};
 use super::{LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Server};
 
 /// The version assumed when a request carries no `MCP-Protocol-Version` (spec 2025-06-18).
 const DEFAULT_PROTOCOL_VERSION: &str = "2025-03-26";
+/// The last protocol revision that allowed JSON-RPC batches.
+const BATCH_PROTOCOL_VERSION: &str = "2025-03-26";
+
+/// A POST body read as JSON-RPC: one message, or a batch of them.
+struct Messages {
+    batch: bool,
+    items: Vec<Incoming>,
+}
+
+impl Messages {
+    /// The JSON-RPC method the ledger records for the POST.
+    fn rpc(&self) -> Option<String> {
+        if self.batch {
+            Some("batch".to_string())
+        } else {
+            self.items[0].method().map(str::to_string)
+        }
+    }
+}
+
+/// What one request turned into before it is put on the wire.
+enum Reply {
+    Immediate(Value),
+    Job,
+}
+
+/// What a POST's messages turned into.
+struct Replies {
+    batch: bool,
+    items: Vec<Reply>,
+    /// The POST's request stream, opened as soon as a job needed one.
+    stream: Option<StreamId>,
+}
+
+/// What a request asks of the server: an answer now, or a job that answers later.
+enum Dispatch {
+    Now(Value),
+    Job {
+        steps: u32,
+        interval_ms: u64,
+        tool: String,
+    },
+}
 
 impl Server {
     pub(super) fn handle_post(
@@ -25,150 +69,54 @@ impl Server {
         request: HttpRequest,
         out: &mut Vec<Output>,
     ) {
-        let accept = request.accept.as_deref().unwrap_or("");
-        let accepts_both = accept.contains("*/*")
-            || (accept.contains("application/json") && accept.contains("text/event-stream"));
-        if !accepts_both {
-            self.reject(
-                conn,
-                &request,
-                None,
-                406,
-                jsonrpc::INVALID_REQUEST,
-                "Not Acceptable: Accept must list application/json and text/event-stream",
-                out,
-            );
+        let checked = check_post_media(&request).and_then(|()| read_messages(&request.body));
+        let Some(messages) = self.admit(conn, &request, None, checked, out) else {
             return;
-        }
-        let json_content = request.content_type.as_deref().is_some_and(|c| {
-            c.trim_start()
-                .to_ascii_lowercase()
-                .starts_with("application/json")
-        });
-        if !json_content {
-            self.reject(
-                conn,
-                &request,
-                None,
-                415,
-                jsonrpc::INVALID_REQUEST,
-                "Unsupported Media Type: Content-Type must be application/json",
-                out,
-            );
-            return;
-        }
-        let body = match &request.body {
-            RequestBody::Json(v) => Ok(v.clone()),
-            RequestBody::Bytes(b) => serde_json::from_slice::<Value>(b),
-            RequestBody::Empty => serde_json::from_slice::<Value>(b""),
         };
-        let body = match body {
-            Ok(v) => v,
-            Err(_) => {
-                self.reject(
-                    conn,
-                    &request,
-                    None,
-                    400,
-                    jsonrpc::PARSE_ERROR,
-                    "Parse error: the body is not JSON",
-                    out,
-                );
-                return;
+        let rpc = messages.rpc();
+        if messages
+            .items
+            .iter()
+            .any(|m| m.method() == Some("initialize"))
+        {
+            if messages.batch {
+                self.reject(conn, &request, rpc, Rejection::InitializeInBatch, out);
+            } else {
+                self.initialize(conn, &request, &messages.items[0], out);
             }
-        };
-        let (batch, values) = match body {
-            Value::Array(items) => (true, items),
-            single => (false, vec![single]),
-        };
-        let mut messages = Vec::with_capacity(values.len());
-        for value in &values {
-            match jsonrpc::classify(value) {
-                Ok(m) => messages.push(m),
-                Err(why) => {
-                    self.reject(
-                        conn,
-                        &request,
-                        None,
-                        400,
-                        jsonrpc::INVALID_REQUEST,
-                        &format!("Invalid Request: {why}"),
-                        out,
-                    );
-                    return;
-                }
-            }
-        }
-        if messages.is_empty() {
-            self.reject(
-                conn,
-                &request,
-                None,
-                400,
-                jsonrpc::INVALID_REQUEST,
-                "Invalid Request: empty batch",
-                out,
-            );
             return;
         }
-        let rpc = if batch {
-            Some("batch".to_string())
-        } else {
-            messages[0].method().map(str::to_string)
-        };
-        let is_init = messages.iter().any(|m| m.method() == Some("initialize"));
-        if is_init {
-            if batch {
-                self.reject(
-                    conn,
-                    &request,
-                    rpc,
-                    400,
-                    jsonrpc::INVALID_REQUEST,
-                    "Invalid Request: initialize must not be part of a batch",
-                    out,
-                );
-                return;
-            }
-            self.initialize(conn, &request, &messages[0], out);
-            return;
-        }
-        if !Self::protocol_ok(&request) {
-            self.reject(
-                conn,
-                &request,
-                rpc,
-                400,
-                jsonrpc::INVALID_REQUEST,
-                "Bad Request: unsupported MCP-Protocol-Version",
-                out,
-            );
-            return;
-        }
-        let Some(key) = self.require_session(conn, &request, rpc.clone(), out) else {
+        let checked = check_protocol_version(&request).and_then(|()| self.live_session(&request));
+        let Some(key) = self.admit(conn, &request, rpc.clone(), checked, out) else {
             return;
         };
         let version = self
             .sessions
             .get(key)
             .map_or(DEFAULT_PROTOCOL_VERSION, |s| s.protocol_version);
-        if batch && version != "2025-03-26" {
-            self.reject(
-                conn,
-                &request,
-                rpc,
-                400,
-                jsonrpc::INVALID_REQUEST,
-                "Invalid Request: batches are only allowed in protocol 2025-03-26",
-                out,
-            );
+        if messages.batch && version != BATCH_PROTOCOL_VERSION {
+            self.reject(conn, &request, rpc, Rejection::BatchNeedsOldProtocol, out);
             return;
         }
         self.touch(key);
+        let replies = self.run_messages(key, messages, out);
+        self.answer_post(conn, &request, rpc, key, replies, out);
+    }
 
-        let mut replies: Vec<Reply> = Vec::new();
-        let mut pending_stream: Option<StreamId> = None;
-        for message in messages {
+    /// Acts on each message in order: requests are dispatched (a long tool call starts a
+    /// job writing to this POST's stream), cancellations end jobs, responses are ignored.
+    fn run_messages(
+        &mut self,
+        key: SessionKey,
+        messages: Messages,
+        out: &mut Vec<Output>,
+    ) -> Replies {
+        let mut replies = Replies {
+            batch: messages.batch,
+            items: Vec::new(),
+            stream: None,
+        };
+        for message in messages.items {
             match message {
                 Incoming::Response => {}
                 Incoming::Notification { method, params } => {
@@ -176,51 +124,68 @@ impl Server {
                         self.cancel(key, params.get("requestId"), out);
                     }
                 }
-                Incoming::Request { id, method, params } => {
-                    match self.dispatch(key, &id, &method, &params) {
-                        Dispatch::Now(v) => replies.push(Reply::Immediate(v)),
-                        Dispatch::Job {
-                            steps,
-                            interval_ms,
-                            tool,
-                        } => {
-                            let stream = *pending_stream
-                                .get_or_insert_with(|| self.open_stream(key, StreamKind::Request));
-                            let job =
-                                self.start_job(key, stream, &id, &params, tool, steps, interval_ms);
-                            let _ = job;
-                            replies.push(Reply::Job);
-                        }
+                Incoming::Request { id, method, params } => match dispatch(&id, &method, &params) {
+                    Dispatch::Now(v) => replies.items.push(Reply::Immediate(v)),
+                    Dispatch::Job {
+                        steps,
+                        interval_ms,
+                        tool,
+                    } => {
+                        let stream = *replies
+                            .stream
+                            .get_or_insert_with(|| self.open_stream(key, StreamKind::Request));
+                        self.start_job(key, stream, &id, &params, tool, steps, interval_ms);
+                        replies.items.push(Reply::Job);
                     }
-                }
+                },
             }
         }
-        if replies.is_empty() {
-            self.respond(conn, &request, rpc, HttpResponse::empty(202), out);
+        replies
+    }
+
+    /// Puts the replies on the wire: 202 for nothing to say, a JSON body when everything
+    /// is answered already (and `json_responses` allows it), else an SSE stream that stays
+    /// open while jobs write to it.
+    fn answer_post(
+        &mut self,
+        conn: ConnId,
+        request: &HttpRequest,
+        rpc: Option<String>,
+        key: SessionKey,
+        replies: Replies,
+        out: &mut Vec<Output>,
+    ) {
+        if replies.items.is_empty() {
+            self.respond(conn, request, rpc, HttpResponse::empty(202), out);
             return;
         }
-        let all_immediate = replies.iter().all(|r| matches!(r, Reply::Immediate(_)));
+        let all_immediate = replies
+            .items
+            .iter()
+            .all(|r| matches!(r, Reply::Immediate(_)));
         if all_immediate && self.knobs.json_responses {
             let mut values: Vec<Value> = replies
+                .items
                 .into_iter()
                 .map(|r| match r {
                     Reply::Immediate(v) => v,
                     Reply::Job => unreachable!("all immediate"),
                 })
                 .collect();
-            let body = if batch {
+            let body = if replies.batch {
                 Value::Array(values)
             } else {
                 values.pop().expect("one reply")
             };
-            self.respond(conn, &request, rpc, HttpResponse::json(200, body), out);
+            self.respond(conn, request, rpc, HttpResponse::json(200, body), out);
             return;
         }
-        let stream =
-            *pending_stream.get_or_insert_with(|| self.open_stream(key, StreamKind::Request));
+        let stream = replies
+            .stream
+            .unwrap_or_else(|| self.open_stream(key, StreamKind::Request));
         self.respond(
             conn,
-            &request,
+            request,
             rpc,
             HttpResponse {
                 status: 200,
@@ -232,7 +197,7 @@ impl Server {
         );
         self.attach(conn, stream, out);
         self.prime(stream, key, out);
-        for reply in replies {
+        for reply in replies.items {
             if let Reply::Immediate(v) = reply {
                 let message = self.ledger.messages_end();
                 self.ledger.messages.push(v);
@@ -261,27 +226,11 @@ impl Server {
     ) {
         let rpc = Some("initialize".to_string());
         let Incoming::Request { id, params, .. } = message else {
-            self.reject(
-                conn,
-                request,
-                rpc,
-                400,
-                jsonrpc::INVALID_REQUEST,
-                "Invalid Request: initialize must be a request",
-                out,
-            );
+            self.reject(conn, request, rpc, Rejection::InitializeNotRequest, out);
             return;
         };
         if self.sessions.len() >= self.knobs.max_sessions as usize {
-            self.reject(
-                conn,
-                request,
-                rpc,
-                503,
-                jsonrpc::INVALID_REQUEST,
-                "Service Unavailable: session limit reached",
-                out,
-            );
+            self.reject(conn, request, rpc, Rejection::SessionLimit, out);
             return;
         }
         let asked = params
@@ -293,28 +242,7 @@ impl Server {
             .copied()
             .find(|v| *v == asked)
             .unwrap_or(LATEST_PROTOCOL_VERSION);
-        let wire_id = format!("{:016x}{:016x}", self.rng.next_u64(), self.rng.next_u64());
-        let key = SessionKey(self.ledger.sessions.len() as u32);
-        let now = self.now_ms;
-        self.ledger.sessions.push(SessionEntry {
-            wire_id: wire_id.clone(),
-            created_ms: now,
-            generations: vec![now],
-            died: None,
-        });
-        self.ever_minted.insert(wire_id.clone(), key);
-        let session = Session {
-            wire_id: wire_id.clone(),
-            generation: 1,
-            created_ms: now,
-            last_touch_ms: now,
-            protocol_version: version,
-            counter: 0,
-            standalone: None,
-            listening: false,
-        };
-        let deadline = self.deadline_of(&session);
-        self.sessions.insert(key, session, deadline);
+        let wire_id = self.mint_session(version);
         let mut capabilities = json!({"tools": {"listChanged": false}, "logging": {}});
         if self.knobs.advertise_monotonic_ids {
             capabilities["experimental"] =
@@ -330,59 +258,65 @@ impl Server {
         response.session_id = Some(wire_id);
         self.respond(conn, request, rpc, response, out);
     }
+}
 
-    fn dispatch(&mut self, _key: SessionKey, id: &Value, method: &str, params: &Value) -> Dispatch {
-        match method {
-            "ping" => Dispatch::Now(jsonrpc::result(id, json!({}))),
-            "tools/list" => Dispatch::Now(jsonrpc::result(id, tools::list())),
-            "logging/setLevel" => match params.get("level").and_then(Value::as_str) {
-                Some(_) => Dispatch::Now(jsonrpc::result(id, json!({}))),
-                None => Dispatch::Now(jsonrpc::error(
-                    id,
-                    jsonrpc::INVALID_PARAMS,
-                    "logging/setLevel needs params.level",
-                )),
-            },
-            "tools/call" => match tools::call(params) {
-                ToolCall::Immediate(result) => Dispatch::Now(jsonrpc::result(id, result)),
-                ToolCall::Error { code, message } => {
-                    Dispatch::Now(jsonrpc::error(id, code, &message))
-                }
-                ToolCall::Job { steps, interval_ms } => Dispatch::Job {
-                    steps,
-                    interval_ms,
-                    tool: params
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or("long_job")
-                        .to_string(),
-                },
-            },
-            "initialize" => Dispatch::Now(jsonrpc::error(
+/// What a request asks for: an answer now, or a tool job.
+fn dispatch(id: &Value, method: &str, params: &Value) -> Dispatch {
+    match method {
+        "ping" => Dispatch::Now(jsonrpc::result(id, json!({}))),
+        "tools/list" => Dispatch::Now(jsonrpc::result(id, tools::list())),
+        "logging/setLevel" => match params.get("level").and_then(Value::as_str) {
+            Some(_) => Dispatch::Now(jsonrpc::result(id, json!({}))),
+            None => Dispatch::Now(jsonrpc::error(
                 id,
-                jsonrpc::INVALID_REQUEST,
-                "already initialized",
+                jsonrpc::INVALID_PARAMS,
+                "logging/setLevel needs params.level",
             )),
-            other => Dispatch::Now(jsonrpc::error(
-                id,
-                jsonrpc::METHOD_NOT_FOUND,
-                &format!("Method not found: {other}"),
-            )),
-        }
+        },
+        "tools/call" => match tools::call(params) {
+            ToolCall::Immediate(result) => Dispatch::Now(jsonrpc::result(id, result)),
+            ToolCall::Error { code, message } => Dispatch::Now(jsonrpc::error(id, code, &message)),
+            ToolCall::Job { steps, interval_ms } => Dispatch::Job {
+                steps,
+                interval_ms,
+                tool: params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("long_job")
+                    .to_string(),
+            },
+        },
+        "initialize" => Dispatch::Now(jsonrpc::error(
+            id,
+            jsonrpc::INVALID_REQUEST,
+            "already initialized",
+        )),
+        other => Dispatch::Now(jsonrpc::error(
+            id,
+            jsonrpc::METHOD_NOT_FOUND,
+            &format!("Method not found: {other}"),
+        )),
     }
 }
 
-/// What one request turned into before it is put on the wire.
-enum Reply {
-    Immediate(Value),
-    Job,
-}
-
-enum Dispatch {
-    Now(Value),
-    Job {
-        steps: u32,
-        interval_ms: u64,
-        tool: String,
-    },
+/// Parses a POST body into JSON-RPC messages.
+fn read_messages(body: &RequestBody) -> Result<Messages, Rejection> {
+    let body = match body {
+        RequestBody::Json(v) => Ok(v.clone()),
+        RequestBody::Bytes(b) => serde_json::from_slice::<Value>(b),
+        RequestBody::Empty => serde_json::from_slice::<Value>(b""),
+    };
+    let (batch, values) = match body.map_err(|_| Rejection::ParseError)? {
+        Value::Array(items) => (true, items),
+        single => (false, vec![single]),
+    };
+    let items = values
+        .iter()
+        .map(jsonrpc::classify)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Rejection::InvalidMessage)?;
+    if items.is_empty() {
+        return Err(Rejection::EmptyBatch);
+    }
+    Ok(Messages { batch, items })
 }

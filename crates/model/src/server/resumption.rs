@@ -7,11 +7,11 @@
 use crate::event_log::CursorMatch;
 use crate::http::{EndMode, HttpRequest, HttpResponse, Output, ResponseBody};
 use crate::ids::{ConnId, SessionKey, StreamId};
-use crate::jsonrpc;
 use crate::knobs::UnknownCursor;
 use crate::ledger::{CursorResolution, ResumeEntry, SendEntry, StreamKind};
 
 use super::Server;
+use super::admission::Rejection;
 
 impl Server {
     pub(super) fn resume(
@@ -149,15 +149,7 @@ impl Server {
                     let status = self.knobs.dead_session_answer.status();
                     entry.resolution = CursorResolution::SessionRejected { status };
                     self.ledger.resumptions.push(entry);
-                    self.reject(
-                        conn,
-                        request,
-                        None,
-                        status,
-                        jsonrpc::SESSION_NOT_FOUND,
-                        "session expired",
-                        out,
-                    );
+                    self.reject(conn, request, None, Rejection::SessionExpired, out);
                     return;
                 };
                 if answer == UnknownCursor::Empty200 {
@@ -215,34 +207,24 @@ impl Server {
             }
             UnknownCursor::BadRequest => {
                 self.ledger.resumptions.push(entry);
-                self.reject(
-                    conn,
-                    request,
-                    None,
-                    400,
-                    jsonrpc::INVALID_REQUEST,
-                    "Bad Request: Last-Event-ID cannot be resumed",
-                    out,
-                );
+                self.reject(conn, request, None, Rejection::CursorBadRequest, out);
             }
             UnknownCursor::NotFound => {
                 self.ledger.resumptions.push(entry);
-                self.reject(
-                    conn,
-                    request,
-                    None,
-                    404,
-                    jsonrpc::INVALID_REQUEST,
-                    "Not Found: no such event",
-                    out,
-                );
+                self.reject(conn, request, None, Rejection::CursorNotFound, out);
             }
         }
     }
 
-    pub(super) fn record_rejected_resume(&mut self, conn: ConnId, request: &HttpRequest) {
+    /// Records a resumption whose GET was refused (with `status`) before the cursor was
+    /// looked at.
+    pub(super) fn record_rejected_resume(
+        &mut self,
+        conn: ConnId,
+        request: &HttpRequest,
+        status: u16,
+    ) {
         if let Some(cursor) = &request.last_event_id {
-            let status = self.ledger.answers.last().map_or(400, |a| a.status);
             self.ledger.resumptions.push(ResumeEntry {
                 conn,
                 at_ms: self.now_ms,

@@ -6,60 +6,32 @@
 
 use crate::http::{HttpRequest, HttpResponse, Output, ResponseBody};
 use crate::ids::{ConnId, SessionKey, StreamId};
-use crate::jsonrpc;
 use crate::ledger::StreamKind;
 
 use super::Server;
+use super::admission::{Rejection, check_get_media, check_protocol_version, session_header};
 
 impl Server {
     pub(super) fn handle_get(&mut self, conn: ConnId, request: HttpRequest, out: &mut Vec<Output>) {
-        let accept = request.accept.as_deref().unwrap_or("");
-        if !(accept.contains("text/event-stream") || accept.contains("*/*")) {
-            self.reject(
-                conn,
-                &request,
-                None,
-                406,
-                jsonrpc::INVALID_REQUEST,
-                "Not Acceptable: Accept must list text/event-stream",
-                out,
-            );
-            return;
-        }
-        if !Self::protocol_ok(&request) {
-            self.reject(
-                conn,
-                &request,
-                None,
-                400,
-                jsonrpc::INVALID_REQUEST,
-                "Bad Request: unsupported MCP-Protocol-Version",
-                out,
-            );
+        let checked = check_get_media(&request).and_then(|()| check_protocol_version(&request));
+        if self.admit(conn, &request, None, checked, out).is_none() {
             return;
         }
         let live = if self.knobs.get_validates_session {
-            match self.require_session(conn, &request, None, out) {
-                Some(key) => {
+            match self.live_session(&request) {
+                Ok(key) => {
                     self.touch(key);
                     Some(key)
                 }
-                None => {
-                    self.record_rejected_resume(conn, &request);
+                Err(why) => {
+                    let status = self.reject(conn, &request, None, why, out);
+                    self.record_rejected_resume(conn, &request, status);
                     return;
                 }
             }
         } else {
-            let Some(wire) = request.session_id.as_deref() else {
-                self.reject(
-                    conn,
-                    &request,
-                    None,
-                    400,
-                    jsonrpc::INVALID_REQUEST,
-                    "Bad Request: Mcp-Session-Id header is required",
-                    out,
-                );
+            // The store is not asked: a dead session's streams can still be resumed.
+            let Some(wire) = self.admit(conn, &request, None, session_header(&request), out) else {
                 return;
             };
             self.sessions.lookup(wire)
@@ -68,29 +40,12 @@ impl Server {
             Some(cursor) => self.resume(conn, &request, live, cursor, out),
             None => {
                 let Some(key) = live else {
-                    let status = self.knobs.dead_session_answer.status();
-                    self.reject(
-                        conn,
-                        &request,
-                        None,
-                        status,
-                        jsonrpc::SESSION_NOT_FOUND,
-                        "session expired",
-                        out,
-                    );
+                    self.reject(conn, &request, None, Rejection::SessionExpired, out);
                     return;
                 };
                 let current = self.sessions.get(key).and_then(|s| s.standalone);
                 if current.is_some_and(|s| self.log.get(s).is_some_and(|l| l.attached.is_some())) {
-                    self.reject(
-                        conn,
-                        &request,
-                        None,
-                        409,
-                        jsonrpc::INVALID_REQUEST,
-                        "Conflict: only one standalone SSE stream is allowed per session",
-                        out,
-                    );
+                    self.reject(conn, &request, None, Rejection::StandaloneConflict, out);
                     return;
                 }
                 self.open_standalone(conn, &request, key, out);
@@ -98,7 +53,8 @@ impl Server {
         }
     }
 
-    fn open_standalone(
+    /// Opens a new standalone stream on `conn`: the one server notifications go to.
+    pub(super) fn open_standalone(
         &mut self,
         conn: ConnId,
         request: &HttpRequest,
