@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use crate::http::{HttpRequest, HttpResponse, Output, RequestBody, ResponseBody};
+use crate::http::{HttpRequest, HttpResponse, Output, RequestBody};
 use crate::ids::{ConnId, SessionKey, StreamId};
 use crate::jsonrpc::{self, Incoming};
 use crate::ledger::{Payload, StreamKind};
@@ -183,18 +183,7 @@ impl Server {
         let stream = replies
             .stream
             .unwrap_or_else(|| self.open_stream(key, StreamKind::Request));
-        self.respond(
-            conn,
-            request,
-            rpc,
-            HttpResponse {
-                status: 200,
-                session_id: None,
-                allow: None,
-                body: ResponseBody::Sse(stream),
-            },
-            out,
-        );
+        self.respond(conn, request, rpc, HttpResponse::sse(stream), out);
         self.attach(conn, stream, out);
         self.prime(stream, key, out);
         for reply in replies.items {

@@ -2,10 +2,11 @@
 //!
 //! The cursor is looked up in the log, never in the session store; the log and the store
 //! expire on their own clocks. A cursor the log cannot honour gets the answer the
-//! `unknown_cursor` knob names, and the ledger records what was actually done.
+//! `unknown_cursor` knob names, one match arm per answer, and the ledger records what the
+//! server actually did, which is what the oracle and the explanations read.
 
 use crate::event_log::CursorMatch;
-use crate::http::{EndMode, HttpRequest, HttpResponse, Output, ResponseBody};
+use crate::http::{EndMode, HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, SessionKey, StreamId};
 use crate::knobs::UnknownCursor;
 use crate::ledger::{CursorResolution, ResumeEntry, SendEntry, StreamKind};
@@ -13,13 +14,23 @@ use crate::ledger::{CursorResolution, ResumeEntry, SendEntry, StreamKind};
 use super::Server;
 use super::admission::Rejection;
 
+/// One GET with `Last-Event-ID`, until it is answered and recorded.
+struct Attempt<'r> {
+    conn: ConnId,
+    request: &'r HttpRequest,
+    cursor: String,
+    /// The live session the GET named. `None` when it is dead, which a GET that does not
+    /// ask the session store can still reach this far with.
+    live: Option<SessionKey>,
+}
+
 impl Server {
     pub(super) fn resume(
         &mut self,
         conn: ConnId,
         request: &HttpRequest,
         live: Option<SessionKey>,
-        cursor_text: String,
+        cursor: String,
         out: &mut Vec<Output>,
     ) {
         let wire = request.session_id.clone().unwrap_or_default();
@@ -29,56 +40,118 @@ impl Server {
             (None, Some(k)) => self.ledger.session(k).generations.len() as u32,
             (None, None) => 0,
         };
-        let found = match (key, cursor_text.trim().parse::<u64>()) {
+        let found = match (key, cursor.trim().parse::<u64>()) {
             (Some(k), Ok(cursor)) => self.log.resolve(k, generation, cursor),
             _ => CursorMatch::Unknown,
         };
-        let mut entry = ResumeEntry {
+        let attempt = Attempt {
             conn,
-            at_ms: self.now_ms,
-            session_sent: request.session_id.clone(),
-            cursor: cursor_text,
-            resolution: CursorResolution::Unknown {
-                answer: self.knobs.unknown_cursor,
-            },
-            attached_to: None,
+            request,
+            cursor,
+            live,
         };
         match found {
             CursorMatch::Exact { stream, index } => {
                 let log = self.log.get(stream).expect("resolved stream");
                 let replayed = (log.retained.len() - index) as u32;
-                entry.resolution = CursorResolution::Honoured {
+                let resolution = CursorResolution::Honoured {
                     stream,
                     generation,
                     replayed,
                 };
-                entry.attached_to = Some(stream);
-                self.ledger.resumptions.push(entry);
+                self.record_resume(&attempt, resolution, Some(stream));
                 self.replay_onto(conn, request, stream, index, out);
             }
-            CursorMatch::Stale { stream } => {
-                let answer = self.knobs.unknown_cursor;
-                if answer == UnknownCursor::ReplayRemaining {
-                    let replayed = self.log.get(stream).map_or(0, |l| l.retained.len() as u32);
-                    entry.resolution = CursorResolution::Stale {
-                        stream,
-                        answer,
-                        replayed,
-                    };
-                    entry.attached_to = Some(stream);
-                    self.ledger.resumptions.push(entry);
-                    self.replay_onto(conn, request, stream, 0, out);
-                } else {
-                    entry.resolution = CursorResolution::Stale {
-                        stream,
-                        answer,
-                        replayed: 0,
-                    };
-                    self.unresumable(conn, request, live, entry, out);
-                }
-            }
-            CursorMatch::Unknown => self.unresumable(conn, request, live, entry, out),
+            CursorMatch::Stale { stream } => self.unresumable(&attempt, Some(stream), out),
+            CursorMatch::Unknown => self.unresumable(&attempt, None, out),
         }
+    }
+
+    /// The answer to a cursor the log cannot honour, as the `unknown_cursor` knob says.
+    /// `evicted` is the stream whose numbering covers the cursor when the log still holds
+    /// that stream (its events after the cursor are gone); `None` when nothing matched.
+    fn unresumable(&mut self, attempt: &Attempt, evicted: Option<StreamId>, out: &mut Vec<Output>) {
+        let missed = |answer, replayed| match evicted {
+            Some(stream) => CursorResolution::Stale {
+                stream,
+                answer,
+                replayed,
+            },
+            None => CursorResolution::Unknown { answer },
+        };
+        match self.knobs.unknown_cursor {
+            UnknownCursor::ReplayRemaining => match evicted {
+                Some(stream) => {
+                    // Whatever the stream still retains, gap or not. The session store is
+                    // not asked: the stream is there to replay.
+                    let replayed = self.log.get(stream).map_or(0, |l| l.retained.len() as u32);
+                    let resolution = missed(UnknownCursor::ReplayRemaining, replayed);
+                    self.record_resume(attempt, resolution, Some(stream));
+                    self.replay_onto(attempt.conn, attempt.request, stream, 0, out);
+                }
+                None => self.fresh_stream(attempt, missed(UnknownCursor::ReplayRemaining, 0), out),
+            },
+            UnknownCursor::FreshStream => {
+                self.fresh_stream(attempt, missed(UnknownCursor::FreshStream, 0), out)
+            }
+            UnknownCursor::Empty200 => {
+                self.empty_stream(attempt, missed(UnknownCursor::Empty200, 0), out)
+            }
+            UnknownCursor::BadRequest => {
+                self.record_resume(attempt, missed(UnknownCursor::BadRequest, 0), None);
+                let (conn, request) = (attempt.conn, attempt.request);
+                self.reject(conn, request, None, Rejection::CursorBadRequest, out);
+            }
+            UnknownCursor::NotFound => {
+                self.record_resume(attempt, missed(UnknownCursor::NotFound, 0), None);
+                let (conn, request) = (attempt.conn, attempt.request);
+                self.reject(conn, request, None, Rejection::CursorNotFound, out);
+            }
+        }
+    }
+
+    /// 200 and a new standalone stream, numbered by the id scheme as if the cursor had
+    /// never been sent (Behavior A's trap: nothing tells the client events were lost).
+    fn fresh_stream(
+        &mut self,
+        attempt: &Attempt,
+        resolution: CursorResolution,
+        out: &mut Vec<Output>,
+    ) {
+        let Some(key) = attempt.live else {
+            return self.no_session_to_open(attempt, out);
+        };
+        let stream = self.open_standalone(attempt.conn, attempt.request, key, out);
+        self.record_resume(attempt, resolution, Some(stream));
+    }
+
+    /// 200 with a stream that ends at once, carrying nothing.
+    fn empty_stream(
+        &mut self,
+        attempt: &Attempt,
+        resolution: CursorResolution,
+        out: &mut Vec<Output>,
+    ) {
+        let Some(key) = attempt.live else {
+            return self.no_session_to_open(attempt, out);
+        };
+        let conn = attempt.conn;
+        let stream = self.open_stream(key, StreamKind::Standalone);
+        self.record_resume(attempt, resolution, None);
+        self.respond(conn, attempt.request, None, HttpResponse::sse(stream), out);
+        out.push(Output::End {
+            conn,
+            how: EndMode::Close,
+        });
+        // The throwaway stream never carries anything; forget it.
+        self.log.streams.remove(&stream);
+    }
+
+    /// An answer that opens a stream, for a session that is gone: the dead-session answer.
+    fn no_session_to_open(&mut self, attempt: &Attempt, out: &mut Vec<Output>) {
+        let (conn, request) = (attempt.conn, attempt.request);
+        let status = self.reject(conn, request, None, Rejection::SessionExpired, out);
+        self.record_resume(attempt, CursorResolution::SessionRejected { status }, None);
     }
 
     /// Attaches `conn` to `stream` and replays `retained[from..]`.
@@ -90,18 +163,7 @@ impl Server {
         from: usize,
         out: &mut Vec<Output>,
     ) {
-        self.respond(
-            conn,
-            request,
-            None,
-            HttpResponse {
-                status: 200,
-                session_id: None,
-                allow: None,
-                body: ResponseBody::Sse(stream),
-            },
-            out,
-        );
+        self.respond(conn, request, None, HttpResponse::sse(stream), out);
         self.attach(conn, stream, out);
         let log = self.log.get(stream).expect("replayed stream");
         let (session, kind, complete) = (log.session, log.kind, log.complete);
@@ -130,90 +192,20 @@ impl Server {
         }
     }
 
-    /// The answer to a cursor the log cannot honour, as the `unknown_cursor` knob says.
-    fn unresumable(
+    fn record_resume(
         &mut self,
-        conn: ConnId,
-        request: &HttpRequest,
-        live: Option<SessionKey>,
-        mut entry: ResumeEntry,
-        out: &mut Vec<Output>,
+        attempt: &Attempt,
+        resolution: CursorResolution,
+        attached_to: Option<StreamId>,
     ) {
-        let answer = self.knobs.unknown_cursor;
-        match answer {
-            UnknownCursor::FreshStream
-            | UnknownCursor::ReplayRemaining
-            | UnknownCursor::Empty200 => {
-                let Some(key) = live else {
-                    // Nothing to open a stream for: the session is gone.
-                    let status = self.knobs.dead_session_answer.status();
-                    entry.resolution = CursorResolution::SessionRejected { status };
-                    self.ledger.resumptions.push(entry);
-                    self.reject(conn, request, None, Rejection::SessionExpired, out);
-                    return;
-                };
-                if answer == UnknownCursor::Empty200 {
-                    let stream = self.open_stream(key, StreamKind::Standalone);
-                    self.ledger.resumptions.push(entry);
-                    self.respond(
-                        conn,
-                        request,
-                        None,
-                        HttpResponse {
-                            status: 200,
-                            session_id: None,
-                            allow: None,
-                            body: ResponseBody::Sse(stream),
-                        },
-                        out,
-                    );
-                    out.push(Output::End {
-                        conn,
-                        how: EndMode::Close,
-                    });
-                    // The throwaway stream never carries anything; forget it.
-                    self.log.streams.remove(&stream);
-                    return;
-                }
-                if let Some(old) = self.sessions.get(key).and_then(|s| s.standalone) {
-                    // A detached standalone stream is superseded by the fresh one.
-                    if self.log.get(old).is_some_and(|l| l.attached.is_none())
-                        && let Some(s) = self.sessions.get_mut(key)
-                    {
-                        s.standalone = None;
-                    }
-                }
-                let stream = self.open_stream(key, StreamKind::Standalone);
-                entry.attached_to = Some(stream);
-                self.ledger.resumptions.push(entry);
-                if let Some(s) = self.sessions.get_mut(key) {
-                    s.standalone = Some(stream);
-                    s.listening = true;
-                }
-                self.respond(
-                    conn,
-                    request,
-                    None,
-                    HttpResponse {
-                        status: 200,
-                        session_id: None,
-                        allow: None,
-                        body: ResponseBody::Sse(stream),
-                    },
-                    out,
-                );
-                self.attach(conn, stream, out);
-                self.prime(stream, key, out);
-            }
-            UnknownCursor::BadRequest => {
-                self.ledger.resumptions.push(entry);
-                self.reject(conn, request, None, Rejection::CursorBadRequest, out);
-            }
-            UnknownCursor::NotFound => {
-                self.ledger.resumptions.push(entry);
-                self.reject(conn, request, None, Rejection::CursorNotFound, out);
-            }
-        }
+        self.ledger.resumptions.push(ResumeEntry {
+            conn: attempt.conn,
+            at_ms: self.now_ms,
+            session_sent: attempt.request.session_id.clone(),
+            cursor: attempt.cursor.clone(),
+            resolution,
+            attached_to,
+        });
     }
 
     /// Records a resumption whose GET was refused (with `status`) before the cursor was
@@ -225,14 +217,13 @@ impl Server {
         status: u16,
     ) {
         if let Some(cursor) = &request.last_event_id {
-            self.ledger.resumptions.push(ResumeEntry {
+            let attempt = Attempt {
                 conn,
-                at_ms: self.now_ms,
-                session_sent: request.session_id.clone(),
+                request,
                 cursor: cursor.clone(),
-                resolution: CursorResolution::SessionRejected { status },
-                attached_to: None,
-            });
+                live: None,
+            };
+            self.record_resume(&attempt, CursorResolution::SessionRejected { status }, None);
         }
     }
 }

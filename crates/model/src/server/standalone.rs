@@ -4,7 +4,7 @@
 //! second); with a cursor it is a resumption and goes to [`super::resumption`]. Whether GET
 //! asks the session store at all is a knob, because real servers differ on it.
 
-use crate::http::{HttpRequest, HttpResponse, Output, ResponseBody};
+use crate::http::{HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, SessionKey, StreamId};
 use crate::ledger::StreamKind;
 
@@ -66,18 +66,7 @@ impl Server {
             s.standalone = Some(stream);
             s.listening = true;
         }
-        self.respond(
-            conn,
-            request,
-            None,
-            HttpResponse {
-                status: 200,
-                session_id: None,
-                allow: None,
-                body: ResponseBody::Sse(stream),
-            },
-            out,
-        );
+        self.respond(conn, request, None, HttpResponse::sse(stream), out);
         self.attach(conn, stream, out);
         self.prime(stream, key, out);
         stream
