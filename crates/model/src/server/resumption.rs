@@ -85,11 +85,22 @@ impl Server {
                     // Whatever the stream still retains, gap or not. The session store is
                     // not asked: the stream is there to replay.
                     let replayed = self.log.get(stream).map_or(0, |l| l.retained.len() as u32);
-                    let resolution = missed(UnknownCursor::ReplayRemaining, replayed);
+                    let resolution = CursorResolution::Stale {
+                        stream,
+                        answer: UnknownCursor::ReplayRemaining,
+                        replayed,
+                    };
                     self.record_resume(attempt, resolution, Some(stream));
                     self.replay_onto(attempt.conn, attempt.request, stream, 0, out);
                 }
-                None => self.fresh_stream(attempt, missed(UnknownCursor::ReplayRemaining, 0), out),
+                // No stream covers the cursor, so nothing remains to replay: the server opens
+                // a fresh stream, and the ledger says so rather than naming the knob.
+                None => {
+                    let resolution = CursorResolution::Unknown {
+                        answer: UnknownCursor::FreshStream,
+                    };
+                    self.fresh_stream(attempt, resolution, out)
+                }
             },
             UnknownCursor::FreshStream => {
                 self.fresh_stream(attempt, missed(UnknownCursor::FreshStream, 0), out)
