@@ -23,7 +23,10 @@ pub enum Payload {
     Progress { job: JobId, step: u32, total: u32 },
     /// The JSON-RPC response ending a tool call.
     ToolResult { job: JobId },
-    /// A server notification on the standalone stream (`notifications/message`).
+    /// A server notification on the standalone stream (`notifications/message`, with
+    /// `{"seq": seq}` as its data). `seq` counts the notifications produced for the session,
+    /// across its generations: the n-th has seq n-1, so a client that sees every notification
+    /// sees 0, 1, 2, … with no gap, whatever other streams and sessions produce.
     Notification { seq: u64 },
     /// A response produced at once but sent over SSE (`json_responses: false`, batches).
     Response { message: u32 },

@@ -33,15 +33,18 @@ impl Server {
     }
 
     /// The application emits a server notification on the session's standalone stream.
-    /// Returns false when the session is not alive (nothing is produced).
+    /// Returns false when the session is not alive or nobody ever listened (nothing is
+    /// produced). Its `seq` counts the session's notifications from 0, across generations.
     pub fn notify(&mut self, session_wire_id: &str, now_ms: u64, out: &mut Vec<Output>) -> bool {
         self.advance(now_ms, out);
         let Some(key) = self.sessions.lookup(session_wire_id) else {
             return false;
         };
-        if !self.sessions.get(key).is_some_and(|s| s.listening) {
+        let Some(session) = self.sessions.get_mut(key).filter(|s| s.listening) else {
             return false;
-        }
+        };
+        let seq = session.notifications;
+        session.notifications += 1;
         let existing = self
             .sessions
             .get(key)
@@ -59,7 +62,6 @@ impl Server {
                 s
             }
         };
-        let seq = self.ledger.next_event().0 as u64;
         self.emit(stream, Payload::Notification { seq }, out);
         true
     }

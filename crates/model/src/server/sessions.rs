@@ -35,6 +35,7 @@ impl Server {
             last_touch_ms: now,
             protocol_version: version,
             counter: 0,
+            notifications: 0,
             standalone: None,
             listening: false,
         };
