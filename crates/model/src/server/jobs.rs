@@ -11,20 +11,31 @@ use crate::http::Output;
 use crate::ids::{JobId, SessionKey, StreamId};
 use crate::ledger::{JobEnd, JobEntry, Payload, StreamKind};
 
+/// What a `tools/call` asked to run: the tool, and how many steps how far apart.
+pub(super) struct JobSpec {
+    pub(super) tool: String,
+    pub(super) steps: u32,
+    pub(super) interval_ms: u64,
+}
+
 use super::Server;
 
 impl Server {
-    #[allow(clippy::too_many_arguments)]
+    /// Starts the job a `tools/call` (request `id`, `params`) asked for, writing to `stream`;
+    /// its first step is due one interval from now.
     pub(super) fn start_job(
         &mut self,
         key: SessionKey,
         stream: StreamId,
         id: &Value,
         params: &Value,
-        tool: String,
-        steps: u32,
-        interval_ms: u64,
-    ) -> JobId {
+        spec: JobSpec,
+    ) {
+        let JobSpec {
+            tool,
+            steps,
+            interval_ms,
+        } = spec;
         let job = JobId(self.ledger.jobs_end());
         let meta = params.get("_meta");
         let progress_token = meta.and_then(|m| m.get("progressToken")).cloned();
@@ -60,9 +71,9 @@ impl Server {
             log.open_jobs.push(job);
         }
         self.job_due.insert((self.now_ms + interval_ms, job));
-        job
     }
 
+    /// `notifications/cancelled`: ends the session's job for that request, if it runs.
     pub(super) fn cancel(
         &mut self,
         key: SessionKey,
@@ -94,21 +105,7 @@ impl Server {
         if self.log.get(stream).is_some() {
             return stream;
         }
-        let standalone = self
-            .sessions
-            .get(session)
-            .and_then(|s| s.standalone)
-            .filter(|s| self.log.get(*s).is_some());
-        let target = match standalone {
-            Some(s) => s,
-            None => {
-                let s = self.open_stream(session, StreamKind::Standalone);
-                if let Some(sess) = self.sessions.get_mut(session) {
-                    sess.standalone = Some(s);
-                }
-                s
-            }
-        };
+        let target = self.standalone_stream(session);
         self.jobs.get_mut(&job).expect("job").stream = target;
         if let Some(log) = self.log.get_mut(target) {
             log.open_jobs.push(job);
@@ -116,6 +113,8 @@ impl Server {
         target
     }
 
+    /// Runs one step: a progress event (if the client asked for progress), or the result
+    /// and the end of the job.
     pub(super) fn step_job(&mut self, job: JobId, at: u64, out: &mut Vec<Output>) {
         self.now_ms = self.now_ms.max(at);
         let Some(j) = self.jobs.get(&job) else {
@@ -146,6 +145,7 @@ impl Server {
         self.end_job(job, at, JobEnd::Finished, out);
     }
 
+    /// Removes a job; a request stream with no job left writing to it is complete.
     pub(super) fn end_job(&mut self, job: JobId, at: u64, how: JobEnd, out: &mut Vec<Output>) {
         let Some(j) = self.jobs.remove(&job) else {
             return;

@@ -6,7 +6,7 @@
 use crate::http::{EndMode, Output};
 use crate::ids::{ConnId, JobId, SessionKey};
 use crate::knobs::{IdScheme, RestartPersistence};
-use crate::ledger::{DeathCause, JobEnd, Payload, StreamKind};
+use crate::ledger::{DeathCause, JobEnd, Payload};
 
 use super::Server;
 
@@ -45,23 +45,9 @@ impl Server {
         };
         let seq = session.notifications;
         session.notifications += 1;
-        let existing = self
-            .sessions
-            .get(key)
-            .and_then(|s| s.standalone)
-            .filter(|s| self.log.get(*s).is_some());
-        let stream = match existing {
-            Some(s) => s,
-            None => {
-                // Nobody has opened (or resumed) the standalone stream in this generation:
-                // buffer for whoever resumes it.
-                let s = self.open_stream(key, StreamKind::Standalone);
-                if let Some(sess) = self.sessions.get_mut(key) {
-                    sess.standalone = Some(s);
-                }
-                s
-            }
-        };
+        // Buffered on a detached stream if nobody has opened (or resumed) one in this
+        // generation, for whoever resumes it.
+        let stream = self.standalone_stream(key);
         self.emit(stream, Payload::Notification { seq }, out);
         true
     }

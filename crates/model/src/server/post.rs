@@ -14,6 +14,7 @@ use crate::ledger::{Payload, StreamKind};
 use crate::tools::{self, ToolCall};
 
 use super::admission::{Rejection, check_post_media, check_protocol_version};
+use super::jobs::JobSpec;
 use super::{LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Server};
 
 /// The version assumed when a request carries no `MCP-Protocol-Version` (spec 2025-06-18).
@@ -55,11 +56,7 @@ struct Replies {
 /// What a request asks of the server: an answer now, or a job that answers later.
 enum Dispatch {
     Now(Value),
-    Job {
-        steps: u32,
-        interval_ms: u64,
-        tool: String,
-    },
+    Job(JobSpec),
 }
 
 impl Server {
@@ -126,15 +123,11 @@ impl Server {
                 }
                 Incoming::Request { id, method, params } => match dispatch(&id, &method, &params) {
                     Dispatch::Now(v) => replies.items.push(Reply::Immediate(v)),
-                    Dispatch::Job {
-                        steps,
-                        interval_ms,
-                        tool,
-                    } => {
+                    Dispatch::Job(spec) => {
                         let stream = *replies
                             .stream
                             .get_or_insert_with(|| self.open_stream(key, StreamKind::Request));
-                        self.start_job(key, stream, &id, &params, tool, steps, interval_ms);
+                        self.start_job(key, stream, &id, &params, spec);
                         replies.items.push(Reply::Job);
                     }
                 },
@@ -265,15 +258,15 @@ fn dispatch(id: &Value, method: &str, params: &Value) -> Dispatch {
         "tools/call" => match tools::call(params) {
             ToolCall::Immediate(result) => Dispatch::Now(jsonrpc::result(id, result)),
             ToolCall::Error { code, message } => Dispatch::Now(jsonrpc::error(id, code, &message)),
-            ToolCall::Job { steps, interval_ms } => Dispatch::Job {
-                steps,
-                interval_ms,
+            ToolCall::Job { steps, interval_ms } => Dispatch::Job(JobSpec {
                 tool: params
                     .get("name")
                     .and_then(Value::as_str)
                     .unwrap_or("long_job")
                     .to_string(),
-            },
+                steps,
+                interval_ms,
+            }),
         },
         "initialize" => Dispatch::Now(jsonrpc::error(
             id,

@@ -27,6 +27,24 @@ impl Server {
         id
     }
 
+    /// The session's standalone stream if the log still holds it, else a new one, opened
+    /// detached, that becomes it.
+    pub(super) fn standalone_stream(&mut self, session: SessionKey) -> StreamId {
+        let existing = self
+            .sessions
+            .get(session)
+            .and_then(|s| s.standalone)
+            .filter(|s| self.log.get(*s).is_some());
+        if let Some(stream) = existing {
+            return stream;
+        }
+        let stream = self.open_stream(session, StreamKind::Standalone);
+        if let Some(s) = self.sessions.get_mut(session) {
+            s.standalone = Some(stream);
+        }
+        stream
+    }
+
     pub(super) fn attach(&mut self, conn: ConnId, stream: StreamId, out: &mut Vec<Output>) {
         if let Some(log) = self.log.get_mut(stream) {
             if let Some(previous) = log.attached.replace(conn) {
