@@ -116,7 +116,7 @@ impl Server {
     }
 
     /// Puts an answer on the wire and in the ledger: every response passes here.
-    pub(super) fn respond(
+    fn respond(
         &mut self,
         conn: ConnId,
         request: &HttpRequest,

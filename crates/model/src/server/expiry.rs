@@ -41,6 +41,7 @@ impl Server {
         self.now_ms = now_ms;
     }
 
+    /// Runs the work due at `due`: event-log expiry, then session expiry, then job steps.
     fn run_due(&mut self, due: u64, out: &mut Vec<Output>) {
         // Expiry before job steps at the same instant: a TTL is a deadline, not a grace period.
         if let Some(ttl) = self.knobs.event_log_ttl
@@ -83,6 +84,8 @@ impl Server {
         }
     }
 
+    /// Kills a session whose deadline popped, unless a request has moved it since; the
+    /// cause is whichever TTL set the deadline.
     fn expire_session_if_due(&mut self, key: SessionKey, now: u64, out: &mut Vec<Output>) {
         let Some(session) = self.sessions.get(key) else {
             return;

@@ -25,6 +25,9 @@ struct Attempt<'r> {
 }
 
 impl Server {
+    /// GET with `Last-Event-ID`: finds the stream the cursor belongs to among the
+    /// session's (in the numbering of its current generation) and replays after it, or
+    /// gives the `unknown_cursor` answer.
     pub(super) fn resume(
         &mut self,
         conn: ConnId,
@@ -71,11 +74,12 @@ impl Server {
     /// `evicted` is the stream whose numbering covers the cursor when the log still holds
     /// that stream (its events after the cursor are gone); `None` when nothing matched.
     fn unresumable(&mut self, attempt: &Attempt, evicted: Option<StreamId>, out: &mut Vec<Output>) {
-        let missed = |answer, replayed| match evicted {
+        // The record of an answer that replays nothing.
+        let missed = |answer| match evicted {
             Some(stream) => CursorResolution::Stale {
                 stream,
                 answer,
-                replayed,
+                replayed: 0,
             },
             None => CursorResolution::Unknown { answer },
         };
@@ -103,18 +107,18 @@ impl Server {
                 }
             },
             UnknownCursor::FreshStream => {
-                self.fresh_stream(attempt, missed(UnknownCursor::FreshStream, 0), out)
+                self.fresh_stream(attempt, missed(UnknownCursor::FreshStream), out)
             }
             UnknownCursor::Empty200 => {
-                self.empty_stream(attempt, missed(UnknownCursor::Empty200, 0), out)
+                self.empty_stream(attempt, missed(UnknownCursor::Empty200), out)
             }
             UnknownCursor::BadRequest => {
-                self.record_resume(attempt, missed(UnknownCursor::BadRequest, 0), None);
+                self.record_resume(attempt, missed(UnknownCursor::BadRequest), None);
                 let (conn, request) = (attempt.conn, attempt.request);
                 self.reject(conn, request, None, Rejection::CursorBadRequest, out);
             }
             UnknownCursor::NotFound => {
-                self.record_resume(attempt, missed(UnknownCursor::NotFound, 0), None);
+                self.record_resume(attempt, missed(UnknownCursor::NotFound), None);
                 let (conn, request) = (attempt.conn, attempt.request);
                 self.reject(conn, request, None, Rejection::CursorNotFound, out);
             }

@@ -12,6 +12,9 @@ use super::Server;
 use super::admission::{Rejection, check_get_media, check_protocol_version, session_header};
 
 impl Server {
+    /// GET: checks, then the standalone stream or a resumption. A refused GET that carried
+    /// a cursor is still recorded as a resumption attempt (rejected before its cursor was
+    /// looked at).
     pub(super) fn handle_get(&mut self, conn: ConnId, request: HttpRequest, out: &mut Vec<Output>) {
         let checked = check_get_media(&request).and_then(|()| check_protocol_version(&request));
         if self.admit(conn, &request, None, checked, out).is_none() {

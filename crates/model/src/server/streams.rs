@@ -13,6 +13,7 @@ use crate::ledger::{Payload, ProducedEvent, SendEntry, StreamEntry, StreamKind};
 use super::{LATEST_PROTOCOL_VERSION, Server};
 
 impl Server {
+    /// Opens a stream in the log for the session's current generation, nobody attached.
     pub(super) fn open_stream(&mut self, session: SessionKey, kind: StreamKind) -> StreamId {
         let generation = self.sessions.get(session).map_or(1, |s| s.generation);
         let id = StreamId(self.ledger.streams_end());
@@ -45,6 +46,7 @@ impl Server {
         stream
     }
 
+    /// Makes `conn` the reader of `stream`: what the stream produces from now on is sent.
     pub(super) fn attach(&mut self, conn: ConnId, stream: StreamId, out: &mut Vec<Output>) {
         if let Some(log) = self.log.get_mut(stream) {
             if let Some(previous) = log.attached.replace(conn) {
@@ -60,6 +62,7 @@ impl Server {
         self.conns.insert(conn, stream);
     }
 
+    /// `conn` stops reading its stream; the stream stays in the log, producing unsent.
     pub(super) fn detach(&mut self, conn: ConnId) {
         if let Some(stream) = self.conns.remove(&conn)
             && let Some(log) = self.log.get_mut(stream)
@@ -155,6 +158,8 @@ impl Server {
         event
     }
 
+    /// SEP-1699: an id-bearing empty event first, so even a stream that dies before its
+    /// first real event leaves the client a cursor (2025-11-25 sessions, when configured).
     pub(super) fn prime(&mut self, stream: StreamId, session: SessionKey, out: &mut Vec<Output>) {
         let modern = self
             .sessions
@@ -181,6 +186,7 @@ impl Server {
         }
     }
 
+    /// The connections reading any stream of the session.
     pub(super) fn conns_of_session(&self, key: SessionKey) -> Vec<ConnId> {
         self.conns
             .iter()
