@@ -118,6 +118,16 @@ impl HttpResponse {
             body: ResponseBody::Empty,
         }
     }
+
+    /// 200 and an SSE stream.
+    pub(crate) fn sse(stream: StreamId) -> Self {
+        HttpResponse {
+            status: 200,
+            session_id: None,
+            allow: None,
+            body: ResponseBody::Sse(stream),
+        }
+    }
 }
 
 /// How an SSE response ends.

@@ -35,6 +35,8 @@ pub enum UnknownCursor {
     /// 200 with a stream that ends at once, with no events (Python and rmcp SDKs).
     Empty200,
     /// 200 and whatever is still retained after the cursor, gap or not (rmcp's window).
+    /// A cursor no stream covers leaves nothing to replay: it gets a fresh stream, as
+    /// under `FreshStream` (and the ledger records it as one).
     ReplayRemaining,
 }
 

@@ -23,7 +23,10 @@ pub enum Payload {
     Progress { job: JobId, step: u32, total: u32 },
     /// The JSON-RPC response ending a tool call.
     ToolResult { job: JobId },
-    /// A server notification on the standalone stream (`notifications/message`).
+    /// A server notification on the standalone stream (`notifications/message`, with
+    /// `{"seq": seq}` as its data). `seq` counts the notifications produced for the session,
+    /// across its generations: the n-th has seq n-1, so a client that sees every notification
+    /// sees 0, 1, 2, … with no gap, whatever other streams and sessions produce.
     Notification { seq: u64 },
     /// A response produced at once but sent over SSE (`json_responses: false`, batches).
     Response { message: u32 },
@@ -86,6 +89,12 @@ pub struct AnswerEntry {
     pub status: u16,
 }
 
+/// How the server resolved a `Last-Event-ID`, as it actually did it.
+///
+/// `answer` is the answer the server *gave*, which is not always the `unknown_cursor` knob:
+/// under [`UnknownCursor::ReplayRemaining`] a cursor that matches no stream leaves nothing to
+/// replay, so the server opens a fresh stream and the resolution is
+/// `Unknown { answer: FreshStream }`, exactly as under `unknown_cursor: FreshStream`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "resolution", rename_all = "snake_case")]
 pub enum CursorResolution {
@@ -97,13 +106,16 @@ pub enum CursorResolution {
         generation: u32,
         replayed: u32,
     },
-    /// The stream is known but events after the cursor were evicted.
+    /// The stream is known but events after the cursor were evicted. Under
+    /// `ReplayRemaining` the connection was attached to that stream and `replayed` events
+    /// were sent (with the gap); under any other answer `replayed` is 0.
     Stale {
         stream: StreamId,
         answer: UnknownCursor,
         replayed: u32,
     },
-    /// Nothing matched (or the header was not a number).
+    /// Nothing matched (or the header was not a number). `answer` is never
+    /// `ReplayRemaining`: with no stream there is nothing to replay (see above).
     Unknown { answer: UnknownCursor },
     /// Rejected before the cursor was looked at (missing or dead session).
     SessionRejected { status: u16 },

@@ -16,6 +16,9 @@ pub(crate) struct Session {
     pub protocol_version: &'static str,
     /// Counter for session-wide id schemes.
     pub counter: u64,
+    /// Server notifications produced for this session so far, across its generations:
+    /// the next one's `seq`. Unlike event ids, no other stream or session moves it.
+    pub notifications: u64,
     /// The session's current standalone stream, if it has one.
     pub standalone: Option<StreamId>,
     /// A standalone stream was opened at least once: someone listens for notifications.

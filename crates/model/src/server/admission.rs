@@ -1,0 +1,278 @@
+//! Admission: whether a request may be served at all, and what the client is told when not.
+//!
+//! Origin, `MCP-Protocol-Version`, `Accept`/`Content-Type` and `Mcp-Session-Id` are checked
+//! the same way wherever they apply, so the checks live here once. Every refusal the server
+//! can give, from any handler, is a [`Rejection`], and [`Rejection::answer`] is the one
+//! table of what each refusal looks like on the wire: HTTP status, JSON-RPC error code,
+//! message. A handler says *why* it refuses; it never spells out the answer itself.
+
+use std::borrow::Cow;
+
+use crate::http::{HttpRequest, HttpResponse, Output};
+use crate::ids::{ConnId, SessionKey};
+use crate::jsonrpc::{INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND, error_without_id};
+use crate::knobs::DeadSessionAnswer;
+
+use super::{SUPPORTED_PROTOCOL_VERSIONS, Server};
+
+/// The `Allow` header of a 405.
+const ALLOWED_METHODS: &str = "GET, POST, DELETE";
+
+/// Every reason the server refuses a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Rejection {
+    /// DNS-rebinding protection: the `Origin` is not on this machine.
+    OriginNotAllowed,
+    /// Not GET, POST or DELETE.
+    MethodNotAllowed,
+    UnsupportedProtocolVersion,
+    /// No `Mcp-Session-Id` on a request that needs one.
+    SessionRequired,
+    /// The `Mcp-Session-Id` named a session that is gone (or, for a GET that does not ask
+    /// the store, one it found no live session for).
+    SessionExpired,
+    /// The `Mcp-Session-Id` was never minted here.
+    SessionUnknown,
+    /// A POST whose `Accept` does not list both JSON and SSE.
+    PostNotAcceptable,
+    /// A POST whose body is not declared JSON.
+    UnsupportedMediaType,
+    /// A POST whose body does not parse as JSON.
+    ParseError,
+    /// A JSON value that is not a JSON-RPC message, and why.
+    InvalidMessage(&'static str),
+    EmptyBatch,
+    InitializeInBatch,
+    /// `initialize` sent as a notification.
+    InitializeNotRequest,
+    /// `max_sessions` live sessions already.
+    SessionLimit,
+    /// Batches were removed after protocol 2025-03-26.
+    BatchNeedsOldProtocol,
+    /// A GET whose `Accept` does not list SSE.
+    GetNotAcceptable,
+    /// A second standalone stream while the first is attached.
+    StandaloneConflict,
+    /// A cursor the log cannot honour, under `unknown_cursor: BadRequest`.
+    CursorBadRequest,
+    /// A cursor the log cannot honour, under `unknown_cursor: NotFound`.
+    CursorNotFound,
+}
+
+impl Rejection {
+    /// What the client is told: HTTP status, JSON-RPC error code, message. The status for a
+    /// dead or unknown session is the `dead_session_answer` knob's.
+    pub(super) fn answer(self, dead: DeadSessionAnswer) -> (u16, i64, Cow<'static, str>) {
+        use Rejection::*;
+        let (status, code, message) = match self {
+            OriginNotAllowed => (403, INVALID_REQUEST, "Forbidden: Origin is not allowed"),
+            MethodNotAllowed => (405, INVALID_REQUEST, "Method Not Allowed"),
+            UnsupportedProtocolVersion => (
+                400,
+                INVALID_REQUEST,
+                "Bad Request: unsupported MCP-Protocol-Version",
+            ),
+            SessionRequired => (
+                400,
+                INVALID_REQUEST,
+                "Bad Request: Mcp-Session-Id header is required",
+            ),
+            SessionExpired => (dead.status(), SESSION_NOT_FOUND, "session expired"),
+            SessionUnknown => (dead.status(), SESSION_NOT_FOUND, "Session not found"),
+            PostNotAcceptable => (
+                406,
+                INVALID_REQUEST,
+                "Not Acceptable: Accept must list application/json and text/event-stream",
+            ),
+            UnsupportedMediaType => (
+                415,
+                INVALID_REQUEST,
+                "Unsupported Media Type: Content-Type must be application/json",
+            ),
+            ParseError => (400, PARSE_ERROR, "Parse error: the body is not JSON"),
+            InvalidMessage(why) => {
+                return (
+                    400,
+                    INVALID_REQUEST,
+                    format!("Invalid Request: {why}").into(),
+                );
+            }
+            EmptyBatch => (400, INVALID_REQUEST, "Invalid Request: empty batch"),
+            InitializeInBatch => (
+                400,
+                INVALID_REQUEST,
+                "Invalid Request: initialize must not be part of a batch",
+            ),
+            InitializeNotRequest => (
+                400,
+                INVALID_REQUEST,
+                "Invalid Request: initialize must be a request",
+            ),
+            SessionLimit => (
+                503,
+                INVALID_REQUEST,
+                "Service Unavailable: session limit reached",
+            ),
+            BatchNeedsOldProtocol => (
+                400,
+                INVALID_REQUEST,
+                "Invalid Request: batches are only allowed in protocol 2025-03-26",
+            ),
+            GetNotAcceptable => (
+                406,
+                INVALID_REQUEST,
+                "Not Acceptable: Accept must list text/event-stream",
+            ),
+            StandaloneConflict => (
+                409,
+                INVALID_REQUEST,
+                "Conflict: only one standalone SSE stream is allowed per session",
+            ),
+            CursorBadRequest => (
+                400,
+                INVALID_REQUEST,
+                "Bad Request: Last-Event-ID cannot be resumed",
+            ),
+            CursorNotFound => (404, INVALID_REQUEST, "Not Found: no such event"),
+        };
+        (status, code, Cow::Borrowed(message))
+    }
+}
+
+impl Server {
+    /// Answers the request with `why`'s row of the table; returns the status given.
+    pub(super) fn reject(
+        &mut self,
+        conn: ConnId,
+        request: &HttpRequest,
+        rpc: Option<String>,
+        why: Rejection,
+        out: &mut Vec<Output>,
+    ) -> u16 {
+        let (status, code, message) = why.answer(self.knobs.dead_session_answer);
+        let mut response = HttpResponse::json(status, error_without_id(code, &message));
+        if why == Rejection::MethodNotAllowed {
+            response.allow = Some(ALLOWED_METHODS);
+        }
+        self.respond(conn, request, rpc, response, out);
+        status
+    }
+
+    /// Passes a check's value through, or answers the request with its rejection.
+    pub(super) fn admit<T>(
+        &mut self,
+        conn: ConnId,
+        request: &HttpRequest,
+        rpc: Option<String>,
+        checked: Result<T, Rejection>,
+        out: &mut Vec<Output>,
+    ) -> Option<T> {
+        match checked {
+            Ok(value) => Some(value),
+            Err(why) => {
+                self.reject(conn, request, rpc, why, out);
+                None
+            }
+        }
+    }
+
+    /// The `Mcp-Session-Id` resolved to a live session in the store.
+    pub(super) fn live_session(&self, request: &HttpRequest) -> Result<SessionKey, Rejection> {
+        let wire = session_header(request)?;
+        match self.sessions.lookup(wire) {
+            Some(key) => Ok(key),
+            None if self.ever_minted.contains_key(wire) => Err(Rejection::SessionExpired),
+            None => Err(Rejection::SessionUnknown),
+        }
+    }
+}
+
+/// Checks `Origin` (only pages served from this machine may talk to us).
+pub(super) fn check_origin(request: &HttpRequest) -> Result<(), Rejection> {
+    match &request.origin {
+        Some(origin) if !origin_is_local(origin) => Err(Rejection::OriginNotAllowed),
+        _ => Ok(()),
+    }
+}
+
+/// Checks `MCP-Protocol-Version` (absent means the default, which is supported).
+pub(super) fn check_protocol_version(request: &HttpRequest) -> Result<(), Rejection> {
+    let supported = request
+        .protocol_version
+        .as_deref()
+        .is_none_or(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v.trim()));
+    if supported {
+        Ok(())
+    } else {
+        Err(Rejection::UnsupportedProtocolVersion)
+    }
+}
+
+/// Checks a POST's `Accept` (JSON and SSE) and `Content-Type` (JSON).
+pub(super) fn check_post_media(request: &HttpRequest) -> Result<(), Rejection> {
+    let accept = request.accept.as_deref().unwrap_or("");
+    let accepts_both = accept.contains("*/*")
+        || (accept.contains("application/json") && accept.contains("text/event-stream"));
+    if !accepts_both {
+        return Err(Rejection::PostNotAcceptable);
+    }
+    let json_content = request.content_type.as_deref().is_some_and(|c| {
+        c.trim_start()
+            .to_ascii_lowercase()
+            .starts_with("application/json")
+    });
+    if !json_content {
+        return Err(Rejection::UnsupportedMediaType);
+    }
+    Ok(())
+}
+
+/// Checks a GET's `Accept` (SSE).
+pub(super) fn check_get_media(request: &HttpRequest) -> Result<(), Rejection> {
+    let accept = request.accept.as_deref().unwrap_or("");
+    if accept.contains("text/event-stream") || accept.contains("*/*") {
+        Ok(())
+    } else {
+        Err(Rejection::GetNotAcceptable)
+    }
+}
+
+/// The `Mcp-Session-Id` the request carries, which every method but `initialize` needs.
+pub(super) fn session_header(request: &HttpRequest) -> Result<&str, Rejection> {
+    request
+        .session_id
+        .as_deref()
+        .ok_or(Rejection::SessionRequired)
+}
+
+/// DNS-rebinding protection: only pages served from this machine may talk to us.
+fn origin_is_local(origin: &str) -> bool {
+    let rest = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .unwrap_or("");
+    let host = if let Some(v6) = rest.strip_prefix('[') {
+        v6.split(']')
+            .next()
+            .map(|h| format!("[{h}]"))
+            .unwrap_or_default()
+    } else {
+        rest.split([':', '/']).next().unwrap_or("").to_string()
+    };
+    matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_on_this_machine_are_allowed() {
+        assert!(origin_is_local("http://localhost:3000"));
+        assert!(origin_is_local("http://127.0.0.1"));
+        assert!(origin_is_local("https://[::1]:8080"));
+        assert!(!origin_is_local("http://evil.example"));
+        assert!(!origin_is_local("http://localhost.evil.example"));
+        assert!(!origin_is_local("null"));
+    }
+}

@@ -1,0 +1,112 @@
+//! Time: TTL deadlines, the sweeper's schedule, and running clock-driven work in order.
+//!
+//! The model never reads a clock; drivers ask [`Server::next_due`] when something is due and
+//! call [`Server::advance`]. Session TTLs and the event-log TTL are checked separately here,
+//! since they are separate knobs with separate consequences.
+
+use crate::http::Output;
+use crate::ids::SessionKey;
+use crate::ledger::DeathCause;
+use crate::session_store::Session;
+
+use super::Server;
+
+impl Server {
+    /// When something expiring at `t` is really removed, given the sweeper's period.
+    fn swept_at(&self, t: u64) -> u64 {
+        match self.knobs.gc_interval {
+            None => t,
+            Some(p) => t.div_ceil(p.ms()).saturating_mul(p.ms()),
+        }
+    }
+
+    /// The next virtual time at which the server has work of its own to do.
+    pub fn next_due(&self) -> Option<u64> {
+        let job = self.job_due.first().map(|&(t, _)| t);
+        let log = self.log.next_expiry().map(|t| self.swept_at(t));
+        let session = self.sessions.next_deadline().map(|t| self.swept_at(t));
+        [job, log, session].into_iter().flatten().min()
+    }
+
+    /// Runs everything due at or before `now_ms`, in time order.
+    pub fn advance(&mut self, now_ms: u64, out: &mut Vec<Output>) {
+        let now_ms = now_ms.max(self.now_ms);
+        while let Some(due) = self.next_due() {
+            if due > now_ms {
+                break;
+            }
+            self.now_ms = self.now_ms.max(due);
+            self.run_due(due, out);
+        }
+        self.now_ms = now_ms;
+    }
+
+    /// Runs the work due at `due`: event-log expiry, then session expiry, then job steps.
+    fn run_due(&mut self, due: u64, out: &mut Vec<Output>) {
+        // Expiry before job steps at the same instant: a TTL is a deadline, not a grace period.
+        if let Some(ttl) = self.knobs.event_log_ttl
+            && self.log.next_expiry().map(|t| self.swept_at(t)) == Some(due)
+        {
+            self.log.expire(due, ttl.ms());
+        }
+        // Deadlines are ordered by raw time; a sweep at `due` removes those it has reached.
+        while let Some(deadline) = self.sessions.next_deadline() {
+            if self.swept_at(deadline) > due {
+                break;
+            }
+            let Some((_, key)) = self.sessions.pop_deadline(deadline) else {
+                break;
+            };
+            self.expire_session_if_due(key, due, out);
+        }
+        while let Some(&(t, job)) = self.job_due.first() {
+            if t > due {
+                break;
+            }
+            self.job_due.pop_first();
+            self.step_job(job, t, out);
+        }
+    }
+
+    /// The instant a live session's TTLs run out.
+    pub(super) fn deadline_of(&self, session: &Session) -> Option<u64> {
+        let idle = self
+            .knobs
+            .session_idle_ttl
+            .map(|t| session.last_touch_ms + t.ms());
+        let absolute = self
+            .knobs
+            .session_absolute_ttl
+            .map(|t| session.created_ms + t.ms());
+        match (idle, absolute) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Kills a session whose deadline popped, unless a request has moved it since; the
+    /// cause is whichever TTL set the deadline.
+    fn expire_session_if_due(&mut self, key: SessionKey, now: u64, out: &mut Vec<Output>) {
+        let Some(session) = self.sessions.get(key) else {
+            return;
+        };
+        let Some(deadline) = self.deadline_of(session) else {
+            return;
+        };
+        if self.swept_at(deadline) > now {
+            // Touched since this deadline was queued; queue the real one.
+            self.sessions.push_deadline(key, deadline);
+            return;
+        }
+        let idle = self
+            .knobs
+            .session_idle_ttl
+            .map(|t| session.last_touch_ms + t.ms());
+        let cause = if idle == Some(deadline) {
+            DeathCause::IdleTtl
+        } else {
+            DeathCause::AbsoluteTtl
+        };
+        self.kill_session(key, now, cause, out);
+    }
+}

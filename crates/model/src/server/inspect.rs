@@ -1,0 +1,166 @@
+//! Read-only views for drivers, timelines and reports: nothing here changes state.
+//!
+//! Kept apart so that the protocol files show only what moves the state machine.
+
+use serde_json::{Value, json};
+
+use crate::ids::{ConnId, EventRef, SessionKey, StreamId};
+use crate::jsonrpc;
+use crate::knobs::ServerKnobs;
+use crate::ledger::{Ledger, Payload};
+use crate::tools;
+
+use super::Server;
+
+impl Server {
+    pub fn knobs(&self) -> &ServerKnobs {
+        &self.knobs
+    }
+
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    pub fn now_ms(&self) -> u64 {
+        self.now_ms
+    }
+
+    /// Live sessions: (wire id, generation).
+    pub fn live_sessions(&self) -> Vec<(String, u32)> {
+        self.sessions
+            .keys()
+            .filter_map(|k| {
+                self.sessions
+                    .get(k)
+                    .map(|s| (s.wire_id.clone(), s.generation))
+            })
+            .collect()
+    }
+
+    pub fn live_session_count(&self) -> usize {
+        self.sessions.len()
+    }
+
+    /// How many events the log retains for each stream of `session` (for timelines).
+    pub fn retained_events(&self, session: SessionKey) -> u32 {
+        self.log
+            .streams
+            .values()
+            .filter(|l| l.session == session)
+            .map(|l| l.retained.len() as u32)
+            .sum()
+    }
+
+    pub fn session_key(&self, wire_id: &str) -> Option<SessionKey> {
+        self.ever_minted.get(wire_id).copied()
+    }
+
+    pub fn is_live(&self, wire_id: &str) -> bool {
+        self.sessions.lookup(wire_id).is_some()
+    }
+
+    /// The stream a connection is attached to.
+    pub fn stream_of(&self, conn: ConnId) -> Option<StreamId> {
+        self.conns.get(&conn).copied()
+    }
+
+    /// Open SSE connections, optionally only those of one session.
+    pub fn open_connections(&self, session: Option<&str>) -> Vec<ConnId> {
+        let key = session.and_then(|s| self.ever_minted.get(s).copied());
+        self.conns
+            .iter()
+            .filter(|(_, stream)| match key {
+                None => session.is_none(),
+                Some(k) => self.log.get(**stream).is_some_and(|l| l.session == k),
+            })
+            .map(|(&c, _)| c)
+            .collect()
+    }
+
+    /// One line each for the session store and the event log, for timelines:
+    /// `("3f2a1c9e gen 1 alive", "stream #1 [4472..=4473] detached")`.
+    pub fn state_summary(&self) -> (String, String) {
+        let store: Vec<String> = self
+            .ledger
+            .sessions
+            .iter()
+            .map(|entry| {
+                let short = &entry.wire_id[..8.min(entry.wire_id.len())];
+                match (self.sessions.lookup(&entry.wire_id), entry.died) {
+                    (Some(k), _) => {
+                        let s = self.sessions.get(k).expect("live");
+                        let until = self
+                            .deadline_of(s)
+                            .map(|d| format!(", dies at {}", crate::DurationMs(d)))
+                            .unwrap_or_default();
+                        format!("{short} gen {} alive{until}", s.generation)
+                    }
+                    (None, Some((at, cause))) => {
+                        format!("{short} dead since {} ({cause:?})", crate::DurationMs(at))
+                    }
+                    (None, None) => format!("{short} gone"),
+                }
+            })
+            .collect();
+        let log: Vec<String> = self
+            .log
+            .streams
+            .iter()
+            .map(|(id, l)| {
+                let held = match (l.retained.front(), l.retained.back()) {
+                    (Some(a), Some(b)) if a.id == b.id => format!("[{}]", a.id),
+                    (Some(a), Some(b)) => format!("[{}..={}]", a.id, b.id),
+                    _ => "[]".to_string(),
+                };
+                let state = if l.attached.is_some() {
+                    "attached"
+                } else {
+                    "detached"
+                };
+                format!("stream #{} gen {} {held} {state}", id.0, l.generation)
+            })
+            .collect();
+        let or_none = |v: Vec<String>| {
+            if v.is_empty() {
+                "(empty)".to_string()
+            } else {
+                v.join("; ")
+            }
+        };
+        (or_none(store), or_none(log))
+    }
+
+    /// The JSON-RPC message an event carries (`None` for a priming event's empty data).
+    pub fn event_message(&self, event: EventRef) -> Option<Value> {
+        let produced = self.ledger.event(event);
+        match produced.payload {
+            Payload::Priming => None,
+            Payload::Progress { job, step, total } => {
+                let entry = self.ledger.job(job);
+                Some(json!({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/progress",
+                    "params": {
+                        "progressToken": entry.progress_token,
+                        "progress": step,
+                        "total": total,
+                        "message": format!("step {step} of {total}"),
+                    }
+                }))
+            }
+            Payload::ToolResult { job } => {
+                let entry = self.ledger.job(job);
+                Some(jsonrpc::result(
+                    &entry.request_id,
+                    tools::job_result(entry.steps),
+                ))
+            }
+            Payload::Notification { seq } => Some(json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {"level": "info", "logger": "faultline", "data": {"seq": seq}},
+            })),
+            Payload::Response { message } => Some(self.ledger.message(message).clone()),
+        }
+    }
+}

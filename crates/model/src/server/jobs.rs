@@ -1,0 +1,174 @@
+//! Tool jobs: a long `tools/call` stepping on the virtual clock, writing progress and its
+//! result to a stream.
+//!
+//! A job belongs to its session, not to the connection that started it: it keeps producing
+//! after the client goes away, and when its stream is forgotten it is adopted by the
+//! standalone stream. That is what turns a dropped connection into a resumption question.
+
+use serde_json::Value;
+
+use crate::http::Output;
+use crate::ids::{JobId, SessionKey, StreamId};
+use crate::ledger::{JobEnd, JobEntry, Payload, StreamKind};
+
+/// What a `tools/call` asked to run: the tool, and how many steps how far apart.
+pub(super) struct JobSpec {
+    pub(super) tool: String,
+    pub(super) steps: u32,
+    pub(super) interval_ms: u64,
+}
+
+use super::Server;
+
+impl Server {
+    /// Starts the job a `tools/call` (request `id`, `params`) asked for, writing to `stream`;
+    /// its first step is due one interval from now.
+    pub(super) fn start_job(
+        &mut self,
+        key: SessionKey,
+        stream: StreamId,
+        id: &Value,
+        params: &Value,
+        spec: JobSpec,
+    ) {
+        let JobSpec {
+            tool,
+            steps,
+            interval_ms,
+        } = spec;
+        let job = JobId(self.ledger.jobs_end());
+        let meta = params.get("_meta");
+        let progress_token = meta.and_then(|m| m.get("progressToken")).cloned();
+        let idempotency_key = meta
+            .and_then(|m| m.get("idempotencyKey"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let generation = self.sessions.get(key).map_or(1, |s| s.generation);
+        self.ledger.jobs.push(JobEntry {
+            session: key,
+            generation,
+            tool,
+            request_id: id.clone(),
+            progress_token: progress_token.clone(),
+            idempotency_key,
+            steps,
+            started_ms: self.now_ms,
+            ended: None,
+        });
+        self.jobs.insert(
+            job,
+            Job {
+                session: key,
+                stream,
+                step: 0,
+                total: steps,
+                interval_ms,
+                progress: progress_token.is_some(),
+                request_id: id.clone(),
+            },
+        );
+        if let Some(log) = self.log.get_mut(stream) {
+            log.open_jobs.push(job);
+        }
+        self.job_due.insert((self.now_ms + interval_ms, job));
+    }
+
+    /// `notifications/cancelled`: ends the session's job for that request, if it runs.
+    pub(super) fn cancel(
+        &mut self,
+        key: SessionKey,
+        request_id: Option<&Value>,
+        out: &mut Vec<Output>,
+    ) {
+        let Some(request_id) = request_id else {
+            return;
+        };
+        let found = self
+            .jobs
+            .iter()
+            .find(|(_, j)| j.session == key && &j.request_id == request_id)
+            .map(|(&id, _)| id);
+        if let Some(job) = found {
+            let now = self.now_ms;
+            self.end_job(job, now, JobEnd::Cancelled, out);
+        }
+    }
+
+    /// Where a job's output goes: its own stream, or, once the log has forgotten that
+    /// stream, the session's standalone stream (created detached if need be). This is the
+    /// path by which a fresh stream "adopts" an orphaned call in Behavior A.
+    fn job_stream(&mut self, job: JobId) -> StreamId {
+        let (stream, session) = {
+            let j = &self.jobs[&job];
+            (j.stream, j.session)
+        };
+        if self.log.get(stream).is_some() {
+            return stream;
+        }
+        let target = self.standalone_stream(session);
+        self.jobs.get_mut(&job).expect("job").stream = target;
+        if let Some(log) = self.log.get_mut(target) {
+            log.open_jobs.push(job);
+        }
+        target
+    }
+
+    /// Runs one step: a progress event (if the client asked for progress), or the result
+    /// and the end of the job.
+    pub(super) fn step_job(&mut self, job: JobId, at: u64, out: &mut Vec<Output>) {
+        self.now_ms = self.now_ms.max(at);
+        let Some(j) = self.jobs.get(&job) else {
+            return;
+        };
+        let (step, total, progress, interval) = (j.step, j.total, j.progress, j.interval_ms);
+        let stream = self.job_stream(job);
+        if step < total {
+            let next = step + 1;
+            if progress {
+                self.emit(
+                    stream,
+                    Payload::Progress {
+                        job,
+                        step: next,
+                        total,
+                    },
+                    out,
+                );
+            }
+            self.jobs.get_mut(&job).expect("job").step = next;
+            if next < total {
+                self.job_due.insert((at + interval, job));
+                return;
+            }
+        }
+        self.emit(stream, Payload::ToolResult { job }, out);
+        self.end_job(job, at, JobEnd::Finished, out);
+    }
+
+    /// Removes a job; a request stream with no job left writing to it is complete.
+    pub(super) fn end_job(&mut self, job: JobId, at: u64, how: JobEnd, out: &mut Vec<Output>) {
+        let Some(j) = self.jobs.remove(&job) else {
+            return;
+        };
+        self.job_due.retain(|&(_, id)| id != job);
+        self.ledger.job_mut(job).ended = Some((at, how));
+        if let Some(log) = self.log.get_mut(j.stream) {
+            log.open_jobs.retain(|&id| id != job);
+            if log.open_jobs.is_empty() && log.kind == StreamKind::Request {
+                self.complete_stream(j.stream, out);
+            }
+        }
+    }
+}
+
+/// A running tool call: where it writes, how far it got, when it steps next.
+#[derive(Debug)]
+pub(super) struct Job {
+    pub(super) session: SessionKey,
+    stream: StreamId,
+    step: u32,
+    total: u32,
+    interval_ms: u64,
+    progress: bool,
+    request_id: Value,
+}

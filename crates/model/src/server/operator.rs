@@ -1,0 +1,133 @@
+//! Operator and network actions: what happens to the server from outside any request.
+//!
+//! Faults are made of these (a dropped connection, a restart, an early GC sweep), plus the
+//! application emitting notifications. Each first runs the work due before its instant.
+
+use crate::http::{EndMode, Output};
+use crate::ids::{ConnId, JobId, SessionKey};
+use crate::knobs::{IdScheme, RestartPersistence};
+use crate::ledger::{DeathCause, JobEnd, Payload};
+
+use super::Server;
+
+impl Server {
+    /// The client (or the network) closed `conn`. Its stream stays in the log, detached.
+    pub fn disconnect(&mut self, conn: ConnId, now_ms: u64, out: &mut Vec<Output>) {
+        self.advance(now_ms, out);
+        self.detach(conn);
+    }
+
+    /// The server (or a middlebox) cuts `conn`, gracefully or not.
+    pub fn drop_connection(
+        &mut self,
+        conn: ConnId,
+        how: EndMode,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) {
+        self.advance(now_ms, out);
+        if self.conns.contains_key(&conn) {
+            self.detach(conn);
+            out.push(Output::End { conn, how });
+        }
+    }
+
+    /// The application emits a server notification on the session's standalone stream.
+    /// Returns false when the session is not alive or nobody ever listened (nothing is
+    /// produced). Its `seq` counts the session's notifications from 0, across generations.
+    pub fn notify(&mut self, session_wire_id: &str, now_ms: u64, out: &mut Vec<Output>) -> bool {
+        self.advance(now_ms, out);
+        let Some(key) = self.sessions.lookup(session_wire_id) else {
+            return false;
+        };
+        let Some(session) = self.sessions.get_mut(key).filter(|s| s.listening) else {
+            return false;
+        };
+        let seq = session.notifications;
+        session.notifications += 1;
+        // Buffered on a detached stream if nobody has opened (or resumed) one in this
+        // generation, for whoever resumes it.
+        let stream = self.standalone_stream(key);
+        self.emit(stream, Payload::Notification { seq }, out);
+        true
+    }
+
+    /// Restarts the server process: every connection is reset, every job dies, and
+    /// `restart_persistence` decides what survives. Surviving sessions enter a new generation.
+    pub fn restart(&mut self, now_ms: u64, out: &mut Vec<Output>) {
+        self.advance(now_ms, out);
+        let now = self.now_ms;
+        self.ledger.restarts.push(now);
+        let conns: Vec<ConnId> = self.conns.keys().copied().collect();
+        for conn in conns {
+            self.detach(conn);
+            out.push(Output::End {
+                conn,
+                how: EndMode::Reset,
+            });
+        }
+        let jobs: Vec<JobId> = self.jobs.keys().copied().collect();
+        for job in jobs {
+            if let Some(j) = self.jobs.remove(&job) {
+                self.ledger.job_mut(job).ended = Some((now, JobEnd::Killed));
+                drop(j);
+            }
+        }
+        self.job_due.clear();
+        match self.knobs.restart_persistence {
+            RestartPersistence::Nothing => {
+                for (key, _) in self.sessions.clear() {
+                    self.ledger.sessions[key.0 as usize].died = Some((now, DeathCause::Restart));
+                }
+                self.log.clear_where(|_| true);
+            }
+            RestartPersistence::SessionIdsOnly | RestartPersistence::Everything => {
+                if self.knobs.restart_persistence == RestartPersistence::SessionIdsOnly {
+                    self.log.clear_where(|_| true);
+                }
+                let logs_kept = self.knobs.restart_persistence == RestartPersistence::Everything;
+                let keys: Vec<SessionKey> = self.sessions.keys().collect();
+                for key in keys {
+                    let scheme = self.knobs.id_scheme;
+                    if let Some(s) = self.sessions.get_mut(key) {
+                        s.generation += 1;
+                        if !logs_kept {
+                            s.standalone = None;
+                        }
+                        if scheme != IdScheme::SessionMonotonic {
+                            s.counter = 0;
+                        }
+                    }
+                    self.ledger.sessions[key.0 as usize].generations.push(now);
+                }
+            }
+        }
+    }
+
+    /// Runs the sweeper now: everything whose TTL has passed is removed, whatever
+    /// `gc_interval` says.
+    pub fn gc_now(&mut self, now_ms: u64, out: &mut Vec<Output>) {
+        self.advance(now_ms, out);
+        let now = self.now_ms;
+        if let Some(ttl) = self.knobs.event_log_ttl {
+            self.log.expire(now, ttl.ms());
+        }
+        let keys: Vec<SessionKey> = self.sessions.keys().collect();
+        for key in keys {
+            let due = self.sessions.get(key).and_then(|s| self.deadline_of(s));
+            if due.is_some_and(|d| d <= now) {
+                let idle = self.knobs.session_idle_ttl.is_some_and(|t| {
+                    self.sessions
+                        .get(key)
+                        .is_some_and(|s| s.last_touch_ms + t.ms() <= now)
+                });
+                let cause = if idle {
+                    DeathCause::IdleTtl
+                } else {
+                    DeathCause::AbsoluteTtl
+                };
+                self.kill_session(key, now, cause, out);
+            }
+        }
+    }
+}

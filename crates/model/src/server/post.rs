@@ -1,0 +1,304 @@
+//! POST: JSON-RPC messages in, answers out as a JSON body or as an SSE stream.
+//!
+//! This is where `initialize` mints a session and where a `tools/call` becomes a job whose
+//! output outlives the request: the reason request streams (and so resumption) exist.
+//! The order of the checks is the protocol's: media types, then the body, then
+//! `initialize` (which needs no session), then version and session for everything else.
+
+use serde_json::{Value, json};
+
+use crate::http::{HttpRequest, HttpResponse, Output, RequestBody};
+use crate::ids::{ConnId, SessionKey, StreamId};
+use crate::jsonrpc::{self, Incoming};
+use crate::ledger::{Payload, StreamKind};
+use crate::tools::{self, ToolCall};
+
+use super::admission::{Rejection, check_post_media, check_protocol_version};
+use super::jobs::JobSpec;
+use super::{LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Server};
+
+/// The version assumed when a request carries no `MCP-Protocol-Version` (spec 2025-06-18).
+const DEFAULT_PROTOCOL_VERSION: &str = "2025-03-26";
+/// The last protocol revision that allowed JSON-RPC batches.
+const BATCH_PROTOCOL_VERSION: &str = "2025-03-26";
+
+/// A POST body read as JSON-RPC: one message, or a batch of them.
+struct Messages {
+    batch: bool,
+    items: Vec<Incoming>,
+}
+
+impl Messages {
+    /// The JSON-RPC method the ledger records for the POST.
+    fn rpc(&self) -> Option<String> {
+        if self.batch {
+            Some("batch".to_string())
+        } else {
+            self.items[0].method().map(str::to_string)
+        }
+    }
+}
+
+/// What one request turned into before it is put on the wire.
+enum Reply {
+    Immediate(Value),
+    Job,
+}
+
+/// What a POST's messages turned into.
+struct Replies {
+    batch: bool,
+    items: Vec<Reply>,
+    /// The POST's request stream, opened as soon as a job needed one.
+    stream: Option<StreamId>,
+}
+
+/// What a request asks of the server: an answer now, or a job that answers later.
+enum Dispatch {
+    Now(Value),
+    Job(JobSpec),
+}
+
+impl Server {
+    pub(super) fn handle_post(
+        &mut self,
+        conn: ConnId,
+        request: HttpRequest,
+        out: &mut Vec<Output>,
+    ) {
+        let checked = check_post_media(&request).and_then(|()| read_messages(&request.body));
+        let Some(messages) = self.admit(conn, &request, None, checked, out) else {
+            return;
+        };
+        let rpc = messages.rpc();
+        if messages
+            .items
+            .iter()
+            .any(|m| m.method() == Some("initialize"))
+        {
+            if messages.batch {
+                self.reject(conn, &request, rpc, Rejection::InitializeInBatch, out);
+            } else {
+                self.initialize(conn, &request, &messages.items[0], out);
+            }
+            return;
+        }
+        let checked = check_protocol_version(&request).and_then(|()| self.live_session(&request));
+        let Some(key) = self.admit(conn, &request, rpc.clone(), checked, out) else {
+            return;
+        };
+        let version = self
+            .sessions
+            .get(key)
+            .map_or(DEFAULT_PROTOCOL_VERSION, |s| s.protocol_version);
+        if messages.batch && version != BATCH_PROTOCOL_VERSION {
+            self.reject(conn, &request, rpc, Rejection::BatchNeedsOldProtocol, out);
+            return;
+        }
+        self.touch(key);
+        let replies = self.run_messages(key, messages, out);
+        self.answer_post(conn, &request, rpc, key, replies, out);
+    }
+
+    /// Acts on each message in order: requests are dispatched (a long tool call starts a
+    /// job writing to this POST's stream), cancellations end jobs, responses are ignored.
+    fn run_messages(
+        &mut self,
+        key: SessionKey,
+        messages: Messages,
+        out: &mut Vec<Output>,
+    ) -> Replies {
+        let mut replies = Replies {
+            batch: messages.batch,
+            items: Vec::new(),
+            stream: None,
+        };
+        for message in messages.items {
+            match message {
+                Incoming::Response => {}
+                Incoming::Notification { method, params } => {
+                    if method == "notifications/cancelled" {
+                        self.cancel(key, params.get("requestId"), out);
+                    }
+                }
+                Incoming::Request { id, method, params } => match dispatch(&id, &method, &params) {
+                    Dispatch::Now(v) => replies.items.push(Reply::Immediate(v)),
+                    Dispatch::Job(spec) => {
+                        let stream = *replies
+                            .stream
+                            .get_or_insert_with(|| self.open_stream(key, StreamKind::Request));
+                        self.start_job(key, stream, &id, &params, spec);
+                        replies.items.push(Reply::Job);
+                    }
+                },
+            }
+        }
+        replies
+    }
+
+    /// Puts the replies on the wire: 202 for nothing to say, a JSON body when everything
+    /// is answered already (and `json_responses` allows it), else an SSE stream that stays
+    /// open while jobs write to it.
+    fn answer_post(
+        &mut self,
+        conn: ConnId,
+        request: &HttpRequest,
+        rpc: Option<String>,
+        key: SessionKey,
+        replies: Replies,
+        out: &mut Vec<Output>,
+    ) {
+        if replies.items.is_empty() {
+            self.respond(conn, request, rpc, HttpResponse::empty(202), out);
+            return;
+        }
+        let all_immediate = replies
+            .items
+            .iter()
+            .all(|r| matches!(r, Reply::Immediate(_)));
+        if all_immediate && self.knobs.json_responses {
+            let mut values: Vec<Value> = replies
+                .items
+                .into_iter()
+                .map(|r| match r {
+                    Reply::Immediate(v) => v,
+                    Reply::Job => unreachable!("all immediate"),
+                })
+                .collect();
+            let body = if replies.batch {
+                Value::Array(values)
+            } else {
+                values.pop().expect("one reply")
+            };
+            self.respond(conn, request, rpc, HttpResponse::json(200, body), out);
+            return;
+        }
+        let stream = replies
+            .stream
+            .unwrap_or_else(|| self.open_stream(key, StreamKind::Request));
+        self.respond(conn, request, rpc, HttpResponse::sse(stream), out);
+        self.attach(conn, stream, out);
+        self.prime(stream, key, out);
+        for reply in replies.items {
+            if let Reply::Immediate(v) = reply {
+                let message = self.ledger.messages_end();
+                self.ledger.messages.push(v);
+                self.emit(stream, Payload::Response { message }, out);
+            }
+        }
+        let jobs_open = self
+            .log
+            .get(stream)
+            .is_some_and(|l| !l.open_jobs.is_empty());
+        if !jobs_open {
+            self.complete_stream(stream, out);
+        } else {
+            // Steps due "now" (interval 0) run at once, in order.
+            let now = self.now_ms;
+            self.advance(now, out);
+        }
+    }
+
+    fn initialize(
+        &mut self,
+        conn: ConnId,
+        request: &HttpRequest,
+        message: &Incoming,
+        out: &mut Vec<Output>,
+    ) {
+        let rpc = Some("initialize".to_string());
+        let Incoming::Request { id, params, .. } = message else {
+            self.reject(conn, request, rpc, Rejection::InitializeNotRequest, out);
+            return;
+        };
+        if self.sessions.len() >= self.knobs.max_sessions as usize {
+            self.reject(conn, request, rpc, Rejection::SessionLimit, out);
+            return;
+        }
+        let asked = params
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .unwrap_or(LATEST_PROTOCOL_VERSION);
+        let version = SUPPORTED_PROTOCOL_VERSIONS
+            .iter()
+            .copied()
+            .find(|v| *v == asked)
+            .unwrap_or(LATEST_PROTOCOL_VERSION);
+        let wire_id = self.mint_session(version);
+        let mut capabilities = json!({"tools": {"listChanged": false}, "logging": {}});
+        if self.knobs.advertise_monotonic_ids {
+            capabilities["experimental"] =
+                json!({"resumption": {"sessionMonotonicEventIds": true}});
+        }
+        let result = json!({
+            "protocolVersion": version,
+            "capabilities": capabilities,
+            "serverInfo": {"name": "faultline", "version": env!("CARGO_PKG_VERSION")},
+            "instructions": "faultline: a fault-injecting MCP server. Tools: echo, long_job.",
+        });
+        let mut response = HttpResponse::json(200, jsonrpc::result(id, result));
+        response.session_id = Some(wire_id);
+        self.respond(conn, request, rpc, response, out);
+    }
+}
+
+/// What a request asks for: an answer now, or a tool job.
+fn dispatch(id: &Value, method: &str, params: &Value) -> Dispatch {
+    match method {
+        "ping" => Dispatch::Now(jsonrpc::result(id, json!({}))),
+        "tools/list" => Dispatch::Now(jsonrpc::result(id, tools::list())),
+        "logging/setLevel" => match params.get("level").and_then(Value::as_str) {
+            Some(_) => Dispatch::Now(jsonrpc::result(id, json!({}))),
+            None => Dispatch::Now(jsonrpc::error(
+                id,
+                jsonrpc::INVALID_PARAMS,
+                "logging/setLevel needs params.level",
+            )),
+        },
+        "tools/call" => match tools::call(params) {
+            ToolCall::Immediate(result) => Dispatch::Now(jsonrpc::result(id, result)),
+            ToolCall::Error { code, message } => Dispatch::Now(jsonrpc::error(id, code, &message)),
+            ToolCall::Job { steps, interval_ms } => Dispatch::Job(JobSpec {
+                tool: params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("long_job")
+                    .to_string(),
+                steps,
+                interval_ms,
+            }),
+        },
+        "initialize" => Dispatch::Now(jsonrpc::error(
+            id,
+            jsonrpc::INVALID_REQUEST,
+            "already initialized",
+        )),
+        other => Dispatch::Now(jsonrpc::error(
+            id,
+            jsonrpc::METHOD_NOT_FOUND,
+            &format!("Method not found: {other}"),
+        )),
+    }
+}
+
+/// Parses a POST body into JSON-RPC messages.
+fn read_messages(body: &RequestBody) -> Result<Messages, Rejection> {
+    let body = match body {
+        RequestBody::Json(v) => Ok(v.clone()),
+        RequestBody::Bytes(b) => serde_json::from_slice::<Value>(b),
+        RequestBody::Empty => serde_json::from_slice::<Value>(b""),
+    };
+    let (batch, values) = match body.map_err(|_| Rejection::ParseError)? {
+        Value::Array(items) => (true, items),
+        single => (false, vec![single]),
+    };
+    let items = values
+        .iter()
+        .map(jsonrpc::classify)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Rejection::InvalidMessage)?;
+    if items.is_empty() {
+        return Err(Rejection::EmptyBatch);
+    }
+    Ok(Messages { batch, items })
+}

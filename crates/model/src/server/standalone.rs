@@ -1,0 +1,77 @@
+//! GET: the session's standalone SSE stream.
+//!
+//! A GET without `Last-Event-ID` opens the standalone stream (one per session, 409 for a
+//! second); with a cursor it is a resumption and goes to [`super::resumption`]. Whether GET
+//! asks the session store at all is a knob, because real servers differ on it.
+
+use crate::http::{HttpRequest, HttpResponse, Output};
+use crate::ids::{ConnId, SessionKey, StreamId};
+use crate::ledger::StreamKind;
+
+use super::Server;
+use super::admission::{Rejection, check_get_media, check_protocol_version, session_header};
+
+impl Server {
+    /// GET: checks, then the standalone stream or a resumption. A refused GET that carried
+    /// a cursor is still recorded as a resumption attempt (rejected before its cursor was
+    /// looked at).
+    pub(super) fn handle_get(&mut self, conn: ConnId, request: HttpRequest, out: &mut Vec<Output>) {
+        let checked = check_get_media(&request).and_then(|()| check_protocol_version(&request));
+        if self.admit(conn, &request, None, checked, out).is_none() {
+            return;
+        }
+        let live = if self.knobs.get_validates_session {
+            match self.live_session(&request) {
+                Ok(key) => {
+                    self.touch(key);
+                    Some(key)
+                }
+                Err(why) => {
+                    let status = self.reject(conn, &request, None, why, out);
+                    self.record_rejected_resume(conn, &request, status);
+                    return;
+                }
+            }
+        } else {
+            // The store is not asked: a dead session's streams can still be resumed.
+            let Some(wire) = self.admit(conn, &request, None, session_header(&request), out) else {
+                return;
+            };
+            self.sessions.lookup(wire)
+        };
+        match request.last_event_id.clone() {
+            Some(cursor) => self.resume(conn, &request, live, cursor, out),
+            None => {
+                let Some(key) = live else {
+                    self.reject(conn, &request, None, Rejection::SessionExpired, out);
+                    return;
+                };
+                let current = self.sessions.get(key).and_then(|s| s.standalone);
+                if current.is_some_and(|s| self.log.get(s).is_some_and(|l| l.attached.is_some())) {
+                    self.reject(conn, &request, None, Rejection::StandaloneConflict, out);
+                    return;
+                }
+                self.open_standalone(conn, &request, key, out);
+            }
+        }
+    }
+
+    /// Opens a new standalone stream on `conn`: the one server notifications go to.
+    pub(super) fn open_standalone(
+        &mut self,
+        conn: ConnId,
+        request: &HttpRequest,
+        key: SessionKey,
+        out: &mut Vec<Output>,
+    ) -> StreamId {
+        let stream = self.open_stream(key, StreamKind::Standalone);
+        if let Some(s) = self.sessions.get_mut(key) {
+            s.standalone = Some(stream);
+            s.listening = true;
+        }
+        self.respond(conn, request, None, HttpResponse::sse(stream), out);
+        self.attach(conn, stream, out);
+        self.prime(stream, key, out);
+        stream
+    }
+}

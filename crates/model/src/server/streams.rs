@@ -1,0 +1,197 @@
+//! SSE streams: opening them, attaching and detaching connections, and producing events.
+//!
+//! [`Server::emit`] is the only way an event comes into existence, so numbering (the id
+//! scheme), logging and the ledger entry cannot disagree. A stream outlives the connections
+//! that read it; that gap is what `Last-Event-ID` bridges.
+
+use crate::event_log::{LoggedEvent, StreamLog};
+use crate::http::{EndMode, Output};
+use crate::ids::{ConnId, EventRef, SessionKey, StreamId};
+use crate::knobs::IdScheme;
+use crate::ledger::{Payload, ProducedEvent, SendEntry, StreamEntry, StreamKind};
+
+use super::{LATEST_PROTOCOL_VERSION, Server};
+
+impl Server {
+    /// Opens a stream in the log for the session's current generation, nobody attached.
+    pub(super) fn open_stream(&mut self, session: SessionKey, kind: StreamKind) -> StreamId {
+        let generation = self.sessions.get(session).map_or(1, |s| s.generation);
+        let id = StreamId(self.ledger.streams_end());
+        self.ledger.streams.push(StreamEntry {
+            session,
+            generation,
+            kind,
+            opened_ms: self.now_ms,
+        });
+        self.log
+            .insert(id, StreamLog::new(session, generation, kind));
+        id
+    }
+
+    /// The session's standalone stream if the log still holds it, else a new one, opened
+    /// detached, that becomes it.
+    pub(super) fn standalone_stream(&mut self, session: SessionKey) -> StreamId {
+        let existing = self
+            .sessions
+            .get(session)
+            .and_then(|s| s.standalone)
+            .filter(|s| self.log.get(*s).is_some());
+        if let Some(stream) = existing {
+            return stream;
+        }
+        let stream = self.open_stream(session, StreamKind::Standalone);
+        if let Some(s) = self.sessions.get_mut(session) {
+            s.standalone = Some(stream);
+        }
+        stream
+    }
+
+    /// Makes `conn` the reader of `stream`: what the stream produces from now on is sent.
+    pub(super) fn attach(&mut self, conn: ConnId, stream: StreamId, out: &mut Vec<Output>) {
+        if let Some(log) = self.log.get_mut(stream) {
+            if let Some(previous) = log.attached.replace(conn) {
+                // A second GET for the same stream takes it over; the old one is cut.
+                self.conns.remove(&previous);
+                out.push(Output::End {
+                    conn: previous,
+                    how: EndMode::Reset,
+                });
+            }
+            log.detached_ms = None;
+        }
+        self.conns.insert(conn, stream);
+    }
+
+    /// `conn` stops reading its stream; the stream stays in the log, producing unsent.
+    pub(super) fn detach(&mut self, conn: ConnId) {
+        if let Some(stream) = self.conns.remove(&conn)
+            && let Some(log) = self.log.get_mut(stream)
+            && log.attached == Some(conn)
+        {
+            log.attached = None;
+            log.detached_ms = Some(self.now_ms);
+        }
+    }
+
+    /// Produces one event on `stream`: numbers it, records it, logs it, sends it if a
+    /// connection is attached. The only way an event comes into existence.
+    pub(super) fn emit(
+        &mut self,
+        stream: StreamId,
+        payload: Payload,
+        out: &mut Vec<Output>,
+    ) -> EventRef {
+        let now = self.now_ms;
+        let scheme = self.knobs.id_scheme;
+        let log = self
+            .log
+            .get_mut(stream)
+            .expect("emit on a stream the log holds");
+        let session = log.session;
+        // Events belong to the session's current incarnation, whichever stream carries them.
+        let generation = self
+            .sessions
+            .get(session)
+            .map_or(log.generation, |s| s.generation);
+        let id = match scheme {
+            IdScheme::PerStream => {
+                log.local_counter += 1;
+                log.local_counter
+            }
+            IdScheme::SessionMonotonic | IdScheme::PerGeneration => {
+                match self.sessions.get_mut(session) {
+                    Some(s) => {
+                        s.counter += 1;
+                        s.counter
+                    }
+                    None => {
+                        log.local_counter += 1;
+                        log.local_counter
+                    }
+                }
+            }
+        };
+        let log = self.log.get_mut(stream).expect("still there");
+        log.produced += 1;
+        log.first_id.get_or_insert(id);
+        log.last_id = Some(id);
+        let ordinal = log.produced;
+        let attached = log.attached;
+        let event = self.ledger.next_event();
+        self.ledger.events.push(ProducedEvent {
+            id,
+            stream,
+            ordinal,
+            session,
+            generation,
+            at_ms: now,
+            payload,
+        });
+        self.log.append(
+            stream,
+            LoggedEvent {
+                id,
+                at_ms: now,
+                event,
+            },
+            self.knobs.event_log_capacity,
+            self.knobs.event_log_ttl.map(|t| t.ms()),
+        );
+        if let Some(conn) = attached {
+            let retry_ms = match payload {
+                Payload::Priming => self.knobs.retry.map(|r| r.ms()),
+                _ => None,
+            };
+            out.push(Output::Event {
+                conn,
+                event,
+                id: Some(id),
+                retry_ms,
+            });
+            self.ledger.sends.push(SendEntry {
+                event,
+                conn,
+                at_ms: now,
+                replay: false,
+            });
+        }
+        event
+    }
+
+    /// SEP-1699: an id-bearing empty event first, so even a stream that dies before its
+    /// first real event leaves the client a cursor (2025-11-25 sessions, when configured).
+    pub(super) fn prime(&mut self, stream: StreamId, session: SessionKey, out: &mut Vec<Output>) {
+        let modern = self
+            .sessions
+            .get(session)
+            .is_some_and(|s| s.protocol_version >= LATEST_PROTOCOL_VERSION);
+        if self.knobs.priming_events && modern {
+            self.emit(stream, Payload::Priming, out);
+        }
+    }
+
+    /// Marks a request stream complete; ends it if someone is listening.
+    pub(super) fn complete_stream(&mut self, stream: StreamId, out: &mut Vec<Output>) {
+        let Some(log) = self.log.get_mut(stream) else {
+            return;
+        };
+        log.complete = true;
+        if let Some(conn) = log.attached.take() {
+            log.detached_ms = Some(self.now_ms);
+            self.conns.remove(&conn);
+            out.push(Output::End {
+                conn,
+                how: EndMode::Close,
+            });
+        }
+    }
+
+    /// The connections reading any stream of the session.
+    pub(super) fn conns_of_session(&self, key: SessionKey) -> Vec<ConnId> {
+        self.conns
+            .iter()
+            .filter(|(_, s)| self.log.get(**s).is_some_and(|l| l.session == key))
+            .map(|(&c, _)| c)
+            .collect()
+    }
+}
