@@ -54,6 +54,8 @@ diagrams:
 explore client="naive" seeds="100000":
     cargo run --release -- explore --seeds {{seeds}} --client {{client}} --jobs 2
 
-# Load-test the live server over loopback.
-bench-live:
-    cargo run --release -- bench-live --runs 3 --duration 10
+# Load-test the live server over loopback with tools/loadgen (3 runs of 10 s per phase by
+# default; arguments go to the load generator, e.g. `just bench-live --json bench-live.json`).
+bench-live *args:
+    cargo build --release -p faultline
+    cargo run --release -p faultline-loadgen -- {{args}}

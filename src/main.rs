@@ -4,7 +4,6 @@
 //! - `run SCENARIO`: simulate a scenario and print the timeline and the oracle's verdicts;
 //! - `bench`: measure simulation speed (events per second, wall time of the cascade).
 //! - `explore`: swarm testing over the knob space, shrunk findings, the failure-mode map.
-//! - `bench-live`: load-test `serve` over loopback (req/s, latency, events/s, RSS).
 //! - `serve`: the same model over real HTTP, playing a scenario's faults live.
 //! - `render TRACE -o OUT.svg|OUT.html`: a trace as a sequence diagram.
 //! - `explain SCENARIO`: a run told in plain words, with the guard that would catch it.
@@ -37,8 +36,6 @@ enum Command {
     Bench(commands::bench::BenchArgs),
     /// Swarm-test the knob space, shrink each distinct failure, draw the failure-mode map.
     Explore(commands::explore::ExploreArgs),
-    /// Load-test the live server over loopback (req/s, latency, progress events/s, RSS).
-    BenchLive(commands::bench_live::BenchLiveArgs),
     /// Serve the model over real HTTP (MCP endpoint /mcp), playing a scenario's faults.
     Serve(commands::serve::ServeArgs),
     /// Draw a trace as a sequence diagram (SVG, or a self-contained HTML page).
@@ -57,7 +54,6 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(args),
         Command::Bench(args) => commands::bench::bench(args),
         Command::Explore(args) => commands::explore::explore(args),
-        Command::BenchLive(args) => commands::bench_live::bench_live(args),
         Command::Serve(args) => commands::serve::serve(args),
         Command::Render(args) => commands::render::render(args),
         Command::Explain(args) => commands::explain::explain(args),

@@ -1,7 +1,6 @@
 //! One file per subcommand.
 
 pub mod bench;
-pub mod bench_live;
 pub mod explain;
 pub mod explore;
 pub mod render;

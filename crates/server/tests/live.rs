@@ -231,18 +231,22 @@ async fn long_job_streams_priming_progress_and_result_in_real_time() {
     assert_eq!(end, SseEnd::Closed);
     assert_eq!(events.len(), 1 + 5 + 1, "{events:#?}");
 
+    // Framing, on the bytes themselves: the priming event is `id`, `retry` and an empty
+    // `data`; every other event is `id` and one `data:` line of JSON; nothing else.
+    let transcript = sse.transcript();
     let priming = &events[0];
     assert!(priming.is_priming());
     assert_eq!(priming.retry, Some(1_000));
-    assert!(
-        priming
-            .raw
-            .starts_with(&format!("id: {}\n", priming.id.unwrap()))
+    let priming_wire = format!("id: {}\nretry: 1000\ndata: \n\n", priming.id.unwrap());
+    assert!(transcript.starts_with(&priming_wire), "{transcript:?}");
+    assert!(events[1..].iter().all(|e| e.retry.is_none()));
+    assert_eq!(
+        transcript,
+        events.iter().map(SseEvent::wire).collect::<String>()
     );
-    assert!(priming.raw.contains("retry: 1000\n"));
 
     for (step, event) in events[1..6].iter().enumerate() {
-        assert!(event.raw.starts_with("id: ") && event.raw.contains("\ndata: {"));
+        assert!(event.data.starts_with('{') && !event.data.contains('\n'));
         let message = event.json();
         assert_eq!(message["method"], "notifications/progress");
         assert_eq!(message["params"]["progressToken"], "job-7");

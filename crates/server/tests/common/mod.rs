@@ -1,21 +1,26 @@
 //! A tiny HTTP/1.1 client over loopback for the live-server tests (hyper's client
-//! connection API: one TCP connection per request, raw control over every header byte,
-//! and the body read frame by frame so that an aborted SSE stream is visible as an error).
+//! connection API: one TCP connection per request, raw control over every header byte),
+//! with SSE bodies decoded by `sse-stream`, a maintained decoder, so that the tests check
+//! the server rather than a parser of their own; an aborted stream is visible as an error.
 
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
 use faultline_server::{Config, Running};
+use futures_util::StreamExt;
+use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::header::{HeaderName, HeaderValue};
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
+use sse_stream::{Sse, SseStream};
 use tokio::net::TcpStream;
 
 /// Generous upper bound for any single wait; a healthy test never gets near it.
@@ -221,14 +226,12 @@ pub async fn advance(addr: SocketAddr, ms: u64) -> u64 {
         .unwrap()
 }
 
-/// One SSE event as the client parsed it.
+/// One SSE event as the client decoded it (`sse-stream`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SseEvent {
     pub id: Option<u64>,
     pub retry: Option<u64>,
     pub data: String,
-    /// The raw text of the event, for framing checks.
-    pub raw: String,
 }
 
 impl SseEvent {
@@ -238,6 +241,35 @@ impl SseEvent {
 
     pub fn is_priming(&self) -> bool {
         self.data.is_empty()
+    }
+
+    fn decoded(sse: Sse) -> Self {
+        assert!(
+            sse.event.is_none(),
+            "faultline sends no `event:` field: {sse:?}"
+        );
+        SseEvent {
+            id: sse.id.map(|id| id.parse().expect("numeric id")),
+            retry: sse.retry,
+            data: sse.data.unwrap_or_default(),
+        }
+    }
+
+    /// The bytes faultline's server writes for this event: `id:`, then `retry:`, then one
+    /// `data:` line per line of data, then the blank line.
+    pub fn wire(&self) -> String {
+        let mut wire = String::new();
+        if let Some(id) = self.id {
+            wire.push_str(&format!("id: {id}\n"));
+        }
+        if let Some(retry) = self.retry {
+            wire.push_str(&format!("retry: {retry}\n"));
+        }
+        for line in self.data.split('\n') {
+            wire.push_str(&format!("data: {line}\n"));
+        }
+        wire.push('\n');
+        wire
     }
 }
 
@@ -250,9 +282,15 @@ pub enum SseEnd {
     Aborted(String),
 }
 
+/// An SSE response body decoded by `sse-stream`, with a copy of the raw bytes: every
+/// decoded event must be exactly the next bytes of the stream in faultline's framing
+/// ([`SseEvent::wire`]), and a clean end must leave nothing undecoded, so that a framing
+/// slip (a stray field, a partial event) fails the test instead of being skipped.
 pub struct SseReader {
-    body: Incoming,
-    buffer: Vec<u8>,
+    events: SseStream<BoxBody<Bytes, hyper::Error>>,
+    transcript: Arc<Mutex<Vec<u8>>>,
+    /// How many transcript bytes the decoded events account for.
+    checked: usize,
 }
 
 impl SseReader {
@@ -262,10 +300,27 @@ impl SseReader {
             header(&response, "content-type").as_deref(),
             Some("text/event-stream")
         );
+        let transcript = Arc::new(Mutex::new(Vec::new()));
+        let tee = transcript.clone();
+        let body = response
+            .into_body()
+            .map_frame(move |frame| {
+                if let Some(data) = frame.data_ref() {
+                    tee.lock().unwrap().extend_from_slice(data);
+                }
+                frame
+            })
+            .boxed();
         SseReader {
-            body: response.into_body(),
-            buffer: Vec::new(),
+            events: SseStream::new(body),
+            transcript,
+            checked: 0,
         }
+    }
+
+    /// Every byte of the stream received so far, as text.
+    pub fn transcript(&self) -> String {
+        String::from_utf8(self.transcript.lock().unwrap().clone()).expect("UTF-8 SSE")
     }
 
     /// The next event, or how the stream ended.
@@ -276,22 +331,31 @@ impl SseReader {
     }
 
     async fn next_inner(&mut self) -> Result<SseEvent, SseEnd> {
-        loop {
-            if let Some(end) = find(&self.buffer, b"\n\n") {
-                let raw: Vec<u8> = self.buffer.drain(..end + 2).collect();
-                return Ok(parse_event(&String::from_utf8(raw).expect("UTF-8 SSE")));
+        match self.events.next().await {
+            Some(Ok(sse)) => {
+                let event = SseEvent::decoded(sse);
+                let transcript = self.transcript.lock().unwrap();
+                let wire = event.wire();
+                let next = &transcript[self.checked..];
+                assert!(
+                    next.starts_with(wire.as_bytes()),
+                    "decoded {event:?} but the stream's next bytes are {:?}",
+                    String::from_utf8_lossy(&next[..next.len().min(wire.len() + 40)])
+                );
+                self.checked += wire.len();
+                Ok(event)
             }
-            match self.body.frame().await {
-                None => {
-                    assert!(self.buffer.is_empty(), "trailing partial event");
-                    return Err(SseEnd::Closed);
-                }
-                Some(Err(e)) => return Err(SseEnd::Aborted(e.to_string())),
-                Some(Ok(frame)) => {
-                    if let Ok(data) = frame.into_data() {
-                        self.buffer.extend_from_slice(&data);
-                    }
-                }
+            Some(Err(sse_stream::Error::Body(e))) => Err(SseEnd::Aborted(e.to_string())),
+            Some(Err(e)) => panic!("undecodable SSE: {e}"),
+            None => {
+                let transcript = self.transcript.lock().unwrap();
+                assert_eq!(
+                    self.checked,
+                    transcript.len(),
+                    "bytes left undecoded at the end: {:?}",
+                    String::from_utf8_lossy(&transcript[self.checked..])
+                );
+                Err(SseEnd::Closed)
             }
         }
     }
@@ -318,34 +382,4 @@ impl SseReader {
             }
         }
     }
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
-fn parse_event(raw: &str) -> SseEvent {
-    let mut event = SseEvent {
-        id: None,
-        retry: None,
-        data: String::new(),
-        raw: raw.to_string(),
-    };
-    for line in raw.lines() {
-        let (field, value) = line.split_once(':').unwrap_or((line, ""));
-        let value = value.strip_prefix(' ').unwrap_or(value);
-        match field {
-            "id" => event.id = Some(value.parse().expect("numeric id")),
-            "retry" => event.retry = Some(value.parse().expect("numeric retry")),
-            "data" => {
-                if !event.data.is_empty() {
-                    event.data.push('\n');
-                }
-                event.data.push_str(value);
-            }
-            "" => {}
-            other => panic!("unexpected SSE field {other:?} in {raw:?}"),
-        }
-    }
-    event
 }
