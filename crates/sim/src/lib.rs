@@ -21,6 +21,7 @@ mod report;
 mod scenario;
 mod scheduler;
 pub mod shrink;
+mod spell;
 pub mod swarm;
 mod trace;
 mod verdict;
@@ -36,6 +37,7 @@ pub use scenario::{
     ClientConfig, ClientModel, Expectation, Fault, Scenario, ScenarioError, StreamSel, Tool,
     Trigger, Work,
 };
+pub use spell::{short_id, vtime};
 pub use trace::{TraceEntry, TraceWhat, from_jsonl, sha256_hex, to_jsonl};
 pub use verdict::{Evidence, IdRanges, Verdict, VerdictKind};
 pub use world::RunResult;

@@ -4,17 +4,13 @@
 //! applied") so a 4,000-event incident still reads in a screenful, and prints what the
 //! session store and event log held at every fault and every session death.
 
-use faultline_model::{DurationMs, Payload};
+use faultline_model::Payload;
 use serde_json::{Value, json};
 
 use crate::client::Fate;
-use crate::oracle::short;
+use crate::spell::{short_id, vtime};
 use crate::trace::{TraceEntry, TraceWhat};
 use crate::{ExpectationCheck, RunOutcome};
-
-fn time(at: u64) -> String {
-    format!("T+{}", DurationMs(at))
-}
 
 fn payload_label(p: &Payload) -> &'static str {
     match p {
@@ -38,7 +34,7 @@ fn fate_label(f: Fate) -> &'static str {
 }
 
 fn line(out: &mut String, at: u64, actor: &str, text: &str) {
-    out.push_str(&format!("{:<16} {:<7} {text}\n", time(at), actor));
+    out.push_str(&format!("{:<16} {:<7} {text}\n", vtime(at), actor));
 }
 
 /// The human report: timeline, verdicts with evidence, expectation.
@@ -60,7 +56,7 @@ pub fn text_report(outcome: &RunOutcome, check: &ExpectationCheck, reproduce: &s
         out.push_str(&format!(
             "  {:<20} at {:<14} {}\n",
             v.kind.name(),
-            time(v.at_ms),
+            vtime(v.at_ms),
             v.summary
         ));
     }
@@ -119,7 +115,7 @@ fn flush(out: &mut String, run: &mut Option<Run>) {
     };
     let replay = if r.replay { " (replay)" } else { "" };
     let span = if r.count > 1 && r.last_at != r.first_at {
-        format!(" until {}", time(r.last_at))
+        format!(" until {}", vtime(r.last_at))
     } else {
         String::new()
     };
@@ -204,7 +200,7 @@ fn timeline(out: &mut String, outcome: &RunOutcome) {
                         .unwrap_or(if *http == "GET" { "(SSE stream)" } else { "" })
                 );
                 if let Some(s) = session {
-                    text.push_str(&format!("  session {}", short(s)));
+                    text.push_str(&format!("  session {}", short_id(s)));
                 }
                 if let Some(c) = last_event_id {
                     text.push_str(&format!("  Last-Event-ID: {c}"));
@@ -227,7 +223,7 @@ fn timeline(out: &mut String, outcome: &RunOutcome) {
             } => {
                 let mut text = format!("<- conn {conn}: {status}");
                 if let Some(s) = session {
-                    text.push_str(&format!(", Mcp-Session-Id {}", short(s)));
+                    text.push_str(&format!(", Mcp-Session-Id {}", short_id(s)));
                 }
                 if let Some(s) = stream {
                     text.push_str(&format!(", SSE stream #{s}"));
@@ -254,7 +250,7 @@ fn timeline(out: &mut String, outcome: &RunOutcome) {
                 out,
                 at,
                 "store",
-                &format!("session {} removed ({cause:?})", short(session)),
+                &format!("session {} removed ({cause:?})", short_id(session)),
             ),
             TraceWhat::State { store, log } => {
                 line(out, at, "store", store);

@@ -9,7 +9,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::diagram::{ArrowKind, Diagram, Harm, Lane, Row, Shape, Tone, short, time};
+use faultline_sim::{short_id, vtime};
+
+use crate::diagram::{ArrowKind, Diagram, Harm, Lane, Row, Shape, Tone};
 use crate::fold::{EventFacts, EventRun, fold};
 use crate::harm::{ConnInfo, HarmTracker};
 use crate::trace_file::{Entry, Task, What};
@@ -66,7 +68,7 @@ pub fn build(entries: &[Entry], title: &str) -> Diagram {
             "{} trace entries, {} diagram rows, virtual time T+0s to {}",
             entries.len(),
             rows.len(),
-            time(end)
+            vtime(end)
         ),
         lanes,
         rows,
@@ -119,9 +121,9 @@ fn event_row(run: &EventRun, harm: &mut HarmTracker) -> Row {
             "{} SSE event(s) on conn {}, {}{}",
             run.count,
             run.conn,
-            time(run.first_at),
+            vtime(run.first_at),
             if run.last_at > run.first_at {
-                format!(" … {}", time(run.last_at))
+                format!(" … {}", vtime(run.last_at))
             } else {
                 String::new()
             }
@@ -176,7 +178,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
                 None => http.clone(),
             };
             if let Some(s) = session {
-                label.push_str(&format!(" · session {}", short(s)));
+                label.push_str(&format!(" · session {}", short_id(s)));
             }
             if let Some(c) = last_event_id {
                 label.push_str(&format!(" · Last-Event-ID: {c}"));
@@ -196,7 +198,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
                 label.clone(),
             );
             let mut detail = vec![
-                format!("{} conn {conn} [{}]", time(at), task.label()),
+                format!("{} conn {conn} [{}]", vtime(at), task.label()),
                 label,
             ];
             if let Some(s) = session {
@@ -229,7 +231,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
             let task = harm.task_of(*conn);
             let mut label = format!("{status}");
             if let Some(s) = session {
-                label.push_str(&format!(" · Mcp-Session-Id {}", short(s)));
+                label.push_str(&format!(" · Mcp-Session-Id {}", short_id(s)));
             }
             if let Some(s) = stream {
                 label.push_str(&format!(" · SSE stream #{s}"));
@@ -245,7 +247,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
                 },
                 label.clone(),
             );
-            let mut detail = vec![format!("{} response on conn {conn}: {label}", time(at))];
+            let mut detail = vec![format!("{} response on conn {conn}: {label}", vtime(at))];
             if let Some((h, why)) = harm.response(at, *conn, *status, session.as_deref()) {
                 row.harm = Some(h);
                 row.label = format!("{label} · {why}");
@@ -269,7 +271,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
                 },
                 format!("conn {conn} {how}"),
             );
-            row.detail = format!("{} connection {conn} ended ({how})", time(at));
+            row.detail = format!("{} connection {conn} ended ({how})", vtime(at));
             row.data = vec![("conn", conn.to_string())];
             row
         }
@@ -287,7 +289,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
                 },
                 format!("FAULT: {fault}"),
             );
-            row.detail = format!("{} fault injected: {fault}", time(at));
+            row.detail = format!("{} fault injected: {fault}", vtime(at));
             row
         }
         What::ClientError { error } => {
@@ -303,7 +305,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
             );
             row.detail = format!(
                 "{} the client raised: {error}\n{}",
-                time(at),
+                vtime(at),
                 if typed {
                     "a typed resumption error: a guard fired"
                 } else {
@@ -320,9 +322,9 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
                     lane: Lane::Store,
                     tone: Tone::Death,
                 },
-                format!("session {} removed ({cause})", short(session)),
+                format!("session {} removed ({cause})", short_id(session)),
             );
-            row.detail = format!("{} session {session} died: {cause}", time(at));
+            row.detail = format!("{} session {session} died: {cause}", vtime(at));
             row
         }
         What::State { store, log } => {
@@ -334,7 +336,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
                 },
                 String::new(),
             );
-            row.detail = format!("{}\nsession store: {store}\nevent log: {log}", time(at));
+            row.detail = format!("{}\nsession store: {store}\nevent log: {log}", vtime(at));
             row
         }
         What::Event { .. } => unreachable!("events are folded by the caller"),

@@ -199,16 +199,3 @@ pub struct Diagram {
     /// How many trace entries the diagram was drawn from.
     pub entries: usize,
 }
-
-/// `T+4m43s550ms`: the same spelling as the text report.
-pub fn time(at_ms: u64) -> String {
-    format!("T+{}", faultline_model::DurationMs(at_ms))
-}
-
-/// First 8 characters of a session id, as the report prints them.
-pub fn short(session: &str) -> &str {
-    match session.char_indices().nth(8) {
-        Some((i, _)) => &session[..i],
-        None => session,
-    }
-}

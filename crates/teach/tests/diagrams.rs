@@ -235,7 +235,7 @@ fn cascade_marks_the_404_at_33m_and_the_stale_task_request() {
     );
     assert!(rows.len() < 80, "{} rows", rows.len());
     // Idle spans are marked, e.g. the 25 minutes between the replay and the session's death.
-    assert!(svg.contains("— 25 min —"));
+    assert!(svg.contains("— 25m —"));
 }
 
 #[test]
