@@ -84,5 +84,6 @@ fn a_trace_file_reads_back_into_the_same_entries() {
     let bad =
         faultline_sim::from_jsonl("{\"at_ms\":0,\"what\":\"fault\",\"fault\":\"x\"}\nnot json\n")
             .unwrap_err();
-    assert!(bad.starts_with("line 2:"), "{bad}");
+    assert_eq!(bad.line, 2);
+    assert!(bad.to_string().starts_with("line 2:"), "{bad}");
 }

@@ -38,7 +38,7 @@ pub use scenario::{
     Trigger, Work,
 };
 pub use spell::{short_id, vtime};
-pub use trace::{TraceEntry, TraceWhat, from_jsonl, sha256_hex, to_jsonl};
+pub use trace::{TraceEntry, TraceError, TraceWhat, from_jsonl, sha256_hex, to_jsonl};
 pub use verdict::{Evidence, IdRanges, Verdict, VerdictKind};
 pub use world::RunResult;
 

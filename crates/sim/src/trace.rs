@@ -4,6 +4,8 @@
 //! runs of the same scenario and seed must produce identical bytes. Entries are compact
 //! (ids and enums, no rendered JSON bodies) so recording costs little on the hot path.
 
+use std::fmt;
+
 use faultline_model::{DeathCause, EndMode, Payload};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -78,12 +80,38 @@ pub fn to_jsonl(trace: &[TraceEntry]) -> String {
     out
 }
 
-/// Reads a JSON-lines trace back; a bad line is reported with its 1-based number.
-pub fn from_jsonl(text: &str) -> Result<Vec<TraceEntry>, String> {
+/// A trace line that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceError {
+    /// 1-based line number (0 when the whole input is at fault).
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "line {}: {}", self.line, self.message)
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+/// Reads a JSON-lines trace back. Blank lines are allowed; any other line must be an entry,
+/// and a bad one is reported with its 1-based number instead of being skipped.
+pub fn from_jsonl(text: &str) -> Result<Vec<TraceEntry>, TraceError> {
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(i, line)| serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1)))
+        .map(|(i, line)| {
+            serde_json::from_str(line).map_err(|e| TraceError {
+                line: i + 1,
+                message: format!("not a faultline trace entry: {e}"),
+            })
+        })
         .collect()
 }
 

@@ -9,18 +9,18 @@
 
 use std::collections::BTreeSet;
 
-use faultline_sim::{short_id, vtime};
+use faultline_model::EndMode;
+use faultline_sim::{Task, TraceEntry, TraceWhat, short_id, vtime};
 
 use crate::diagram::{ArrowKind, Diagram, Harm, Lane, Row, Shape, Tone};
-use crate::fold::{EventFacts, EventRun, fold};
+use crate::fold::{EventFacts, EventRun, fate_label, fold};
 use crate::harm::{ConnInfo, HarmTracker};
-use crate::trace_file::{Entry, Task, What};
 
 /// Builds the diagram of a parsed trace. `title` names the run (file or scenario).
-pub fn build(entries: &[Entry], title: &str) -> Diagram {
+pub fn build(entries: &[TraceEntry], title: &str) -> Diagram {
     let mut tasks: BTreeSet<Task> = BTreeSet::from([Task::Main]);
     for e in entries {
-        if let What::Request { task, .. } = &e.what {
+        if let TraceWhat::Request { task, .. } = &e.what {
             tasks.insert(*task);
         }
     }
@@ -32,7 +32,7 @@ pub fn build(entries: &[Entry], title: &str) -> Diagram {
     let mut pending: Vec<EventFacts> = Vec::new();
     for entry in entries {
         let at = entry.at_ms;
-        if let What::Event {
+        if let TraceWhat::Event {
             conn,
             id,
             stream,
@@ -102,7 +102,7 @@ fn event_row(run: &EventRun, harm: &mut HarmTracker) -> Row {
         run.label,
         run.stream,
         run.generation,
-        run.fate.label()
+        fate_label(run.fate)
     );
     let mut row = Row::new(
         run.first_at,
@@ -137,7 +137,7 @@ fn event_row(run: &EventRun, harm: &mut HarmTracker) -> Row {
     if let Some((lo, hi, total)) = run.steps {
         detail.push(format!("progress steps {lo}..={hi} of {total}"));
     }
-    detail.push(format!("client: {}", run.fate.label()));
+    detail.push(format!("client: {}", fate_label(run.fate)));
     if let Some((h, why)) = harm.events(run) {
         row.harm = Some(h);
         if matches!(
@@ -161,9 +161,9 @@ fn event_row(run: &EventRun, harm: &mut HarmTracker) -> Row {
     row
 }
 
-fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
+fn row_of(at: u64, what: &TraceWhat, harm: &mut HarmTracker) -> Row {
     match what {
-        What::Request {
+        TraceWhat::Request {
             conn,
             task,
             http,
@@ -222,7 +222,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
             }
             row
         }
-        What::Response {
+        TraceWhat::Response {
             conn,
             status,
             session,
@@ -257,11 +257,10 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
             row.data = vec![("conn", conn.to_string()), ("status", status.to_string())];
             row
         }
-        What::End { conn, how } => {
-            let how = match how.as_str() {
-                "Reset" => "reset",
-                "Close" => "closed",
-                other => other,
+        TraceWhat::End { conn, how } => {
+            let how = match how {
+                EndMode::Reset => "reset",
+                EndMode::Close => "closed",
             };
             let mut row = Row::new(
                 at,
@@ -275,7 +274,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
             row.data = vec![("conn", conn.to_string())];
             row
         }
-        What::Fault { fault } => {
+        TraceWhat::Fault { fault } => {
             let lane = if fault.starts_with("server restart") {
                 Lane::Server
             } else {
@@ -292,7 +291,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
             row.detail = format!("{} fault injected: {fault}", vtime(at));
             row
         }
-        What::ClientError { error } => {
+        TraceWhat::ClientError { error } => {
             let typed = error.starts_with("SessionResumptionError")
                 || error.starts_with("ResumptionCursorError");
             let mut row = Row::new(
@@ -314,7 +313,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
             );
             row
         }
-        What::SessionDied { session, cause } => {
+        TraceWhat::SessionDied { session, cause } => {
             harm.session_died(at, session);
             let mut row = Row::new(
                 at,
@@ -322,12 +321,12 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
                     lane: Lane::Store,
                     tone: Tone::Death,
                 },
-                format!("session {} removed ({cause})", short_id(session)),
+                format!("session {} removed ({cause:?})", short_id(session)),
             );
-            row.detail = format!("{} session {session} died: {cause}", vtime(at));
+            row.detail = format!("{} session {session} died: {cause:?}", vtime(at));
             row
         }
-        What::State { store, log } => {
+        TraceWhat::State { store, log } => {
             let mut row = Row::new(
                 at,
                 Shape::State {
@@ -339,6 +338,6 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
             row.detail = format!("{}\nsession store: {store}\nevent log: {log}", vtime(at));
             row
         }
-        What::Event { .. } => unreachable!("events are folded by the caller"),
+        TraceWhat::Event { .. } => unreachable!("events are folded by the caller"),
     }
 }

@@ -5,7 +5,7 @@
 //! SVG for documents or an HTML page with hover details, and lets tests ask "is the 404
 //! marked as harm?" without parsing geometry.
 
-use crate::trace_file::Task;
+use faultline_sim::Task;
 
 /// An actor with its own vertical lane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

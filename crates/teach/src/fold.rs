@@ -7,9 +7,8 @@
 //! notifications flow on the standalone one) fold into two bands instead of thousands of
 //! alternating rows. Within a group, ids are kept as ranges.
 
-use faultline_sim::IdRanges;
-
-use crate::trace_file::{Fate, Payload};
+use faultline_model::Payload;
+use faultline_sim::{Fate, IdRanges};
 
 /// One event as folding sees it.
 #[derive(Debug, Clone, Copy)]
@@ -59,6 +58,29 @@ impl EventRun {
     }
 }
 
+/// The kind of payload, as a label.
+fn payload_label(p: &Payload) -> &'static str {
+    match p {
+        Payload::Priming => "priming",
+        Payload::Progress { .. } => "progress",
+        Payload::ToolResult { .. } => "tool result",
+        Payload::Notification { .. } => "notification",
+        Payload::Response { .. } => "response",
+    }
+}
+
+/// What the client did with the events, as a label.
+pub fn fate_label(fate: Fate) -> &'static str {
+    match fate {
+        Fate::Applied => "applied",
+        Fate::SkippedAsSeen => "SKIPPED as already seen",
+        Fate::Buffered => "buffered until the probe answers",
+        Fate::Quarantined => "quarantined",
+        Fate::Ignored => "lost in flight",
+        Fate::Primed => "cursor primed",
+    }
+}
+
 type Key = (u64, u32, u32, u32, &'static str, bool, Fate);
 
 fn key(e: &EventFacts) -> Key {
@@ -67,7 +89,7 @@ fn key(e: &EventFacts) -> Key {
         e.stream,
         e.session,
         e.generation,
-        e.payload.label(),
+        payload_label(&e.payload),
         e.replay,
         e.fate,
     )
@@ -106,7 +128,7 @@ pub fn fold(events: &[EventFacts]) -> Vec<EventRun> {
                     stream: e.stream,
                     session: e.session,
                     generation: e.generation,
-                    label: e.payload.label(),
+                    label: payload_label(&e.payload),
                     replay: e.replay,
                     fate: e.fate,
                     ids: e.id.into_iter().collect(),

@@ -10,11 +10,10 @@
 
 use std::collections::BTreeMap;
 
-use faultline_sim::{short_id, vtime};
+use faultline_sim::{Fate, Task, short_id, vtime};
 
 use crate::diagram::Harm;
 use crate::fold::EventRun;
-use crate::trace_file::{Fate, Task};
 
 /// What the trace told us about one connection's request.
 #[derive(Debug, Clone)]

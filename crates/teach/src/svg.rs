@@ -9,11 +9,10 @@
 
 use std::fmt::Write as _;
 
-use faultline_sim::vtime;
+use faultline_sim::{Task, vtime};
 
 use crate::diagram::{ArrowKind, Diagram, Harm, Lane, Row, Shape, Tone};
 use crate::time_axis::{idle_gap, idle_span};
-use crate::trace_file::Task;
 use crate::xml::{escape, truncate, wrap};
 
 const CHAR_W: f64 = 6.7;

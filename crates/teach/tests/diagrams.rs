@@ -5,10 +5,8 @@
 
 use std::path::PathBuf;
 
-use faultline_sim::{ClientModel, IdRanges, RunOutcome, Scenario};
-use faultline_teach::{
-    Format, MAX_ROWS, TraceError, diagram_of_trace, parse_trace, pin_verdicts, render,
-};
+use faultline_sim::{ClientModel, IdRanges, RunOutcome, Scenario, TraceError};
+use faultline_teach::{Format, MAX_ROWS, diagram_of_trace, pin_verdicts, read_trace, render};
 
 fn scenario(name: &str) -> Scenario {
     let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "scenarios", name]
@@ -381,16 +379,16 @@ fn a_malformed_line_is_reported_by_number() {
     let (_, text) = run("behavior_a.ron", ClientModel::Naive);
     let mut lines: Vec<&str> = text.lines().collect();
     lines[6] = r#"{"at_ms": 5, "what": "teleport"}"#;
-    let err: TraceError = parse_trace(&lines.join("\n")).unwrap_err();
+    let err: TraceError = read_trace(&lines.join("\n")).unwrap_err();
     assert_eq!(err.line, 7);
     assert!(err.to_string().starts_with("line 7: "), "{err}");
-    assert_eq!(parse_trace("").unwrap_err().line, 0);
-    assert_eq!(parse_trace("not json").unwrap_err().line, 1);
+    assert_eq!(read_trace("").unwrap_err().line, 0);
+    assert_eq!(read_trace("not json").unwrap_err().line, 1);
     let backwards = format!(
         "{}\n{}",
         r#"{"at_ms":5,"what":"fault","fault":"a"}"#, r#"{"at_ms":4,"what":"fault","fault":"b"}"#
     );
-    assert_eq!(parse_trace(&backwards).unwrap_err().line, 2);
+    assert_eq!(read_trace(&backwards).unwrap_err().line, 2);
     // Ranges used above agree with the oracle's spelling.
     assert_eq!(IdRanges::from_sorted([1, 2, 3, 5]).to_string(), "1..=3, 5");
 }
