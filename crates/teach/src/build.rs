@@ -4,16 +4,15 @@
 //! back; live events come from the server, replayed events from the event log (a replay is
 //! a log operation, not a sign of a live session: that is the lesson of the cascade).
 //! Faults and connection ends sit on the network lane, session deaths on the store, state
-//! lines on the store and log. Runs of alike events are folded (see `fold`), and harm is
-//! marked as it happens (see `harm`).
+//! lines on the store and log. Runs of alike events are folded by `faultline_sim::fold_trace`
+//! (the same folding as the text report), and harm is marked as it happens (see `harm`).
 
 use std::collections::BTreeSet;
 
 use faultline_model::EndMode;
-use faultline_sim::{Task, TraceEntry, TraceWhat, short_id, vtime};
+use faultline_sim::{EventRun, Folded, Task, TraceEntry, TraceWhat, fold_trace, short_id, vtime};
 
 use crate::diagram::{ArrowKind, Diagram, Harm, Lane, Row, Shape, Tone};
-use crate::fold::{EventFacts, EventRun, fate_label, fold};
 use crate::harm::{ConnInfo, HarmTracker};
 
 /// Builds the diagram of a parsed trace. `title` names the run (file or scenario).
@@ -29,37 +28,12 @@ pub fn build(entries: &[TraceEntry], title: &str) -> Diagram {
 
     let mut rows: Vec<Row> = Vec::new();
     let mut harm = HarmTracker::default();
-    let mut pending: Vec<EventFacts> = Vec::new();
-    for entry in entries {
-        let at = entry.at_ms;
-        if let TraceWhat::Event {
-            conn,
-            id,
-            stream,
-            session,
-            generation,
-            payload,
-            replay,
-            fate,
-        } = &entry.what
-        {
-            pending.push(EventFacts {
-                at_ms: at,
-                conn: *conn,
-                id: *id,
-                stream: *stream,
-                session: *session,
-                generation: *generation,
-                payload: *payload,
-                replay: *replay,
-                fate: *fate,
-            });
-            continue;
-        }
-        flush(&mut pending, &mut harm, &mut rows);
-        rows.push(row_of(at, &entry.what, &mut harm));
+    for step in fold_trace(entries) {
+        rows.push(match step {
+            Folded::Events(run) => event_row(&run, &mut harm),
+            Folded::Entry(entry) => row_of(entry.at_ms, &entry.what, &mut harm),
+        });
     }
-    flush(&mut pending, &mut harm, &mut rows);
 
     let end = entries.last().map_or(0, |e| e.at_ms);
     Diagram {
@@ -77,16 +51,6 @@ pub fn build(entries: &[TraceEntry], title: &str) -> Diagram {
     }
 }
 
-fn flush(pending: &mut Vec<EventFacts>, harm: &mut HarmTracker, rows: &mut Vec<Row>) {
-    if pending.is_empty() {
-        return;
-    }
-    for run in fold(pending) {
-        rows.push(event_row(&run, harm));
-    }
-    pending.clear();
-}
-
 fn event_row(run: &EventRun, harm: &mut HarmTracker) -> Row {
     let from = if run.replay { Lane::Log } else { Lane::Server };
     let to = Lane::Task(harm.task_of(run.conn));
@@ -102,7 +66,7 @@ fn event_row(run: &EventRun, harm: &mut HarmTracker) -> Row {
         run.label,
         run.stream,
         run.generation,
-        fate_label(run.fate)
+        run.fate.label()
     );
     let mut row = Row::new(
         run.first_at,
@@ -137,7 +101,7 @@ fn event_row(run: &EventRun, harm: &mut HarmTracker) -> Row {
     if let Some((lo, hi, total)) = run.steps {
         detail.push(format!("progress steps {lo}..={hi} of {total}"));
     }
-    detail.push(format!("client: {}", fate_label(run.fate)));
+    detail.push(format!("client: {}", run.fate.label()));
     if let Some((h, why)) = harm.events(run) {
         row.harm = Some(h);
         if matches!(

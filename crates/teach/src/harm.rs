@@ -10,10 +10,9 @@
 
 use std::collections::BTreeMap;
 
-use faultline_sim::{Fate, Task, short_id, vtime};
+use faultline_sim::{EventRun, Fate, Task, short_id, vtime};
 
 use crate::diagram::Harm;
-use crate::fold::EventRun;
 
 /// What the trace told us about one connection's request.
 #[derive(Debug, Clone)]

@@ -6,8 +6,8 @@
 //! lost, and which guard would have caught it.
 //!
 //! ```text
-//! trace file ─▶ read_trace ─▶ build (fold, harm) ─▶ Diagram ─▶ marks (verdicts, optional)
-//!                                                     └▶ time_axis (elide) ─▶ svg / html
+//! trace file ─▶ read_trace ─▶ build (fold_trace, harm) ─▶ Diagram ─▶ marks (verdicts, optional)
+//!                                                           └▶ time_axis (elide) ─▶ svg / html
 //! scenario + RunOutcome ─▶ explain (knobs_story, guards)
 //! ```
 //!
@@ -19,7 +19,6 @@
 mod build;
 mod diagram;
 mod explain;
-mod fold;
 mod guards;
 mod harm;
 mod html;

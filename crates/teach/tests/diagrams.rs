@@ -392,3 +392,94 @@ fn a_malformed_line_is_reported_by_number() {
     // Ranges used above agree with the oracle's spelling.
     assert_eq!(IdRanges::from_sorted([1, 2, 3, 5]).to_string(), "1..=3, 5");
 }
+
+/// The event runs of a diagram: (conn, ids, count) of every event arrow, in order.
+fn diagram_runs(outcome: &RunOutcome) -> Vec<(u64, String, u32)> {
+    let d = diagram_of_trace(&outcome.trace_jsonl(), "runs").unwrap();
+    d.rows
+        .iter()
+        .filter_map(|r| match r.shape {
+            faultline_teach::Shape::Arrow {
+                kind: faultline_teach::ArrowKind::Event,
+                count,
+                ..
+            } => {
+                let data = |k: &str| r.data.iter().find(|(n, _)| *n == k).unwrap().1.clone();
+                Some((data("conn").parse().unwrap(), data("ids"), count))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The event runs of the text report: (conn, ids, count) of every `=> conn` line, in order.
+fn report_runs(outcome: &RunOutcome, scenario: &Scenario) -> Vec<(u64, String, u32)> {
+    let check = faultline_sim::check_expectation(scenario, outcome);
+    let text = faultline_sim::text_report(outcome, &check, "");
+    text.lines()
+        .filter_map(|l| l.split_once("=> conn ").map(|(_, rest)| rest))
+        .map(|rest| {
+            // "3: ids 1..=3, 9 notification x4, stream #0 ..." or "4: id 7 progress, ..."
+            let (conn, rest) = rest.split_once(": ").unwrap();
+            let rest = rest
+                .strip_prefix("ids ")
+                .or_else(|| rest.strip_prefix("id "))
+                .or_else(|| rest.strip_prefix("no id"))
+                .unwrap();
+            let ids: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || ".=, ".contains(*c))
+                .collect();
+            let what = rest.split(", stream #").next().unwrap();
+            let count = what
+                .rsplit_once(" x")
+                .and_then(|(_, n)| n.split(' ').next()?.parse().ok())
+                .unwrap_or(1);
+            (
+                conn.parse().unwrap(),
+                ids.trim_end_matches([',', ' ']).to_string(),
+                count,
+            )
+        })
+        .collect()
+}
+
+/// One folding (`faultline_sim::fold_trace`) for both: every run of alike events is one
+/// report line exactly when it is one diagram band, with the same ids and count. The
+/// two-stream run is the case the report used to fold differently (it only merged
+/// consecutive events, so interleaved streams alternated line by line).
+#[test]
+fn the_report_and_the_diagram_fold_the_same_runs() {
+    let two_streams = Scenario::parse(
+        r#"Scenario(
+            name: "two_streams",
+            summary: "progress and notifications interleaved",
+            seed: 5,
+            server: ( event_log_ttl: Some("30s"), id_scheme: PerStream, unknown_cursor: FreshStream ),
+            client: ( model: Naive, standalone_stream: true ),
+            workload: [
+                CallTool(at: "0s", tool: LongJob(steps: 300, interval: "500ms")),
+                Notify(from: "250ms", every: "500ms", count: 300),
+            ],
+            faults: [ Drop(when: At("1m"), mode: Reset, away: Some("40s")) ],
+        )"#,
+        "two_streams.ron",
+    )
+    .unwrap();
+    let mut cases = vec![two_streams];
+    for name in ["behavior_a.ron", "behavior_b.ron", "replay_404_cascade.ron"] {
+        cases.push(scenario(name));
+    }
+    for s in &cases {
+        for client in [ClientModel::Naive, ClientModel::Guarded] {
+            let outcome = faultline_sim::run(s, s.seed, client);
+            let report = report_runs(&outcome, s);
+            let diagram = diagram_runs(&outcome);
+            assert!(!report.is_empty(), "{} {client:?}", s.name);
+            assert_eq!(report, diagram, "{} {client:?}", s.name);
+        }
+    }
+    // The interleaved streams are one run each between two other entries, not hundreds.
+    let outcome = faultline_sim::run(&cases[0], 5, ClientModel::Naive);
+    assert!(report_runs(&outcome, &cases[0]).len() < 20);
+}
