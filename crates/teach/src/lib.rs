@@ -38,7 +38,7 @@ pub use svg::to_svg;
 pub use time_axis::{MAX_ROWS, elide};
 pub use xml::escape;
 
-use faultline_sim::{TraceEntry, TraceError, from_jsonl};
+use faultline_sim::{Trace, TraceError, from_jsonl};
 
 /// The two output formats of `render`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,24 +59,27 @@ impl Format {
     }
 }
 
-/// Reads trace text for drawing: [`from_jsonl`] (a bad line is reported by number), and
-/// then what a picture needs besides: at least one entry, and entries that never go back
-/// in time (a shuffled file would draw a false story).
-pub fn read_trace(text: &str) -> Result<Vec<TraceEntry>, TraceError> {
-    let entries = from_jsonl(text)?;
-    if entries.is_empty() {
+/// Reads trace text for drawing: [`from_jsonl`] (the header, if any, and the entries; a
+/// bad line is reported by number), and then what a picture needs besides: at least one
+/// entry, and entries that never go back in time (a shuffled file would draw a false story).
+pub fn read_trace(text: &str) -> Result<Trace, TraceError> {
+    let trace = from_jsonl(text)?;
+    if trace.entries.is_empty() {
         return Err(TraceError {
             line: 0,
-            message: "the trace is empty: write one with `faultline run SCENARIO --trace FILE`"
-                .into(),
+            message:
+                "the trace has no entries: write one with `faultline run SCENARIO --trace FILE`"
+                    .into(),
         });
     }
-    // Line numbers of the entries, to name the one that goes back in time.
+    // The line number of each entry, to name the one that goes back in time.
     let lines = text
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, _)| i + 1);
+        .map(|(i, _)| i + 1)
+        .skip(usize::from(trace.header.is_some()));
+    let entries = &trace.entries;
     for ((prev, entry), line) in entries.iter().zip(&entries[1..]).zip(lines.skip(1)) {
         if entry.at_ms < prev.at_ms {
             return Err(TraceError {
@@ -88,13 +91,12 @@ pub fn read_trace(text: &str) -> Result<Vec<TraceEntry>, TraceError> {
             });
         }
     }
-    Ok(entries)
+    Ok(trace)
 }
 
 /// Reads trace text and builds its diagram (no verdicts).
 pub fn diagram_of_trace(text: &str, title: &str) -> Result<Diagram, TraceError> {
-    let entries = read_trace(text)?;
-    Ok(build(&entries, title))
+    Ok(build(&read_trace(text)?.entries, title))
 }
 
 /// Elides what a huge run needs elided, then renders.

@@ -483,3 +483,25 @@ fn the_report_and_the_diagram_fold_the_same_runs() {
     let outcome = faultline_sim::run(&cases[0], 5, ClientModel::Naive);
     assert!(report_runs(&outcome, &cases[0]).len() < 20);
 }
+
+/// A trace file as `faultline run --trace` writes it (header first) draws the same picture
+/// as its entries alone, and a line going back in time is named by its number in the file.
+#[test]
+fn a_trace_file_with_its_header_draws_the_same_picture() {
+    let (outcome, entries) = run("behavior_b.ron", ClientModel::Naive);
+    let file = outcome.trace_file(Some("scenarios/behavior_b.ron"));
+    assert!(file.starts_with(r#"{"header":{"scenario":"behavior_b","#));
+    let trace = read_trace(&file).unwrap();
+    assert_eq!(trace.header.unwrap().seed, outcome.seed);
+    assert_eq!(
+        diagram_of_trace(&file, "t").unwrap(),
+        diagram_of_trace(&entries, "t").unwrap()
+    );
+    let header = file.lines().next().unwrap();
+    let backwards = format!(
+        "{header}\n{}\n{}",
+        r#"{"at_ms":5,"what":"fault","fault":"a"}"#, r#"{"at_ms":4,"what":"fault","fault":"b"}"#
+    );
+    assert_eq!(read_trace(&backwards).unwrap_err().line, 3);
+    assert_eq!(read_trace(header).unwrap_err().line, 0, "a header alone");
+}
