@@ -9,7 +9,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 draw() { # scenario client output-name
   "$bin" run "$1" --client "$2" --trace "$tmp/t.jsonl" >/dev/null || true
-  "$bin" render "$tmp/t.jsonl" --scenario "$1" --client "$2" -o "docs/diagrams/$3.svg"
+  # The trace's header carries the seed and client model: render needs only the scenario.
+  "$bin" render "$tmp/t.jsonl" --scenario "$1" -o "docs/diagrams/$3.svg" >/dev/null
 }
 draw scenarios/behavior_a.ron naive behavior_a_naive
 draw scenarios/behavior_a.ron guarded behavior_a_guarded

@@ -35,10 +35,20 @@ fn two_processes_produce_identical_traces() {
                 "{scenario} {client}: trace files differ"
             );
             assert!(!bytes.is_empty());
-            // The printed hash is the hash of the written file.
+            // The file starts with its header; the printed hash covers the entries, i.e.
+            // every line after the header (a path typed differently must not change it).
+            let text = String::from_utf8(bytes).unwrap();
+            let (header, entries) = text.split_once('\n').unwrap();
+            let header: serde_json::Value = serde_json::from_str(header).unwrap();
+            let h = &header["header"];
+            assert_eq!(h["scenario_path"], scenario, "{header}");
+            assert_eq!(
+                (h["seed"].as_u64(), h["client"].as_str()),
+                (Some(1234), Some(client))
+            );
             let digest = {
                 use std::fmt::Write;
-                let d = <sha2::Sha256 as sha2::Digest>::digest(&bytes);
+                let d = <sha2::Sha256 as sha2::Digest>::digest(entries.as_bytes());
                 d.iter().fold(String::new(), |mut s, b| {
                     let _ = write!(s, "{b:02x}");
                     s
@@ -75,14 +85,48 @@ fn a_trace_file_reads_back_into_the_same_entries() {
     let path = dir.join("t.jsonl");
     run("scenarios/replay_404_cascade.ron", "guarded", "7", &path);
     let text = std::fs::read_to_string(&path).unwrap();
-    let entries = faultline_sim::from_jsonl(&text).expect("every line parses");
+    let trace = faultline_sim::from_jsonl(&text).expect("every line parses");
+    let header = trace
+        .header
+        .as_ref()
+        .expect("the file starts with a header");
+    assert_eq!(header.scenario, "replay_404_cascade");
     assert_eq!(
-        faultline_sim::to_jsonl(&entries),
+        header.scenario_path.as_deref(),
+        Some("scenarios/replay_404_cascade.ron")
+    );
+    assert_eq!(
+        (header.seed, header.client),
+        (7, faultline_sim::ClientModel::Guarded)
+    );
+    assert_eq!(
+        trace.to_jsonl(),
         text,
         "read back and written again: same bytes"
     );
     let bad =
         faultline_sim::from_jsonl("{\"at_ms\":0,\"what\":\"fault\",\"fault\":\"x\"}\nnot json\n")
             .unwrap_err();
-    assert!(bad.starts_with("line 2:"), "{bad}");
+    assert_eq!(bad.line, 2);
+    assert!(bad.to_string().starts_with("line 2:"), "{bad}");
+}
+
+#[test]
+fn the_hash_does_not_depend_on_how_the_scenario_path_was_typed() {
+    let dir = std::env::temp_dir().join(format!("faultline-det4-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
+    let sha_a = run("scenarios/behavior_b.ron", "naive", "3", &a);
+    let sha_b = run("./scenarios/../scenarios/behavior_b.ron", "naive", "3", &b);
+    assert_eq!(sha_a, sha_b);
+    let (a, b) = (
+        std::fs::read_to_string(a).unwrap(),
+        std::fs::read_to_string(b).unwrap(),
+    );
+    assert_ne!(
+        a.lines().next(),
+        b.lines().next(),
+        "the headers name the paths"
+    );
+    assert_eq!(a.split_once('\n').unwrap().1, b.split_once('\n').unwrap().1);
 }

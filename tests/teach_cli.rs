@@ -15,13 +15,19 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn trace_of(scenario: &str, name: &str) -> PathBuf {
+    trace_with(scenario, &[], name)
+}
+
+fn trace_with(scenario: &str, flags: &[&str], name: &str) -> PathBuf {
     let trace = tmp(name);
     let out = bin()
-        .args(["run", scenario, "--trace"])
+        .args(["run", scenario])
+        .args(flags)
+        .arg("--trace")
         .arg(&trace)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{out:?}");
+    assert!(out.status.code() != Some(2), "{out:?}");
     trace
 }
 
@@ -56,6 +62,102 @@ fn render_writes_svg_and_html_from_a_trace_file() {
     for kind in ["zombie_session", "retry_amplification", "reinit_collision"] {
         assert!(svg.contains(&format!("data-kind=\"{kind}\"")), "{kind}");
     }
+}
+
+/// The trace's header names the run, so `render` needs neither `--seed` nor `--client`
+/// to pin the verdicts of a run that used other ones than the scenario's.
+#[test]
+fn render_takes_the_seed_and_client_from_the_trace_header() {
+    let trace = trace_with(
+        "scenarios/behavior_b.ron",
+        &["--client", "guarded", "--seed", "11"],
+        "b-guarded.jsonl",
+    );
+    let first = std::fs::read_to_string(&trace).unwrap();
+    let first = first.lines().next().unwrap();
+    assert!(first.starts_with(r#"{"header":{"#), "{first}");
+    let out_path = tmp("b-guarded.svg");
+    let out = bin()
+        .arg("render")
+        .arg(&trace)
+        .args(["--scenario", "scenarios/behavior_b.ron", "-o"])
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let svg = std::fs::read_to_string(&out_path).unwrap();
+    assert!(svg.contains(r#"data-kind="detected""#));
+    assert!(svg.contains("behavior_b (seed 11, guarded client)"));
+    // It says what it wrote.
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains(&out_path.display().to_string()), "{said}");
+    assert!(
+        said.contains("behavior_b (seed 11, guarded client)"),
+        "{said}"
+    );
+    assert!(said.contains("verdicts pinned: detected"), "{said}");
+    // Without --scenario: the header still names the run, and says how to pin verdicts.
+    let out = bin()
+        .arg("render")
+        .arg(&trace)
+        .arg("-o")
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let svg = std::fs::read_to_string(&out_path).unwrap();
+    assert!(svg.contains("behavior_b (seed 11, guarded client)"));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("add --scenario scenarios/behavior_b.ron to pin them"),
+        "{said}"
+    );
+    // An explicit flag still wins over the header (and here names another run).
+    let out = bin()
+        .arg("render")
+        .arg(&trace)
+        .args([
+            "--scenario",
+            "scenarios/behavior_b.ron",
+            "--client",
+            "naive",
+            "-o",
+        ])
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // A trace written before headers existed still renders, with the flags spelled out.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let old = tmp("b-guarded-no-header.jsonl");
+    std::fs::write(&old, text.split_once('\n').unwrap().1).unwrap();
+    let out = bin()
+        .arg("render")
+        .arg(&old)
+        .args([
+            "--scenario",
+            "scenarios/behavior_b.ron",
+            "--client",
+            "guarded",
+        ])
+        .args(["--seed", "11", "-o"])
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    // A header naming another scenario is refused before anything is simulated.
+    let out = bin()
+        .arg("render")
+        .arg(&trace)
+        .args(["--scenario", "scenarios/behavior_a.ron", "-o"])
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is a trace of scenario \"behavior_b\""),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -97,12 +199,36 @@ fn render_refuses_bad_input_with_exit_2() {
     let out = bin()
         .arg("render")
         .arg(&trace)
-        .args(["--scenario", "scenarios/behavior_b.ron", "-o"])
+        .args([
+            "--scenario",
+            "scenarios/behavior_a.ron",
+            "--seed",
+            "99",
+            "-o",
+        ])
         .arg(tmp("mismatch.svg"))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not the trace of"));
+    // A header anywhere but on the first line, named by number.
+    let good: Vec<&str> = text.lines().collect();
+    let misplaced = tmp("misplaced.jsonl");
+    let moved = [good[1], good[2], good[0]].join("\n");
+    std::fs::write(&misplaced, moved).unwrap();
+    let out = bin()
+        .arg("render")
+        .arg(&misplaced)
+        .args(["-o"])
+        .arg(tmp("misplaced.svg"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("line 3: a trace header belongs on the first line only"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -1,15 +1,18 @@
 //! `faultline render TRACE -o OUT.svg|OUT.html`: a run's trace as a sequence diagram.
 //!
-//! The trace file alone is enough to draw the picture and mark harm as it happened. With
+//! The trace file alone is enough to draw the picture and mark harm as it happened; its
+//! header (first line) names the run: scenario, scenario file, seed and client model. With
 //! `--scenario` the run is simulated again (runs are deterministic) to pin the oracle's
-//! verdicts on it; the re-run must produce the very bytes of the trace file, or the
-//! verdicts would belong to another run and the command refuses.
+//! verdicts on it, with the header's seed and client model unless `--seed`/`--client` say
+//! otherwise; the re-run must produce the very entries of the trace file, or the verdicts
+//! would belong to another run and the command refuses.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use faultline_teach::{Format, diagram_of_trace, pin_verdicts, render as render_diagram};
+use faultline_sim::{ClientModel, TraceHeader, Verdict};
+use faultline_teach::{Diagram, Format, MAX_ROWS, build, pin_verdicts, read_trace};
 
 use super::run::ClientArg;
 
@@ -23,10 +26,12 @@ pub struct RenderArgs {
     /// The scenario the trace came from: re-run it to pin the verdicts on the diagram.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
-    /// With --scenario: the client model of the run (default: the scenario's).
+    /// With --scenario: the client model of the run (default: the trace header's, else the
+    /// scenario's).
     #[arg(long, value_enum, requires = "scenario")]
     pub client: Option<ClientArg>,
-    /// With --scenario: the seed of the run (default: the scenario's).
+    /// With --scenario: the seed of the run (default: the trace header's, else the
+    /// scenario's).
     #[arg(long, requires = "scenario")]
     pub seed: Option<u64>,
 }
@@ -34,6 +39,10 @@ pub struct RenderArgs {
 fn fail(message: String) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::from(2)
+}
+
+fn run_title(scenario: &str, seed: u64, client: ClientModel) -> String {
+    format!("{scenario} (seed {seed}, {} client)", client.name())
 }
 
 pub fn render(args: RenderArgs) -> ExitCode {
@@ -47,41 +56,114 @@ pub fn render(args: RenderArgs) -> ExitCode {
         Ok(t) => t,
         Err(e) => return fail(format!("cannot read {}: {e}", args.trace.display())),
     };
-    let mut title = format!("faultline trace {}", args.trace.display());
-    let verdicts = match &args.scenario {
-        None => None,
-        Some(path) => {
-            let (scenario, seed, client) = match super::run::load(path, args.seed, args.client) {
-                Ok(loaded) => loaded,
-                Err(code) => return code,
-            };
-            let outcome = faultline_sim::run(&scenario, seed, client);
-            if outcome.trace_jsonl() != text {
-                return fail(format!(
-                    "{} is not the trace of {} with seed {seed} and client {}: the verdicts would describe another run (check --seed and --client, or drop --scenario)",
-                    args.trace.display(),
-                    path.display(),
-                    client.name()
-                ));
-            }
-            title = format!(
-                "faultline: {} (seed {seed}, {} client)",
-                scenario.name,
-                client.name()
-            );
-            Some(outcome.verdicts)
-        }
-    };
-    let mut diagram = match diagram_of_trace(&text, &title) {
-        Ok(d) => d,
+    let trace = match read_trace(&text) {
+        Ok(t) => t,
         Err(e) => return fail(format!("{}: {e}", args.trace.display())),
     };
+    let header = trace.header.as_ref();
+    let mut run = header.map(|h| run_title(&h.scenario, h.seed, h.client));
+    let verdicts = match &args.scenario {
+        None => None,
+        Some(path) => match verdicts_of(&args, path, header, &trace.entries) {
+            Ok((title, verdicts)) => {
+                run = Some(title);
+                Some(verdicts)
+            }
+            Err(code) => return code,
+        },
+    };
+    let title = match &run {
+        Some(run) => format!("faultline: {run}"),
+        None => format!("faultline trace {}", args.trace.display()),
+    };
+    let mut diagram = build(&trace.entries, &title);
     if let Some(verdicts) = &verdicts {
         pin_verdicts(&mut diagram, verdicts);
     }
-    let out = render_diagram(diagram, format);
+    let contents = describe(&diagram, run.as_deref(), header, verdicts.is_some());
+    let out = faultline_teach::render(diagram, format);
     if let Err(e) = std::fs::write(&args.output, out) {
         return fail(format!("cannot write {}: {e}", args.output.display()));
     }
+    println!(
+        "wrote {} ({}){contents}",
+        args.output.display(),
+        match format {
+            Format::Svg => "SVG",
+            Format::Html => "self-contained HTML page",
+        }
+    );
     ExitCode::SUCCESS
+}
+
+/// Re-runs the scenario with the trace's seed and client model and returns the run's title
+/// and verdicts; refuses (exit 2) when the re-run is not the run of the trace.
+fn verdicts_of(
+    args: &RenderArgs,
+    path: &std::path::Path,
+    header: Option<&TraceHeader>,
+    entries: &[faultline_sim::TraceEntry],
+) -> Result<(String, Vec<Verdict>), ExitCode> {
+    let seed = args.seed.or(header.map(|h| h.seed));
+    let (scenario, seed, client) = super::run::load(path, seed, args.client)?;
+    let client = match (args.client, header) {
+        (None, Some(h)) => h.client,
+        _ => client,
+    };
+    if let Some(h) = header
+        && h.scenario != scenario.name
+    {
+        return Err(fail(format!(
+            "{} is a trace of scenario {:?} (its header says so), not of {} ({:?})",
+            args.trace.display(),
+            h.scenario,
+            path.display(),
+            scenario.name
+        )));
+    }
+    let outcome = faultline_sim::run(&scenario, seed, client);
+    if outcome.result.trace != entries {
+        return Err(fail(format!(
+            "{} is not the trace of {} with seed {seed} and client {}: the verdicts would describe another run (check --seed and --client, or drop --scenario)",
+            args.trace.display(),
+            path.display(),
+            client.name()
+        )));
+    }
+    Ok((run_title(&scenario.name, seed, client), outcome.verdicts))
+}
+
+/// What the diagram shows, for the line printed after writing it.
+fn describe(
+    diagram: &Diagram,
+    run: Option<&str>,
+    header: Option<&TraceHeader>,
+    pinned: bool,
+) -> String {
+    let harmful = diagram.rows.iter().filter(|r| r.harm.is_some()).count();
+    let mut out = format!(
+        "\n  run: {}",
+        run.unwrap_or("unknown (the trace has no header: it predates them)")
+    );
+    out.push_str(&format!(
+        "\n  diagram: {} trace entries in {} rows{}, {harmful} marked as harm",
+        diagram.entries,
+        diagram.rows.len(),
+        if diagram.rows.len() > MAX_ROWS {
+            format!(" (cut to about {MAX_ROWS} around the harm)")
+        } else {
+            String::new()
+        }
+    ));
+    if pinned {
+        let kinds: Vec<&str> = diagram.verdicts.iter().map(|v| v.kind.as_str()).collect();
+        out.push_str(&format!("\n  verdicts pinned: {}", kinds.join(", ")));
+    } else {
+        let hint = match header.and_then(|h| h.scenario_path.as_deref()) {
+            Some(path) => format!("add --scenario {path} to pin them"),
+            None => "add --scenario FILE to pin them".to_string(),
+        };
+        out.push_str(&format!("\n  verdicts: not pinned ({hint})"));
+    }
+    out
 }

@@ -41,7 +41,8 @@ pub struct RunArgs {
     pub client: Option<ClientArg>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
-    /// Write the full trace as JSON lines to this file.
+    /// Write the full trace as JSON lines to this file; its first line is a header naming
+    /// the scenario (name and file), the seed and the client model.
     #[arg(long)]
     pub trace: Option<PathBuf>,
     /// Run the modelled client over real HTTP against the live server (loopback sockets,
@@ -89,7 +90,10 @@ pub fn run(args: RunArgs) -> ExitCode {
     };
     let check = check_expectation(&scenario, &outcome);
     if let Some(path) = &args.trace
-        && let Err(e) = std::fs::write(path, outcome.trace_jsonl())
+        && let Err(e) = std::fs::write(
+            path,
+            outcome.trace_file(Some(&args.scenario.display().to_string())),
+        )
     {
         eprintln!("error: cannot write the trace to {}: {e}", path.display());
         return ExitCode::from(2);

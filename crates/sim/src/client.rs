@@ -108,6 +108,20 @@ pub enum Fate {
     Primed,
 }
 
+impl Fate {
+    /// What the client did, as the report and the diagrams print it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Fate::Applied => "applied",
+            Fate::SkippedAsSeen => "SKIPPED as already seen",
+            Fate::Buffered => "buffered until the liveness probe answers",
+            Fate::Quarantined => "quarantined",
+            Fate::Ignored => "lost in flight (connection already gone)",
+            Fate::Primed => "cursor primed",
+        }
+    }
+}
+
 /// The client's requests to the outside world, collected per callback.
 #[derive(Debug, Default)]
 pub struct ClientIo {

@@ -16,11 +16,13 @@ mod client_error;
 mod client_record;
 pub mod explore;
 pub mod failure_map;
+mod fold;
 mod link;
 mod oracle;
 mod report;
 mod scheduler;
 pub mod shrink;
+mod spell;
 pub mod swarm;
 mod trace;
 mod verdict;
@@ -33,10 +35,14 @@ pub use faultline_scenario::{
     ClientConfig, ClientModel, Expectation, Fault, PickCount, PickDuration, Scenario,
     ScenarioError, StreamSel, Tool, Trigger, Work,
 };
+pub use fold::{EventRun, Folded, fold_trace, payload_label};
 pub use link::{Link, SimLink};
 pub use oracle::judge;
 pub use report::{json_report, text_report};
-pub use trace::{TraceEntry, TraceWhat, from_jsonl, sha256_hex, to_jsonl};
+pub use spell::{short_id, vtime};
+pub use trace::{
+    Trace, TraceEntry, TraceError, TraceHeader, TraceWhat, from_jsonl, sha256_hex, to_jsonl,
+};
 pub use verdict::{Evidence, IdRanges, Verdict, VerdictKind};
 pub use world::RunResult;
 
@@ -61,10 +67,36 @@ impl RunOutcome {
         kinds
     }
 
+    /// The trace's entries as JSON lines, without the header line of a trace file.
     pub fn trace_jsonl(&self) -> String {
         to_jsonl(&self.result.trace)
     }
 
+    /// The header of this run's trace file; `scenario_path` is the scenario file as the
+    /// user named it, if the scenario came from one.
+    pub fn trace_header(&self, scenario_path: Option<&str>) -> TraceHeader {
+        TraceHeader {
+            scenario: self.scenario.clone(),
+            scenario_path: scenario_path.map(str::to_string),
+            seed: self.seed,
+            client: self.client,
+        }
+    }
+
+    /// The text of a trace file: the header line, then [`trace_jsonl`](Self::trace_jsonl).
+    pub fn trace_file(&self, scenario_path: Option<&str>) -> String {
+        format!(
+            "{}\n{}",
+            self.trace_header(scenario_path).to_line(),
+            self.trace_jsonl()
+        )
+    }
+
+    /// SHA-256 (lowercase hex) of the trace's entries, [`trace_jsonl`](Self::trace_jsonl):
+    /// the run's fingerprint, a function of (scenario, seed, client model) alone. It does
+    /// **not** cover a trace file's header line, which records the scenario file's path as
+    /// it was typed; for a file written by `faultline run --trace FILE` it is the hash of
+    /// every line after the first (`tail -n +2 FILE | sha256sum`).
     pub fn trace_sha256(&self) -> String {
         sha256_hex(&self.trace_jsonl())
     }

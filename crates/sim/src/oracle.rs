@@ -11,6 +11,7 @@ use faultline_model::{CursorResolution, EventRef, Ledger, Payload, StreamKind, U
 
 use crate::client::call_key;
 use crate::client_record::{ClientRecord, ErrorScope, Task};
+use crate::spell::{short_id, vtime};
 use crate::verdict::{AppliedNote, Evidence, IdRanges, RequestNote, Verdict, VerdictKind};
 
 /// How an unapplied event is accounted for.
@@ -216,7 +217,7 @@ fn gaps(ledger: &Ledger, record: &ClientRecord, applied: &[u32], verdicts: &mut 
                 .unwrap_or(0);
             let mut summary = format!(
                 "{count} event(s) of stream #{stream} (session {}, generation {generation}), ids {ids}, were never applied",
-                short(&wire)
+                short_id(&wire)
             );
             if !skipped_ids.is_empty() {
                 summary.push_str(&format!(
@@ -422,11 +423,11 @@ fn zombies(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) 
             at_ms: next.at_ms,
             summary: format!(
                 "the resumption at {} (Last-Event-ID {}) replayed {replayed} event(s) with 200, and the next session-scoped request ({}) at {} got {status}{}",
-                ms(r.at_ms),
+                vtime(r.at_ms),
                 r.cursor,
                 next.describe(),
-                ms(next.at_ms),
-                death.map(|(at, cause)| format!("; the session had died at {} ({cause:?})", ms(at))).unwrap_or_default()
+                vtime(next.at_ms),
+                death.map(|(at, cause)| format!("; the session had died at {} ({cause:?})", vtime(at))).unwrap_or_default()
             ),
             evidence: Evidence::Zombie {
                 session: r.session.clone(),
@@ -477,13 +478,13 @@ fn retry_amplification(record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
             summary: format!(
                 "{} request(s) went to session {} after it answered 404/410 at {}: {}",
                 later.len(),
-                short(session),
-                ms(since),
+                short_id(session),
+                vtime(since),
                 later
                     .iter()
                     .map(|n| format!(
                         "{} {} ({}) -> {}",
-                        ms(n.at_ms),
+                        vtime(n.at_ms),
                         n.method,
                         n.task,
                         n.status.map_or("-".into(), |s| s.to_string())
@@ -532,11 +533,11 @@ fn reinit_collisions(record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
             at_ms: stale[0].at_ms,
             summary: format!(
                 "after re-initializing to session {} at {}, {} request(s) still carried the old session {}: {}",
-                short(new),
-                ms(*t_new),
+                short_id(new),
+                vtime(*t_new),
                 stale.len(),
-                short(old),
-                stale.iter().map(|n| format!("{} {} ({}) -> {}", ms(n.at_ms), n.method, n.task, n.status.map_or("-".into(), |s| s.to_string()))).collect::<Vec<_>>().join("; ")
+                short_id(old),
+                stale.iter().map(|n| format!("{} {} ({}) -> {}", vtime(n.at_ms), n.method, n.task, n.status.map_or("-".into(), |s| s.to_string()))).collect::<Vec<_>>().join("; ")
             ),
             evidence: Evidence::Requests { session: old.clone(), since_ms: *t_new, requests: stale },
         });
@@ -557,7 +558,7 @@ fn quarantine_violations(ledger: &Ledger, record: &ClientRecord, verdicts: &mut 
                     id: e.id,
                     stream: e.stream.0,
                     at_ms: a.at_ms,
-                    detail: format!("session died at {} ({cause:?})", ms(died)),
+                    detail: format!("session died at {} ({cause:?})", vtime(died)),
                 });
         }
     }
@@ -569,7 +570,7 @@ fn quarantine_violations(ledger: &Ledger, record: &ClientRecord, verdicts: &mut 
             summary: format!(
                 "{} event(s) of session {} were applied after the session was dead on the server",
                 events.len(),
-                short(&wire)
+                short_id(&wire)
             ),
             evidence: Evidence::Applied {
                 session: wire,
@@ -599,7 +600,7 @@ fn foreign_events(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Ver
                     id: e.id,
                     stream: e.stream.0,
                     at_ms: a.at_ms,
-                    detail: format!("belongs to session {}", short(wire)),
+                    detail: format!("belongs to session {}", short_id(wire)),
                 });
         }
     }
@@ -610,19 +611,9 @@ fn foreign_events(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Ver
             summary: format!(
                 "{} event(s) from another session were applied on a stream of session {}",
                 events.len(),
-                short(&session)
+                short_id(&session)
             ),
             evidence: Evidence::Applied { session, events },
         });
     }
-}
-
-/// First 8 characters of a session id: enough to tell sessions apart in a timeline.
-pub fn short(wire: &str) -> &str {
-    &wire[..8.min(wire.len())]
-}
-
-/// A virtual time as a human duration from the start of the run.
-pub fn ms(at: u64) -> String {
-    format!("T+{}", faultline_model::DurationMs(at))
 }

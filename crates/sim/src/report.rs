@@ -1,44 +1,19 @@
 //! Reports: a readable timeline in virtual time for people, one JSON object for machines.
 //!
-//! The timeline folds long runs of alike events ("ids 1..=4471, 4471 notifications,
-//! applied") so a 4,000-event incident still reads in a screenful, and prints what the
-//! session store and event log held at every fault and every session death.
+//! The timeline folds long runs of alike events ("ids 1..=4471 notification x4471 ->
+//! applied", the same folding as the diagrams: see `fold`) so a 4,000-event incident still
+//! reads in a screenful, and prints what the session store and event log held at every
+//! fault and every session death.
 
-use faultline_model::{DurationMs, Payload};
 use serde_json::{Value, json};
 
-use crate::client::Fate;
-use crate::oracle::short;
+use crate::fold::{EventRun, Folded, fold_trace};
+use crate::spell::{short_id, vtime};
 use crate::trace::{TraceEntry, TraceWhat};
 use crate::{ExpectationCheck, RunOutcome};
 
-fn time(at: u64) -> String {
-    format!("T+{}", DurationMs(at))
-}
-
-fn payload_label(p: &Payload) -> &'static str {
-    match p {
-        Payload::Priming => "priming",
-        Payload::Progress { .. } => "progress",
-        Payload::ToolResult { .. } => "tool result",
-        Payload::Notification { .. } => "notification",
-        Payload::Response { .. } => "response",
-    }
-}
-
-fn fate_label(f: Fate) -> &'static str {
-    match f {
-        Fate::Applied => "applied",
-        Fate::SkippedAsSeen => "SKIPPED as already seen",
-        Fate::Buffered => "buffered until the liveness probe answers",
-        Fate::Quarantined => "quarantined",
-        Fate::Ignored => "lost in flight (connection already gone)",
-        Fate::Primed => "cursor primed",
-    }
-}
-
 fn line(out: &mut String, at: u64, actor: &str, text: &str) {
-    out.push_str(&format!("{:<16} {:<7} {text}\n", time(at), actor));
+    out.push_str(&format!("{:<16} {:<7} {text}\n", vtime(at), actor));
 }
 
 /// The human report: timeline, verdicts with evidence, expectation.
@@ -60,7 +35,7 @@ pub fn text_report(outcome: &RunOutcome, check: &ExpectationCheck, reproduce: &s
         out.push_str(&format!(
             "  {:<20} at {:<14} {}\n",
             v.kind.name(),
-            time(v.at_ms),
+            vtime(v.at_ms),
             v.summary
         ));
     }
@@ -88,106 +63,44 @@ pub fn text_report(outcome: &RunOutcome, check: &ExpectationCheck, reproduce: &s
     out
 }
 
-/// One folded run of alike events.
-struct Run {
-    first_at: u64,
-    last_at: u64,
-    conn: u64,
-    stream: u32,
-    generation: u32,
-    label: &'static str,
-    replay: bool,
-    fate: Fate,
-    first_id: Option<u64>,
-    last_id: Option<u64>,
-    count: u32,
-}
-
-fn flush(out: &mut String, run: &mut Option<Run>) {
-    let Some(r) = run.take() else {
-        return;
-    };
-    let ids = match (r.first_id, r.last_id) {
-        (Some(a), Some(b)) if a == b => format!("id {a}"),
-        (Some(a), Some(b)) => format!("ids {a}..={b}"),
-        _ => "no id".to_string(),
-    };
-    let what = if r.count == 1 {
-        r.label.to_string()
+/// One line for a folded run of alike events (see [`fold_trace`]).
+fn events_line(out: &mut String, run: &EventRun) {
+    let what = if run.count == 1 {
+        run.label.to_string()
     } else {
-        format!("{} x{}", r.label, r.count)
+        format!("{} x{}", run.label, run.count)
     };
-    let replay = if r.replay { " (replay)" } else { "" };
-    let span = if r.count > 1 && r.last_at != r.first_at {
-        format!(" until {}", time(r.last_at))
+    let replay = if run.replay { " (replay)" } else { "" };
+    let span = if run.last_at != run.first_at {
+        format!(" until {}", vtime(run.last_at))
     } else {
         String::new()
     };
     line(
         out,
-        r.first_at,
+        run.first_at,
         "server",
         &format!(
-            "=> conn {}: {ids} {what}{replay}, stream #{} gen {}{span} -> {}",
-            r.conn,
-            r.stream,
-            r.generation,
-            fate_label(r.fate)
+            "=> conn {}: {} {what}{replay}, stream #{} gen {}{span} -> {}",
+            run.conn,
+            run.ids_text(),
+            run.stream,
+            run.generation,
+            run.fate.label()
         ),
     );
 }
 
 fn timeline(out: &mut String, outcome: &RunOutcome) {
-    let mut run: Option<Run> = None;
-    for TraceEntry { at_ms, what } in &outcome.result.trace {
-        let at = *at_ms;
-        if let TraceWhat::Event {
-            conn,
-            id,
-            stream,
-            generation,
-            payload,
-            replay,
-            fate,
-            ..
-        } = what
-        {
-            let label = payload_label(payload);
-            if let Some(r) = &mut run {
-                let contiguous = match (r.last_id, id) {
-                    (Some(a), Some(b)) => *b > a,
-                    _ => false,
-                };
-                if r.conn == *conn
-                    && r.stream == *stream
-                    && r.label == label
-                    && r.replay == *replay
-                    && r.fate == *fate
-                    && contiguous
-                {
-                    r.last_at = at;
-                    r.last_id = *id;
-                    r.count += 1;
-                    continue;
-                }
+    for step in fold_trace(&outcome.result.trace) {
+        let TraceEntry { at_ms: at, what } = match step {
+            Folded::Events(run) => {
+                events_line(out, &run);
+                continue;
             }
-            flush(out, &mut run);
-            run = Some(Run {
-                first_at: at,
-                last_at: at,
-                conn: *conn,
-                stream: *stream,
-                generation: *generation,
-                label,
-                replay: *replay,
-                fate: *fate,
-                first_id: *id,
-                last_id: *id,
-                count: 1,
-            });
-            continue;
-        }
-        flush(out, &mut run);
+            Folded::Entry(entry) => entry,
+        };
+        let at = *at;
         match what {
             TraceWhat::Request {
                 conn,
@@ -204,7 +117,7 @@ fn timeline(out: &mut String, outcome: &RunOutcome) {
                         .unwrap_or(if *http == "GET" { "(SSE stream)" } else { "" })
                 );
                 if let Some(s) = session {
-                    text.push_str(&format!("  session {}", short(s)));
+                    text.push_str(&format!("  session {}", short_id(s)));
                 }
                 if let Some(c) = last_event_id {
                     text.push_str(&format!("  Last-Event-ID: {c}"));
@@ -227,7 +140,7 @@ fn timeline(out: &mut String, outcome: &RunOutcome) {
             } => {
                 let mut text = format!("<- conn {conn}: {status}");
                 if let Some(s) = session {
-                    text.push_str(&format!(", Mcp-Session-Id {}", short(s)));
+                    text.push_str(&format!(", Mcp-Session-Id {}", short_id(s)));
                 }
                 if let Some(s) = stream {
                     text.push_str(&format!(", SSE stream #{s}"));
@@ -254,16 +167,15 @@ fn timeline(out: &mut String, outcome: &RunOutcome) {
                 out,
                 at,
                 "store",
-                &format!("session {} removed ({cause:?})", short(session)),
+                &format!("session {} removed ({cause:?})", short_id(session)),
             ),
             TraceWhat::State { store, log } => {
                 line(out, at, "store", store);
                 line(out, at, "log", log);
             }
-            TraceWhat::Event { .. } => unreachable!("handled above"),
+            TraceWhat::Event { .. } => unreachable!("events are folded into runs"),
         }
     }
-    flush(out, &mut run);
 }
 
 /// The machine report: one JSON object.

@@ -4,21 +4,22 @@
 //! back; live events come from the server, replayed events from the event log (a replay is
 //! a log operation, not a sign of a live session: that is the lesson of the cascade).
 //! Faults and connection ends sit on the network lane, session deaths on the store, state
-//! lines on the store and log. Runs of alike events are folded (see `fold`), and harm is
-//! marked as it happens (see `harm`).
+//! lines on the store and log. Runs of alike events are folded by `faultline_sim::fold_trace`
+//! (the same folding as the text report), and harm is marked as it happens (see `harm`).
 
 use std::collections::BTreeSet;
 
-use crate::diagram::{ArrowKind, Diagram, Harm, Lane, Row, Shape, Tone, short, time};
-use crate::fold::{EventFacts, EventRun, fold};
+use faultline_model::EndMode;
+use faultline_sim::{EventRun, Folded, Task, TraceEntry, TraceWhat, fold_trace, short_id, vtime};
+
+use crate::diagram::{ArrowKind, Diagram, Harm, Lane, Row, Shape, Tone};
 use crate::harm::{ConnInfo, HarmTracker};
-use crate::trace_file::{Entry, Task, What};
 
 /// Builds the diagram of a parsed trace. `title` names the run (file or scenario).
-pub fn build(entries: &[Entry], title: &str) -> Diagram {
+pub fn build(entries: &[TraceEntry], title: &str) -> Diagram {
     let mut tasks: BTreeSet<Task> = BTreeSet::from([Task::Main]);
     for e in entries {
-        if let What::Request { task, .. } = &e.what {
+        if let TraceWhat::Request { task, .. } = &e.what {
             tasks.insert(*task);
         }
     }
@@ -27,37 +28,12 @@ pub fn build(entries: &[Entry], title: &str) -> Diagram {
 
     let mut rows: Vec<Row> = Vec::new();
     let mut harm = HarmTracker::default();
-    let mut pending: Vec<EventFacts> = Vec::new();
-    for entry in entries {
-        let at = entry.at_ms;
-        if let What::Event {
-            conn,
-            id,
-            stream,
-            session,
-            generation,
-            payload,
-            replay,
-            fate,
-        } = &entry.what
-        {
-            pending.push(EventFacts {
-                at_ms: at,
-                conn: *conn,
-                id: *id,
-                stream: *stream,
-                session: *session,
-                generation: *generation,
-                payload: *payload,
-                replay: *replay,
-                fate: *fate,
-            });
-            continue;
-        }
-        flush(&mut pending, &mut harm, &mut rows);
-        rows.push(row_of(at, &entry.what, &mut harm));
+    for step in fold_trace(entries) {
+        rows.push(match step {
+            Folded::Events(run) => event_row(&run, &mut harm),
+            Folded::Entry(entry) => row_of(entry.at_ms, &entry.what, &mut harm),
+        });
     }
-    flush(&mut pending, &mut harm, &mut rows);
 
     let end = entries.last().map_or(0, |e| e.at_ms);
     Diagram {
@@ -66,23 +42,13 @@ pub fn build(entries: &[Entry], title: &str) -> Diagram {
             "{} trace entries, {} diagram rows, virtual time T+0s to {}",
             entries.len(),
             rows.len(),
-            time(end)
+            vtime(end)
         ),
         lanes,
         rows,
         verdicts: Vec::new(),
         entries: entries.len(),
     }
-}
-
-fn flush(pending: &mut Vec<EventFacts>, harm: &mut HarmTracker, rows: &mut Vec<Row>) {
-    if pending.is_empty() {
-        return;
-    }
-    for run in fold(pending) {
-        rows.push(event_row(&run, harm));
-    }
-    pending.clear();
 }
 
 fn event_row(run: &EventRun, harm: &mut HarmTracker) -> Row {
@@ -119,9 +85,9 @@ fn event_row(run: &EventRun, harm: &mut HarmTracker) -> Row {
             "{} SSE event(s) on conn {}, {}{}",
             run.count,
             run.conn,
-            time(run.first_at),
+            vtime(run.first_at),
             if run.last_at > run.first_at {
-                format!(" … {}", time(run.last_at))
+                format!(" … {}", vtime(run.last_at))
             } else {
                 String::new()
             }
@@ -159,9 +125,9 @@ fn event_row(run: &EventRun, harm: &mut HarmTracker) -> Row {
     row
 }
 
-fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
+fn row_of(at: u64, what: &TraceWhat, harm: &mut HarmTracker) -> Row {
     match what {
-        What::Request {
+        TraceWhat::Request {
             conn,
             task,
             http,
@@ -176,7 +142,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
                 None => http.clone(),
             };
             if let Some(s) = session {
-                label.push_str(&format!(" · session {}", short(s)));
+                label.push_str(&format!(" · session {}", short_id(s)));
             }
             if let Some(c) = last_event_id {
                 label.push_str(&format!(" · Last-Event-ID: {c}"));
@@ -196,7 +162,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
                 label.clone(),
             );
             let mut detail = vec![
-                format!("{} conn {conn} [{}]", time(at), task.label()),
+                format!("{} conn {conn} [{}]", vtime(at), task.label()),
                 label,
             ];
             if let Some(s) = session {
@@ -220,7 +186,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
             }
             row
         }
-        What::Response {
+        TraceWhat::Response {
             conn,
             status,
             session,
@@ -229,7 +195,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
             let task = harm.task_of(*conn);
             let mut label = format!("{status}");
             if let Some(s) = session {
-                label.push_str(&format!(" · Mcp-Session-Id {}", short(s)));
+                label.push_str(&format!(" · Mcp-Session-Id {}", short_id(s)));
             }
             if let Some(s) = stream {
                 label.push_str(&format!(" · SSE stream #{s}"));
@@ -245,7 +211,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
                 },
                 label.clone(),
             );
-            let mut detail = vec![format!("{} response on conn {conn}: {label}", time(at))];
+            let mut detail = vec![format!("{} response on conn {conn}: {label}", vtime(at))];
             if let Some((h, why)) = harm.response(at, *conn, *status, session.as_deref()) {
                 row.harm = Some(h);
                 row.label = format!("{label} · {why}");
@@ -255,11 +221,10 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
             row.data = vec![("conn", conn.to_string()), ("status", status.to_string())];
             row
         }
-        What::End { conn, how } => {
-            let how = match how.as_str() {
-                "Reset" => "reset",
-                "Close" => "closed",
-                other => other,
+        TraceWhat::End { conn, how } => {
+            let how = match how {
+                EndMode::Reset => "reset",
+                EndMode::Close => "closed",
             };
             let mut row = Row::new(
                 at,
@@ -269,11 +234,11 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
                 },
                 format!("conn {conn} {how}"),
             );
-            row.detail = format!("{} connection {conn} ended ({how})", time(at));
+            row.detail = format!("{} connection {conn} ended ({how})", vtime(at));
             row.data = vec![("conn", conn.to_string())];
             row
         }
-        What::Fault { fault } => {
+        TraceWhat::Fault { fault } => {
             let lane = if fault.starts_with("server restart") {
                 Lane::Server
             } else {
@@ -287,10 +252,10 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
                 },
                 format!("FAULT: {fault}"),
             );
-            row.detail = format!("{} fault injected: {fault}", time(at));
+            row.detail = format!("{} fault injected: {fault}", vtime(at));
             row
         }
-        What::ClientError { error } => {
+        TraceWhat::ClientError { error } => {
             let typed = error.starts_with("SessionResumptionError")
                 || error.starts_with("ResumptionCursorError");
             let mut row = Row::new(
@@ -303,7 +268,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
             );
             row.detail = format!(
                 "{} the client raised: {error}\n{}",
-                time(at),
+                vtime(at),
                 if typed {
                     "a typed resumption error: a guard fired"
                 } else {
@@ -312,7 +277,7 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
             );
             row
         }
-        What::SessionDied { session, cause } => {
+        TraceWhat::SessionDied { session, cause } => {
             harm.session_died(at, session);
             let mut row = Row::new(
                 at,
@@ -320,12 +285,12 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
                     lane: Lane::Store,
                     tone: Tone::Death,
                 },
-                format!("session {} removed ({cause})", short(session)),
+                format!("session {} removed ({cause:?})", short_id(session)),
             );
-            row.detail = format!("{} session {session} died: {cause}", time(at));
+            row.detail = format!("{} session {session} died: {cause:?}", vtime(at));
             row
         }
-        What::State { store, log } => {
+        TraceWhat::State { store, log } => {
             let mut row = Row::new(
                 at,
                 Shape::State {
@@ -334,9 +299,9 @@ fn row_of(at: u64, what: &What, harm: &mut HarmTracker) -> Row {
                 },
                 String::new(),
             );
-            row.detail = format!("{}\nsession store: {store}\nevent log: {log}", time(at));
+            row.detail = format!("{}\nsession store: {store}\nevent log: {log}", vtime(at));
             row
         }
-        What::Event { .. } => unreachable!("events are folded by the caller"),
+        TraceWhat::Event { .. } => unreachable!("events are folded by the caller"),
     }
 }

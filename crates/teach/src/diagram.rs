@@ -5,7 +5,7 @@
 //! SVG for documents or an HTML page with hover details, and lets tests ask "is the 404
 //! marked as harm?" without parsing geometry.
 
-use crate::trace_file::Task;
+use faultline_sim::Task;
 
 /// An actor with its own vertical lane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -198,17 +198,4 @@ pub struct Diagram {
     pub verdicts: Vec<VerdictLine>,
     /// How many trace entries the diagram was drawn from.
     pub entries: usize,
-}
-
-/// `T+4m43s550ms`: the same spelling as the text report.
-pub fn time(at_ms: u64) -> String {
-    format!("T+{}", faultline_model::DurationMs(at_ms))
-}
-
-/// First 8 characters of a session id, as the report prints them.
-pub fn short(session: &str) -> &str {
-    match session.char_indices().nth(8) {
-        Some((i, _)) => &session[..i],
-        None => session,
-    }
 }

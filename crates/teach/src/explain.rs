@@ -14,9 +14,10 @@
 use std::fmt::Write as _;
 
 use faultline_model::{CursorResolution, DeathCause, Ledger, UnknownCursor};
-use faultline_sim::{ClientModel, Evidence, RunOutcome, Scenario, TraceWhat, Verdict, VerdictKind};
+use faultline_sim::{
+    ClientModel, Evidence, RunOutcome, Scenario, TraceWhat, Verdict, VerdictKind, short_id, vtime,
+};
 
-use crate::diagram::{short, time};
 use crate::guards::{guard_for_verdict, guards_fired};
 use crate::knobs_story::trap;
 
@@ -44,7 +45,7 @@ pub fn explain(scenario: &Scenario, outcome: &RunOutcome, contrast: Option<&RunO
         if let TraceWhat::Fault { fault } = &e.what {
             bullet(
                 &mut out,
-                &format!("At {} the run injected a fault: {fault}.", time(e.at_ms)),
+                &format!("At {} the run injected a fault: {fault}.", vtime(e.at_ms)),
             );
         }
     }
@@ -106,8 +107,8 @@ fn beliefs(outcome: &RunOutcome) -> Vec<String> {
                 *at,
                 format!(
                     "At {} it initialized session {}.",
-                    time(*at),
-                    short(session)
+                    vtime(*at),
+                    short_id(session)
                 ),
             ));
         }
@@ -120,8 +121,8 @@ fn beliefs(outcome: &RunOutcome) -> Vec<String> {
             .and_then(|q| q.status);
         let mut s = format!(
             "At {} it resumed session {} with Last-Event-ID {}; the GET answered {}",
-            time(r.at_ms),
-            short(&r.session),
+            vtime(r.at_ms),
+            short_id(&r.session),
             r.cursor,
             status.map_or("nothing".to_string(), |s| s.to_string())
         );
@@ -209,9 +210,9 @@ fn beliefs(outcome: &RunOutcome) -> Vec<String> {
             .collect();
         let mut s = format!(
             "At {} its {} on session {} answered {status}.",
-            time(q.at_ms),
+            vtime(q.at_ms),
             q.describe(),
-            short(session)
+            short_id(session)
         );
         if !later.is_empty() {
             let tasks: Vec<String> = later.iter().map(|x| x.task.label()).collect();
@@ -227,8 +228,8 @@ fn beliefs(outcome: &RunOutcome) -> Vec<String> {
                     "requests"
                 },
                 uniq.join(", "),
-                time(later[0].at_ms),
-                time(later[later.len() - 1].at_ms)
+                vtime(later[0].at_ms),
+                vtime(later[later.len() - 1].at_ms)
             );
         } else {
             s.push_str(" It took that as the end of the session and sent it nothing more.");
@@ -240,7 +241,7 @@ fn beliefs(outcome: &RunOutcome) -> Vec<String> {
             e.at_ms,
             format!(
                 "At {} it raised: {}{}",
-                time(e.at_ms),
+                vtime(e.at_ms),
                 e.error,
                 if e.error.is_typed() {
                     " (a typed resumption error: a guard fired)."
@@ -255,8 +256,8 @@ fn beliefs(outcome: &RunOutcome) -> Vec<String> {
             *at,
             format!(
                 "At {} it re-initialized and got session {}.",
-                time(*at),
-                short(session)
+                vtime(*at),
+                short_id(session)
             ),
         ));
     }
@@ -270,7 +271,7 @@ fn beliefs(outcome: &RunOutcome) -> Vec<String> {
                     c.attempts,
                     c.completed_at_ms.map_or_else(
                         || "; it never completed".to_string(),
-                        |t| format!("; it completed at {}", time(t))
+                        |t| format!("; it completed at {}", vtime(t))
                     )
                 ),
             ));
@@ -329,21 +330,21 @@ fn truths(scenario: &Scenario, outcome: &RunOutcome) -> Vec<String> {
     for s in &ledger.sessions {
         let mut line = format!(
             "Session {} was created at {}",
-            short(&s.wire_id),
-            time(s.created_ms)
+            short_id(&s.wire_id),
+            vtime(s.created_ms)
         );
         for (g, at) in s.generations.iter().enumerate().skip(1) {
             let _ = write!(
                 line,
                 "; a restart at {} made it generation {}, numbered afresh by `id_scheme: {:?}`",
-                time(*at),
+                vtime(*at),
                 g + 1,
                 scenario.server.id_scheme
             );
         }
         match s.died {
             Some((at, cause)) => {
-                let _ = write!(line, "; it died at {} ({}).", time(at), cause_words(cause));
+                let _ = write!(line, "; it died at {} ({}).", vtime(at), cause_words(cause));
             }
             None => line.push_str("; it was alive when the run ended."),
         }
@@ -355,7 +356,7 @@ fn truths(scenario: &Scenario, outcome: &RunOutcome) -> Vec<String> {
             continue;
         };
         let cursor_event = r.cursor_event.map(|e| ledger.event(e));
-        let mut line = format!("At {} the cursor {} ", time(r.at_ms), r.cursor);
+        let mut line = format!("At {} the cursor {} ", vtime(r.at_ms), r.cursor);
         match entry.resolution {
             CursorResolution::Honoured {
                 generation,
@@ -395,8 +396,8 @@ fn truths(scenario: &Scenario, outcome: &RunOutcome) -> Vec<String> {
                         line,
                         " (event {} was produced at {} and left the log at {}, `event_log_ttl` {})",
                         ev.id,
-                        time(ev.at_ms),
-                        time(ev.at_ms + ttl),
+                        vtime(ev.at_ms),
+                        vtime(ev.at_ms + ttl),
                         faultline_model::DurationMs(ttl)
                     );
                 }
@@ -455,7 +456,7 @@ fn loss(v: &Verdict) -> String {
         } => {
             let mut s = format!(
                 "{name}: {count} event(s) of stream #{stream} (session {}, generation {generation}), ids {ids}, were never applied",
-                short(session)
+                short_id(session)
             );
             if !skipped_as_seen.0.is_empty() {
                 let _ = write!(
@@ -489,7 +490,7 @@ fn loss(v: &Verdict) -> String {
             ..
         } => format!(
             "{name}: at {} Last-Event-ID {cursor}, minted in generation {minted_in_generation}, was honoured in generation {honoured_in_generation}; {replayed} event(s) were replayed after it as if contiguous, so the transport called the gap delivered.",
-            time(*resumed_at_ms)
+            vtime(*resumed_at_ms)
         ),
         Evidence::Zombie {
             session,
@@ -503,16 +504,16 @@ fn loss(v: &Verdict) -> String {
             cause,
         } => format!(
             "{name}: session {} answered 200 to the resumption at {} (Last-Event-ID {cursor}, {replayed_events} event(s) replayed), which proved nothing about the session{}; the next session-scoped request, {rejected_method} at {}, got {status}, {} after the replay. The failure surfaced far from its cause.",
-            short(session),
-            time(*replay_at_ms),
+            short_id(session),
+            vtime(*replay_at_ms),
             match (session_died_at_ms, cause) {
                 (Some(at), Some(c)) => format!(
                     "; it died at {} ({c}) without the client noticing",
-                    time(*at)
+                    vtime(*at)
                 ),
                 _ => String::new(),
             },
-            time(*rejected_at_ms),
+            vtime(*rejected_at_ms),
             faultline_model::DurationMs(rejected_at_ms.saturating_sub(*replay_at_ms))
         ),
         Evidence::Requests {
@@ -525,7 +526,7 @@ fn loss(v: &Verdict) -> String {
                 .map(|r| {
                     format!(
                         "{} {} ({}) -> {}",
-                        time(r.at_ms),
+                        vtime(r.at_ms),
                         r.method,
                         r.task,
                         r.status.map_or("-".into(), |s| s.to_string())
@@ -540,8 +541,8 @@ fn loss(v: &Verdict) -> String {
             format!(
                 "{name}: {} still went to session {} {since} at {}: {}.",
                 plural(requests.len(), "request"),
-                short(session),
-                time(*since_ms),
+                short_id(session),
+                vtime(*since_ms),
                 list.join("; ")
             )
         }
@@ -550,7 +551,7 @@ fn loss(v: &Verdict) -> String {
             format!(
                 "{name}: {} of session {} were applied when they should not have been (ids {}{}): {}.",
                 plural(events.len(), "event"),
-                short(session),
+                short_id(session),
                 ids.join(", "),
                 if events.len() > 8 { ", …" } else { "" },
                 events.first().map_or(String::new(), |e| e.detail.clone())

@@ -10,9 +10,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::diagram::{Harm, short, time};
-use crate::fold::EventRun;
-use crate::trace_file::{Fate, Task};
+use faultline_sim::{EventRun, Fate, Task, short_id, vtime};
+
+use crate::diagram::Harm;
 
 /// What the trace told us about one connection's request.
 #[derive(Debug, Clone)]
@@ -60,9 +60,9 @@ impl HarmTracker {
                     Harm::Collision,
                     format!(
                         "carries session {} although the client re-initialized to {} at {}",
-                        short(s),
-                        short(new),
-                        time(*at)
+                        short_id(s),
+                        short_id(new),
+                        vtime(*at)
                     ),
                 ));
             }
@@ -71,8 +71,8 @@ impl HarmTracker {
                     Harm::Retry,
                     format!(
                         "session {} already answered {status} at {}",
-                        short(s),
-                        time(*at)
+                        short_id(s),
+                        vtime(*at)
                     ),
                 )
             })
@@ -104,11 +104,11 @@ impl HarmTracker {
         }
         let first = !self.dead.contains_key(&sent);
         self.dead.entry(sent.clone()).or_insert((at_ms, status));
-        let mut why = format!("session {} is dead on the server", short(&sent));
+        let mut why = format!("session {} is dead on the server", short_id(&sent));
         if first && let Some(at) = self.resumed_ok.get(&sent) {
             why.push_str(&format!(
                 ", although the resumption GET at {} answered 200",
-                time(*at)
+                vtime(*at)
             ));
         }
         Some((Harm::DeadSession, why))
@@ -194,8 +194,8 @@ impl HarmTracker {
                 Harm::AppliedAfterDeath,
                 format!(
                     "applied although session {} died at {}: these events must be quarantined",
-                    short(wire),
-                    time(died)
+                    short_id(wire),
+                    vtime(died)
                 ),
             )
         })

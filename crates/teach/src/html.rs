@@ -5,7 +5,9 @@
 //! each row's `<title>` into a tooltip that follows the pointer (and stays put on click),
 //! and a list of harmful rows at the top jumps straight to the moment of harm.
 
-use crate::diagram::{Diagram, time};
+use faultline_sim::vtime;
+
+use crate::diagram::Diagram;
 use crate::svg::to_svg;
 use crate::xml::escape;
 
@@ -80,7 +82,7 @@ pub fn to_html(diagram: &Diagram) -> String {
         harms.push_str(&format!(
             r##"<a href="#row-{i}" title="{}">{} {}{}</a>"##,
             escape(&row.label),
-            escape(&time(row.at_ms)),
+            escape(&vtime(row.at_ms)),
             escape(h.badge()),
             if *n > 1 {
                 format!(" (and {} more)", n - 1)

@@ -6,9 +6,9 @@
 //! the event-log lane. Every verdict is listed in the legend; each is also pinned to the
 //! row where its harm shows, so the badge and the arrow are read together.
 
-use faultline_sim::{Evidence, Verdict, VerdictKind};
+use faultline_sim::{Evidence, Verdict, VerdictKind, short_id, vtime};
 
-use crate::diagram::{Diagram, Harm, Lane, Row, Shape, Tone, VerdictLine, short, time};
+use crate::diagram::{Diagram, Harm, Lane, Row, Shape, Tone, VerdictLine};
 
 /// Adds the verdicts to the legend and pins each to its row.
 pub fn pin_verdicts(diagram: &mut Diagram, verdicts: &[Verdict]) {
@@ -41,9 +41,9 @@ pub fn pin_verdicts(diagram: &mut Diagram, verdicts: &[Verdict]) {
             row.verdicts.push(v.kind.name().to_string());
             row.detail = format!(
                 "{} onward: the server produced {} event(s) for session {} (generation {generation}, stream #{stream}), ids {never_delivered}, and never put them on a connection the client held\n{}: {}",
-                time(v.at_ms),
+                vtime(v.at_ms),
                 never_delivered.count(),
-                short(session),
+                short_id(session),
                 v.kind.name(),
                 v.summary
             );

@@ -9,9 +9,10 @@
 
 use std::fmt::Write as _;
 
-use crate::diagram::{ArrowKind, Diagram, Harm, Lane, Row, Shape, Tone, time};
-use crate::time_axis::{idle_gap, span_words};
-use crate::trace_file::Task;
+use faultline_sim::{Task, vtime};
+
+use crate::diagram::{ArrowKind, Diagram, Harm, Lane, Row, Shape, Tone};
+use crate::time_axis::{idle_gap, idle_span};
 use crate::xml::{escape, truncate, wrap};
 
 const CHAR_W: f64 = 6.7;
@@ -171,7 +172,7 @@ pub fn to_svg(diagram: &Diagram) -> String {
         .verdicts
         .iter()
         .map(|v| {
-            let head = format!("{} at {}", v.kind, time(v.at_ms));
+            let head = format!("{} at {}", v.kind, vtime(v.at_ms));
             (
                 head,
                 wrap(&v.summary, ((geo.width - 60.0) / CHAR_W) as usize, 4),
@@ -288,7 +289,7 @@ fn key(s: &mut String) {
     }
     let _ = write!(
         s,
-        r##"<text x="{x}" y="{y}" fill="{GREY}">— 25 min —: idle time left out</text>"##
+        r##"<text x="{x}" y="{y}" fill="{GREY}">— 25m —: idle time left out</text>"##
     );
 }
 
@@ -310,7 +311,7 @@ fn lane_heads(s: &mut String, geo: &Geometry, y: f64) {
 
 fn idle_break(s: &mut String, width: f64, top: f64, gap: u64) {
     let mid = top + BREAK_H / 2.0;
-    let words = format!("— {} —", span_words(gap));
+    let words = format!("— {} —", idle_span(gap));
     let _ = write!(
         s,
         r##"<g class="idle" data-idle-ms="{gap}"><rect x="0" y="{}" width="{width}" height="{}" fill="#f2f2f2" fill-opacity="0.92"/><line x1="0" y1="{}" x2="{width}" y2="{}" stroke="#bdbdbd" stroke-dasharray="2 4"/><line x1="0" y1="{}" x2="{width}" y2="{}" stroke="#bdbdbd" stroke-dasharray="2 4"/><text x="{}" y="{}" text-anchor="middle" font-style="italic" fill="#616161">{}</text><text x="{}" y="{}" text-anchor="middle" font-style="italic" fill="#616161">{}</text></g>"##,
@@ -379,7 +380,7 @@ fn row(s: &mut String, geo: &Geometry, index: usize, p: &Placed, last_time: &mut
         let _ = write!(
             s,
             r#"<text class="t" x="8" y="{first_baseline}" fill="{colour}" font-weight="{weight}">{}</text>"#,
-            escape(&time(r.at_ms))
+            escape(&vtime(r.at_ms))
         );
     }
     if r.until_ms > r.at_ms {
@@ -387,7 +388,7 @@ fn row(s: &mut String, geo: &Geometry, index: usize, p: &Placed, last_time: &mut
             s,
             r#"<text x="8" y="{}" fill="{GREY}" font-size="10">…{}</text>"#,
             first_baseline + LINE_H - 1.0,
-            escape(&time(r.until_ms))
+            escape(&vtime(r.until_ms))
         );
     }
     *last_time = Some(r.until_ms.max(r.at_ms));

@@ -2,10 +2,12 @@
 //!
 //! Rows are laid out one after another, not in proportion to time: a 25-minute wait and a
 //! 50-ms gap would otherwise be impossible to show on the same page. Instead, every idle
-//! span longer than [`IDLE_BREAK_MS`] gets a visible break ("— 25 min —") so the reader
+//! span longer than [`IDLE_BREAK_MS`] gets a visible break ("— 25m —") so the reader
 //! never mistakes adjacency for simultaneity. And when even folded rows are too many (a
 //! long, busy run), stretches of unremarkable rows are folded into one marker, keeping
 //! every harmful or notable row and its neighbours.
+
+use faultline_sim::vtime;
 
 use crate::diagram::{Diagram, Row, Shape};
 
@@ -24,18 +26,12 @@ pub fn idle_gap(prev: &Row, next: &Row) -> Option<u64> {
     (gap >= IDLE_BREAK_MS).then_some(gap)
 }
 
-/// "25 min", "1 h 30 min", "45 s", "2 min 5 s": a span as people say it.
-pub fn span_words(ms: u64) -> String {
+/// An idle span, rounded to what a reader needs (whole seconds under ten minutes, whole
+/// minutes above) and spelled like every other duration: "45s", "2m5s", "25m", "1h30m".
+pub fn idle_span(ms: u64) -> String {
     let secs = ms / 1000;
-    let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
-    match (h, m, s) {
-        (0, 0, s) => format!("{s} s"),
-        (0, m, 0) => format!("{m} min"),
-        (0, m, s) if m < 10 => format!("{m} min {s} s"),
-        (0, m, _) => format!("{m} min"),
-        (h, 0, _) => format!("{h} h"),
-        (h, m, _) => format!("{h} h {m} min"),
-    }
+    let rounded = if secs < 600 { secs } else { secs / 60 * 60 };
+    faultline_model::DurationMs::from_secs(rounded).to_string()
 }
 
 /// Folds stretches of unremarkable rows when the diagram has more than `max_rows`.
@@ -100,8 +96,8 @@ fn push_elided(out: &mut Vec<Row>, hidden: &mut Vec<Row>) {
         format!(
             "… {} rows folded ({} … {}){} …",
             hidden.len(),
-            crate::diagram::time(first.at_ms),
-            crate::diagram::time(last.until_ms.max(last.at_ms)),
+            vtime(first.at_ms),
+            vtime(last.until_ms.max(last.at_ms)),
             if harmful > 0 {
                 format!(", {harmful} of them harmful")
             } else {
@@ -121,7 +117,7 @@ fn push_elided(out: &mut Vec<Row>, hidden: &mut Vec<Row>) {
             if r.label.is_empty() {
                 r.detail.lines().nth(1).unwrap_or_default().to_string()
             } else {
-                format!("{} {}", crate::diagram::time(r.at_ms), r.label)
+                format!("{} {}", vtime(r.at_ms), r.label)
             }
         })
         .collect::<Vec<_>>()
@@ -139,10 +135,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn spans_read_like_speech() {
-        assert_eq!(span_words(25 * 60_000), "25 min");
-        assert_eq!(span_words(45_000), "45 s");
-        assert_eq!(span_words(90 * 60_000), "1 h 30 min");
-        assert_eq!(span_words(125_000), "2 min 5 s");
+    fn idle_spans_are_rounded_and_spelled_like_durations() {
+        assert_eq!(idle_span(25 * 60_000 + 3_120), "25m");
+        assert_eq!(idle_span(45_300), "45s");
+        assert_eq!(idle_span(90 * 60_000 + 59_000), "1h30m");
+        assert_eq!(idle_span(125_000), "2m5s");
     }
 }

@@ -5,10 +5,8 @@
 
 use std::path::PathBuf;
 
-use faultline_sim::{ClientModel, IdRanges, RunOutcome, Scenario};
-use faultline_teach::{
-    Format, MAX_ROWS, TraceError, diagram_of_trace, parse_trace, pin_verdicts, render,
-};
+use faultline_sim::{ClientModel, IdRanges, RunOutcome, Scenario, TraceError};
+use faultline_teach::{Format, MAX_ROWS, diagram_of_trace, pin_verdicts, read_trace, render};
 
 fn scenario(name: &str) -> Scenario {
     let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "scenarios", name]
@@ -235,7 +233,7 @@ fn cascade_marks_the_404_at_33m_and_the_stale_task_request() {
     );
     assert!(rows.len() < 80, "{} rows", rows.len());
     // Idle spans are marked, e.g. the 25 minutes between the replay and the session's death.
-    assert!(svg.contains("— 25 min —"));
+    assert!(svg.contains("— 25m —"));
 }
 
 #[test]
@@ -381,16 +379,129 @@ fn a_malformed_line_is_reported_by_number() {
     let (_, text) = run("behavior_a.ron", ClientModel::Naive);
     let mut lines: Vec<&str> = text.lines().collect();
     lines[6] = r#"{"at_ms": 5, "what": "teleport"}"#;
-    let err: TraceError = parse_trace(&lines.join("\n")).unwrap_err();
+    let err: TraceError = read_trace(&lines.join("\n")).unwrap_err();
     assert_eq!(err.line, 7);
     assert!(err.to_string().starts_with("line 7: "), "{err}");
-    assert_eq!(parse_trace("").unwrap_err().line, 0);
-    assert_eq!(parse_trace("not json").unwrap_err().line, 1);
+    assert_eq!(read_trace("").unwrap_err().line, 0);
+    assert_eq!(read_trace("not json").unwrap_err().line, 1);
     let backwards = format!(
         "{}\n{}",
         r#"{"at_ms":5,"what":"fault","fault":"a"}"#, r#"{"at_ms":4,"what":"fault","fault":"b"}"#
     );
-    assert_eq!(parse_trace(&backwards).unwrap_err().line, 2);
+    assert_eq!(read_trace(&backwards).unwrap_err().line, 2);
     // Ranges used above agree with the oracle's spelling.
     assert_eq!(IdRanges::from_sorted([1, 2, 3, 5]).to_string(), "1..=3, 5");
+}
+
+/// The event runs of a diagram: (conn, ids, count) of every event arrow, in order.
+fn diagram_runs(outcome: &RunOutcome) -> Vec<(u64, String, u32)> {
+    let d = diagram_of_trace(&outcome.trace_jsonl(), "runs").unwrap();
+    d.rows
+        .iter()
+        .filter_map(|r| match r.shape {
+            faultline_teach::Shape::Arrow {
+                kind: faultline_teach::ArrowKind::Event,
+                count,
+                ..
+            } => {
+                let data = |k: &str| r.data.iter().find(|(n, _)| *n == k).unwrap().1.clone();
+                Some((data("conn").parse().unwrap(), data("ids"), count))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The event runs of the text report: (conn, ids, count) of every `=> conn` line, in order.
+fn report_runs(outcome: &RunOutcome, scenario: &Scenario) -> Vec<(u64, String, u32)> {
+    let check = faultline_sim::check_expectation(scenario, outcome);
+    let text = faultline_sim::text_report(outcome, &check, "");
+    text.lines()
+        .filter_map(|l| l.split_once("=> conn ").map(|(_, rest)| rest))
+        .map(|rest| {
+            // "3: ids 1..=3, 9 notification x4, stream #0 ..." or "4: id 7 progress, ..."
+            let (conn, rest) = rest.split_once(": ").unwrap();
+            let rest = rest
+                .strip_prefix("ids ")
+                .or_else(|| rest.strip_prefix("id "))
+                .or_else(|| rest.strip_prefix("no id"))
+                .unwrap();
+            let ids: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || ".=, ".contains(*c))
+                .collect();
+            let what = rest.split(", stream #").next().unwrap();
+            let count = what
+                .rsplit_once(" x")
+                .and_then(|(_, n)| n.split(' ').next()?.parse().ok())
+                .unwrap_or(1);
+            (
+                conn.parse().unwrap(),
+                ids.trim_end_matches([',', ' ']).to_string(),
+                count,
+            )
+        })
+        .collect()
+}
+
+/// One folding (`faultline_sim::fold_trace`) for both: every run of alike events is one
+/// report line exactly when it is one diagram band, with the same ids and count. The
+/// two-stream run is the case the report used to fold differently (it only merged
+/// consecutive events, so interleaved streams alternated line by line).
+#[test]
+fn the_report_and_the_diagram_fold_the_same_runs() {
+    let two_streams = Scenario::parse(
+        r#"Scenario(
+            name: "two_streams",
+            summary: "progress and notifications interleaved",
+            seed: 5,
+            server: ( event_log_ttl: Some("30s"), id_scheme: PerStream, unknown_cursor: FreshStream ),
+            client: ( model: Naive, standalone_stream: true ),
+            workload: [
+                CallTool(at: "0s", tool: LongJob(steps: 300, interval: "500ms")),
+                Notify(from: "250ms", every: "500ms", count: 300),
+            ],
+            faults: [ Drop(when: At("1m"), mode: Reset, away: Some("40s")) ],
+        )"#,
+        "two_streams.ron",
+    )
+    .unwrap();
+    let mut cases = vec![two_streams];
+    for name in ["behavior_a.ron", "behavior_b.ron", "replay_404_cascade.ron"] {
+        cases.push(scenario(name));
+    }
+    for s in &cases {
+        for client in [ClientModel::Naive, ClientModel::Guarded] {
+            let outcome = faultline_sim::run(s, s.seed, client);
+            let report = report_runs(&outcome, s);
+            let diagram = diagram_runs(&outcome);
+            assert!(!report.is_empty(), "{} {client:?}", s.name);
+            assert_eq!(report, diagram, "{} {client:?}", s.name);
+        }
+    }
+    // The interleaved streams are one run each between two other entries, not hundreds.
+    let outcome = faultline_sim::run(&cases[0], 5, ClientModel::Naive);
+    assert!(report_runs(&outcome, &cases[0]).len() < 20);
+}
+
+/// A trace file as `faultline run --trace` writes it (header first) draws the same picture
+/// as its entries alone, and a line going back in time is named by its number in the file.
+#[test]
+fn a_trace_file_with_its_header_draws_the_same_picture() {
+    let (outcome, entries) = run("behavior_b.ron", ClientModel::Naive);
+    let file = outcome.trace_file(Some("scenarios/behavior_b.ron"));
+    assert!(file.starts_with(r#"{"header":{"scenario":"behavior_b","#));
+    let trace = read_trace(&file).unwrap();
+    assert_eq!(trace.header.unwrap().seed, outcome.seed);
+    assert_eq!(
+        diagram_of_trace(&file, "t").unwrap(),
+        diagram_of_trace(&entries, "t").unwrap()
+    );
+    let header = file.lines().next().unwrap();
+    let backwards = format!(
+        "{header}\n{}\n{}",
+        r#"{"at_ms":5,"what":"fault","fault":"a"}"#, r#"{"at_ms":4,"what":"fault","fault":"b"}"#
+    );
+    assert_eq!(read_trace(&backwards).unwrap_err().line, 3);
+    assert_eq!(read_trace(header).unwrap_err().line, 0, "a header alone");
 }

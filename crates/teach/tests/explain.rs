@@ -4,12 +4,8 @@
 
 use std::path::PathBuf;
 
-use faultline_sim::{ClientModel, Evidence, RunOutcome, Scenario, VerdictKind};
+use faultline_sim::{ClientModel, Evidence, RunOutcome, Scenario, VerdictKind, vtime};
 use faultline_teach::{explain, guard_for_verdict};
-
-fn time(ms: u64) -> String {
-    format!("T+{}", faultline_model::DurationMs(ms))
-}
 
 fn scenarios() -> Vec<(String, Scenario)> {
     let root: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", ".."].iter().collect();
@@ -85,9 +81,9 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
                 ..
             } => {
                 assert!(text.contains(&format!("got {status}")), "{ctx}");
-                assert!(text.contains(&time(*rejected_at_ms)), "{ctx}");
+                assert!(text.contains(&vtime(*rejected_at_ms)), "{ctx}");
                 if let Some(died) = session_died_at_ms {
-                    assert!(text.contains(&format!("died at {}", time(*died))), "{ctx}");
+                    assert!(text.contains(&format!("died at {}", vtime(*died))), "{ctx}");
                 }
                 if !scenario.server.get_validates_session {
                     assert!(text.contains("get_validates_session: false"), "{ctx}");
@@ -95,7 +91,7 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
             }
             Evidence::Requests { requests, .. } => {
                 for r in requests {
-                    assert!(text.contains(&time(r.at_ms)), "{ctx}");
+                    assert!(text.contains(&vtime(r.at_ms)), "{ctx}");
                 }
             }
             Evidence::Applied { events, .. } => {
@@ -112,7 +108,7 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
     // What was really true: every session's death, from the ledger.
     for s in &outcome.result.ledger.sessions {
         if let Some((at, _)) = s.died {
-            assert!(text.contains(&format!("died at {}", time(at))), "{ctx}");
+            assert!(text.contains(&format!("died at {}", vtime(at))), "{ctx}");
         }
     }
     // The trap names the knobs that are not the well-behaved default.
