@@ -19,6 +19,11 @@
 //! Then the clock jumps straight to `t` and the work due at `t` runs, exactly as it would
 //! have on a wall clock that happened to reach `t` at that moment.
 //!
+//! One more rule makes a real client's reconnect deterministic: after a scenario fault
+//! that cuts the client off or sends it `away`, the clock does not pass the point where
+//! the client comes back before its next request arrives, and a request that arrives early
+//! waits for that point (`client_hold`).
+//!
 //! ## Why a client cannot observe the jump
 //!
 //! A client learns the server's time only from what the server sends it. A jump happens
@@ -55,6 +60,11 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
             AutoStep::Jump(due) => {
                 quiet = None;
                 app.with_state(|s| s.jump_to(due));
+                continue;
+            }
+            AutoStep::Release(until) => {
+                quiet = None;
+                app.with_state(|s| s.release_held(until));
                 continue;
             }
             AutoStep::Quiet(due) => {

@@ -22,6 +22,7 @@ use faultline_scenario::{Emitted, Engine, FiredFault, arm};
 use tokio::sync::mpsc;
 
 use crate::Config;
+use crate::client_hold::ClientHold;
 use crate::clock::VirtualClock;
 use crate::plan_notes::plan_notes;
 
@@ -65,6 +66,8 @@ pub(crate) struct State {
     /// Everything the engine emitted, in order, for an embedding driver that must see the
     /// exact sequence (`run --live`); `None` unless asked for (it grows without bound).
     pub journal: Option<VecDeque<Emitted>>,
+    /// Where an auto clock waits for the client (see `client_hold`).
+    hold: ClientHold,
     /// The virtual time the ticker is sleeping towards (`None`: until woken).
     pub ticker_due: Option<u64>,
     /// Set once shutdown began: new SSE streams end at once.
@@ -82,6 +85,9 @@ const FIRED_KEPT: usize = 10_000;
 pub(crate) enum AutoStep {
     /// A client waits on the server and everything is sent: jump to this time now.
     Jump(u64),
+    /// A request is held for the clock to reach this time, and nothing is due before it:
+    /// jump there and let the request go on.
+    Release(u64),
     /// Everything is sent and nobody waits: jump to this time after a quiet grace.
     Quiet(u64),
     /// Frames are still on their way out.
@@ -115,6 +121,7 @@ impl State {
             conns: BTreeMap::new(),
             next_conn: 1,
             fired: VecDeque::new(),
+            hold: ClientHold::default(),
             ticker_due: None,
             closing: false,
         };
@@ -160,6 +167,7 @@ impl State {
         let (engine, _) = Self::build(&self.config);
         self.engine = engine;
         self.fired.clear();
+        self.hold.clear();
         if let Some(journal) = &mut self.journal {
             journal.clear();
         }
@@ -192,7 +200,30 @@ impl State {
 
     /// What an auto-advancing clock may do now (see `auto_advance`).
     pub fn auto_step(&self) -> AutoStep {
-        let Some(due) = self.next_due() else {
+        let due = self.next_due();
+        let unsent = self
+            .conns
+            .values()
+            .any(|sink| sink.queued.load(Ordering::Acquire) > 0);
+        match self.hold.until() {
+            // Never past the point the client must come back at (see `client_hold`).
+            Some(until) if due.is_none_or(|d| d > until) => {
+                return if self.hold.has_held() && !unsent {
+                    AutoStep::Release(until)
+                } else {
+                    AutoStep::Nothing
+                };
+            }
+            Some(_) if self.hold.has_held() => {
+                // Someone waits for the clock: run what is due before the point at once.
+                return match (unsent, due) {
+                    (false, Some(d)) => AutoStep::Jump(d),
+                    _ => AutoStep::Busy,
+                };
+            }
+            _ => {}
+        }
+        let Some(due) = due else {
             return AutoStep::Nothing;
         };
         let unsent = self
@@ -212,6 +243,26 @@ impl State {
         } else {
             AutoStep::Quiet(due)
         }
+    }
+
+    /// A request arrived: `Some(receiver)` when it must wait for the clock first.
+    pub fn admit(&mut self) -> Option<tokio::sync::oneshot::Receiver<()>> {
+        if self.config.auto_grace.is_none() {
+            return None;
+        }
+        let now = self.clock.now_ms();
+        self.hold.admit(now)
+    }
+
+    /// The clock reached the hold point: the held requests go on, one by one.
+    pub fn release_held(&mut self, until: u64) {
+        self.jump_to(until);
+        self.hold.release();
+    }
+
+    /// A request was handled: the next held one, if any, may go on.
+    pub fn next_held(&mut self) {
+        self.hold.next();
     }
 
     /// The time scale as the control API reports it: a number, or `"auto"`.
@@ -344,6 +395,11 @@ impl State {
             match item {
                 Emitted::Fired(fired) => {
                     tracing::info!(at_ms = fired.at_ms, fault = %fired.note, "fault fired");
+                    let cuts_client_off = !fired.conns.is_empty() || fired.away_ms.is_some();
+                    if self.config.auto_grace.is_some() && fired.fault.is_some() && cuts_client_off
+                    {
+                        self.hold.client_cut_off(fired.at_ms, fired.away_ms);
+                    }
                     if self.fired.len() >= FIRED_KEPT {
                         self.fired.pop_front();
                     }

@@ -38,7 +38,7 @@ pub(crate) async fn mcp(
         Err(rejection) => return body_rejected(&rejection),
     };
     let request = to_model_request(&method, &headers, body);
-    let (conn, mut source) = app.handle(request);
+    let (conn, mut source) = app.handle(request).await;
     let response = match source.rx.try_recv() {
         Ok(Frame::Respond(response)) => response,
         other => {

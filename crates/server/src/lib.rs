@@ -17,6 +17,7 @@
 //! the connection mid-body so the client sees an error, never a clean end.
 
 mod auto_advance;
+mod client_hold;
 mod clock;
 mod control;
 mod core;
@@ -211,9 +212,21 @@ impl App {
         r
     }
 
-    fn handle(&self, request: HttpRequest) -> (ConnId, Source) {
+    /// Hands a request to the engine, after the clock reached the point where the request
+    /// may be handled (an auto clock holding for a returning client; see `client_hold`).
+    async fn handle(&self, request: HttpRequest) -> (ConnId, Source) {
         self.note_activity();
-        self.with_state(|s| s.handle(request))
+        let held = self.lock().admit();
+        if let Some(go_on) = held {
+            self.inner.wake.notify_one();
+            let _ = go_on.await;
+        }
+        let handled = self.with_state(|s| {
+            let handled = s.handle(request);
+            s.next_held();
+            handled
+        });
+        handled
     }
 
     fn client_gone(&self, conn: ConnId) {

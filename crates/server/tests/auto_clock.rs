@@ -80,3 +80,65 @@ async fn with_nobody_waiting_time_still_reaches_what_is_due() {
     assert_eq!(died["sessions"][0]["died"]["at_ms"], 3_600_000);
     server.shutdown().await.expect("shutdown");
 }
+
+#[tokio::test]
+async fn a_client_cut_off_comes_back_exactly_when_the_scenario_says_however_fast_it_reconnects() {
+    // The call's stream is cut after its third event and the client is away for five
+    // minutes. This client reconnects at once, in wall time; on the auto clock its
+    // resumption is still handled exactly five virtual minutes after the cut, as in the
+    // simulator, so the ledger does not depend on how fast the client or machine is.
+    let scenario = faultline_scenario::Scenario::parse(
+        r#"Scenario(name: "cut", summary: "cut mid-call, away 5m",
+            workload: [CallTool(at: "0s", tool: LongJob(steps: 10, interval: "1m"))],
+            faults: [Drop(when: AfterEvent(n: 3, on: Call(0)), mode: Close, stream: Call(0), away: Some("5m"))])"#,
+        "cut.ron",
+    )
+    .expect("valid scenario");
+    let config = Config::from_scenario(scenario)
+        .with_control(true)
+        .with_auto_time(Duration::from_millis(30));
+    let server = start(config).await;
+    let addr = server.addr;
+    let session = initialize(addr, "2025-11-25").await;
+    let response = Req::post(Some(&session), &long_job(2, 10, 60_000))
+        .send(addr)
+        .await;
+    let mut first = SseReader::new(response);
+    let (before, end) = tokio::time::timeout(PATIENCE, first.rest())
+        .await
+        .expect("cut");
+    assert_eq!(end, SseEnd::Closed);
+    let cursor = before
+        .last()
+        .and_then(|e| e.id)
+        .expect("an id before the cut");
+    let response = Req::get(&session, Some(&cursor.to_string()))
+        .send(addr)
+        .await;
+    let mut resumed = SseReader::new(response);
+    let (after, _) = tokio::time::timeout(PATIENCE, resumed.rest())
+        .await
+        .expect("the resumed stream ends with the result");
+    let progress = |events: &[SseEvent]| -> Vec<u64> {
+        events
+            .iter()
+            .filter(|e| !e.is_priming())
+            .map(|e| e.json())
+            .filter(|m| m["method"] == "notifications/progress")
+            .map(|m| m["params"]["progress"].as_u64().expect("progress"))
+            .collect()
+    };
+    let mut all = progress(&before);
+    all.extend(progress(&after));
+    assert_eq!(all, (1..=10).collect::<Vec<_>>());
+    let ledger = control(addr, "GET", "/_chaos/ledger", serde_json::Value::Null).await;
+    let cut_at = ledger["faults_fired"][0]["at_ms"]
+        .as_u64()
+        .expect("the fault fired");
+    let resumed_at = ledger["resumptions"][0]["at_ms"]
+        .as_u64()
+        .expect("a resumption");
+    assert!(cut_at >= 60_000, "{}", ledger["faults_fired"]);
+    assert_eq!(resumed_at, cut_at + 5 * 60_000, "{}", ledger["resumptions"]);
+    server.shutdown().await.expect("shutdown");
+}
