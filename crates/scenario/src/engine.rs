@@ -154,6 +154,13 @@ impl Engine {
         self.queue.insert((at_ms, self.seq), action);
     }
 
+    /// True while scripted notifications are still to come.
+    pub fn notifications_pending(&self) -> bool {
+        self.queue
+            .values()
+            .any(|a| matches!(a, Scripted::Notify { .. }))
+    }
+
     /// The next virtual time at which the engine has work of its own.
     pub fn next_due(&self) -> Option<u64> {
         let script = self.queue.first_key_value().map(|(&(t, _), _)| t);

@@ -10,11 +10,15 @@
 //! 2. no request is being handled (the engine is behind one lock: a request in the middle
 //!    of being handled holds it);
 //! 3. nothing is unsent: every frame the server produced has been handed to the socket;
-//! 4. either a client is waiting on the server (a POST's SSE stream is open: that client
-//!    has asked and awaits the answer, and the answer's next part is what is due), or, with
-//!    no such stream open, nothing at all has happened on the wire for the grace period
-//!    (`--auto-grace-ms`, default [`DEFAULT_GRACE`]): a client between two requests is
-//!    given that long to send its next one before time moves.
+//! 4. either a client is waiting on the server — a POST's SSE stream is open (that client
+//!    has asked and awaits the answer), or a standalone GET stream is open while scripted
+//!    notifications are still to come, or a request is held for the client's return
+//!    (below) — or no TCP connection is open at all and nothing has happened on the wire
+//!    for the grace period (`--auto-grace-ms`, default [`DEFAULT_GRACE`]).
+//!
+//! A client that is connected (an idle keep-alive connection counts) but waits on nothing
+//! is between two requests: time stands still for it, so background work (a session's
+//! idle TTL, say) cannot overtake its next request however slowly it sends it.
 //!
 //! Then the clock jumps straight to `t` and the work due at `t` runs, exactly as it would
 //! have on a wall clock that happened to reach `t` at that moment.
@@ -54,7 +58,7 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
         let step = {
             let mut state = app.lock();
             state.sync();
-            state.auto_step()
+            state.auto_step(app.open_tcp())
         };
         match step {
             AutoStep::Jump(due) => {
@@ -79,7 +83,7 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
                         if app.activity() == activity {
                             quiet = None;
                             app.with_state(|s| {
-                                if s.auto_step() == AutoStep::Quiet(due) {
+                                if s.auto_step(app.open_tcp()) == AutoStep::Quiet(due) {
                                     s.jump_to(due);
                                 }
                             });
@@ -90,7 +94,11 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
                 }
             }
             AutoStep::Busy | AutoStep::Nothing => {
-                quiet = None;
+                // A quiet period survives a connection that comes and goes without a
+                // request (a control call); only client activity restarts it.
+                if step == AutoStep::Busy {
+                    quiet = None;
+                }
                 tokio::select! {
                     _ = app.inner.wake.notified() => {}
                     _ = stop.changed() => return,

@@ -9,8 +9,6 @@
 //! | `GET /_chaos/clock` | the virtual time and the time scale |
 //! | `GET /_chaos/ledger` | the ground truth as JSON (see [`ledger_view`]) |
 
-use std::net::SocketAddr;
-
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{Method, StatusCode};
@@ -21,6 +19,7 @@ use serde_json::{Value, json};
 
 use crate::App;
 use crate::core::State as Driver;
+use crate::counted_listener::PeerAddr;
 use crate::http::json_response;
 
 fn error(status: StatusCode, message: &str) -> Response {
@@ -30,7 +29,7 @@ fn error(status: StatusCode, message: &str) -> Response {
 /// `ANY /_chaos/{*path}`.
 pub(crate) async fn chaos(
     State(app): State<App>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
     Path(path): Path<String>,
     method: Method,
     body: Result<Bytes, BytesRejection>,

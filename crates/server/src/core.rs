@@ -88,11 +88,11 @@ pub(crate) enum AutoStep {
     /// A request is held for the clock to reach this time, and nothing is due before it:
     /// jump there and let the request go on.
     Release(u64),
-    /// Everything is sent and nobody waits: jump to this time after a quiet grace.
+    /// Everything is sent and nobody is even connected: jump to this time after a grace.
     Quiet(u64),
     /// Frames are still on their way out.
     Busy,
-    /// Nothing is due.
+    /// Nothing is due, or nothing may move time now.
     Nothing,
 }
 
@@ -199,7 +199,7 @@ impl State {
     }
 
     /// What an auto-advancing clock may do now (see `auto_advance`).
-    pub fn auto_step(&self) -> AutoStep {
+    pub fn auto_step(&self, open_tcp: usize) -> AutoStep {
         let due = self.next_due();
         let unsent = self
             .conns
@@ -233,23 +233,29 @@ impl State {
         if unsent {
             return AutoStep::Busy;
         }
+        let notifications_to_come = self.engine.notifications_pending();
         let awaited = self.conns.keys().any(|&conn| {
-            self.server()
-                .stream_of(conn)
-                .is_some_and(|s| self.server().ledger().stream(s).kind == StreamKind::Request)
+            self.server().stream_of(conn).is_some_and(|s| {
+                match self.server().ledger().stream(s).kind {
+                    StreamKind::Request => true,
+                    StreamKind::Standalone => notifications_to_come,
+                }
+            })
         });
         if awaited {
             AutoStep::Jump(due)
-        } else {
+        } else if open_tcp == 0 {
             AutoStep::Quiet(due)
+        } else {
+            // Connected, waiting on nothing: between two requests.
+            AutoStep::Nothing
         }
     }
 
     /// A request arrived: `Some(receiver)` when it must wait for the clock first.
     pub fn admit(&mut self) -> Option<tokio::sync::oneshot::Receiver<()>> {
-        if self.config.auto_grace.is_none() {
-            return None;
-        }
+        // Only an auto clock holds requests.
+        self.config.auto_grace?;
         let now = self.clock.now_ms();
         self.hold.admit(now)
     }

@@ -21,20 +21,20 @@ mod client_hold;
 mod clock;
 mod control;
 mod core;
+mod counted_listener;
 mod http;
 mod plan_notes;
 
 use std::hash::{BuildHasher, RandomState};
 use std::io;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::any;
-use axum::serve::ListenerExt;
 use faultline_model::{
     ConnId, HttpRequest, IdScheme, PositiveDurationMs, ServerKnobs, UnknownCursor,
 };
@@ -152,6 +152,8 @@ struct Inner {
     wake: Notify,
     /// Counts requests, departures and drained queues (auto-advancing clock only).
     activity: AtomicU64,
+    /// Open TCP connections (an idle keep-alive connection is a client about to speak).
+    open_tcp: Arc<AtomicUsize>,
     auto: bool,
     /// Signalled whenever a response stops being served (see [`App::changed`]).
     changed: Notify,
@@ -183,6 +185,7 @@ impl App {
                 state: Mutex::new(state),
                 wake: Notify::new(),
                 activity: AtomicU64::new(0),
+                open_tcp: Arc::new(AtomicUsize::new(0)),
                 auto,
                 changed: Notify::new(),
                 control,
@@ -221,12 +224,11 @@ impl App {
             self.inner.wake.notify_one();
             let _ = go_on.await;
         }
-        let handled = self.with_state(|s| {
+        self.with_state(|s| {
             let handled = s.handle(request);
             s.next_held();
             handled
-        });
-        handled
+        })
     }
 
     fn client_gone(&self, conn: ConnId) {
@@ -245,6 +247,10 @@ impl App {
 
     fn activity(&self) -> u64 {
         self.inner.activity.load(AtomicOrdering::Acquire)
+    }
+
+    fn open_tcp(&self) -> usize {
+        self.inner.open_tcp.load(AtomicOrdering::Acquire)
     }
 
     /// Ends every open SSE stream cleanly (shutdown).
@@ -390,11 +396,13 @@ pub async fn start(config: Config, addr: SocketAddr) -> io::Result<Running> {
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
     // Nagle + delayed ACK would hold every small SSE frame back ~40 ms.
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!("TCP_NODELAY: {e}");
-        }
-    });
+    let wake = app.clone();
+    let listener = counted_listener::CountedListener {
+        inner: listener,
+        open: app.inner.open_tcp.clone(),
+        // Not activity: a control call's connection must not restart a quiet period.
+        on_change: Arc::new(move || wake.inner.wake.notify_one()),
+    };
     let (stop, stopped) = watch::channel(false);
     match app.lock().config().auto_grace {
         Some(grace) => tokio::spawn(auto_advance::auto_ticker(
@@ -404,7 +412,8 @@ pub async fn start(config: Config, addr: SocketAddr) -> io::Result<Running> {
         )),
         None => tokio::spawn(ticker(app.clone(), stopped.clone())),
     };
-    let service = router(app.clone()).into_make_service_with_connect_info::<SocketAddr>();
+    let service =
+        router(app.clone()).into_make_service_with_connect_info::<counted_listener::PeerAddr>();
     let closing = app.clone();
     let mut signal = stopped;
     let shutdown = async move {
