@@ -55,11 +55,23 @@ def error_kind(call: dict[str, Any]) -> str | None:
 
 
 def events(ledger: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every event produced, in production order, with its stream and session (wire id)."""
+    wire_id = {s["key"]: s["wire_id"] for s in ledger["sessions"]}
     out = []
     for s in ledger["streams"]:
         for e in s["events"]:
-            out.append({**e, "stream": s["stream"], "kind": s["kind"]})
+            out.append({**e, "stream": s["stream"], "kind": s["kind"], "session": wire_id.get(s["session"])})
     return sorted(out, key=lambda e: e["event"])
+
+
+# A notification's `seq` counts that session's notifications from 0, so two sessions reuse
+# the same seqs: a notification is named by (session, seq), on both sides.
+def note_key(event: dict[str, Any]) -> tuple[str | None, int]:
+    return (event["session"], event["payload"]["seq"])
+
+
+def notes_got(rec: dict[str, Any]) -> list[tuple[str | None, int]]:
+    return [(n["session"], n["seq"]) for n in rec["notifications"] if n.get("seq") is not None]
 
 
 def observe(scenario: str, rec: dict[str, Any], ledger: dict[str, Any]) -> dict[str, Any]:
@@ -113,16 +125,16 @@ def observe(scenario: str, rec: dict[str, Any], ledger: dict[str, Any]) -> dict[
 
     elif scenario == "behavior_b":
         notes = [e for e in evs if e["payload"]["type"] == "notification"]
-        by_seq = {e["payload"]["seq"]: e for e in notes}
-        got = [s for s in rec["notifications"] if s is not None]
+        by_key = {note_key(e): e for e in notes}
+        got = notes_got(rec)
         got_set = set(got)
         for gen in (1, 2):
             produced = [e for e in notes if e["generation"] == gen]
-            lost = [e["id"] for e in produced if e["payload"]["seq"] not in got_set]
+            lost = [e["id"] for e in produced if note_key(e) not in got_set]
             obs[f"gen{gen}_produced"] = len(produced)
             obs[f"gen{gen}_lost_ids"] = ranges(lost)
         obs["notifications_duplicates"] = len(got) - len(got_set)
-        obs["unknown_notifications"] = sum(1 for s in got if s not in by_seq)
+        obs["unknown_notifications"] = sum(1 for k in got if k not in by_key)
         restart_gen = 2
         obs["cursor_reuse"] = any(
             r["resolution"]["resolution"] == "honoured" and r["resolution"].get("generation") == restart_gen
@@ -133,9 +145,9 @@ def observe(scenario: str, rec: dict[str, Any], ledger: dict[str, Any]) -> dict[
 
     elif scenario == "replay_404_cascade":
         notes = [e for e in evs if e["payload"]["type"] == "notification"]
-        got = set(s for s in rec["notifications"] if s is not None)
+        got = set(notes_got(rec))
         obs["notifications_produced"] = len(notes)
-        obs["notifications_lost"] = len([e for e in notes if e["payload"]["seq"] not in got])
+        obs["notifications_lost"] = len([e for e in notes if note_key(e) not in got])
         obs["replay_status"] = None
         session = ledger["sessions"][0]
         died = session.get("died") or {}

@@ -87,6 +87,9 @@ async def on_response(response) -> None:  # type: ignore[no-untyped-def]
     index = response.request.extensions.get("faultline_entry")
     if index is not None:
         record["wire"][index]["status"] = response.status_code
+    # The session the transport uses from now on (the SDK reads the same header).
+    if response.headers.get("mcp-session-id"):
+        record["session"] = response.headers["mcp-session-id"]
 
 
 # ---- control API ------------------------------------------------------------------------
@@ -238,7 +241,8 @@ async def _main(name: str, url: str) -> None:
 
     async def on_log(params) -> None:  # type: ignore[no-untyped-def]
         data = params.data if isinstance(params.data, dict) else {}
-        record["notifications"].append(data.get("seq"))
+        # seq counts per session, so the session it came on is part of its name.
+        record["notifications"].append({"session": record.get("session"), "seq": data.get("seq")})
 
     async def on_message(message) -> None:  # type: ignore[no-untyped-def]
         if isinstance(message, Exception):

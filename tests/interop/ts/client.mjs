@@ -33,7 +33,7 @@ const record = {
   sdk: `@modelcontextprotocol/sdk ${sdkVersion}`,
   scenario,
   progress: [], // progress values the app's onprogress got, in order
-  notifications: [], // data.seq of notifications/message the app got, in order
+  notifications: [], // {session, seq} of each notifications/message the app got, in order
   calls: [], // {tool, outcome: result|error|hung, text, error}
   transport_errors: [], // transport.onerror messages
   wire: [], // {t_ms, method, last_event_id, session, status, sse_ids}
@@ -161,7 +161,8 @@ let transport;
 async function connect() {
   client = new Client({ name: 'faultline-interop-ts', version: '0.1.0' });
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-    record.notifications.push(n.params?.data?.seq ?? null);
+    // seq counts per session, so the session it came on is part of its name.
+    record.notifications.push({ session: transport?.sessionId ?? null, seq: n.params?.data?.seq ?? null });
   });
   transport = new StreamableHTTPClientTransport(base, { fetch: recordingFetch });
   await client.connect(transport);
