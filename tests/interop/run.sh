@@ -53,7 +53,10 @@ VPY="$HERE/.venv/bin/python"
 # ---- build ------------------------------------------------------------------------------
 log "cargo build --release"
 (cd "$ROOT" && cargo build --release --quiet)
-FAULTLINE="$ROOT/target/release/faultline"
+# Where cargo put it: CARGO_TARGET_DIR when set (relative to the root, where cargo ran).
+TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
+FAULTLINE="$TARGET_DIR/release/faultline"
 
 OUT="$(mktemp -d)"
 SERVER_PID=""
