@@ -222,6 +222,11 @@ async def scenario_body(name: str, session: ClientSession, tg) -> None:  # type:
         for i in range(3):
             await start("echo", {"text": f"are we there yet ({i + 1})"}).settle(6)
         await anyio.sleep(1.5)
+    elif name == "auto_long_job":
+        job = start("long_job", {"steps": 81, "interval_ms": 60_000}, progress=True)
+        await job.settle(60)
+        record["wall_ms"] = now_ms() - record["connect_started_ms"]
+        record["clock_after"] = await anyio.to_thread.run_sync(chaos, "clock")
     else:
         raise SystemExit(f"unknown scenario {name}")
 
@@ -248,6 +253,7 @@ async def _main(name: str, url: str) -> None:
         if isinstance(message, Exception):
             record["transport_errors"].append(f"{type(message).__name__}: {message}")
 
+    record["connect_started_ms"] = now_ms()
     http = create_mcp_http_client()
     http.event_hooks["request"].append(on_request)
     http.event_hooks["response"].append(on_response)
