@@ -9,6 +9,8 @@ what it was told, what went to the server afterwards), compares the ones listed 
 expectations.json, prints a table, and exits 1 if
 
   * a fault-free baseline is not clean (every progress event and every result arrived), or
+  * auto_long_job (`serve --time-scale auto`) misses a progress value 1..81 or the result,
+    virtual time did not pass 81 minutes, or the client took 20 s of wall time or more, or
   * an observation differs from the recorded expectation (the SDK's behaviour changed:
     look, then update expectations.json and RESULTS.md on purpose).
 
@@ -27,7 +29,16 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 CLIENTS = ["typescript", "python"]
-SCENARIOS = ["baseline", "behavior_a", "behavior_b", "replay_404_cascade"]
+SCENARIOS = ["baseline", "behavior_a", "behavior_b", "replay_404_cascade", "auto_long_job"]
+
+# auto_long_job: long_job {"steps": 81, "interval_ms": 60000} on `serve --time-scale auto`.
+AUTO_STEPS = 81
+AUTO_VIRTUAL_MS = AUTO_STEPS * 60_000
+# The issue's acceptance criterion: on the auto clock a client gets its 81-minute job done
+# in under 20 s of wall time. A generous bound on a property of the product (the clock
+# jumps whenever the client waits on the call's stream; a healthy run takes well under a
+# second), not a synchronisation: nothing waits for this long to make something happen.
+AUTO_WALL_LIMIT_MS = 20_000
 
 
 def ranges(values: list[int]) -> str:
@@ -55,11 +66,23 @@ def error_kind(call: dict[str, Any]) -> str | None:
 
 
 def events(ledger: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every event produced, in production order, with its stream and session (wire id)."""
+    wire_id = {s["key"]: s["wire_id"] for s in ledger["sessions"]}
     out = []
     for s in ledger["streams"]:
         for e in s["events"]:
-            out.append({**e, "stream": s["stream"], "kind": s["kind"]})
+            out.append({**e, "stream": s["stream"], "kind": s["kind"], "session": wire_id.get(s["session"])})
     return sorted(out, key=lambda e: e["event"])
+
+
+# A notification's `seq` counts that session's notifications from 0, so two sessions reuse
+# the same seqs: a notification is named by (session, seq), on both sides.
+def note_key(event: dict[str, Any]) -> tuple[str | None, int]:
+    return (event["session"], event["payload"]["seq"])
+
+
+def notes_got(rec: dict[str, Any]) -> list[tuple[str | None, int]]:
+    return [(n["session"], n["seq"]) for n in rec["notifications"] if n.get("seq") is not None]
 
 
 def observe(scenario: str, rec: dict[str, Any], ledger: dict[str, Any]) -> dict[str, Any]:
@@ -113,16 +136,16 @@ def observe(scenario: str, rec: dict[str, Any], ledger: dict[str, Any]) -> dict[
 
     elif scenario == "behavior_b":
         notes = [e for e in evs if e["payload"]["type"] == "notification"]
-        by_seq = {e["payload"]["seq"]: e for e in notes}
-        got = [s for s in rec["notifications"] if s is not None]
+        by_key = {note_key(e): e for e in notes}
+        got = notes_got(rec)
         got_set = set(got)
         for gen in (1, 2):
             produced = [e for e in notes if e["generation"] == gen]
-            lost = [e["id"] for e in produced if e["payload"]["seq"] not in got_set]
+            lost = [e["id"] for e in produced if note_key(e) not in got_set]
             obs[f"gen{gen}_produced"] = len(produced)
             obs[f"gen{gen}_lost_ids"] = ranges(lost)
         obs["notifications_duplicates"] = len(got) - len(got_set)
-        obs["unknown_notifications"] = sum(1 for s in got if s not in by_seq)
+        obs["unknown_notifications"] = sum(1 for k in got if k not in by_key)
         restart_gen = 2
         obs["cursor_reuse"] = any(
             r["resolution"]["resolution"] == "honoured" and r["resolution"].get("generation") == restart_gen
@@ -131,11 +154,36 @@ def observe(scenario: str, rec: dict[str, Any], ledger: dict[str, Any]) -> dict[
         )
         obs["call_after_restart"] = calls[-1]["outcome"] if calls else None
 
+    elif scenario == "auto_long_job":
+        job_calls = [c for c in calls if c["tool"] == "long_job"]
+        got = [int(p) for p in rec["progress"]]
+        want = list(range(1, AUTO_STEPS + 1))
+        obs["progress_received"] = len(got)
+        obs["progress_missing"] = ranges(sorted(set(want) - set(got)))
+        obs["progress_exact"] = got == want  # every value 1..81, in order, each once
+        obs["result_delivered"] = bool(job_calls) and job_calls[-1]["outcome"] == "result"
+        obs["result_text_ok"] = bool(job_calls) and job_calls[-1]["text"] == f"long_job finished {AUTO_STEPS} steps"
+        # Virtual time, from the server: the job's span in the ledger, the ledger's clock
+        # and GET /_chaos/clock read by the client once the result was in.
+        jobs = [j for j in ledger["jobs"] if j["tool"] == "long_job" and j.get("ended")]
+        obs["job_virtual_ms"] = jobs[0]["ended"][0] - jobs[0]["started_ms"] if jobs else None
+        clock = rec.get("clock_after") or {}
+        obs["clock_time_scale"] = clock.get("time_scale")
+        obs["clock_ms_after_result"] = clock.get("now_ms")
+        obs["ledger_now_ms"] = ledger["now_ms"]
+        obs["virtual_81_min_passed"] = (
+            (obs["job_virtual_ms"] or 0) >= AUTO_VIRTUAL_MS
+            and (obs["clock_ms_after_result"] or 0) >= AUTO_VIRTUAL_MS
+            and ledger["now_ms"] >= AUTO_VIRTUAL_MS
+        )
+        obs["wall_ms"] = rec.get("wall_ms")
+        obs["wall_under_limit"] = obs["wall_ms"] is not None and obs["wall_ms"] < AUTO_WALL_LIMIT_MS
+
     elif scenario == "replay_404_cascade":
         notes = [e for e in evs if e["payload"]["type"] == "notification"]
-        got = set(s for s in rec["notifications"] if s is not None)
+        got = set(notes_got(rec))
         obs["notifications_produced"] = len(notes)
-        obs["notifications_lost"] = len([e for e in notes if e["payload"]["seq"] not in got])
+        obs["notifications_lost"] = len([e for e in notes if note_key(e) not in got])
         obs["replay_status"] = None
         session = ledger["sessions"][0]
         died = session.get("died") or {}
@@ -154,8 +202,36 @@ def observe(scenario: str, rec: dict[str, Any], ledger: dict[str, Any]) -> dict[
     return obs
 
 
+def auto_failures(obs: dict[str, Any]) -> list[str]:
+    """Why an auto_long_job run fails the issue's acceptance criterion (empty: it passes)."""
+    out = []
+    if not obs["progress_exact"]:
+        out.append(
+            f"progress values 1..{AUTO_STEPS} not all received in order "
+            f"({obs['progress_received']} received, missing [{obs['progress_missing'] or 'none'}])"
+        )
+    if not (obs["result_delivered"] and obs["result_text_ok"]):
+        out.append("the tool result was not delivered")
+    if not obs["virtual_81_min_passed"]:
+        out.append(
+            f"virtual time did not pass {AUTO_VIRTUAL_MS} ms (job {obs['job_virtual_ms']}, "
+            f"clock {obs['clock_ms_after_result']}, ledger {obs['ledger_now_ms']})"
+        )
+    if not obs["wall_under_limit"]:
+        out.append(f"wall time {obs['wall_ms']} ms, not under {AUTO_WALL_LIMIT_MS} ms")
+    return out
+
+
 def summarize(client: str, scenario: str, obs: dict[str, Any]) -> tuple[str, str]:
     """(what happened, lost/surfaced/recovered) for the table."""
+    if scenario == "auto_long_job":
+        what = (
+            f"{obs['progress_received']}/{AUTO_STEPS} progress in order, result "
+            f"{'delivered' if obs['result_delivered'] else 'NOT delivered'}; "
+            f"job took {obs['job_virtual_ms']} ms virtual (clock {obs['clock_time_scale']}, "
+            f"{obs['clock_ms_after_result']} ms after the result) in {obs['wall_ms']} ms wall"
+        )
+        return what, "clean" if not auto_failures(obs) else "BROKEN"
     if scenario == "baseline":
         ok = obs["echo_ok"] and obs["progress_lost"] == "" and obs["result_delivered"] and obs["result_text_ok"]
         what = f"echo ok; {obs['progress_received']}/{obs['progress_produced']} progress + result"
@@ -245,6 +321,8 @@ def main() -> int:
                 diffs.append(f"harness: {rec.get('harness_error') or 'timed out'}")
             if scenario == "baseline" and verdict != "clean":
                 diffs.append("the fault-free baseline is not clean")
+            if scenario == "auto_long_job":
+                diffs.extend(auto_failures(obs))
             exp = expectations.get(key)
             if exp is None:
                 diffs.append("no recorded expectation (add one to expectations.json)")
@@ -261,7 +339,9 @@ def main() -> int:
         "Generated by `tests/interop/run.sh` (do not edit by hand). Clients: "
         + ", ".join(f"`{v}`" for v in versions.values())
         + ". Each run is a fresh `faultline serve --control`; incidents run with `--time-scale 0` "
-        "and the harness moves virtual time with `/_chaos/clock/advance`. Ground truth is "
+        "and the harness moves virtual time with `/_chaos/clock/advance`; `auto_long_job` runs "
+        "the fault-free server with `--time-scale auto`, which moves its own clock, and must "
+        f"deliver an {AUTO_STEPS}-minute job in under {AUTO_WALL_LIMIT_MS // 1000} s of wall time. Ground truth is "
         "`GET /_chaos/ledger`; \"lost\" means produced by the server for this session but never "
         "handed to the application by the SDK.",
         "",

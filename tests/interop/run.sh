@@ -3,9 +3,11 @@
 #
 # Clients (pinned): the TypeScript SDK (`@modelcontextprotocol/sdk`, package.json +
 # package-lock.json) and the Python SDK (PyPI `mcp`, requirements.txt), each installed here
-# by this script. Scenarios: a fault-free baseline (echo, long_job with progress), and the
+# by this script. Scenarios: a fault-free baseline (echo, long_job with progress), the
 # three incidents in scenarios/*.ron played live (--time-scale 0 --control: the harness
-# moves virtual time itself, so a 33-minute incident takes a few seconds).
+# moves virtual time itself, so a 33-minute incident takes a few seconds), and
+# auto_long_job: the fault-free server on --time-scale auto, where the server moves its own
+# clock and an 81-minute long_job must finish, every progress value delivered, in seconds.
 #
 # Every (client, scenario) gets a fresh server; the client program records what the
 # application experienced; check.py judges it against GET /_chaos/ledger and
@@ -22,7 +24,7 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 cd "$HERE"
 
 CLIENTS=(${INTEROP_CLIENTS:-typescript python})
-SCENARIOS=(baseline behavior_a behavior_b replay_404_cascade)
+SCENARIOS=(baseline behavior_a behavior_b replay_404_cascade auto_long_job)
 RUN_TIMEOUT_S=120
 PYTHON="${PYTHON:-python3}"
 
@@ -53,7 +55,10 @@ VPY="$HERE/.venv/bin/python"
 # ---- build ------------------------------------------------------------------------------
 log "cargo build --release"
 (cd "$ROOT" && cargo build --release --quiet)
-FAULTLINE="$ROOT/target/release/faultline"
+# Where cargo put it: CARGO_TARGET_DIR when set (relative to the root, where cargo ran).
+TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
+FAULTLINE="$TARGET_DIR/release/faultline"
 
 OUT="$(mktemp -d)"
 SERVER_PID=""
@@ -105,6 +110,8 @@ for client in "${CLIENTS[@]}"; do
     name="$client-$scenario"
     if [ "$scenario" = baseline ]; then
       start_server "$name" --seed 1
+    elif [ "$scenario" = auto_long_job ]; then
+      start_server "$name" --seed 1 --time-scale auto
     else
       start_server "$name" --scenario "$ROOT/scenarios/$scenario.ron" --time-scale 0
     fi

@@ -87,6 +87,9 @@ async def on_response(response) -> None:  # type: ignore[no-untyped-def]
     index = response.request.extensions.get("faultline_entry")
     if index is not None:
         record["wire"][index]["status"] = response.status_code
+    # The session the transport uses from now on (the SDK reads the same header).
+    if response.headers.get("mcp-session-id"):
+        record["session"] = response.headers["mcp-session-id"]
 
 
 # ---- control API ------------------------------------------------------------------------
@@ -219,6 +222,11 @@ async def scenario_body(name: str, session: ClientSession, tg) -> None:  # type:
         for i in range(3):
             await start("echo", {"text": f"are we there yet ({i + 1})"}).settle(6)
         await anyio.sleep(1.5)
+    elif name == "auto_long_job":
+        job = start("long_job", {"steps": 81, "interval_ms": 60_000}, progress=True)
+        await job.settle(60)
+        record["wall_ms"] = now_ms() - record["connect_started_ms"]
+        record["clock_after"] = await anyio.to_thread.run_sync(chaos, "clock")
     else:
         raise SystemExit(f"unknown scenario {name}")
 
@@ -238,12 +246,14 @@ async def _main(name: str, url: str) -> None:
 
     async def on_log(params) -> None:  # type: ignore[no-untyped-def]
         data = params.data if isinstance(params.data, dict) else {}
-        record["notifications"].append(data.get("seq"))
+        # seq counts per session, so the session it came on is part of its name.
+        record["notifications"].append({"session": record.get("session"), "seq": data.get("seq")})
 
     async def on_message(message) -> None:  # type: ignore[no-untyped-def]
         if isinstance(message, Exception):
             record["transport_errors"].append(f"{type(message).__name__}: {message}")
 
+    record["connect_started_ms"] = now_ms()
     http = create_mcp_http_client()
     http.event_hooks["request"].append(on_request)
     http.event_hooks["response"].append(on_response)

@@ -3,9 +3,11 @@
 //
 //   node ts/client.mjs SCENARIO URL OUT.json
 //
-// SCENARIO is baseline | behavior_a | behavior_b | replay_404_cascade. For the incidents the
-// server runs with --time-scale 0 --control: virtual time only moves when this program
-// calls POST /_chaos/clock/advance, so every run is the same run.
+// SCENARIO is baseline | behavior_a | behavior_b | replay_404_cascade | auto_long_job. For
+// the incidents the server runs with --time-scale 0 --control: virtual time only moves when
+// this program calls POST /_chaos/clock/advance, so every run is the same run. For
+// auto_long_job it runs with --time-scale auto: the server moves its clock itself and this
+// program never touches it.
 //
 // It records what the *application* was handed by the SDK (progress, notifications,
 // results, errors, whether a call hung) and what went over the wire (every HTTP exchange
@@ -33,7 +35,7 @@ const record = {
   sdk: `@modelcontextprotocol/sdk ${sdkVersion}`,
   scenario,
   progress: [], // progress values the app's onprogress got, in order
-  notifications: [], // data.seq of notifications/message the app got, in order
+  notifications: [], // {session, seq} of each notifications/message the app got, in order
   calls: [], // {tool, outcome: result|error|hung, text, error}
   transport_errors: [], // transport.onerror messages
   wire: [], // {t_ms, method, last_event_id, session, status, sse_ids}
@@ -161,7 +163,8 @@ let transport;
 async function connect() {
   client = new Client({ name: 'faultline-interop-ts', version: '0.1.0' });
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-    record.notifications.push(n.params?.data?.seq ?? null);
+    // seq counts per session, so the session it came on is part of its name.
+    record.notifications.push({ session: transport?.sessionId ?? null, seq: n.params?.data?.seq ?? null });
   });
   transport = new StreamableHTTPClientTransport(base, { fetch: recordingFetch });
   await client.connect(transport);
@@ -238,6 +241,18 @@ const scenarios = {
       await settle(call, 6_000);
     }
     await sleep(1_500); // let any SDK-initiated recovery (re-initialize) show on the wire
+  },
+
+  // --time-scale auto, fault-free: 81 one-minute steps. Nothing here moves the clock; the
+  // server jumps it while the call's stream waits. Records the wall time from connecting
+  // to the result, and the server's clock once the result is in.
+  async auto_long_job() {
+    const started = Date.now();
+    await connect();
+    const job = startCall('long_job', { steps: 81, interval_ms: 60_000 }, { progress: true });
+    await settle(job, 60_000);
+    record.wall_ms = Date.now() - started;
+    record.clock_after = await chaos('clock');
   },
 };
 
