@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use faultline_model::{
     ConnId, EndMode, HttpMethod, HttpRequest, JobId, Output, RequestBody, ResponseBody, Server,
-    ServerKnobs, StreamId,
+    ServerKnobs, SessionKey, StreamId,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -82,6 +82,9 @@ pub struct Engine {
     /// `(at_ms, seq) -> action`; `seq` keeps simultaneous actions in scheduling order.
     queue: BTreeMap<(u64, u64), Scripted>,
     seq: u64,
+    /// Scratch space for the model's outputs on their way through [`Engine::route`], kept
+    /// between steps so that a step allocates nothing (taken and put back around each use).
+    buf: Vec<Output>,
 }
 
 impl Engine {
@@ -104,6 +107,7 @@ impl Engine {
             watching: Vec::new(),
             queue: BTreeMap::new(),
             seq: 0,
+            buf: Vec::new(),
         };
         for (item, plan) in armed.notifies.iter().enumerate() {
             if plan.count > 0 {
@@ -138,6 +142,7 @@ impl Engine {
             watching: Vec::new(),
             queue: BTreeMap::new(),
             seq: 0,
+            buf: Vec::new(),
         }
     }
 
@@ -166,7 +171,7 @@ impl Engine {
     /// Runs everything due up to `target`, one instant at a time, and moves the model's
     /// clock to `target`.
     pub fn advance_to(&mut self, target: u64, out: &mut Vec<Emitted>) {
-        let mut buf = Vec::new();
+        let mut buf = std::mem::take(&mut self.buf);
         loop {
             let model_due = self.server.next_due();
             let script_due = self.queue.first_key_value().map(|(&(t, _), _)| t);
@@ -189,25 +194,23 @@ impl Engine {
             self.server.advance(target, &mut buf);
             self.route(&mut buf, out);
         }
+        self.buf = buf;
     }
 
     fn perform(&mut self, at: u64, action: Scripted, out: &mut Vec<Emitted>) {
         match action {
             Scripted::Notify { item, remaining } => {
-                let mut buf = Vec::new();
-                let newest = self
-                    .server
-                    .ledger()
-                    .sessions
-                    .last()
-                    .map(|s| s.wire_id.clone());
+                let mut buf = std::mem::take(&mut self.buf);
+                // The most recently initialized session: the ledger's last (keys are indices).
+                let newest = self.server.ledger().sessions.len().checked_sub(1);
                 match newest {
-                    Some(session) => {
-                        self.server.notify(&session, at, &mut buf);
+                    Some(k) => {
+                        self.server.notify_key(SessionKey(k as u32), at, &mut buf);
                     }
                     None => self.server.advance(at, &mut buf),
                 }
                 self.route(&mut buf, out);
+                self.buf = buf;
                 if remaining > 1 {
                     let every = self.notifies[item].every_ms;
                     self.schedule(
@@ -220,9 +223,10 @@ impl Engine {
                 }
             }
             Scripted::Fault(i) => {
-                let mut buf = Vec::new();
+                let mut buf = std::mem::take(&mut self.buf);
                 self.server.advance(at, &mut buf);
                 self.route(&mut buf, out);
+                self.buf = buf;
                 if !self.faults[i].fired {
                     self.fire(i, out);
                 }
@@ -304,7 +308,7 @@ impl Engine {
         let call = self.calls.attribute(&request);
         let closes_mid_call = closes_stream_mid_call(&request);
         let jobs_before = self.server.ledger().jobs_end();
-        let mut buf = Vec::new();
+        let mut buf = std::mem::take(&mut self.buf);
         self.server.handle(conn, request, now, &mut buf);
         if let Some(k) = call {
             let answer = buf.iter().find_map(|o| match o {
@@ -330,14 +334,16 @@ impl Engine {
                 .drop_connection(conn, EndMode::Close, now, &mut buf);
             self.route(&mut buf, out);
         }
+        self.buf = buf;
     }
 
     /// The client (or the network) closed `conn`.
     pub fn disconnect(&mut self, conn: ConnId, now: u64, out: &mut Vec<Emitted>) {
         self.advance_to(now, out);
-        let mut buf = Vec::new();
+        let mut buf = std::mem::take(&mut self.buf);
         self.server.disconnect(conn, now, &mut buf);
         self.route(&mut buf, out);
+        self.buf = buf;
     }
 
     // ----------------------------------------------------------------------------------
