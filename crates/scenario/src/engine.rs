@@ -154,6 +154,12 @@ impl Engine {
         &mut self.server
     }
 
+    /// Takes the ledger out of a finished run, leaving the engine with an empty one (see
+    /// [`Server::take_ledger`]): for a driver that is done with the engine.
+    pub fn take_ledger(&mut self) -> faultline_model::Ledger {
+        self.server.take_ledger()
+    }
+
     fn schedule(&mut self, at_ms: u64, action: Scripted) {
         self.seq += 1;
         self.queue.insert((at_ms, self.seq), action);
