@@ -15,7 +15,8 @@
 //! | `StaleTask`, `away` | fired at their time and reported (`Emitted::Fired`) for a driver with a modelled client to play |
 //! | `CallTool` | not the server's: the client makes calls (the engine only recognises them, for `Call(k)`) |
 
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use faultline_model::{
@@ -56,7 +57,7 @@ pub struct FiredFault {
     pub client_effect: Option<ClientEffect>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Scripted {
     Notify { item: usize, remaining: u64 },
     Fault(usize),
@@ -79,8 +80,10 @@ pub struct Engine {
     faults: Vec<EngineFault>,
     /// Indices of faults with an `AfterEvent` trigger not yet fired (checked per event).
     watching: Vec<usize>,
-    /// `(at_ms, seq) -> action`; `seq` keeps simultaneous actions in scheduling order.
-    queue: BTreeMap<(u64, u64), Scripted>,
+    /// `(at_ms, seq, action)`, earliest first; `seq` keeps simultaneous actions in
+    /// scheduling order and makes every key unique, so the action never decides the order.
+    /// (A heap: one push and one pop per scripted action, the cascade's inner loop.)
+    queue: BinaryHeap<Reverse<(u64, u64, Scripted)>>,
     seq: u64,
     /// Scratch space for the model's outputs on their way through [`Engine::route`], kept
     /// between steps so that a step allocates nothing (taken and put back around each use).
@@ -105,7 +108,7 @@ impl Engine {
                 })
                 .collect(),
             watching: Vec::new(),
-            queue: BTreeMap::new(),
+            queue: BinaryHeap::new(),
             seq: 0,
             buf: Vec::new(),
         };
@@ -140,7 +143,7 @@ impl Engine {
             notifies: Vec::new(),
             faults: Vec::new(),
             watching: Vec::new(),
-            queue: BTreeMap::new(),
+            queue: BinaryHeap::new(),
             seq: 0,
             buf: Vec::new(),
         }
@@ -162,12 +165,12 @@ impl Engine {
 
     fn schedule(&mut self, at_ms: u64, action: Scripted) {
         self.seq += 1;
-        self.queue.insert((at_ms, self.seq), action);
+        self.queue.push(Reverse((at_ms, self.seq, action)));
     }
 
     /// The next virtual time at which the engine has work of its own.
     pub fn next_due(&self) -> Option<u64> {
-        let script = self.queue.first_key_value().map(|(&(t, _), _)| t);
+        let script = self.queue.peek().map(|&Reverse((t, _, _))| t);
         match (self.server.next_due(), script) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -180,7 +183,7 @@ impl Engine {
         let mut buf = std::mem::take(&mut self.buf);
         loop {
             let model_due = self.server.next_due();
-            let script_due = self.queue.first_key_value().map(|(&(t, _), _)| t);
+            let script_due = self.queue.peek().map(|&Reverse((t, _, _))| t);
             let next = match (model_due, script_due) {
                 (Some(a), Some(b)) => a.min(b),
                 (Some(a), None) | (None, Some(a)) => a,
@@ -192,7 +195,7 @@ impl Engine {
             if model_due == Some(next) {
                 self.server.advance(next, &mut buf);
                 self.route(&mut buf, out);
-            } else if let Some(((at, _), action)) = self.queue.pop_first() {
+            } else if let Some(Reverse((at, _, action))) = self.queue.pop() {
                 self.perform(at, action, out);
             }
         }
