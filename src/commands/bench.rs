@@ -1,15 +1,24 @@
 //! `faultline bench`: how fast the simulator is, measured, never assumed.
 //!
 //! Reports the median wall time of each bundled incident (with and without recording the
-//! trace) and simulated protocol events per second. Simulated events are everything the
-//! model produced or answered: SSE events, HTTP answers, and client applications.
+//! trace) and nanoseconds per simulated event. Simulated events are everything the model
+//! produced or answered: SSE events, HTTP answers, and client applications.
+//!
+//! Each figure comes with a floor measured in the same run, interleaved with it: the
+//! cheapest discrete-event loop that could play as many events (a binary heap of
+//! `(time, seq)` and a ChaCha8 stream choosing each next delay, nothing else). On a shared
+//! or throttled machine absolute times drift; the ratio to the floor does much less.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
 use faultline_sim::{ClientModel, Scenario};
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::{Rng, SeedableRng};
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -25,6 +34,24 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
+/// The floor: `events` steps of a bare event loop (pop the earliest of 16 pending
+/// `(time, seq)` entries, draw a delay from ChaCha8, push the next). Returns a checksum so
+/// that the work cannot be optimized away.
+fn bare_loop(events: u64) -> u64 {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let mut heap = BinaryHeap::with_capacity(17);
+    for seq in 0..16 {
+        heap.push(Reverse((rng.next_u64() % 1000, seq)));
+    }
+    let mut checksum = 0;
+    for seq in 16..16 + events {
+        let Reverse((at, _)) = heap.pop().expect("16 pending");
+        checksum ^= at;
+        heap.push(Reverse((at + 1 + rng.next_u64() % 1000, seq)));
+    }
+    checksum
+}
+
 pub fn bench(args: BenchArgs) -> ExitCode {
     let paths = if args.scenarios.is_empty() {
         ["behavior_a", "behavior_b", "replay_404_cascade"]
@@ -36,8 +63,15 @@ pub fn bench(args: BenchArgs) -> ExitCode {
     };
     let reps = args.reps.max(1);
     println!(
-        "{:<22} {:>8} {:>10} {:>14} {:>14} {:>12}",
-        "scenario", "client", "sim events", "median (µs)", "traced (µs)", "ns/event"
+        "{:<22} {:>8} {:>10} {:>12} {:>12} {:>9} {:>11} {:>9}",
+        "scenario",
+        "client",
+        "sim events",
+        "median (µs)",
+        "traced (µs)",
+        "ns/event",
+        "floor ns/ev",
+        "x floor"
     );
     for path in paths {
         let scenario = match Scenario::load(&path) {
@@ -55,7 +89,11 @@ pub fn bench(args: BenchArgs) -> ExitCode {
                 + probe.result.record.applied.len()) as f64;
             let mut untraced = Vec::with_capacity(reps as usize);
             let mut traced = Vec::with_capacity(reps as usize);
+            let mut floor = Vec::with_capacity(reps as usize);
             for _ in 0..reps {
+                let t = Instant::now();
+                std::hint::black_box(bare_loop(std::hint::black_box(events as u64)));
+                floor.push(t.elapsed().as_secs_f64() * 1e9 / events);
                 let t = Instant::now();
                 let o = faultline_sim::run_untraced(&scenario, scenario.seed, client);
                 untraced.push(t.elapsed().as_secs_f64() * 1e6);
@@ -66,14 +104,18 @@ pub fn bench(args: BenchArgs) -> ExitCode {
                 std::hint::black_box(o);
             }
             let m = median(untraced);
+            let per_event = m * 1e3 / events;
+            let floor = median(floor);
             println!(
-                "{:<22} {:>8} {:>10} {:>14.1} {:>14.1} {:>12.1}",
+                "{:<22} {:>8} {:>10} {:>12.1} {:>12.1} {:>9.1} {:>11.1} {:>9.2}",
                 scenario.name,
                 client.name(),
                 events,
                 m,
                 median(traced),
-                m * 1e3 / events
+                per_event,
+                floor,
+                per_event / floor
             );
         }
     }

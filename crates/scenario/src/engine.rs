@@ -15,12 +15,13 @@
 //! | `StaleTask`, `away` | fired at their time and reported (`Emitted::Fired`) for a driver with a modelled client to play |
 //! | `CallTool` | not the server's: the client makes calls (the engine only recognises them, for `Call(k)`) |
 
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use faultline_model::{
     ConnId, EndMode, HttpMethod, HttpRequest, JobId, Output, RequestBody, ResponseBody, Server,
-    ServerKnobs, StreamId,
+    ServerKnobs, SessionKey, StreamId,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -56,7 +57,7 @@ pub struct FiredFault {
     pub client_effect: Option<ClientEffect>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Scripted {
     Notify { item: usize, remaining: u64 },
     Fault(usize),
@@ -79,9 +80,14 @@ pub struct Engine {
     faults: Vec<EngineFault>,
     /// Indices of faults with an `AfterEvent` trigger not yet fired (checked per event).
     watching: Vec<usize>,
-    /// `(at_ms, seq) -> action`; `seq` keeps simultaneous actions in scheduling order.
-    queue: BTreeMap<(u64, u64), Scripted>,
+    /// `(at_ms, seq, action)`, earliest first; `seq` keeps simultaneous actions in
+    /// scheduling order and makes every key unique, so the action never decides the order.
+    /// (A heap: one push and one pop per scripted action, the cascade's inner loop.)
+    queue: BinaryHeap<Reverse<(u64, u64, Scripted)>>,
     seq: u64,
+    /// Scratch space for the model's outputs on their way through [`Engine::route`], kept
+    /// between steps so that a step allocates nothing (taken and put back around each use).
+    buf: Vec<Output>,
 }
 
 impl Engine {
@@ -102,8 +108,9 @@ impl Engine {
                 })
                 .collect(),
             watching: Vec::new(),
-            queue: BTreeMap::new(),
+            queue: BinaryHeap::new(),
             seq: 0,
+            buf: Vec::new(),
         };
         for (item, plan) in armed.notifies.iter().enumerate() {
             if plan.count > 0 {
@@ -136,8 +143,9 @@ impl Engine {
             notifies: Vec::new(),
             faults: Vec::new(),
             watching: Vec::new(),
-            queue: BTreeMap::new(),
+            queue: BinaryHeap::new(),
             seq: 0,
+            buf: Vec::new(),
         }
     }
 
@@ -149,9 +157,15 @@ impl Engine {
         &mut self.server
     }
 
+    /// Takes the ledger out of a finished run, leaving the engine with an empty one (see
+    /// [`Server::take_ledger`]): for a driver that is done with the engine.
+    pub fn take_ledger(&mut self) -> faultline_model::Ledger {
+        self.server.take_ledger()
+    }
+
     fn schedule(&mut self, at_ms: u64, action: Scripted) {
         self.seq += 1;
-        self.queue.insert((at_ms, self.seq), action);
+        self.queue.push(Reverse((at_ms, self.seq, action)));
     }
 
     /// True while scripted notifications are still to come.
@@ -163,7 +177,7 @@ impl Engine {
 
     /// The next virtual time at which the engine has work of its own.
     pub fn next_due(&self) -> Option<u64> {
-        let script = self.queue.first_key_value().map(|(&(t, _), _)| t);
+        let script = self.queue.peek().map(|&Reverse((t, _, _))| t);
         match (self.server.next_due(), script) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -173,10 +187,10 @@ impl Engine {
     /// Runs everything due up to `target`, one instant at a time, and moves the model's
     /// clock to `target`.
     pub fn advance_to(&mut self, target: u64, out: &mut Vec<Emitted>) {
-        let mut buf = Vec::new();
+        let mut buf = std::mem::take(&mut self.buf);
         loop {
             let model_due = self.server.next_due();
-            let script_due = self.queue.first_key_value().map(|(&(t, _), _)| t);
+            let script_due = self.queue.peek().map(|&Reverse((t, _, _))| t);
             let next = match (model_due, script_due) {
                 (Some(a), Some(b)) => a.min(b),
                 (Some(a), None) | (None, Some(a)) => a,
@@ -188,7 +202,7 @@ impl Engine {
             if model_due == Some(next) {
                 self.server.advance(next, &mut buf);
                 self.route(&mut buf, out);
-            } else if let Some(((at, _), action)) = self.queue.pop_first() {
+            } else if let Some(Reverse((at, _, action))) = self.queue.pop() {
                 self.perform(at, action, out);
             }
         }
@@ -196,25 +210,23 @@ impl Engine {
             self.server.advance(target, &mut buf);
             self.route(&mut buf, out);
         }
+        self.buf = buf;
     }
 
     fn perform(&mut self, at: u64, action: Scripted, out: &mut Vec<Emitted>) {
         match action {
             Scripted::Notify { item, remaining } => {
-                let mut buf = Vec::new();
-                let newest = self
-                    .server
-                    .ledger()
-                    .sessions
-                    .last()
-                    .map(|s| s.wire_id.clone());
+                let mut buf = std::mem::take(&mut self.buf);
+                // The most recently initialized session: the ledger's last (keys are indices).
+                let newest = self.server.ledger().sessions.len().checked_sub(1);
                 match newest {
-                    Some(session) => {
-                        self.server.notify(&session, at, &mut buf);
+                    Some(k) => {
+                        self.server.notify_key(SessionKey(k as u32), at, &mut buf);
                     }
                     None => self.server.advance(at, &mut buf),
                 }
                 self.route(&mut buf, out);
+                self.buf = buf;
                 if remaining > 1 {
                     let every = self.notifies[item].every_ms;
                     self.schedule(
@@ -227,9 +239,10 @@ impl Engine {
                 }
             }
             Scripted::Fault(i) => {
-                let mut buf = Vec::new();
+                let mut buf = std::mem::take(&mut self.buf);
                 self.server.advance(at, &mut buf);
                 self.route(&mut buf, out);
+                self.buf = buf;
                 if !self.faults[i].fired {
                     self.fire(i, out);
                 }
@@ -311,7 +324,7 @@ impl Engine {
         let call = self.calls.attribute(&request);
         let closes_mid_call = closes_stream_mid_call(&request);
         let jobs_before = self.server.ledger().jobs_end();
-        let mut buf = Vec::new();
+        let mut buf = std::mem::take(&mut self.buf);
         self.server.handle(conn, request, now, &mut buf);
         if let Some(k) = call {
             let answer = buf.iter().find_map(|o| match o {
@@ -337,14 +350,16 @@ impl Engine {
                 .drop_connection(conn, EndMode::Close, now, &mut buf);
             self.route(&mut buf, out);
         }
+        self.buf = buf;
     }
 
     /// The client (or the network) closed `conn`.
     pub fn disconnect(&mut self, conn: ConnId, now: u64, out: &mut Vec<Emitted>) {
         self.advance_to(now, out);
-        let mut buf = Vec::new();
+        let mut buf = std::mem::take(&mut self.buf);
         self.server.disconnect(conn, now, &mut buf);
         self.route(&mut buf, out);
+        self.buf = buf;
     }
 
     // ----------------------------------------------------------------------------------

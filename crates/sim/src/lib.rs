@@ -126,23 +126,24 @@ pub fn run_with_policy(
     client: ClientModel,
     policy: Policy,
 ) -> RunOutcome {
-    let (outcome, _) = run_over(
-        scenario,
-        seed,
-        client,
-        policy,
-        sim_link(scenario, seed),
-        true,
-    );
-    outcome
+    run_sim(scenario, seed, client, policy, true)
 }
 
-fn sim_link(scenario: &Scenario, seed: u64) -> SimLink {
+/// A simulated run: the scenario is armed once, for the engine and the client alike.
+fn run_sim(
+    scenario: &Scenario,
+    seed: u64,
+    client: ClientModel,
+    policy: Policy,
+    traced: bool,
+) -> RunOutcome {
     let armed = faultline_scenario::arm(scenario, seed);
-    SimLink::new(faultline_scenario::Engine::new(
+    let link = SimLink::new(faultline_scenario::Engine::new(
         scenario.server.clone(),
         &armed,
-    ))
+    ));
+    let (result, _) = run_armed(scenario, &armed, policy, link, traced);
+    finish(scenario, seed, client, result)
 }
 
 /// Runs over any [`Link`] (the simulator's, or `run --live`'s real sockets) and returns
@@ -156,25 +157,27 @@ pub fn run_over<L: Link>(
     traced: bool,
 ) -> (RunOutcome, L) {
     let armed = faultline_scenario::arm(scenario, seed);
-    let mut world = world::World::new(scenario, &armed, policy, link);
+    let (result, link) = run_armed(scenario, &armed, policy, link, traced);
+    (finish(scenario, seed, client, result), link)
+}
+
+fn run_armed<L: Link>(
+    scenario: &Scenario,
+    armed: &faultline_scenario::Armed,
+    policy: Policy,
+    link: L,
+    traced: bool,
+) -> (RunResult, L) {
+    let mut world = world::World::new(scenario, armed, policy, link);
     if !traced {
         world = world.without_trace();
     }
-    let (result, link) = world.run();
-    (finish(scenario, seed, client, result), link)
+    world.run()
 }
 
 /// Like [`run`] without recording a trace: for benchmarks and bulk exploration.
 pub fn run_untraced(scenario: &Scenario, seed: u64, client: ClientModel) -> RunOutcome {
-    let (outcome, _) = run_over(
-        scenario,
-        seed,
-        client,
-        Policy::of(client),
-        sim_link(scenario, seed),
-        false,
-    );
-    outcome
+    run_sim(scenario, seed, client, Policy::of(client), false)
 }
 
 fn finish(scenario: &Scenario, seed: u64, client: ClientModel, result: RunResult) -> RunOutcome {

@@ -7,7 +7,7 @@
 //! its bytes to arrive and checks they say what the engine emitted. Same loop, same
 //! decisions, same order; only the transport differs.
 
-use faultline_model::{ConnId, HttpRequest, Output};
+use faultline_model::{ConnId, HttpRequest, Ledger, Output};
 use faultline_scenario::{Emitted, Engine};
 
 pub trait Link {
@@ -35,6 +35,12 @@ pub trait Link {
     /// True once the link failed; the run stops.
     fn broken(&self) -> bool {
         false
+    }
+
+    /// The engine's ledger once the run is over. This copies it; a link whose engine is
+    /// not used after the run may hand it over instead (the simulator's does).
+    fn final_ledger(&mut self) -> Ledger {
+        self.with_engine(|e| e.server().ledger().clone())
     }
 }
 
@@ -71,5 +77,11 @@ impl Link for SimLink {
 
     fn disconnect(&mut self, conn: ConnId, now: u64, out: &mut Vec<Emitted>) {
         self.engine.disconnect(conn, now, out);
+    }
+
+    /// Hands the ledger over rather than copying it (thousands of events in a long run):
+    /// the engine is done with once its run is.
+    fn final_ledger(&mut self) -> Ledger {
+        self.engine.take_ledger()
     }
 }

@@ -151,10 +151,10 @@ impl<L: Link> World<L> {
             self.pump();
             self.note_deaths();
         }
-        let ledger = self.link.with_engine(|e| e.server().ledger().clone());
+        let ledger = self.link.final_ledger();
         let result = RunResult {
             ledger,
-            record: self.client.record.clone(),
+            record: self.client.record,
             trace: self.trace,
             end_ms: self.now,
             choices: self.choices,

@@ -21,11 +21,14 @@ impl Server {
     }
 
     /// The next virtual time at which the server has work of its own to do.
+    ///
+    /// Every driver asks this once or more per step, so it is written as plain `Option`
+    /// minima (an iterator chain over the three sources cost a fifth of a long run).
     pub fn next_due(&self) -> Option<u64> {
         let job = self.job_due.first().map(|&(t, _)| t);
         let log = self.log.next_expiry().map(|t| self.swept_at(t));
         let session = self.sessions.next_deadline().map(|t| self.swept_at(t));
-        [job, log, session].into_iter().flatten().min()
+        earliest(earliest(job, log), session)
     }
 
     /// Runs everything due at or before `now_ms`, in time order.
@@ -108,5 +111,14 @@ impl Server {
             DeathCause::AbsoluteTtl
         };
         self.kill_session(key, now, cause, out);
+    }
+}
+
+/// The earlier of two optional instants.
+#[inline]
+fn earliest(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }

@@ -1,14 +1,21 @@
-//! Bounding the ledger of a long-lived server.
+//! Bounding the ledger of a long-lived server, and handing a finished run's ledger over.
 //!
 //! A simulation keeps the whole ledger (it is the ground truth verdicts are checked
 //! against); the live server would grow without bound, so it trims to a window, never
 //! dropping what a retained event may still need.
 
-use crate::ledger::Payload;
+use crate::ledger::{Ledger, Payload};
 
 use super::Server;
 
 impl Server {
+    /// Takes the whole ledger out, leaving an empty one: for a driver that is done with
+    /// the server (a finished simulation, which would otherwise copy thousands of entries).
+    /// The server must not be driven afterwards: its records refer into the ledger.
+    pub fn take_ledger(&mut self) -> Ledger {
+        std::mem::take(&mut self.ledger)
+    }
+
     /// Bounds the ledger of a long-lived server to roughly `window` entries per record
     /// (events, sends, answers, resumptions, jobs, streams, messages), on top of what the
     /// event logs still retain. Sessions are not trimmed. Takes effect at

@@ -37,9 +37,21 @@ impl Server {
     /// produced). Its `seq` counts the session's notifications from 0, across generations.
     pub fn notify(&mut self, session_wire_id: &str, now_ms: u64, out: &mut Vec<Output>) -> bool {
         self.advance(now_ms, out);
-        let Some(key) = self.sessions.lookup(session_wire_id) else {
-            return false;
-        };
+        match self.sessions.lookup(session_wire_id) {
+            Some(key) => self.produce_notification(key, out),
+            None => false,
+        }
+    }
+
+    /// [`notify`](Server::notify) for the session the ledger knows as `key`: what a driver
+    /// that already holds the key calls (the engine, once per scripted notification),
+    /// sparing a copy and a lookup of the wire id. Wire ids are unique, so the two agree.
+    pub fn notify_key(&mut self, key: SessionKey, now_ms: u64, out: &mut Vec<Output>) -> bool {
+        self.advance(now_ms, out);
+        self.produce_notification(key, out)
+    }
+
+    fn produce_notification(&mut self, key: SessionKey, out: &mut Vec<Output>) -> bool {
         let Some(session) = self.sessions.get_mut(key).filter(|s| s.listening) else {
             return false;
         };
