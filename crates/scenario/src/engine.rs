@@ -171,8 +171,8 @@ impl Engine {
     /// True while scripted notifications are still to come.
     pub fn notifications_pending(&self) -> bool {
         self.queue
-            .values()
-            .any(|a| matches!(a, Scripted::Notify { .. }))
+            .iter()
+            .any(|Reverse((_, _, a))| matches!(a, Scripted::Notify { .. }))
     }
 
     /// The next virtual time at which the engine has work of its own.
