@@ -15,6 +15,17 @@ fn auto_config(seed: u64) -> Config {
         .with_auto_time(Duration::from_millis(30))
 }
 
+/// The `progress` values of the `notifications/progress` messages among `events`.
+fn progress_values(events: &[SseEvent]) -> Vec<u64> {
+    events
+        .iter()
+        .filter(|e| !e.is_priming())
+        .map(|e| e.json())
+        .filter(|m| m["method"] == "notifications/progress")
+        .map(|m| m["params"]["progress"].as_u64().expect("progress"))
+        .collect()
+}
+
 #[tokio::test]
 async fn a_long_job_of_81_one_minute_steps_finishes_without_waiting_81_minutes() {
     let server = start(auto_config(3)).await;
@@ -28,14 +39,7 @@ async fn a_long_job_of_81_one_minute_steps_finishes_without_waiting_81_minutes()
         .await
         .expect("81 virtual minutes pass in well under the patience");
     assert_eq!(end, SseEnd::Closed);
-    let progress: Vec<u64> = events
-        .iter()
-        .filter(|e| !e.is_priming())
-        .map(|e| e.json())
-        .filter(|m| m["method"] == "notifications/progress")
-        .map(|m| m["params"]["progress"].as_u64().expect("progress"))
-        .collect();
-    assert_eq!(progress, (1..=81).collect::<Vec<_>>());
+    assert_eq!(progress_values(&events), (1..=81).collect::<Vec<_>>());
     let result = events.last().expect("a result").json();
     assert_eq!(result["id"], 2, "{result}");
     assert!(result["result"].is_object(), "{result}");
@@ -119,17 +123,8 @@ async fn a_client_cut_off_comes_back_exactly_when_the_scenario_says_however_fast
     let (after, _) = tokio::time::timeout(PATIENCE, resumed.rest())
         .await
         .expect("the resumed stream ends with the result");
-    let progress = |events: &[SseEvent]| -> Vec<u64> {
-        events
-            .iter()
-            .filter(|e| !e.is_priming())
-            .map(|e| e.json())
-            .filter(|m| m["method"] == "notifications/progress")
-            .map(|m| m["params"]["progress"].as_u64().expect("progress"))
-            .collect()
-    };
-    let mut all = progress(&before);
-    all.extend(progress(&after));
+    let mut all = progress_values(&before);
+    all.extend(progress_values(&after));
     assert_eq!(all, (1..=10).collect::<Vec<_>>());
     let ledger = control(addr, "GET", "/_chaos/ledger", serde_json::Value::Null).await;
     let cut_at = ledger["faults_fired"][0]["at_ms"]
