@@ -226,10 +226,6 @@ impl State {
         let Some(due) = due else {
             return AutoStep::Nothing;
         };
-        let unsent = self
-            .conns
-            .values()
-            .any(|sink| sink.queued.load(Ordering::Acquire) > 0);
         if unsent {
             return AutoStep::Busy;
         }
