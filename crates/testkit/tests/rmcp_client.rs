@@ -94,7 +94,8 @@ fn rmcp_is_clean_without_faults() {
 const PATIENCE: Duration = Duration::from_millis(2_500);
 
 /// Where rmcp comes back, in server time, after its stream closed: its default back-off
-/// is a second of wall time; on a server whose clock ran at 60x that is a minute.
+/// is a second of wall time, a minute of server time on a server that runs 60x faster
+/// than its clients (the fault's `away`; the harness's clock waits for it there).
 const BACK_OFF: DurationMs = DurationMs(60_000);
 
 /// The property, run as a user would, over swarm-drawn knobs and faults (fixed RNG seed,
