@@ -7,6 +7,7 @@
 //! - `serve`: the same model over real HTTP, playing a scenario's faults live.
 //! - `render TRACE -o OUT.svg|OUT.html`: a trace as a sequence diagram.
 //! - `explain SCENARIO`: a run told in plain words, with the guard that would catch it.
+//! - `grade --command CMD`: grade a real MCP client, in any language, on every scenario.
 //!
 //! Exit codes (a contract for CI): 0 the scenario's `expect` holds, 1 it does not,
 //! 2 bad input (unreadable or malformed scenario, bad arguments).
@@ -42,6 +43,8 @@ enum Command {
     Render(commands::render::RenderArgs),
     /// Explain a run in plain words: the trap, the belief, the truth, the loss, the guard.
     Explain(commands::explain::ExplainArgs),
+    /// Grade any MCP client (a shell command, any language) against the scenarios.
+    Grade(commands::grade::GradeArgs),
 }
 
 fn main() -> ExitCode {
@@ -57,5 +60,6 @@ fn main() -> ExitCode {
         Command::Serve(args) => commands::serve::serve(args),
         Command::Render(args) => commands::render::render(args),
         Command::Explain(args) => commands::explain::explain(args),
+        Command::Grade(args) => commands::grade::grade(args),
     }
 }

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod explain;
 pub mod explore;
+pub mod grade;
 pub mod render;
 pub mod run;
 pub mod serve;

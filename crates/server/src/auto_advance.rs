@@ -53,6 +53,19 @@ pub const DEFAULT_GRACE: Duration = Duration::from_millis(30);
 /// time (sleep, back off, get descheduled under load), the server's time stands still.
 pub const NO_GRACE: Duration = Duration::MAX;
 
+/// Real time a call held at its gate waits for the client to open its standalone stream
+/// (see `call_gates`) before time moves without it.
+const LISTENER_GRACE: Duration = Duration::from_millis(500);
+
+/// Real time a call held at its gate waits, at the point a cut-off client comes back at,
+/// for that client to come back (SDKs reconnect after a back-off of about a second).
+const RETURN_GRACE: Duration = Duration::from_secs(5);
+
+/// Real time without an SSE event going out before a gate opens: the client gets to
+/// digest a burst (thousands of notifications produced in a jump) before its call is
+/// answered, as it would have on a real clock.
+const SETTLE: Duration = Duration::from_millis(300);
+
 /// The ticker of an auto-advancing clock.
 pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Receiver<bool>) {
     // A quiet period in progress: the activity count when it began and when it ends.
@@ -68,6 +81,7 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
                 step => step,
             }
         };
+        tracing::trace!(?step, "auto clock");
         if step == AutoStep::Nothing && app.quiet_marker() {
             // Nothing moves time until a client acts: say so on every open stream.
             app.lock().mark_quiet();
@@ -81,6 +95,52 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
             AutoStep::Release(until) => {
                 quiet = None;
                 app.with_state(|s| s.release_held(until));
+                continue;
+            }
+            AutoStep::OpenGate(gate) => {
+                quiet = None;
+                // Let the client digest what it was just sent before its call goes on: on
+                // a real clock it would have had all the time until the gate.
+                if let Some(since) = app.since_event_out()
+                    && since < SETTLE
+                {
+                    tokio::select! {
+                        _ = tokio::time::sleep(SETTLE - since) => {}
+                        _ = stop.changed() => return,
+                    }
+                    continue;
+                }
+                app.with_state(|s| s.open_gate(gate));
+                continue;
+            }
+            AutoStep::AwaitReturn(until) => {
+                quiet = None;
+                // The client comes back after its own back-off, in wall time; one that has
+                // not within the grace is not coming back (it has no reconnect logic).
+                tokio::select! {
+                    _ = tokio::time::sleep(RETURN_GRACE) => {
+                        app.with_state(|s| {
+                            if s.auto_step(app.open_tcp()) == AutoStep::AwaitReturn(until) {
+                                s.release_held(until);
+                            }
+                        });
+                    }
+                    _ = app.inner.wake.notified() => {}
+                    _ = stop.changed() => return,
+                }
+                continue;
+            }
+            AutoStep::AwaitListener => {
+                // The scenario's client listens on the standalone stream; an SDK opens it
+                // right after initializing. A client that has not within the grace never
+                // will: stop waiting for it.
+                tokio::select! {
+                    _ = tokio::time::sleep(LISTENER_GRACE) => {
+                        app.with_state(|s| s.waive_listener());
+                    }
+                    _ = app.inner.wake.notified() => {}
+                    _ = stop.changed() => return,
+                }
                 continue;
             }
             AutoStep::Quiet(due) => {

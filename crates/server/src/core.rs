@@ -22,6 +22,7 @@ use faultline_scenario::{Emitted, Engine, FiredFault, arm};
 use tokio::sync::mpsc;
 
 use crate::Config;
+use crate::call_gates::CallGates;
 use crate::client_hold::ClientHold;
 use crate::clock::VirtualClock;
 use crate::plan_notes::plan_notes;
@@ -73,6 +74,11 @@ pub(crate) struct State {
     pub journal: Option<VecDeque<Emitted>>,
     /// Where an auto clock waits for the client (see `client_hold`).
     hold: ClientHold,
+    /// The scenario's times for the client's calls (see `call_gates`).
+    gates: CallGates,
+    /// The scenario's client listens on the standalone stream: gates wait for it to open
+    /// (see [`State::listener_awaited`]).
+    await_listener: bool,
     /// The virtual time the ticker is sleeping towards (`None`: until woken).
     pub ticker_due: Option<u64>,
     /// Set once shutdown began: new SSE streams end at once.
@@ -100,6 +106,14 @@ pub(crate) enum AutoStep {
     Release(u64),
     /// Everything is sent and nobody is even connected: jump to this time after a grace.
     Quiet(u64),
+    /// A call waits at its gate and nothing is due before it: jump there, let it go on.
+    OpenGate(u64),
+    /// A call waits at its gate, the clock is at the point the client must come back at
+    /// after a fault, and it has not come back yet: wait for it (see `auto_advance`).
+    AwaitReturn(u64),
+    /// A call waits at its gate, but the scenario's client has not opened its standalone
+    /// stream yet: wait for it (or for the listener grace, see `auto_advance`).
+    AwaitListener,
     /// Frames are still on their way out.
     Busy,
     /// Nothing is due, or nothing may move time now.
@@ -127,15 +141,35 @@ impl State {
             engine,
             clock,
             journal: config.journal.then(VecDeque::new),
-            config,
             conns: BTreeMap::new(),
             next_conn: 1,
             fired: VecDeque::new(),
             hold: ClientHold::default(),
+            gates: Self::gates(&config),
+            await_listener: config.call_gates
+                && config
+                    .scenario
+                    .as_ref()
+                    .is_some_and(|s| s.client.standalone_stream),
             ticker_due: None,
             closing: false,
+            config,
         };
         (state, notes)
+    }
+
+    /// With `call_gates`: the armed time of each of the scenario's calls.
+    fn gates(config: &Config) -> CallGates {
+        match &config.scenario {
+            Some(scenario) if config.call_gates => CallGates::new(
+                arm(scenario, config.seed)
+                    .calls
+                    .iter()
+                    .map(|c| c.at_ms)
+                    .collect(),
+            ),
+            _ => CallGates::default(),
+        }
     }
 
     fn build(config: &Config) -> (Engine, Vec<String>) {
@@ -178,6 +212,7 @@ impl State {
         self.engine = engine;
         self.fired.clear();
         self.hold.clear();
+        self.gates.clear();
         if let Some(journal) = &mut self.journal {
             journal.clear();
         }
@@ -215,16 +250,25 @@ impl State {
             .conns
             .values()
             .any(|sink| sink.queued.load(Ordering::Acquire) > 0);
+        if !self.gates.started() {
+            return AutoStep::Nothing;
+        }
+        // A call held at its gate is a client waiting on the server, like a held request.
+        let gated = self.gates.earliest();
+        let waiting = self.hold.has_held() || gated.is_some();
         match self.hold.until() {
             // Never past the point the client must come back at (see `client_hold`).
             Some(until) if due.is_none_or(|d| d > until) => {
-                return if self.hold.has_held() && !unsent {
-                    AutoStep::Release(until)
-                } else {
-                    AutoStep::Nothing
+                return match (self.hold.has_held(), gated, unsent) {
+                    (_, _, true) => AutoStep::Nothing,
+                    (true, _, false) => AutoStep::Release(until),
+                    // Only a call made before the fault waits: the client has not come
+                    // back from it yet.
+                    (false, Some(_), false) => AutoStep::AwaitReturn(until),
+                    (false, None, false) => AutoStep::Nothing,
                 };
             }
-            Some(_) if self.hold.has_held() => {
+            Some(_) if waiting => {
                 // Someone waits for the clock: run what is due before the point at once.
                 return match (unsent, due) {
                     (false, Some(d)) => AutoStep::Jump(d),
@@ -232,6 +276,18 @@ impl State {
                 };
             }
             _ => {}
+        }
+        if let Some(gate) = gated {
+            if unsent {
+                return AutoStep::Busy;
+            }
+            if self.await_listener && !self.listening() {
+                return AutoStep::AwaitListener;
+            }
+            return match due {
+                Some(d) if d <= gate => AutoStep::Jump(d),
+                _ => AutoStep::OpenGate(gate),
+            };
         }
         let Some(due) = due else {
             return AutoStep::Nothing;
@@ -262,6 +318,35 @@ impl State {
             // Connected, waiting on nothing: between two requests.
             AutoStep::Nothing
         }
+    }
+
+    /// A standalone stream is open on some connection.
+    fn listening(&self) -> bool {
+        self.conns.keys().any(|&conn| {
+            self.server()
+                .stream_of(conn)
+                .is_some_and(|s| self.server().ledger().stream(s).kind == StreamKind::Standalone)
+        })
+    }
+
+    /// The client did not open its standalone stream within the grace: gates stop waiting
+    /// for it (a client that never listens).
+    pub fn waive_listener(&mut self) {
+        self.await_listener = false;
+    }
+
+    /// A `tools/call` arrived: `Some(receiver)` when it must wait for its gate.
+    pub fn admit_call(&mut self) -> Option<tokio::sync::oneshot::Receiver<()>> {
+        self.config.auto_grace?;
+        let now = self.clock.now_ms();
+        self.gates.admit(now)
+    }
+
+    /// The clock may move to `gate`: jump there and let the calls waiting for it go on.
+    pub fn open_gate(&mut self, gate: u64) {
+        self.jump_to(gate);
+        let now = self.clock.now_ms();
+        self.gates.open(now);
     }
 
     fn has_running_job(&self, session: faultline_model::SessionKey) -> bool {

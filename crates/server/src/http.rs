@@ -229,6 +229,7 @@ impl http_body::Body for SseBody {
                             // Everything queued is out: an auto clock may move on.
                             this.guard.app.note_activity();
                         }
+                        this.guard.app.note_event_out();
                         return Poll::Ready(Some(Ok(http_body::Frame::data(bytes))));
                     }
                     Some(Frame::Marker(bytes)) => {

@@ -17,6 +17,7 @@
 //! the connection mid-body so the client sees an error, never a clean end.
 
 mod auto_advance;
+mod call_gates;
 mod client_hold;
 mod clock;
 mod control;
@@ -75,6 +76,10 @@ pub struct Config {
     /// sent before it. A test client can then stop waiting on a stream that will carry
     /// nothing more, without a wall-clock timeout.
     pub quiet_marker: bool,
+    /// With an auto clock and a scenario: the client's k-th `tools/call` waits until
+    /// virtual time reaches the scenario's time for call k (see `call_gates`), and, if
+    /// the scenario's client listens, until its standalone stream is open.
+    pub call_gates: bool,
 }
 
 impl Config {
@@ -104,6 +109,7 @@ impl Config {
             auto_grace: None,
             journal: false,
             quiet_marker: false,
+            call_gates: false,
         }
     }
 
@@ -118,6 +124,7 @@ impl Config {
             auto_grace: None,
             journal: false,
             quiet_marker: false,
+            call_gates: false,
         }
     }
 
@@ -147,10 +154,37 @@ impl Config {
         self
     }
 
+    /// Hold the client's calls until their scenario time (see [`Config::call_gates`]).
+    pub fn with_call_gates(mut self, call_gates: bool) -> Config {
+        self.call_gates = call_gates;
+        self
+    }
+
     /// Send the quiescence marker (see [`Config::quiet_marker`]).
     pub fn with_quiet_marker(mut self, quiet_marker: bool) -> Config {
         self.quiet_marker = quiet_marker;
         self
+    }
+}
+
+/// Whether `request` is a JSON-RPC `tools/call` (a batch counts if any member is one).
+fn is_tools_call(request: &HttpRequest) -> bool {
+    let parsed;
+    let body = match &request.body {
+        faultline_model::RequestBody::Json(v) => v,
+        faultline_model::RequestBody::Bytes(bytes) => match serde_json::from_slice(bytes) {
+            Ok(v) => {
+                parsed = v;
+                &parsed
+            }
+            Err(_) => return false,
+        },
+        faultline_model::RequestBody::Empty => return false,
+    };
+    let is_call = |m: &serde_json::Value| m["method"] == "tools/call";
+    match body {
+        serde_json::Value::Array(batch) => batch.iter().any(is_call),
+        message => is_call(message),
     }
 }
 
@@ -173,6 +207,11 @@ struct Inner {
     changed: Notify,
     control: bool,
     quiet_marker: bool,
+    /// Calls wait at their gates (see [`Config::call_gates`]).
+    gated: bool,
+    /// When the last SSE event was handed to a connection (gated servers only; see
+    /// `auto_advance`'s settle rule).
+    last_event_out: Mutex<Option<std::time::Instant>>,
 }
 
 /// The shared handle the HTTP handlers, the ticker and the control API hold.
@@ -195,6 +234,7 @@ impl App {
         let control = config.control;
         let auto = config.auto_grace.is_some();
         let quiet_marker = auto && config.quiet_marker;
+        let gated = auto && config.call_gates && config.scenario.is_some();
         let (state, notes) = State::new(config);
         let app = App {
             inner: Arc::new(Inner {
@@ -206,6 +246,8 @@ impl App {
                 changed: Notify::new(),
                 control,
                 quiet_marker,
+                gated,
+                last_event_out: Mutex::new(None),
             }),
         };
         (app, notes)
@@ -238,8 +280,17 @@ impl App {
         self.note_activity();
         let held = self.lock().admit();
         if let Some(go_on) = held {
+            tracing::debug!(method = ?request.method, "request held for the client's return point");
             self.inner.wake.notify_one();
             let _ = go_on.await;
+        }
+        if self.inner.gated && is_tools_call(&request) {
+            let gated = self.lock().admit_call();
+            if let Some(go_on) = gated {
+                tracing::debug!("call held at its gate");
+                self.inner.wake.notify_one();
+                let _ = go_on.await;
+            }
         }
         self.with_state(|s| {
             let handled = s.handle(request);
@@ -260,6 +311,26 @@ impl App {
             self.inner.activity.fetch_add(1, AtomicOrdering::AcqRel);
             self.inner.wake.notify_one();
         }
+    }
+
+    /// An SSE event went out on some connection.
+    pub(crate) fn note_event_out(&self) {
+        if self.inner.gated {
+            *self
+                .inner
+                .last_event_out
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = Some(std::time::Instant::now());
+        }
+    }
+
+    /// Wall time since the last SSE event went out (`None`: none yet, or not gated).
+    fn since_event_out(&self) -> Option<Duration> {
+        self.inner
+            .last_event_out
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .map(|at| at.elapsed())
     }
 
     fn quiet_marker(&self) -> bool {

@@ -1,0 +1,129 @@
+//! One graded run: a fresh server for the scenario, the client as a subprocess with the
+//! URL as its last argument, its report, and the server's ledger.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use faultline_model::Ledger;
+use faultline_server::{Config, NO_GRACE};
+use tokio::process::Command;
+
+use crate::client_context::GradingPlan;
+use crate::client_report::ClientReport;
+
+/// What one run produced.
+#[derive(Debug)]
+pub struct RawRun {
+    /// `None`: no report before the timeout.
+    pub report: Option<ClientReport>,
+    pub ledger: Ledger,
+    /// The last lines the client wrote on stderr.
+    pub stderr_tail: String,
+    pub wall: Duration,
+}
+
+/// The server the client meets: the scenario's knobs and faults on the harness's clock
+/// (time moves only while the client waits on the server), calls held until their
+/// scenario time, the quiescence marker on.
+pub fn grading_config(plan: &GradingPlan) -> Config {
+    Config::from_scenario(plan.scenario.clone())
+        .with_control(true)
+        .with_auto_time(NO_GRACE)
+        .with_call_gates(true)
+        .with_quiet_marker(true)
+}
+
+/// Runs `command` against a fresh server for `plan`. `Err` is bad input (the command
+/// cannot start, is not found, or prints no report), said in a sentence.
+pub fn run_client(command: &str, plan: &GradingPlan, timeout: Duration) -> Result<RawRun, String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start a runtime: {e}"))?;
+    let result = runtime.block_on(async {
+        let config = grading_config(plan);
+        let running = faultline_server::start(config, "127.0.0.1:0".parse().expect("an address"))
+            .await
+            .map_err(|e| format!("cannot start the server on 127.0.0.1:0: {e}"))?;
+        let context = serde_json::to_string(&plan.context).expect("a context serializes");
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(format!("{command} \"$@\""))
+            .arg("faultline")
+            .arg(running.url())
+            .env("FAULTLINE_SCENARIO", &plan.scenario.name)
+            .env("FAULTLINE_CONTEXT", context)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("cannot start `sh -c {command:?}`: {e}"))?;
+        let pid = child.id();
+        let started = Instant::now();
+        let mut stdout = child.stdout.take().expect("piped");
+        let mut stderr = child.stderr.take().expect("piped");
+        let read = async {
+            use tokio::io::AsyncReadExt;
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let (a, b) = tokio::join!(stdout.read_to_end(&mut out), stderr.read_to_end(&mut err));
+            let status = child.wait().await;
+            (a.and(b).and(status), out, err)
+        };
+        let finished = tokio::time::timeout(timeout, read).await;
+        let wall = started.elapsed();
+        let ledger = running.app.with_engine(|e| e.server().ledger().clone());
+        let Ok((status, out, err)) = finished else {
+            if let Some(pid) = pid {
+                kill_group(pid);
+            }
+            return Ok(RawRun {
+                report: None,
+                ledger,
+                stderr_tail: String::new(),
+                wall,
+            });
+        };
+        let stderr_tail = tail(&String::from_utf8_lossy(&err), 12);
+        let status = status.map_err(|e| format!("lost the client process: {e}"))?;
+        if status.code() == Some(127) {
+            return Err(format!(
+                "the command was not found: `{command}` (sh: {})",
+                stderr_tail.trim()
+            ));
+        }
+        let report = ClientReport::from_stdout(&String::from_utf8_lossy(&out)).map_err(|why| {
+            let exit = status
+                .code()
+                .map_or("was killed by a signal".to_string(), |c| {
+                    format!("exited {c}")
+                });
+            format!("{why}\n  (the client {exit}; its stderr ended with:\n{stderr_tail})")
+        })?;
+        Ok(RawRun {
+            report: Some(report),
+            ledger,
+            stderr_tail,
+            wall,
+        })
+    });
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    result
+}
+
+/// Kills the client and everything it started (it leads its own process group).
+fn kill_group(pid: u32) {
+    let _ = std::process::Command::new("kill")
+        .arg("-KILL")
+        .arg(format!("-{pid}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}

@@ -1,0 +1,436 @@
+//! Verdicts from the ground truth: what the server produced for the client (the ledger)
+//! against what the client reported its application was handed, plus what the wire
+//! shows (the ledger's answers and resumptions).
+
+use std::collections::BTreeMap;
+
+use faultline_model::{CursorResolution, HttpMethod, JobEnd, JobId, Ledger, Payload};
+use serde_json::json;
+
+use crate::client_context::ClientContext;
+use crate::client_report::ClientReport;
+use crate::verdict::{GradeKind, GradeVerdict};
+
+/// Judges one run. `report` is `None` when the client gave none before the timeout.
+pub fn judge(
+    ledger: &Ledger,
+    context: &ClientContext,
+    report: Option<&ClientReport>,
+) -> Vec<GradeVerdict> {
+    let mut verdicts = Vec::new();
+    match report {
+        None => verdicts.push(GradeVerdict {
+            kind: GradeKind::Hung,
+            why:
+                "no report before the timeout: the application got neither everything nor an error"
+                    .into(),
+            evidence: json!({ "answers": ledger.answers.len() }),
+        }),
+        Some(report) => losses(ledger, context, report, &mut verdicts),
+    }
+    retry_amplification(ledger, &mut verdicts);
+    reinit_collisions(ledger, &mut verdicts);
+    zombies(ledger, &mut verdicts);
+    cursor_reuse(ledger, &mut verdicts);
+    verdicts
+}
+
+/// What the server produced for the application: the judged call's progress steps and
+/// result, and the notifications up to the client's last call.
+#[derive(Debug, Default)]
+struct Owed {
+    /// Steps of the judged (last) job of the call's tool.
+    steps: Vec<u32>,
+    /// How many of the call's jobs produced each step (a re-issued call produces again).
+    step_counts: BTreeMap<u32, usize>,
+    result: bool,
+    /// seq -> how many times produced (per-session numbering: a re-initialized client
+    /// meets each value again).
+    notifications: BTreeMap<u64, usize>,
+}
+
+fn owed(ledger: &Ledger, context: &ClientContext) -> Owed {
+    let tool = context.call.tool.as_str();
+    let jobs: Vec<JobId> = ledger
+        .jobs
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| j.tool == tool)
+        .map(|(i, _)| JobId(ledger.jobs_base + i as u32))
+        .collect();
+    let judged = jobs.last().copied();
+    let last_call_answer = ledger
+        .answers
+        .iter()
+        .filter(|a| a.rpc_method.as_deref() == Some("tools/call"))
+        .map(|a| a.at_ms)
+        .max()
+        .unwrap_or(0);
+    let mut owed = Owed::default();
+    for event in &ledger.events {
+        match event.payload {
+            Payload::Progress { job, step, .. } if jobs.contains(&job) => {
+                *owed.step_counts.entry(step).or_default() += 1;
+                if Some(job) == judged && context.call.progress {
+                    owed.steps.push(step);
+                }
+            }
+            Payload::Notification { seq } if event.at_ms <= last_call_answer => {
+                *owed.notifications.entry(seq).or_default() += 1;
+            }
+            _ => {}
+        }
+    }
+    owed.result = match judged {
+        // A job's result is produced when it finishes.
+        Some(job) => matches!(ledger.job(job).ended, Some((_, JobEnd::Finished))),
+        // An immediate tool's result is the answer to the first call.
+        None => ledger
+            .answers
+            .iter()
+            .find(|a| a.rpc_method.as_deref() == Some("tools/call"))
+            .is_some_and(|a| a.status == 200),
+    };
+    owed
+}
+
+fn losses(
+    ledger: &Ledger,
+    context: &ClientContext,
+    report: &ClientReport,
+    verdicts: &mut Vec<GradeVerdict>,
+) {
+    let owed = owed(ledger, context);
+    let mut seen_steps: BTreeMap<u32, usize> = BTreeMap::new();
+    for p in &report.progress {
+        *seen_steps.entry(p.round() as u32).or_default() += 1;
+    }
+    let mut seen_seq: BTreeMap<u64, usize> = BTreeMap::new();
+    for s in &report.notifications {
+        *seen_seq.entry(*s).or_default() += 1;
+    }
+    let missing_steps: Vec<u32> = owed
+        .steps
+        .iter()
+        .copied()
+        .filter(|s| !seen_steps.contains_key(s))
+        .collect();
+    let missing_seq: Vec<u64> = owed
+        .notifications
+        .iter()
+        .flat_map(|(&seq, &n)| {
+            let seen = seen_seq.get(&seq).copied().unwrap_or(0);
+            std::iter::repeat_n(seq, n.saturating_sub(seen))
+        })
+        .collect();
+    let result_missing = owed.result && report.result.is_none();
+    let mut lost = Vec::new();
+    if !missing_steps.is_empty() {
+        lost.push(format!(
+            "progress {} of {}",
+            ranges(&missing_steps),
+            owed.steps.len()
+        ));
+    }
+    if !missing_seq.is_empty() {
+        lost.push(format!(
+            "notifications seq {} ({} of {})",
+            ranges(&missing_seq),
+            missing_seq.len(),
+            owed.notifications.values().sum::<usize>()
+        ));
+    }
+    if result_missing {
+        lost.push("the result".into());
+    }
+    let evidence = json!({
+        "missing_progress": missing_steps,
+        "missing_notifications": missing_seq,
+        "result_missing": result_missing,
+        "produced_progress": owed.steps.len(),
+        "produced_notifications": owed.notifications.values().sum::<usize>(),
+        "result_produced": owed.result,
+    });
+    if !lost.is_empty() {
+        let (kind, why) = match &report.error {
+            None => (
+                GradeKind::SilentGap,
+                format!("lost {}, and no error said so", lost.join(", ")),
+            ),
+            Some(error) => (
+                GradeKind::SurfacedLoss,
+                format!("lost {}; the client said: {error}", lost.join(", ")),
+            ),
+        };
+        verdicts.push(GradeVerdict {
+            kind,
+            why,
+            evidence: evidence.clone(),
+        });
+    }
+    let dup_steps: Vec<u32> = seen_steps
+        .iter()
+        .filter(|&(s, &n)| n > owed.step_counts.get(s).copied().unwrap_or(0).max(1))
+        .map(|(&s, _)| s)
+        .collect();
+    let dup_seq: Vec<u64> = seen_seq
+        .iter()
+        .filter(|&(s, &n)| n > owed.notifications.get(s).copied().unwrap_or(0).max(1))
+        .map(|(&s, _)| s)
+        .collect();
+    if !dup_steps.is_empty() || !dup_seq.is_empty() {
+        let mut what = Vec::new();
+        if !dup_steps.is_empty() {
+            what.push(format!("progress {}", ranges(&dup_steps)));
+        }
+        if !dup_seq.is_empty() {
+            what.push(format!("notifications seq {}", ranges(&dup_seq)));
+        }
+        verdicts.push(GradeVerdict {
+            kind: GradeKind::Duplicate,
+            why: format!("handed over more often than produced: {}", what.join(", ")),
+            evidence: json!({ "progress": dup_steps, "notifications": dup_seq }),
+        });
+    }
+    if lost.is_empty() {
+        let why = match &report.error {
+            None => "everything produced reached the application".to_string(),
+            Some(error) => format!("nothing produced was lost; the call failed loudly: {error}"),
+        };
+        verdicts.push(GradeVerdict {
+            kind: GradeKind::Clean,
+            why,
+            evidence,
+        });
+    }
+}
+
+fn request_note(a: &faultline_model::AnswerEntry) -> serde_json::Value {
+    json!({
+        "at_ms": a.at_ms,
+        "method": method_name(a.method),
+        "rpc_method": a.rpc_method,
+        "status": a.status,
+    })
+}
+
+fn method_name(method: HttpMethod) -> &'static str {
+    match method {
+        HttpMethod::Post => "POST",
+        HttpMethod::Get => "GET",
+        HttpMethod::Delete => "DELETE",
+        HttpMethod::Other => "OTHER",
+    }
+}
+
+/// Requests that kept going to a session after it answered 404/410.
+fn retry_amplification(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+    let mut first_gone: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, a) in ledger.answers.iter().enumerate() {
+        if let (Some(s), 404 | 410) = (a.session_sent.as_deref(), a.status) {
+            first_gone.entry(s).or_insert(i);
+        }
+    }
+    for (session, i) in first_gone {
+        let later: Vec<_> = ledger.answers[i + 1..]
+            .iter()
+            .filter(|a| {
+                a.session_sent.as_deref() == Some(session) && a.method != HttpMethod::Delete
+            })
+            .collect();
+        if later.is_empty() {
+            continue;
+        }
+        verdicts.push(GradeVerdict {
+            kind: GradeKind::RetryAmplification,
+            why: format!(
+                "{} request(s) still went to session {} after it answered {} at {} ms",
+                later.len(),
+                short(session),
+                ledger.answers[i].status,
+                ledger.answers[i].at_ms
+            ),
+            evidence: json!({
+                "session": session,
+                "gone_at_ms": ledger.answers[i].at_ms,
+                "requests": later.iter().map(|a| request_note(a)).collect::<Vec<_>>(),
+            }),
+        });
+    }
+}
+
+/// After a second `initialize`, requests that still carried an older session id.
+fn reinit_collisions(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+    let inits: Vec<usize> = ledger
+        .answers
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.rpc_method.as_deref() == Some("initialize") && a.status == 200)
+        .map(|(i, _)| i)
+        .collect();
+    let Some(&reinit) = inits.get(1) else {
+        return;
+    };
+    let current: Vec<&str> = ledger
+        .sessions
+        .iter()
+        .skip(1)
+        .map(|s| s.wire_id.as_str())
+        .collect();
+    let stale: Vec<_> = ledger.answers[reinit + 1..]
+        .iter()
+        .filter(|a| {
+            a.method != HttpMethod::Delete
+                && a.session_sent
+                    .as_deref()
+                    .is_some_and(|s| !current.contains(&s))
+        })
+        .collect();
+    if stale.is_empty() {
+        return;
+    }
+    verdicts.push(GradeVerdict {
+        kind: GradeKind::ReinitCollision,
+        why: format!(
+            "after re-initializing at {} ms, {} request(s) still carried an old session id",
+            ledger.answers[reinit].at_ms,
+            stale.len()
+        ),
+        evidence: json!({
+            "reinitialized_at_ms": ledger.answers[reinit].at_ms,
+            "requests": stale.iter().map(|a| request_note(a)).collect::<Vec<_>>(),
+        }),
+    });
+}
+
+/// A resumption answered 200 with a replay, then the session's next POST got 404/410.
+fn zombies(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+    let mut reported = Vec::new();
+    for r in &ledger.resumptions {
+        let replayed = match r.resolution {
+            CursorResolution::Honoured { replayed, .. }
+            | CursorResolution::Stale { replayed, .. } => replayed,
+            _ => continue,
+        };
+        let Some(session) = r.session_sent.as_deref() else {
+            continue;
+        };
+        if reported.contains(&session) {
+            continue;
+        }
+        let Some(at) = ledger.answers.iter().position(|a| a.conn == r.conn) else {
+            continue;
+        };
+        if ledger.answers[at].status != 200 {
+            continue;
+        }
+        let next = ledger.answers[at + 1..]
+            .iter()
+            .find(|a| a.method == HttpMethod::Post && a.session_sent.as_deref() == Some(session));
+        let Some(next) = next.filter(|a| matches!(a.status, 404 | 410)) else {
+            continue;
+        };
+        reported.push(session);
+        verdicts.push(GradeVerdict {
+            kind: GradeKind::ZombieSession,
+            why: format!(
+                "the resumption at {} ms (Last-Event-ID {}) replayed {replayed} event(s) with 200; the next POST ({}) at {} ms got {}",
+                r.at_ms,
+                r.cursor,
+                next.rpc_method.as_deref().unwrap_or("?"),
+                next.at_ms,
+                next.status
+            ),
+            evidence: json!({
+                "session": session,
+                "replay_at_ms": r.at_ms,
+                "cursor": r.cursor,
+                "replayed": replayed,
+                "rejected": request_note(next),
+            }),
+        });
+    }
+}
+
+/// A cursor the client was sent in one generation's numbering, honoured in another's,
+/// where the new numbering had re-used the value.
+fn cursor_reuse(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+    for r in &ledger.resumptions {
+        let CursorResolution::Honoured {
+            generation,
+            replayed,
+            ..
+        } = r.resolution
+        else {
+            continue;
+        };
+        let Ok(cursor) = r.cursor.parse::<u64>() else {
+            continue;
+        };
+        // The event the client last received with that id, before this resumption.
+        let minted = ledger
+            .sends
+            .iter()
+            .rev()
+            .filter(|s| s.conn < r.conn)
+            .map(|s| ledger.event(s.event))
+            .find(|e| {
+                e.id == cursor
+                    && Some(ledger.session(e.session).wire_id.as_str())
+                        == r.session_sent.as_deref()
+            });
+        let Some(minted) = minted else {
+            continue;
+        };
+        let renumbered = minted.generation != generation
+            && ledger.events.iter().any(|e| {
+                e.session == minted.session
+                    && e.generation == generation
+                    && e.id <= cursor
+                    && e.at_ms <= r.at_ms
+            });
+        if !renumbered || replayed == 0 {
+            continue;
+        }
+        verdicts.push(GradeVerdict {
+            kind: GradeKind::CursorReuse,
+            why: format!(
+                "Last-Event-ID {cursor} was minted in generation {} and honoured against generation {generation}'s numbering at {} ms; {replayed} event(s) replayed after it as if contiguous",
+                minted.generation, r.at_ms
+            ),
+            evidence: json!({
+                "cursor": r.cursor,
+                "minted_in_generation": minted.generation,
+                "honoured_in_generation": generation,
+                "resumed_at_ms": r.at_ms,
+                "replayed": replayed,
+            }),
+        });
+    }
+}
+
+fn short(session: &str) -> String {
+    session.chars().take(8).collect()
+}
+
+/// `1..=3, 7` style.
+pub(crate) fn ranges<T: Copy + Ord + Into<u64>>(values: &[T]) -> String {
+    let mut sorted: Vec<u64> = values.iter().map(|&v| v.into()).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let start = sorted[i];
+        while i + 1 < sorted.len() && sorted[i + 1] == sorted[i] + 1 {
+            i += 1;
+        }
+        parts.push(if start == sorted[i] {
+            start.to_string()
+        } else {
+            format!("{start}..={}", sorted[i])
+        });
+        i += 1;
+    }
+    parts.join(", ")
+}

@@ -1,0 +1,177 @@
+//! # faultline-grade
+//!
+//! Grade any MCP client, in any language, against faultline's scenarios.
+//!
+//! For each scenario a fresh live server (the same engine as `faultline run` and
+//! `faultline serve`) is started on loopback, on the harness's clock: virtual time jumps
+//! to the next due event only while the client waits on the server, so an hour of TTLs
+//! passes in milliseconds and nothing the client does in wall time reaches the ledger.
+//! The client runs as a subprocess; what it reports its application was handed is judged
+//! against what the server produced for it (the ledger).
+//!
+//! ## The client contract
+//!
+//! It follows the client mode of the official MCP conformance suite:
+//!
+//! - the MCP endpoint URL is appended to the command as its last argument
+//!   (`sh -c 'COMMAND "$@"' faultline URL`);
+//! - `FAULTLINE_SCENARIO` holds the scenario's name, `FAULTLINE_CONTEXT` what the
+//!   application does: `{"call": {"tool": "long_job", "arguments": {"steps": 45,
+//!   "interval_ms": 60000}, "progress": true}, "followup_echo": 1}`: one `tools/call`
+//!   (arguments verbatim; with a progress token when `progress`), then `followup_echo`
+//!   calls of `echo` with `{"text": "followup N"}`;
+//! - the last line of the client's stdout is its report, one JSON object: `progress` (the
+//!   progress values of the call, in order), `notifications` (`data.seq` of every
+//!   `notifications/message`, in order), `result` (the call's result text, or null),
+//!   `error` (the first error the application saw, or null); other fields are shown;
+//! - a client never sleeps in virtual time: a call the scenario schedules later (the
+//!   cascade's at T+33m) is held by the server until its time comes, after everything due
+//!   before it has happened;
+//! - the server sends an SSE event of type `faultline.quiet` on open streams when nothing
+//!   more can come until the client acts; MCP SDKs ignore it, a hand-written client may
+//!   use it instead of a read timeout.
+
+mod client_context;
+mod client_process;
+mod client_report;
+mod judge;
+mod verdict;
+
+use std::time::Duration;
+
+use faultline_scenario::Scenario;
+use serde_json::{Value, json};
+
+pub use client_context::{CallSpec, ClientContext, GradingPlan, plan};
+pub use client_process::grading_config;
+pub use client_report::ClientReport;
+pub use judge::judge;
+pub use verdict::{GradeKind, GradeVerdict};
+
+/// How long a client may take on one scenario before it is `hung`.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// One scenario's grade.
+#[derive(Debug, Clone)]
+pub struct ScenarioGrade {
+    pub scenario: String,
+    pub verdicts: Vec<GradeVerdict>,
+    /// The client's report as printed (`None`: hung).
+    pub client_report: Option<Value>,
+    /// What the grading server played differently from the file.
+    pub notes: Vec<String>,
+    pub wall: Duration,
+    pub ledger_sha256: String,
+    /// The last lines the client wrote on stderr.
+    pub client_stderr: String,
+    /// The server's ground truth, as JSON (what `ledger_sha256` digests).
+    pub ledger_json: String,
+}
+
+impl ScenarioGrade {
+    pub fn lost_silently(&self) -> bool {
+        self.verdicts.iter().any(|v| v.kind.is_silent_loss())
+    }
+}
+
+/// Grades `command` on one scenario. `Err`: bad input, in a sentence.
+pub fn grade_scenario(
+    command: &str,
+    scenario: &Scenario,
+    timeout: Duration,
+) -> Result<ScenarioGrade, String> {
+    let plan = plan(scenario).map_err(|why| format!("{}: {why}", scenario.name))?;
+    let run = client_process::run_client(command, &plan, timeout)
+        .map_err(|why| format!("{}: {why}", scenario.name))?;
+    let verdicts = judge(&run.ledger, &plan.context, run.report.as_ref());
+    let ledger_json = serde_json::to_string(&run.ledger).expect("a ledger serializes");
+    Ok(ScenarioGrade {
+        scenario: scenario.name.clone(),
+        verdicts,
+        client_report: run.report.map(|r| r.raw),
+        notes: plan.notes,
+        wall: run.wall,
+        ledger_sha256: sha256_hex(&ledger_json),
+        client_stderr: run.stderr_tail,
+        ledger_json,
+    })
+}
+
+fn sha256_hex(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The `--format json` document.
+pub fn json_report(command: &str, grades: &[ScenarioGrade]) -> Value {
+    json!({
+        "command": command,
+        "scenarios": grades.iter().map(|g| json!({
+            "scenario": g.scenario,
+            "verdicts": g.verdicts.iter().map(verdict_json).collect::<Vec<_>>(),
+            "client_report": g.client_report,
+            "notes": g.notes,
+            "ledger_sha256": g.ledger_sha256,
+            "client_stderr": g.client_stderr,
+            "wall_ms": g.wall.as_millis() as u64,
+        })).collect::<Vec<_>>(),
+        "lost_silently": grades.iter().any(ScenarioGrade::lost_silently),
+    })
+}
+
+/// `{kind, why, ...evidence}`.
+fn verdict_json(v: &GradeVerdict) -> Value {
+    let mut object = serde_json::Map::new();
+    object.insert("kind".into(), v.kind.name().into());
+    object.insert("why".into(), v.why.clone().into());
+    if let Value::Object(evidence) = &v.evidence {
+        for (k, value) in evidence {
+            object.insert(k.clone(), value.clone());
+        }
+    }
+    Value::Object(object)
+}
+
+/// The text table: one row per verdict, scenario first.
+pub fn text_report(command: &str, grades: &[ScenarioGrade]) -> String {
+    let mut out = format!("faultline grade: {command}\n\n");
+    let width = grades
+        .iter()
+        .map(|g| g.scenario.len())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    out.push_str(&format!("{:width$}  {:20}  why\n", "scenario", "verdict"));
+    for g in grades {
+        for (i, v) in g.verdicts.iter().enumerate() {
+            let name = if i == 0 { g.scenario.as_str() } else { "" };
+            out.push_str(&format!("{name:width$}  {:20}  {}\n", v.kind.name(), v.why));
+        }
+        for note in &g.notes {
+            out.push_str(&format!("{:width$}  {:20}  (note: {note})\n", "", ""));
+        }
+    }
+    let lost: Vec<&str> = grades
+        .iter()
+        .filter(|g| g.lost_silently())
+        .map(|g| g.scenario.as_str())
+        .collect();
+    out.push('\n');
+    if lost.is_empty() {
+        out.push_str(&format!(
+            "{} scenario(s): nothing was lost silently.\n",
+            grades.len()
+        ));
+    } else {
+        out.push_str(&format!(
+            "{} scenario(s): the application lost data without an error in {}: {}.\nReplay one with: faultline serve --scenario <file> --control --time-scale auto\n",
+            grades.len(),
+            lost.len(),
+            lost.join(", ")
+        ));
+    }
+    out
+}

@@ -1,0 +1,57 @@
+//! One grading verdict: its kind, a one-line why, and the evidence it rests on.
+
+use serde::Serialize;
+use serde_json::Value;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GradeKind {
+    /// Everything the server produced for the application reached it.
+    Clean,
+    /// Produced, never handed to the application, and no error said so.
+    SilentGap,
+    /// Handed to the application more often than it was produced.
+    Duplicate,
+    /// Lost, but the client returned an error.
+    SurfacedLoss,
+    /// No report before the timeout: the application got neither everything nor an error.
+    Hung,
+    /// Requests kept going to a session after it answered 404/410.
+    RetryAmplification,
+    /// After re-initializing, requests still carried the old session id.
+    ReinitCollision,
+    /// A resumption was answered 200 on a session that then turned out dead.
+    ZombieSession,
+    /// A `Last-Event-ID` minted in one numbering was honoured against another.
+    CursorReuse,
+}
+
+impl GradeKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            GradeKind::Clean => "clean",
+            GradeKind::SilentGap => "silent_gap",
+            GradeKind::Duplicate => "duplicate",
+            GradeKind::SurfacedLoss => "surfaced_loss",
+            GradeKind::Hung => "hung",
+            GradeKind::RetryAmplification => "retry_amplification",
+            GradeKind::ReinitCollision => "reinit_collision",
+            GradeKind::ZombieSession => "zombie_session",
+            GradeKind::CursorReuse => "cursor_reuse",
+        }
+    }
+
+    /// The application lost something without being told.
+    pub fn is_silent_loss(self) -> bool {
+        matches!(self, GradeKind::SilentGap | GradeKind::Hung)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GradeVerdict {
+    pub kind: GradeKind,
+    /// One line, for the table.
+    pub why: String,
+    /// The ledger's facts the verdict rests on.
+    pub evidence: Value,
+}

@@ -1,0 +1,143 @@
+//! `faultline grade --command CMD`: grade any MCP client, in any language, against the
+//! bundled scenarios (or those named with `--scenario`). See `faultline_grade` for the
+//! client contract.
+//!
+//! Exit codes: 0 nothing was lost silently, 1 something was, 2 bad input (no command, a
+//! command that cannot start, a client that prints no JSON report, a bad scenario file).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use faultline_grade::{ScenarioGrade, grade_scenario, json_report, plan, text_report};
+use faultline_sim::Scenario;
+
+#[derive(Args)]
+pub struct GradeArgs {
+    /// The client to grade: a shell command; the MCP URL is appended as its last argument.
+    #[arg(long)]
+    pub command: String,
+    /// Scenario files to grade on (repeatable; default: every scenario under scenarios/
+    /// whose workload fits the client contract).
+    #[arg(long = "scenario")]
+    pub scenarios: Vec<PathBuf>,
+    /// Output: a text table, or one JSON document.
+    #[arg(long, value_enum, default_value_t = GradeFormat::Text)]
+    pub format: GradeFormat,
+    /// Write each scenario's ledger (the server's ground truth) to DIR/SCENARIO.ledger.json.
+    #[arg(long, value_name = "DIR")]
+    pub ledgers: Option<PathBuf>,
+    /// Seconds of wall time a client gets per scenario before it is graded `hung`.
+    #[arg(long, default_value_t = faultline_grade::DEFAULT_TIMEOUT.as_secs())]
+    pub timeout_s: u64,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum GradeFormat {
+    Text,
+    Json,
+}
+
+/// The default set: `scenarios/grade/`, the incidents, and `scenarios/field/`, in that
+/// order, keeping those whose workload fits the contract.
+fn default_scenarios() -> Result<Vec<Scenario>, String> {
+    let mut scenarios = Vec::new();
+    for dir in ["scenarios/grade", "scenarios", "scenarios/field"] {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+            .collect();
+        files.sort();
+        for file in files {
+            let scenario = Scenario::load(&file).map_err(|e| e.to_string())?;
+            if plan(&scenario).is_ok() {
+                scenarios.push(scenario);
+            }
+        }
+    }
+    if scenarios.is_empty() {
+        return Err(
+            "no scenarios found under scenarios/: run from the repository root, or name them with --scenario FILE".into(),
+        );
+    }
+    Ok(scenarios)
+}
+
+fn load(paths: &[PathBuf]) -> Result<Vec<Scenario>, String> {
+    paths
+        .iter()
+        .map(|p: &PathBuf| Scenario::load(Path::new(p)).map_err(|e| e.to_string()))
+        .collect()
+}
+
+pub fn grade(args: GradeArgs) -> ExitCode {
+    if args.command.trim().is_empty() {
+        eprintln!("error: --command is empty: give the command that runs your client");
+        return ExitCode::from(2);
+    }
+    let scenarios = if args.scenarios.is_empty() {
+        default_scenarios()
+    } else {
+        load(&args.scenarios)
+    };
+    let scenarios = match scenarios {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(dir) = &args.ledgers
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        eprintln!("error: --ledgers {}: {e}", dir.display());
+        return ExitCode::from(2);
+    }
+    let timeout = Duration::from_secs(args.timeout_s.max(1));
+    let mut grades: Vec<ScenarioGrade> = Vec::new();
+    for scenario in &scenarios {
+        match grade_scenario(&args.command, scenario, timeout) {
+            Ok(g) => {
+                if let Some(dir) = &args.ledgers {
+                    let path = dir.join(format!("{}.ledger.json", g.scenario));
+                    if let Err(e) = std::fs::write(&path, &g.ledger_json) {
+                        eprintln!("error: {}: {e}", path.display());
+                        return ExitCode::from(2);
+                    }
+                }
+                eprintln!(
+                    "grade: {} -> {} ({:.1} s)",
+                    g.scenario,
+                    g.verdicts
+                        .iter()
+                        .map(|v| v.kind.name())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    g.wall.as_secs_f64()
+                );
+                grades.push(g);
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    match args.format {
+        GradeFormat::Text => print!("{}", text_report(&args.command, &grades)),
+        GradeFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&json_report(&args.command, &grades))
+                .expect("a report serializes")
+        ),
+    }
+    if grades.iter().any(ScenarioGrade::lost_silently) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
