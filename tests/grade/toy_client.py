@@ -113,6 +113,7 @@ class ToyClient:
                 if eid is not None:
                     if self.drop_upto is not None and eid.isdigit() and int(eid) <= self.drop_upto:
                         self.report["dropped_as_seen"] += 1
+                        print(f"toy: dropped id {eid} as already seen", file=sys.stderr)
                         continue
                     self.cursor = eid
                 if etype == "message" and data and (answer := self.handle(json.loads(data), rid)):
@@ -211,6 +212,7 @@ class ToyClient:
                 self.drop_upto = max(self.drop_upto or 0, int(sent))
             conn, resp = self.http("GET", last_event_id=sent)
             self.report["resumes"].append({"last_event_id": sent, "status": resp.status})
+            print(f"toy: resume {resumes} with Last-Event-ID {sent}: HTTP {resp.status}", file=sys.stderr)
             if resp.status == 200:
                 answer = self.read(conn, resp, rid)
             elif self.careful:
