@@ -1,0 +1,276 @@
+"""A hand-written MCP Streamable HTTP client (standard library only) that follows the
+`faultline grade` client contract (examples/clients/README.md), in two flavours:
+
+  --careful (default)  never loses silently: checks that progress values are contiguous
+                       (a gap is an error), ignores duplicate steps, resumes with GET +
+                       Last-Event-ID when the call's stream ends or goes quiet without the
+                       result, re-initializes and re-issues the call on 404 for its
+                       session, and reports an error after 5 resumes without the result.
+  --broken             the common dedup: after a resume it drops every event whose SSE id
+                       is <= the Last-Event-ID it sent. A server whose fresh stream restarts
+                       ids at 1 (Behavior A) makes new events look like a replay. After 3
+                       resumes without the result it gives up *quietly* (`error: null`).
+
+It exists to test the grader with a client known to be right and one known to be wrong.
+Transport: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports; SSE
+parsing after https://html.spec.whatwg.org/multipage/server-sent-events.html, simplified.
+
+    python3 tests/grade/toy_client.py [--careful|--broken] URL
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import sys
+import urllib.parse
+from typing import Any, Iterator
+
+PROTOCOL_VERSION = "2025-11-25"
+
+
+class Failed(Exception):
+    """The call failed in a way the application is told about."""
+
+
+class SessionGone(Exception):
+    """HTTP 404 for the session the client sent: the server no longer knows it."""
+
+
+class ToyClient:
+    def __init__(self, url: str, careful: bool) -> None:
+        u = urllib.parse.urlsplit(url)
+        self.host, self.port, self.path = u.hostname or "127.0.0.1", u.port or 80, u.path or "/"
+        self.careful = careful
+        self.session: str | None = None
+        self.protocol: str | None = None  # sent once initialize has answered
+        self.next_id = 0
+        self.cursor: str | None = None  # the last SSE id accepted on the current call
+        self.drop_upto: int | None = None  # --broken: ids <= this are "already seen"
+        self.token: int | None = None  # the first call's progress token
+        self.total: float | None = None
+        self.next_seq: int | None = None
+        self.report: dict[str, Any] = {
+            "progress": [], "notifications": [], "result": None, "error": None,
+            "client": f"toy_client.py --{'careful' if careful else 'broken'}",
+            "resumes": [], "followups": [], "dropped_as_seen": 0, "duplicates_ignored": 0,
+            "reinitialized": [],
+        }
+
+    def fail(self, message: str) -> None:
+        if self.report["error"] is None:  # the contract wants the first error seen
+            self.report["error"] = message
+
+    # ---- HTTP and SSE -------------------------------------------------------------------
+    def http(self, method: str, body: Any = None, last_event_id: str | None = None):
+        conn = http.client.HTTPConnection(self.host, self.port)
+        headers = {"accept": "application/json, text/event-stream", "mcp-session-id": self.session,
+                   "content-type": "application/json" if body is not None else None,
+                   "mcp-protocol-version": self.protocol, "last-event-id": last_event_id}
+        headers = {name: value for name, value in headers.items() if value is not None}
+        conn.request(method, self.path, None if body is None else json.dumps(body), headers)
+        return conn, conn.getresponse()
+
+    @staticmethod
+    def events(resp: http.client.HTTPResponse) -> Iterator[tuple[str, str | None, str]]:
+        """(event type, id or None, data) per SSE event, until the stream ends."""
+        etype, eid, data = "message", None, []
+        while True:
+            try:
+                raw = resp.readline()
+            except (OSError, http.client.HTTPException):
+                return  # a reset connection ends the stream like a clean close does
+            if not raw:
+                return
+            line = raw.decode("utf-8").rstrip("\r\n")
+            if not line:  # a blank line dispatches the event
+                if data or eid is not None or etype != "message":
+                    yield etype, eid, "\n".join(data)
+                etype, eid, data = "message", None, []
+                continue
+            field, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if field == "event":
+                etype = value
+            elif field == "id":
+                eid = value
+            elif field == "data":
+                data.append(value)
+
+    def read(self, conn: http.client.HTTPConnection, resp, rid: int) -> dict | None:
+        """What a response carries; returns the answer to `rid`, or None when the stream
+        ended or went quiet (`faultline.quiet`) without it."""
+        try:
+            ctype = resp.getheader("content-type") or ""
+            if ctype.startswith("application/json"):
+                return self.handle(json.loads(resp.read() or b"null"), rid)
+            if not ctype.startswith("text/event-stream"):
+                raise Failed(f"HTTP {resp.status} with content-type {ctype!r}")
+            for etype, eid, data in self.events(resp):
+                if etype == "faultline.quiet":
+                    return None
+                if eid is not None:
+                    if self.drop_upto is not None and eid.isdigit() and int(eid) <= self.drop_upto:
+                        self.report["dropped_as_seen"] += 1
+                        print(f"toy: dropped id {eid} as already seen", file=sys.stderr)
+                        continue
+                    self.cursor = eid
+                if etype == "message" and data and (answer := self.handle(json.loads(data), rid)):
+                    return answer
+            return None
+        finally:
+            conn.close()
+
+    def handle(self, msg: Any, rid: int) -> dict | None:
+        if not isinstance(msg, dict):
+            return None
+        params = msg.get("params") or {}
+        if msg.get("method") == "notifications/progress" and params.get("progressToken") == self.token:
+            self.on_progress(params.get("progress"), params.get("total"))
+        elif msg.get("method") == "notifications/message":
+            self.on_notification((params.get("data") or {}).get("seq"))
+        elif msg.get("id") == rid and ("result" in msg or "error" in msg):
+            return msg
+        return None
+
+    def on_progress(self, value: Any, total: Any) -> None:
+        self.total = total if total is not None else self.total
+        seen = self.report["progress"]
+        if not isinstance(value, (int, float)):
+            return self.fail(f"progress without a number: {value!r}")
+        last = seen[-1] if seen else 0
+        if self.careful and value <= last:
+            self.report["duplicates_ignored"] += 1  # a replayed or re-issued step
+            return
+        if self.careful and value != last + 1:
+            self.fail(f"progress gap: after {last} came {value}")
+        seen.append(value)
+
+    def on_notification(self, seq: Any) -> None:
+        if self.careful and isinstance(seq, int) and self.next_seq is not None:
+            if seq < self.next_seq:
+                return  # a duplicate: already handed to the application
+            if seq > self.next_seq:
+                self.fail(f"notification gap: expected seq {self.next_seq}, got {seq}")
+        self.report["notifications"].append(seq)
+        self.next_seq = seq + 1 if isinstance(seq, int) else self.next_seq
+
+    # ---- MCP ----------------------------------------------------------------------------
+    def rpc_id(self) -> int:
+        self.next_id += 1
+        return self.next_id
+
+    def initialize(self) -> None:
+        self.session, self.protocol, self.next_seq = None, None, None
+        rid = self.rpc_id()
+        info = {"name": "faultline-toy-client", "version": "0.1.0"}
+        params = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": info}
+        conn, resp = self.http("POST", {"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": params})
+        self.session = resp.getheader("mcp-session-id")
+        answer = self.read(conn, resp, rid)
+        if not answer or "result" not in answer:
+            raise Failed(f"initialize: HTTP {resp.status}: {answer}")
+        self.protocol = answer["result"].get("protocolVersion", PROTOCOL_VERSION)
+        conn, resp = self.http("POST", {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        resp.read()
+        conn.close()
+
+    def call(self, tool: str, arguments: Any, progress: bool) -> dict | None:
+        """The answer to one tools/call, or None when --broken gave up quietly."""
+        for _ in range(3):
+            try:
+                return self.attempt(tool, arguments, progress)
+            except (OSError, http.client.HTTPException) as e:
+                raise Failed(f"{tool}: {type(e).__name__}: {e}") from None
+            except SessionGone as gone:
+                if not self.careful:
+                    raise Failed(str(gone)) from None
+                self.report["reinitialized"].append(f"{tool}: {gone}; re-initialized, re-issued")
+                self.initialize()
+        raise Failed(f"{tool}: the session kept disappearing")
+
+    def attempt(self, tool: str, arguments: Any, progress: bool) -> dict | None:
+        rid = self.rpc_id()
+        params: dict[str, Any] = {"name": tool, "arguments": arguments}
+        if progress:
+            self.token = rid
+            params["_meta"] = {"progressToken": rid}
+        self.cursor, self.drop_upto = None, None
+        conn, resp = self.http("POST", {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params})
+        self.check_status(conn, resp, f"{tool}: POST")
+        answer = self.read(conn, resp, rid)
+        limit, resumes = (5 if self.careful else 3), 0
+        while answer is None:
+            if resumes >= limit or self.cursor is None:
+                if not self.careful:
+                    return None  # gives up quietly: the bug this mode stands for
+                raise Failed(f"{tool}: no result after {resumes} resumes"
+                             + ("" if self.cursor else " (no event id to resume from)"))
+            sent, resumes = self.cursor, resumes + 1
+            if not self.careful and sent.isdigit():
+                self.drop_upto = max(self.drop_upto or 0, int(sent))
+            conn, resp = self.http("GET", last_event_id=sent)
+            self.report["resumes"].append({"last_event_id": sent, "status": resp.status})
+            print(f"toy: resume {resumes} with Last-Event-ID {sent}: HTTP {resp.status}", file=sys.stderr)
+            if resp.status == 200:
+                answer = self.read(conn, resp, rid)
+            elif self.careful:
+                self.check_status(conn, resp, f"{tool}: resume with Last-Event-ID {sent}")
+            else:
+                resp.read()
+                conn.close()
+        return answer
+
+    def check_status(self, conn, resp, what: str) -> None:
+        if resp.status == 200:
+            return
+        body = resp.read().decode("utf-8", "replace")[:200]
+        conn.close()
+        if resp.status == 404 and self.session:
+            raise SessionGone(f"{what}: HTTP 404 for session {self.session}")
+        raise Failed(f"{what}: HTTP {resp.status} {body}")
+
+    def text_of(self, what: str, answer: dict | None) -> str | None:
+        if answer is None:
+            return None
+        if "error" in answer:
+            e = answer["error"]
+            self.fail(f"{what}: JSON-RPC error {e.get('code')}: {e.get('message')}")
+            return None
+        result = answer["result"]
+        text = next((c.get("text") for c in result.get("content", []) if c.get("type") == "text"), None)
+        if result.get("isError"):
+            self.fail(f"{what}: tool error: {text}")
+        return text
+
+
+def main() -> None:
+    careful = "--broken" not in sys.argv[1:-1]
+    client = ToyClient(sys.argv[-1], careful)
+    context = json.loads(os.environ.get("FAULTLINE_CONTEXT") or "{}")
+    call = context.get("call") or {"tool": "echo", "arguments": {"text": "hello"}}
+    try:
+        client.initialize()
+        try:
+            answer = client.call(call["tool"], call.get("arguments") or {}, bool(call.get("progress")))
+            client.report["result"] = client.text_of("call", answer)
+            last = (client.report["progress"] or [0])[-1]
+            if careful and answer and client.total is not None and last < client.total:
+                client.fail(f"call: result after progress {last} of {client.total}")
+        except Failed as e:
+            client.fail(f"call: {e}")
+        for k in range(1, int(context.get("followup_echo") or 0) + 1):
+            try:
+                answer = client.call("echo", {"text": f"followup {k}"}, False)
+                client.report["followups"].append(client.text_of(f"followup {k}", answer))
+            except Failed as e:
+                client.report["followups"].append(None)
+                client.fail(f"followup {k}: {e}")
+    except Exception as e:  # noqa: BLE001 - whatever broke, the report says so
+        client.fail(f"{type(e).__name__}: {e}")
+    print(json.dumps(client.report), flush=True)
+
+
+if __name__ == "__main__":
+    main()
