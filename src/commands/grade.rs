@@ -28,9 +28,13 @@ pub struct GradeArgs {
     /// Write each scenario's ledger (the server's ground truth) to DIR/SCENARIO.ledger.json.
     #[arg(long, value_name = "DIR")]
     pub ledgers: Option<PathBuf>,
-    /// Seconds of wall time a client gets per scenario before it is graded `hung`.
+    /// Seconds of wall time a client gets per scenario before it is graded `hung` (the
+    /// default outlasts the TypeScript SDK's 60 s request timeout, so its error is seen).
     #[arg(long, default_value_t = faultline_grade::DEFAULT_TIMEOUT.as_secs())]
     pub timeout_s: u64,
+    /// Scenarios graded at once (each has its own server and client process).
+    #[arg(long, default_value_t = 4)]
+    pub jobs: usize,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -74,6 +78,55 @@ fn load(paths: &[PathBuf]) -> Result<Vec<Scenario>, String> {
         .collect()
 }
 
+/// Grades every scenario, `jobs` at a time; results in scenario order. Progress goes to
+/// stderr as each finishes.
+fn grade_all(
+    command: &str,
+    scenarios: &[Scenario],
+    timeout: Duration,
+    jobs: usize,
+) -> Vec<Result<ScenarioGrade, String>> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<Result<ScenarioGrade, String>>>> = scenarios
+        .iter()
+        .map(|_| std::sync::Mutex::new(None))
+        .collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(scenarios.len()) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(scenario) = scenarios.get(i) else {
+                        return;
+                    };
+                    let result = grade_scenario(command, scenario, timeout);
+                    if let Ok(g) = &result {
+                        eprintln!(
+                            "grade: {} -> {} ({:.1} s)",
+                            g.scenario,
+                            g.verdicts
+                                .iter()
+                                .map(|v| v.kind.name())
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            g.wall.as_secs_f64()
+                        );
+                    }
+                    *results[i].lock().expect("not poisoned") = Some(result);
+                }
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| {
+            r.into_inner()
+                .expect("not poisoned")
+                .expect("every scenario ran")
+        })
+        .collect()
+}
+
 pub fn grade(args: GradeArgs) -> ExitCode {
     if args.command.trim().is_empty() {
         eprintln!("error: --command is empty: give the command that runs your client");
@@ -98,9 +151,10 @@ pub fn grade(args: GradeArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let timeout = Duration::from_secs(args.timeout_s.max(1));
+    let results = grade_all(&args.command, &scenarios, timeout, args.jobs.max(1));
     let mut grades: Vec<ScenarioGrade> = Vec::new();
-    for scenario in &scenarios {
-        match grade_scenario(&args.command, scenario, timeout) {
+    for result in results {
+        match result {
             Ok(g) => {
                 if let Some(dir) = &args.ledgers {
                     let path = dir.join(format!("{}.ledger.json", g.scenario));
@@ -109,16 +163,6 @@ pub fn grade(args: GradeArgs) -> ExitCode {
                         return ExitCode::from(2);
                     }
                 }
-                eprintln!(
-                    "grade: {} -> {} ({:.1} s)",
-                    g.scenario,
-                    g.verdicts
-                        .iter()
-                        .map(|v| v.kind.name())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    g.wall.as_secs_f64()
-                );
                 grades.push(g);
             }
             Err(e) => {

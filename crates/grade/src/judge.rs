@@ -376,8 +376,7 @@ fn cursor_reuse(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
             .map(|s| ledger.event(s.event))
             .find(|e| {
                 e.id == cursor
-                    && Some(ledger.session(e.session).wire_id.as_str())
-                        == r.session_sent.as_deref()
+                    && Some(ledger.session(e.session).wire_id.as_str()) == r.session_sent.as_deref()
             });
         let Some(minted) = minted else {
             continue;

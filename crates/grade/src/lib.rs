@@ -48,8 +48,9 @@ pub use client_report::ClientReport;
 pub use judge::judge;
 pub use verdict::{GradeKind, GradeVerdict};
 
-/// How long a client may take on one scenario before it is `hung`.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a client may take on one scenario before it is `hung`: longer than the
+/// TypeScript SDK's 60 s request timeout, so a client that gives up after it is seen to.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(75);
 
 /// One scenario's grade.
 #[derive(Debug, Clone)]

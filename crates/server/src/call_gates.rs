@@ -22,6 +22,8 @@ pub(crate) struct CallGates {
     seen: usize,
     /// Held calls: (gate, arrival order, the way to let them go on). Kept sorted.
     held: Vec<(u64, usize, oneshot::Sender<()>)>,
+    /// Calls let go that have not been handled yet: time waits for them.
+    going: usize,
 }
 
 impl CallGates {
@@ -65,14 +67,27 @@ impl CallGates {
     pub fn open(&mut self, now: u64) {
         let due = self.held.partition_point(|&(gate, _, _)| gate <= now);
         for (_, _, tx) in self.held.drain(..due) {
-            let _ = tx.send(());
+            if tx.send(()).is_ok() {
+                self.going += 1;
+            }
         }
+    }
+
+    /// A call that was let go has been handled.
+    pub fn handled(&mut self) {
+        self.going = self.going.saturating_sub(1);
+    }
+
+    /// True while a call let go at its gate has not been handled yet.
+    pub fn going(&self) -> bool {
+        self.going > 0
     }
 
     /// Forget the held calls (they go on) and start counting again (`/_chaos/reset`).
     pub fn clear(&mut self) {
         self.seen = 0;
         self.open(u64::MAX);
+        self.going = 0;
     }
 }
 
@@ -92,6 +107,9 @@ mod tests {
         assert!(second.try_recv().is_err());
         gates.open(5_000);
         assert!(second.try_recv().is_ok());
+        assert!(gates.going(), "time waits until the call is handled");
+        gates.handled();
+        assert!(!gates.going());
         assert_eq!(gates.earliest(), None);
         assert!(gates.admit(1_000).is_none(), "no gate for a third call");
     }

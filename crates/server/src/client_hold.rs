@@ -27,6 +27,9 @@ pub(crate) struct ClientHold {
     until: Option<u64>,
     /// Requests waiting for the clock to reach `until`, in arrival order.
     held: VecDeque<oneshot::Sender<()>>,
+    /// Released requests on their way to being handled: time must not move before they
+    /// are (they are handled at the return point, not after whatever comes next).
+    going: usize,
 }
 
 impl ClientHold {
@@ -62,6 +65,16 @@ impl ClientHold {
         !self.held.is_empty()
     }
 
+    /// True while a released request has not been handled yet.
+    pub fn going(&self) -> bool {
+        self.going > 0
+    }
+
+    /// A released request was handled (or its client gave up on it).
+    pub fn released_handled(&mut self) {
+        self.going = self.going.saturating_sub(1);
+    }
+
     /// The clock reached the point: lets the first held request go on. The others follow
     /// one by one, each after the one before it was handled ([`ClientHold::next`]).
     pub fn release(&mut self) {
@@ -69,13 +82,14 @@ impl ClientHold {
         self.next();
     }
 
-    /// Lets the next held request go on, if the point is passed.
+    /// A request was handled (held or not): the next held one, if any, may go on.
     pub fn next(&mut self) {
         if self.until.is_some() {
             return;
         }
         while let Some(tx) = self.held.pop_front() {
             if tx.send(()).is_ok() {
+                self.going += 1;
                 return;
             }
             // Its client gave up waiting: try the next one.
@@ -85,6 +99,7 @@ impl ClientHold {
     /// Forget everything (a `/_chaos/reset`): held requests go on.
     pub fn clear(&mut self) {
         self.until = None;
+        self.going = 0;
         for tx in self.held.drain(..) {
             let _ = tx.send(());
         }
@@ -105,9 +120,13 @@ mod tests {
         assert!(hold.has_held());
         hold.release();
         assert!(first.try_recv().is_ok());
+        assert!(hold.going(), "time waits for the released request");
         assert!(second.try_recv().is_err(), "one at a time");
+        hold.released_handled();
         hold.next();
         assert!(second.try_recv().is_ok());
+        hold.released_handled();
+        assert!(!hold.going());
         assert!(hold.admit(6_000).is_none());
     }
 

@@ -253,6 +253,10 @@ impl State {
         if !self.gates.started() {
             return AutoStep::Nothing;
         }
+        if self.hold.going() || self.gates.going() {
+            // A request let go at its point is being handled there: not past it yet.
+            return AutoStep::Busy;
+        }
         // A call held at its gate is a client waiting on the server, like a held request.
         let gated = self.gates.earliest();
         let waiting = self.hold.has_held() || gated.is_some();
@@ -342,6 +346,11 @@ impl State {
         self.gates.admit(now)
     }
 
+    /// A call let go at its gate was handled.
+    pub fn gate_call_handled(&mut self) {
+        self.gates.handled();
+    }
+
     /// The clock may move to `gate`: jump there and let the calls waiting for it go on.
     pub fn open_gate(&mut self, gate: u64) {
         self.jump_to(gate);
@@ -389,6 +398,11 @@ impl State {
     /// A request was handled: the next held one, if any, may go on.
     pub fn next_held(&mut self) {
         self.hold.next();
+    }
+
+    /// A request the hold let go was handled (or dropped by its client).
+    pub fn held_request_done(&mut self) {
+        self.hold.released_handled();
     }
 
     /// The time scale as the control API reports it: a number, or `"auto"`.

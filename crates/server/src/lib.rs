@@ -167,6 +167,40 @@ impl Config {
     }
 }
 
+/// A request let go by the client hold or a call gate, until it is through.
+struct Released<'a> {
+    app: &'a App,
+    hold: bool,
+    gate: bool,
+}
+
+impl Released<'_> {
+    fn done_with_hold(&mut self) {
+        if std::mem::take(&mut self.hold) {
+            self.app.with_state(|s| {
+                s.held_request_done();
+                s.next_held();
+            });
+        }
+    }
+}
+
+impl Drop for Released<'_> {
+    fn drop(&mut self) {
+        if self.hold || self.gate {
+            let (hold, gate) = (self.hold, self.gate);
+            self.app.with_state(|s| {
+                if hold {
+                    s.held_request_done();
+                }
+                if gate {
+                    s.gate_call_handled();
+                }
+            });
+        }
+    }
+}
+
 /// Whether `request` is a JSON-RPC `tools/call` (a batch counts if any member is one).
 fn is_tools_call(request: &HttpRequest) -> bool {
     let parsed;
@@ -278,18 +312,27 @@ impl App {
     /// may be handled (an auto clock holding for a returning client; see `client_hold`).
     async fn handle(&self, request: HttpRequest) -> (ConnId, Source) {
         self.note_activity();
+        // Released from a hold or a gate, this request is what time waits for; the guard
+        // says when it is through (handled, or dropped by its client), whatever happens.
+        let mut through = Released {
+            app: self,
+            hold: false,
+            gate: false,
+        };
         let held = self.lock().admit();
         if let Some(go_on) = held {
             tracing::debug!(method = ?request.method, "request held for the client's return point");
             self.inner.wake.notify_one();
-            let _ = go_on.await;
+            through.hold = go_on.await.is_ok();
         }
         if self.inner.gated && is_tools_call(&request) {
-            let gated = self.lock().admit_call();
-            if let Some(go_on) = gated {
+            let held = self.lock().admit_call();
+            if let Some(go_on) = held {
+                // Through the hold: it waits at its gate now, not at the return point.
+                through.done_with_hold();
                 tracing::debug!("call held at its gate");
                 self.inner.wake.notify_one();
-                let _ = go_on.await;
+                through.gate = go_on.await.is_ok();
             }
         }
         self.with_state(|s| {
