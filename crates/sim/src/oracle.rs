@@ -128,10 +128,16 @@ fn coverage(ledger: &Ledger, record: &ClientRecord, event: EventRef) -> Cover {
 }
 
 fn gaps(ledger: &Ledger, record: &ClientRecord, applied: &[u32], verdicts: &mut Vec<Verdict>) {
-    let skipped: std::collections::BTreeSet<u32> =
-        record.skipped.iter().map(|(e, _)| e.0).collect();
-    let delivered: std::collections::BTreeSet<u32> =
-        ledger.sends.iter().map(|s| s.event.0).collect();
+    // Per event, indexed by its ledger position: a flag per event rather than a tree of
+    // thousands (every send of a long run), since these are asked only by index.
+    let mut skipped = vec![false; ledger.events.len()];
+    for (e, _) in &record.skipped {
+        skipped[e.0 as usize] = true;
+    }
+    let mut delivered = vec![false; ledger.events.len()];
+    for s in &ledger.sends {
+        delivered[s.event.0 as usize] = true;
+    }
     // (session, generation, stream) -> lost events, for silent and surfaced losses apart.
     let mut silent: BTreeMap<(u32, u32, u32), Vec<EventRef>> = BTreeMap::new();
     let mut surfaced: BTreeMap<(u32, u32, u32), Vec<EventRef>> = BTreeMap::new();
@@ -187,13 +193,13 @@ fn gaps(ledger: &Ledger, record: &ClientRecord, applied: &[u32], verdicts: &mut 
             ids.sort_unstable();
             let mut skipped_ids: Vec<u64> = events
                 .iter()
-                .filter(|e| skipped.contains(&e.0))
+                .filter(|e| skipped[e.0 as usize])
                 .map(|e| ledger.event(*e).id)
                 .collect();
             skipped_ids.sort_unstable();
             let mut never: Vec<u64> = events
                 .iter()
-                .filter(|e| !delivered.contains(&e.0))
+                .filter(|e| !delivered[e.0 as usize])
                 .map(|e| ledger.event(*e).id)
                 .collect();
             never.sort_unstable();

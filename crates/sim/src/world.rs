@@ -11,7 +11,7 @@
 //! instant the engine's work (the model's due work, then scripted notifications and
 //! faults) goes before the client's (calls, timers, returning from an away window).
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::BTreeSet;
 
 use faultline_model::{ConnId, HttpRequest, Ledger, Output, Payload, ResponseBody};
 use faultline_scenario::{Armed, ClientEffect, Emitted, FiredFault, Scenario};
@@ -51,7 +51,10 @@ pub struct World<L: Link> {
     io: ClientIo,
     /// What the engine emitted and the client has not been handed yet, in order.
     emitted: Vec<Emitted>,
-    fifo: VecDeque<Emitted>,
+    /// The batch being handed over (the previous contents of `emitted`); what it causes
+    /// the engine to emit lands in `emitted` and is handed over after it. Both vectors
+    /// are kept between steps, so a step moves each output once and allocates nothing.
+    batch: Vec<Emitted>,
     away_until: u64,
     held_back: Vec<(ConnId, HttpRequest, Task)>,
     sends_seen: usize,
@@ -87,7 +90,7 @@ impl<L: Link> World<L> {
             scheduler,
             io: ClientIo::default(),
             emitted: Vec::with_capacity(64),
-            fifo: VecDeque::new(),
+            batch: Vec::with_capacity(64),
             away_until: 0,
             held_back: Vec::new(),
             sends_seen: 0,
@@ -242,26 +245,30 @@ impl<L: Link> World<L> {
         self.link.handle(conn, request, self.now, &mut self.emitted);
     }
 
-    /// Hands what the engine emitted to the client until nothing is left at this instant.
+    /// Hands what the engine emitted to the client until nothing is left at this instant,
+    /// first in, first out: everything of one batch before what it caused.
     fn pump(&mut self) {
-        loop {
-            self.fifo.extend(self.emitted.drain(..));
-            let Some(item) = self.fifo.pop_front() else {
-                break;
-            };
-            match item {
-                Emitted::Fired(fired) => self.on_fired(fired),
-                Emitted::Wire(output) => {
-                    if !self.link.receive(&output) {
-                        // The live link broke (its error is in the link): stop here.
-                        self.fifo.clear();
-                        break;
+        let mut batch = std::mem::take(&mut self.batch);
+        while !self.emitted.is_empty() {
+            std::mem::swap(&mut batch, &mut self.emitted);
+            let mut items = batch.drain(..);
+            for item in items.by_ref() {
+                match item {
+                    Emitted::Fired(fired) => self.on_fired(fired),
+                    Emitted::Wire(output) => {
+                        if !self.link.receive(&output) {
+                            // The live link broke (its error is in the link): stop here.
+                            self.emitted.clear();
+                            break;
+                        }
+                        self.deliver_to_client(output);
                     }
-                    self.deliver_to_client(output);
                 }
+                self.note_deaths();
             }
-            self.note_deaths();
+            drop(items);
         }
+        self.batch = batch;
     }
 
     fn note_deaths(&mut self) {

@@ -25,7 +25,7 @@ impl Server {
     /// Every driver asks this once or more per step, so it is written as plain `Option`
     /// minima (an iterator chain over the three sources cost a fifth of a long run).
     pub fn next_due(&self) -> Option<u64> {
-        let job = self.job_due.first().map(|&(t, _)| t);
+        let job = self.job_due.first().map(|(t, _)| t);
         let log = self.log.next_expiry().map(|t| self.swept_at(t));
         let session = self.sessions.next_deadline().map(|t| self.swept_at(t));
         earliest(earliest(job, log), session)
@@ -62,7 +62,7 @@ impl Server {
             };
             self.expire_session_if_due(key, due, out);
         }
-        while let Some(&(t, job)) = self.job_due.first() {
+        while let Some((t, job)) = self.job_due.first() {
             if t > due {
                 break;
             }
