@@ -36,29 +36,26 @@ impl Incoming {
     }
 }
 
-/// Classifies one JSON value; `Err` carries the reason for a -32600 Invalid Request.
-pub fn classify(message: &Value) -> Result<Incoming, &'static str> {
-    let Some(object) = message.as_object() else {
+/// Classifies one JSON value; `Err` carries the reason for a -32600 Invalid Request. Takes
+/// the value, so the id, method and params move into the message rather than being copied.
+pub fn classify(message: Value) -> Result<Incoming, &'static str> {
+    let Value::Object(mut object) = message else {
         return Err("a JSON-RPC message must be an object");
     };
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err("\"jsonrpc\" must be \"2.0\"");
     }
-    let params = object.get("params").cloned().unwrap_or(Value::Null);
-    match (object.get("method"), object.get("id")) {
+    match (object.remove("method"), object.remove("id")) {
         (Some(Value::String(method)), Some(id)) => {
             if !(id.is_string() || id.is_i64() || id.is_u64()) {
                 return Err("\"id\" must be a string or an integer");
             }
-            Ok(Incoming::Request {
-                id: id.clone(),
-                method: method.clone(),
-                params,
-            })
+            let params = object.remove("params").unwrap_or(Value::Null);
+            Ok(Incoming::Request { id, method, params })
         }
         (Some(Value::String(method)), None) => Ok(Incoming::Notification {
-            method: method.clone(),
-            params,
+            method,
+            params: object.remove("params").unwrap_or(Value::Null),
         }),
         (Some(_), _) => Err("\"method\" must be a string"),
         (None, Some(_)) if object.contains_key("result") || object.contains_key("error") => {

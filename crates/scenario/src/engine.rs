@@ -17,6 +17,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::collections::binary_heap::PeekMut;
 use std::sync::Arc;
 
 use faultline_model::{
@@ -203,7 +204,7 @@ impl Engine {
             if model_due == Some(next) {
                 self.server.advance(next, &mut buf);
                 self.route(&mut buf, out);
-            } else if let Some(Reverse((at, _, action))) = self.queue.pop() {
+            } else if let Some((at, action)) = self.take_scripted() {
                 self.perform(at, action, &mut buf, out);
             }
         }
@@ -212,6 +213,33 @@ impl Engine {
             self.route(&mut buf, out);
         }
         self.buf = buf;
+    }
+
+    /// Takes the earliest scripted action off the queue. A notification with more to come
+    /// is rescheduled in the same motion, its heap slot reused (one sift instead of a pop
+    /// and a push: this is the cascade's inner loop). Nothing else schedules while an
+    /// action plays, so its sequence number is the one it always got.
+    fn take_scripted(&mut self) -> Option<(u64, Scripted)> {
+        let mut top = self.queue.peek_mut()?;
+        let Reverse((at, _, action)) = *top;
+        match action {
+            Scripted::Notify { item, remaining } if remaining > 1 => {
+                self.seq += 1;
+                let every = self.notifies[item].every_ms;
+                *top = Reverse((
+                    at.saturating_add(every),
+                    self.seq,
+                    Scripted::Notify {
+                        item,
+                        remaining: remaining - 1,
+                    },
+                ));
+            }
+            _ => {
+                PeekMut::pop(top);
+            }
+        }
+        Some((at, action))
     }
 
     /// Plays one scripted action at `at`; `buf` is the (empty) scratch space for the
@@ -224,8 +252,9 @@ impl Engine {
         out: &mut Vec<Emitted>,
     ) {
         match action {
-            Scripted::Notify { item, remaining } => {
-                // The most recently initialized session: the ledger's last (keys are indices).
+            Scripted::Notify { .. } => {
+                // Already rescheduled by `take_scripted`. It goes to the most recently
+                // initialized session: the ledger's last (keys are indices).
                 let newest = self.server.ledger().sessions.len().checked_sub(1);
                 match newest {
                     Some(k) => {
@@ -234,16 +263,6 @@ impl Engine {
                     None => self.server.advance(at, buf),
                 }
                 self.route(buf, out);
-                if remaining > 1 {
-                    let every = self.notifies[item].every_ms;
-                    self.schedule(
-                        at.saturating_add(every),
-                        Scripted::Notify {
-                            item,
-                            remaining: remaining - 1,
-                        },
-                    );
-                }
             }
             Scripted::Fault(i) => {
                 self.server.advance(at, buf);

@@ -587,18 +587,44 @@ fn quarantine_violations(ledger: &Ledger, record: &ClientRecord, verdicts: &mut 
 }
 
 fn foreign_events(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
-    let session_of_conn: BTreeMap<u64, &str> = record
+    // Each connection's session as asked for, with the ledger's key for that wire id, so
+    // that the check per applied event compares numbers (the strings only if they differ).
+    let key_of_wire: BTreeMap<&str, u32> = ledger
+        .sessions
+        .iter()
+        .enumerate()
+        .map(|(k, s)| (s.wire_id.as_str(), k as u32))
+        .collect();
+    let session_of_conn: BTreeMap<u64, (&str, Option<u32>)> = record
         .requests
         .iter()
-        .filter_map(|q| q.session.as_deref().map(|s| (q.conn.0, s)))
+        .filter_map(|q| {
+            q.session
+                .as_deref()
+                .map(|s| (q.conn.0, (s, key_of_wire.get(s).copied())))
+        })
         .collect();
     let mut foreign: BTreeMap<String, Vec<AppliedNote>> = BTreeMap::new();
+    // Applied events come in runs from one connection: look each run's connection up once.
+    let mut last: Option<(u64, Option<(&str, Option<u32>)>)> = None;
     for a in &record.applied {
         let e = ledger.event(a.event);
+        let asked = match last {
+            Some((conn, asked)) if conn == a.conn.0 => asked,
+            _ => {
+                let asked = session_of_conn.get(&a.conn.0).copied();
+                last = Some((a.conn.0, asked));
+                asked
+            }
+        };
+        let Some((asked, asked_key)) = asked else {
+            continue;
+        };
+        if asked_key == Some(e.session.0) {
+            continue;
+        }
         let wire = &ledger.session(e.session).wire_id;
-        if let Some(&asked) = session_of_conn.get(&a.conn.0)
-            && asked != wire
-        {
+        if asked != wire {
             foreign
                 .entry(asked.to_string())
                 .or_default()

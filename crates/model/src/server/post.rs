@@ -295,7 +295,7 @@ fn read_messages(body: RequestBody) -> Result<Messages, Rejection> {
         single => (false, vec![single]),
     };
     let items = values
-        .iter()
+        .into_iter()
         .map(jsonrpc::classify)
         .collect::<Result<Vec<_>, _>>()
         .map_err(Rejection::InvalidMessage)?;
