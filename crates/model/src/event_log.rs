@@ -96,6 +96,11 @@ impl EventLog {
         self.streams.insert(stream, log);
     }
 
+    /// Room for `events` TTL deadlines (see [`crate::Server::reserve_events`]).
+    pub fn reserve(&mut self, events: usize) {
+        self.expiry.reserve(events);
+    }
+
     /// Appends an event, evicting the oldest beyond `capacity`.
     pub fn append(
         &mut self,

@@ -39,7 +39,8 @@ use crate::scenario::StreamSel;
 #[derive(Debug, Clone)]
 pub enum Emitted {
     Wire(Output),
-    Fired(FiredFault),
+    /// Boxed: rare, and many times the size of a wire output.
+    Fired(Box<FiredFault>),
 }
 
 /// A fault (or an operator action) that fired.
@@ -94,10 +95,9 @@ pub struct Engine {
 impl Engine {
     /// A server with `knobs` playing `armed`'s server-side half.
     pub fn new(knobs: ServerKnobs, armed: &Armed) -> Engine {
-        let mut engine = Engine::bare(
-            Server::new(knobs, armed.server_seed),
-            CallTracker::new(&armed.calls),
-        );
+        let mut server = Server::new(knobs, armed.server_seed);
+        server.reserve_events(armed.events_hint());
+        let mut engine = Engine::bare(server, CallTracker::new(&armed.calls));
         engine.notifies = armed.notifies.clone();
         engine.faults = armed
             .faults
@@ -290,14 +290,14 @@ impl Engine {
             now,
             &mut buf,
         );
-        out.push(Emitted::Fired(FiredFault {
+        out.push(Emitted::Fired(Box::new(FiredFault {
             at_ms: now,
             fault: Some(i),
             note: strike.note,
             conns: strike.conns.iter().map(|c| c.0).collect(),
             away_ms,
             client_effect: action.client_effect(),
-        }));
+        })));
         self.route(&mut buf, out);
     }
 
@@ -446,14 +446,14 @@ impl Engine {
     }
 
     fn operator(&mut self, note: String, conns: &[ConnId], out: &mut Vec<Emitted>) {
-        out.push(Emitted::Fired(FiredFault {
+        out.push(Emitted::Fired(Box::new(FiredFault {
             at_ms: self.server.now_ms(),
             fault: None,
             note,
             conns: conns.iter().map(|c| c.0).collect(),
             away_ms: None,
             client_effect: None,
-        }));
+        })));
     }
 
     /// Whether `sel` names `stream` (for drivers and tests).

@@ -77,6 +77,7 @@ impl<L: Link> World<L> {
             cfg.reconnect_delay.ms(),
             cfg.standalone_stream,
         );
+        client.record.applied.reserve(armed.events_hint());
         let mut scheduler = Scheduler::new();
         let mut io = ClientIo::default();
         client.schedule_start(&mut io, armed.client_start_ms);
@@ -254,7 +255,7 @@ impl<L: Link> World<L> {
             let mut items = batch.drain(..);
             for item in items.by_ref() {
                 match item {
-                    Emitted::Fired(fired) => self.on_fired(fired),
+                    Emitted::Fired(fired) => self.on_fired(*fired),
                     Emitted::Wire(output) => {
                         if !self.link.receive(&output) {
                             // The live link broke (its error is in the link): stop here.
