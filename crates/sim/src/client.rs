@@ -73,9 +73,9 @@ impl Policy {
 #[derive(Debug, Clone, PartialEq)]
 pub enum WireKind {
     Priming,
-    Progress {
-        token: Option<String>,
-    },
+    /// A `notifications/progress` (no model here reads its token: progress is applied
+    /// like any other event, so none is copied out of the ledger for it).
+    Progress,
     /// A JSON-RPC response (to request `request_id`).
     Response {
         request_id: Option<u64>,

@@ -410,13 +410,7 @@ impl<L: Link> World<L> {
 fn wire_kind(ledger: &Ledger, payload: Payload) -> WireKind {
     match payload {
         Payload::Priming => WireKind::Priming,
-        Payload::Progress { job, .. } => WireKind::Progress {
-            token: ledger.jobs[job.0 as usize]
-                .progress_token
-                .as_ref()
-                .and_then(|t| t.as_str())
-                .map(str::to_string),
-        },
+        Payload::Progress { .. } => WireKind::Progress,
         Payload::ToolResult { job } => WireKind::Response {
             request_id: ledger.jobs[job.0 as usize].request_id.as_u64(),
         },
