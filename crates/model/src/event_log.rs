@@ -145,6 +145,7 @@ impl EventLog {
             }
             self.expiry.pop_front();
             let Some(log) = self.streams.get_mut(&stream) else {
+                self.drop_stale_front();
                 continue;
             };
             // The front entry is live, so its event is the stream's oldest retained one.
@@ -162,8 +163,21 @@ impl EventLog {
             }
             if log.retained.is_empty() && log.attached.is_none() {
                 self.streams.remove(&stream);
+                self.drop_stale_front();
+                continue;
             }
-            self.drop_stale_front();
+            // Most often the next deadline is this stream's next event: checked on the
+            // stream in hand rather than looked up again.
+            let next_is_live = match self.expiry.front() {
+                Some(&(_, next_stream, next_event)) if next_stream == stream => {
+                    log.retained.front().is_some_and(|f| f.event == next_event)
+                }
+                Some(_) => false,
+                None => true,
+            };
+            if !next_is_live {
+                self.drop_stale_front();
+            }
         }
     }
 

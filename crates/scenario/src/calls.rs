@@ -72,8 +72,10 @@ impl CallTracker {
             return None;
         }
         let params = body.get("params")?;
+        // `get` per key rather than `pointer`, which allocates for every path segment.
         let k = match params
-            .pointer("/_meta/idempotencyKey")
+            .get("_meta")
+            .and_then(|meta| meta.get("idempotencyKey"))
             .and_then(Value::as_str)
             .and_then(|key| key.strip_prefix("call-"))
             .and_then(|n| n.parse::<usize>().ok())

@@ -748,8 +748,13 @@ impl Client {
             );
             return;
         };
+        // `get` per key: `pointer` allocates for every path segment.
         self.monotonic_advertised = body
-            .pointer("/result/capabilities/experimental/resumption/sessionMonotonicEventIds")
+            .get("result")
+            .and_then(|r| r.get("capabilities"))
+            .and_then(|c| c.get("experimental"))
+            .and_then(|e| e.get("resumption"))
+            .and_then(|r| r.get("sessionMonotonicEventIds"))
             .and_then(Value::as_bool)
             .unwrap_or(false);
         let session = session.clone();
