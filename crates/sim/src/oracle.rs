@@ -586,6 +586,10 @@ fn quarantine_violations(ledger: &Ledger, record: &ClientRecord, verdicts: &mut 
     }
 }
 
+/// The session a connection asked for: its wire id, and the ledger's key for it (if the
+/// server ever minted it).
+type AskedSession<'a> = (&'a str, Option<u32>);
+
 fn foreign_events(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
     // Each connection's session as asked for, with the ledger's key for that wire id, so
     // that the check per applied event compares numbers (the strings only if they differ).
@@ -595,7 +599,7 @@ fn foreign_events(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Ver
         .enumerate()
         .map(|(k, s)| (s.wire_id.as_str(), k as u32))
         .collect();
-    let session_of_conn: BTreeMap<u64, (&str, Option<u32>)> = record
+    let session_of_conn: BTreeMap<u64, AskedSession> = record
         .requests
         .iter()
         .filter_map(|q| {
@@ -606,7 +610,7 @@ fn foreign_events(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Ver
         .collect();
     let mut foreign: BTreeMap<String, Vec<AppliedNote>> = BTreeMap::new();
     // Applied events come in runs from one connection: look each run's connection up once.
-    let mut last: Option<(u64, Option<(&str, Option<u32>)>)> = None;
+    let mut last: Option<(u64, Option<AskedSession>)> = None;
     for a in &record.applied {
         let e = ledger.event(a.event);
         let asked = match last {
