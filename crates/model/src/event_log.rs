@@ -6,7 +6,7 @@
 //! session; Behavior A is a session that outlives its log), and keeping them apart here is
 //! what lets every combination be expressed.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use crate::ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 use crate::ledger::StreamKind;
@@ -75,8 +75,12 @@ pub(crate) enum CursorMatch {
 #[derive(Debug, Default)]
 pub(crate) struct EventLog {
     pub streams: BTreeMap<StreamId, StreamLog>,
-    /// (time the stream's oldest retained event expires, stream).
-    expiry: BTreeSet<(u64, StreamId)>,
+    /// `(when it expires, stream, event)` for every event logged under a TTL, in the order
+    /// produced, which is expiry order: one TTL for all, on a clock that never goes back.
+    /// So expiry pops from the front, one entry per event, and never searches. An entry
+    /// whose event left early (capacity, a restart) is stale; stale entries are dropped
+    /// whenever they reach the front, so the front is always a live event's deadline.
+    expiry: VecDeque<(u64, StreamId, EventRef)>,
 }
 
 impl EventLog {
@@ -92,6 +96,11 @@ impl EventLog {
         self.streams.insert(stream, log);
     }
 
+    /// Room for `events` TTL deadlines (see [`crate::Server::reserve_events`]).
+    pub fn reserve(&mut self, events: usize) {
+        self.expiry.reserve(events);
+    }
+
     /// Appends an event, evicting the oldest beyond `capacity`.
     pub fn append(
         &mut self,
@@ -103,65 +112,87 @@ impl EventLog {
         let Some(log) = self.streams.get_mut(&stream) else {
             return;
         };
-        let head_before = log.retained.front().map(|e| (e.event, e.at_ms));
         log.retained.push_back(logged);
+        let mut evicted = false;
         if let Some(cap) = capacity {
             while log.retained.len() > cap as usize {
                 log.retained.pop_front();
+                evicted = true;
             }
         }
-        let head_after = log
-            .retained
-            .front()
-            .map(|e| (e.event, e.at_ms.saturating_add(ttl_ms.unwrap_or(0))));
         if let Some(ttl) = ttl_ms {
-            match head_before {
-                None => {
-                    self.expiry
-                        .insert((logged.at_ms.saturating_add(ttl), stream));
-                }
-                // Capacity evicted the head: the stream's next expiry moved.
-                Some((before, before_at)) => {
-                    if let Some((after, after_due)) = head_after
-                        && after != before
-                    {
-                        self.expiry.remove(&(before_at.saturating_add(ttl), stream));
-                        self.expiry.insert((after_due, stream));
-                    }
-                }
+            let due = logged.at_ms.saturating_add(ttl);
+            debug_assert!(self.expiry.back().is_none_or(|&(last, _, _)| last <= due));
+            self.expiry.push_back((due, stream, logged.event));
+            if evicted {
+                self.drop_stale_front();
             }
         }
     }
 
     /// The earliest time an event expires by TTL.
+    #[inline]
     pub fn next_expiry(&self) -> Option<u64> {
-        self.expiry.first().map(|&(t, _)| t)
+        self.expiry.front().map(|&(t, _, _)| t)
     }
 
     /// Drops every event that expired by `cutoff_ms` (produced at or before `cutoff - ttl`).
     /// Detached streams left empty are forgotten entirely, so their cursors become unknown.
     pub fn expire(&mut self, cutoff_ms: u64, ttl_ms: u64) {
-        while let Some(&(due, stream)) = self.expiry.first() {
+        while let Some(&(due, stream, event)) = self.expiry.front() {
             if due > cutoff_ms {
                 break;
             }
-            self.expiry.pop_first();
+            self.expiry.pop_front();
             let Some(log) = self.streams.get_mut(&stream) else {
+                self.drop_stale_front();
                 continue;
             };
-            while let Some(front) = log.retained.front() {
-                if front.at_ms.saturating_add(ttl_ms) <= cutoff_ms {
-                    log.retained.pop_front();
-                } else {
-                    break;
-                }
+            // The front entry is live, so its event is the stream's oldest retained one.
+            if log
+                .retained
+                .front()
+                .is_some_and(|front| front.event == event)
+            {
+                debug_assert!(
+                    log.retained
+                        .front()
+                        .is_some_and(|f| f.at_ms.saturating_add(ttl_ms) <= cutoff_ms)
+                );
+                log.retained.pop_front();
             }
-            if let Some(front) = log.retained.front() {
-                self.expiry
-                    .insert((front.at_ms.saturating_add(ttl_ms), stream));
-            } else if log.attached.is_none() {
+            if log.retained.is_empty() && log.attached.is_none() {
                 self.streams.remove(&stream);
+                self.drop_stale_front();
+                continue;
             }
+            // Most often the next deadline is this stream's next event: checked on the
+            // stream in hand rather than looked up again.
+            let next_is_live = match self.expiry.front() {
+                Some(&(_, next_stream, next_event)) if next_stream == stream => {
+                    log.retained.front().is_some_and(|f| f.event == next_event)
+                }
+                Some(_) => false,
+                None => true,
+            };
+            if !next_is_live {
+                self.drop_stale_front();
+            }
+        }
+    }
+
+    /// Pops entries whose event is no longer retained, so the front is a live deadline.
+    fn drop_stale_front(&mut self) {
+        while let Some(&(_, stream, event)) = self.expiry.front() {
+            let live = self
+                .streams
+                .get(&stream)
+                .and_then(|log| log.retained.front())
+                .is_some_and(|front| front.event == event);
+            if live {
+                break;
+            }
+            self.expiry.pop_front();
         }
     }
 
@@ -177,7 +208,8 @@ impl EventLog {
             self.streams.remove(s);
         }
         if !gone.is_empty() {
-            self.expiry.retain(|(_, s)| !gone.contains(s));
+            self.expiry.retain(|(_, s, _)| !gone.contains(s));
+            self.drop_stale_front();
         }
     }
 
@@ -222,5 +254,77 @@ impl EventLog {
             }
         }
         CursorMatch::Unknown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn logged(id: u64, at_ms: u64, event: u32) -> LoggedEvent {
+        LoggedEvent {
+            id,
+            at_ms,
+            event: EventRef(event),
+        }
+    }
+
+    fn log_with(streams: &[u32]) -> EventLog {
+        let mut log = EventLog::default();
+        for &s in streams {
+            log.insert(
+                StreamId(s),
+                StreamLog::new(SessionKey(0), 1, StreamKind::Standalone),
+            );
+        }
+        log
+    }
+
+    /// Capacity evicts the oldest event before its TTL: the next expiry is the deadline of
+    /// the oldest event still retained, not of the evicted one.
+    #[test]
+    fn next_expiry_skips_events_capacity_evicted() {
+        let mut log = log_with(&[0]);
+        for (i, at) in [0u64, 10, 20].into_iter().enumerate() {
+            log.append(
+                StreamId(0),
+                logged(i as u64 + 1, at, i as u32),
+                Some(2),
+                Some(100),
+            );
+        }
+        assert_eq!(log.next_expiry(), Some(110));
+        log.expire(110, 100);
+        assert_eq!(log.get(StreamId(0)).unwrap().retained.len(), 1);
+        assert_eq!(log.next_expiry(), Some(120));
+        log.expire(120, 100);
+        assert!(
+            log.get(StreamId(0)).is_none(),
+            "a detached empty stream is forgotten"
+        );
+        assert_eq!(log.next_expiry(), None);
+    }
+
+    /// Events of several streams expire in production order, each from its own stream; an
+    /// attached stream stays when emptied, and a cleared stream's deadlines go with it.
+    #[test]
+    fn expiry_interleaves_streams_and_forgets_cleared_ones() {
+        let mut log = log_with(&[0, 1, 2]);
+        log.get_mut(StreamId(1)).unwrap().attached = Some(ConnId(9));
+        log.append(StreamId(2), logged(1, 0, 0), None, Some(50));
+        log.append(StreamId(0), logged(1, 5, 1), None, Some(50));
+        log.append(StreamId(1), logged(1, 6, 2), None, Some(50));
+        log.append(StreamId(0), logged(2, 30, 3), None, Some(50));
+        log.clear_where(|l| l.retained.front().is_some_and(|e| e.event == EventRef(0)));
+        assert!(log.get(StreamId(2)).is_none());
+        assert_eq!(log.next_expiry(), Some(55));
+        log.expire(56, 50);
+        assert_eq!(log.get(StreamId(0)).unwrap().retained.len(), 1);
+        assert!(log.get(StreamId(1)).unwrap().retained.is_empty());
+        assert!(log.get(StreamId(1)).is_some(), "attached streams stay");
+        assert_eq!(log.next_expiry(), Some(80));
+        log.expire(1_000, 50);
+        assert!(log.get(StreamId(0)).is_none());
+        assert_eq!(log.next_expiry(), None);
     }
 }

@@ -144,9 +144,11 @@ pub enum EndMode {
 /// Everything the model asks its driver to put on the wire.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Output {
+    /// An HTTP answer. Boxed: it is the largest variant by far, and outputs are moved
+    /// several times on their way to the client, most of them small SSE events.
     Respond {
         conn: ConnId,
-        response: HttpResponse,
+        response: Box<HttpResponse>,
     },
     /// One SSE event on an open stream. `id` is the `id:` field (absent when the scheme
     /// gives none), `retry_ms` the `retry:` field.

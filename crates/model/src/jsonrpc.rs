@@ -1,6 +1,6 @@
 //! JSON-RPC 2.0 framing for MCP messages: classify what arrived, build what goes back.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
@@ -36,29 +36,26 @@ impl Incoming {
     }
 }
 
-/// Classifies one JSON value; `Err` carries the reason for a -32600 Invalid Request.
-pub fn classify(message: &Value) -> Result<Incoming, &'static str> {
-    let Some(object) = message.as_object() else {
+/// Classifies one JSON value; `Err` carries the reason for a -32600 Invalid Request. Takes
+/// the value, so the id, method and params move into the message rather than being copied.
+pub fn classify(message: Value) -> Result<Incoming, &'static str> {
+    let Value::Object(mut object) = message else {
         return Err("a JSON-RPC message must be an object");
     };
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err("\"jsonrpc\" must be \"2.0\"");
     }
-    let params = object.get("params").cloned().unwrap_or(Value::Null);
-    match (object.get("method"), object.get("id")) {
+    match (object.remove("method"), object.remove("id")) {
         (Some(Value::String(method)), Some(id)) => {
             if !(id.is_string() || id.is_i64() || id.is_u64()) {
                 return Err("\"id\" must be a string or an integer");
             }
-            Ok(Incoming::Request {
-                id: id.clone(),
-                method: method.clone(),
-                params,
-            })
+            let params = object.remove("params").unwrap_or(Value::Null);
+            Ok(Incoming::Request { id, method, params })
         }
         (Some(Value::String(method)), None) => Ok(Incoming::Notification {
-            method: method.clone(),
-            params,
+            method,
+            params: object.remove("params").unwrap_or(Value::Null),
         }),
         (Some(_), _) => Err("\"method\" must be a string"),
         (None, Some(_)) if object.contains_key("result") || object.contains_key("error") => {
@@ -68,8 +65,14 @@ pub fn classify(message: &Value) -> Result<Incoming, &'static str> {
     }
 }
 
+/// A JSON-RPC response carrying `result`. Built as a map directly: `json!` would
+/// serialize `result` into a copy of itself (every tool answer passes here).
 pub fn result(id: &Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+    let mut message = Map::new();
+    message.insert("jsonrpc".to_string(), Value::from("2.0"));
+    message.insert("id".to_string(), id.clone());
+    message.insert("result".to_string(), result);
+    Value::Object(message)
 }
 
 pub fn error(id: &Value, code: i64, message: &str) -> Value {
@@ -79,4 +82,49 @@ pub fn error(id: &Value, code: i64, message: &str) -> Value {
 /// An error with no request id (the request could not be read, or had none).
 pub fn error_without_id(code: i64, message: &str) -> Value {
     error(&Value::Null, code, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_is_the_message_json_would_build() {
+        let id = json!(7);
+        let payload = json!({"content": [{"type": "text", "text": "hi"}], "isError": false});
+        assert_eq!(
+            result(&id, payload.clone()),
+            json!({"jsonrpc": "2.0", "id": id, "result": payload})
+        );
+        assert_eq!(
+            result(&id, payload.clone()).to_string(),
+            json!({"jsonrpc": "2.0", "id": id, "result": payload}).to_string()
+        );
+    }
+
+    #[test]
+    fn classify_moves_the_fields_of_a_request_and_a_notification() {
+        let request = classify(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
+        assert!(matches!(
+            request,
+            Ok(Incoming::Request { ref method, ref params, .. }) if method == "ping" && params.is_null()
+        ));
+        let note = classify(json!({"jsonrpc": "2.0", "method": "n", "params": {"a": 1}}));
+        assert!(matches!(
+            note,
+            Ok(Incoming::Notification { ref params, .. }) if params == &json!({"a": 1})
+        ));
+        assert_eq!(
+            classify(json!({"jsonrpc": "2.0", "id": 1.5, "method": "m"})).err(),
+            Some("\"id\" must be a string or an integer")
+        );
+        assert_eq!(
+            classify(json!({"jsonrpc": "2.0", "id": 1, "method": 5})).err(),
+            Some("\"method\" must be a string")
+        );
+        assert!(matches!(
+            classify(json!({"jsonrpc": "2.0", "id": 1, "result": {}})),
+            Ok(Incoming::Response)
+        ));
+    }
 }

@@ -19,6 +19,7 @@ mod ids;
 pub mod jsonrpc;
 mod knobs;
 mod ledger;
+mod min_set;
 mod server;
 mod session_store;
 pub mod tools;

@@ -3,9 +3,10 @@
 //! Liveness is a store operation (seed 000): only requests that look a session up here
 //! confirm or extend it. A replay from the event log never touches this structure.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::ids::{SessionKey, StreamId};
+use crate::min_set::MinSet;
 
 #[derive(Debug)]
 pub(crate) struct Session {
@@ -31,7 +32,7 @@ pub(crate) struct SessionStore {
     live: BTreeMap<SessionKey, Session>,
     by_wire_id: BTreeMap<String, SessionKey>,
     /// (deadline, session): a deadline may be stale (idle TTL moved it); checked on pop.
-    deadlines: BTreeSet<(u64, SessionKey)>,
+    deadlines: MinSet<(u64, SessionKey)>,
 }
 
 impl SessionStore {
@@ -68,13 +69,13 @@ impl SessionStore {
     }
 
     pub fn next_deadline(&self) -> Option<u64> {
-        self.deadlines.first().map(|&(d, _)| d)
+        self.deadlines.first().map(|(d, _)| d)
     }
 
     /// Pops the earliest recorded deadline at or before `cutoff`.
     pub fn pop_deadline(&mut self, cutoff: u64) -> Option<(u64, SessionKey)> {
         match self.deadlines.first() {
-            Some(&(d, _)) if d <= cutoff => self.deadlines.pop_first(),
+            Some((d, _)) if d <= cutoff => self.deadlines.pop_first(),
             _ => None,
         }
     }

@@ -37,6 +37,19 @@ pub struct Armed {
     pub choices: Vec<String>,
 }
 
+impl Armed {
+    /// Events the scenario will have the server produce, at least (its notifications),
+    /// capped: a capacity hint so that a long run's ledger and records are allocated once
+    /// rather than regrown and copied a dozen times. Never a limit.
+    pub fn events_hint(&self) -> usize {
+        const CAP: u64 = 1 << 16;
+        self.notifies
+            .iter()
+            .fold(0u64, |n, plan| n.saturating_add(plan.count))
+            .min(CAP) as usize
+    }
+}
+
 /// One workload call: when the application makes it, and with what.
 #[derive(Debug, Clone)]
 pub struct ArmedCall {
@@ -156,6 +169,28 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_events_hint_counts_notifications_and_is_capped() {
+        let mut armed = Armed {
+            server_seed: 0,
+            client_start_ms: 0,
+            calls: Vec::new(),
+            notifies: Vec::new(),
+            faults: Vec::new(),
+            choices: Vec::new(),
+        };
+        assert_eq!(armed.events_hint(), 0);
+        let plan = |count| ArmedNotify {
+            from_ms: 0,
+            every_ms: 1,
+            count,
+        };
+        armed.notifies = vec![plan(4_000), plan(473)];
+        assert_eq!(armed.events_hint(), 4_473);
+        armed.notifies.push(plan(u64::MAX));
+        assert_eq!(armed.events_hint(), 1 << 16);
+    }
 
     fn family() -> Scenario {
         Scenario::parse(

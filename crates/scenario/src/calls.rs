@@ -64,25 +64,18 @@ impl CallTracker {
         if self.calls.is_empty() || request.method != HttpMethod::Post {
             return None;
         }
-        let parsed;
-        let body = match &request.body {
-            RequestBody::Json(v) => v,
-            RequestBody::Bytes(b) => {
-                // Cheap pre-filter before parsing a body a second time.
-                if !contains(b, b"tools/call") {
-                    return None;
-                }
-                parsed = serde_json::from_slice::<Value>(b).ok()?;
-                &parsed
-            }
-            RequestBody::Empty => return None,
+        // The engine parsed the body; one still in bytes is not JSON, so no call.
+        let RequestBody::Json(body) = &request.body else {
+            return None;
         };
         if body.get("method").and_then(Value::as_str) != Some("tools/call") {
             return None;
         }
         let params = body.get("params")?;
+        // `get` per key rather than `pointer`, which allocates for every path segment.
         let k = match params
-            .pointer("/_meta/idempotencyKey")
+            .get("_meta")
+            .and_then(|meta| meta.get("idempotencyKey"))
             .and_then(Value::as_str)
             .and_then(|key| key.strip_prefix("call-"))
             .and_then(|n| n.parse::<usize>().ok())
@@ -156,10 +149,6 @@ impl CallTracker {
     }
 }
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,7 +165,7 @@ mod tests {
             content_type: None,
             last_event_id: None,
             origin: None,
-            body: RequestBody::Bytes(body.to_string().into_bytes()),
+            body: RequestBody::Json(body),
         }
     }
 

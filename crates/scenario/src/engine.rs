@@ -17,6 +17,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::collections::binary_heap::PeekMut;
 use std::sync::Arc;
 
 use faultline_model::{
@@ -38,7 +39,8 @@ use crate::scenario::StreamSel;
 #[derive(Debug, Clone)]
 pub enum Emitted {
     Wire(Output),
-    Fired(FiredFault),
+    /// Boxed: rare, and many times the size of a wire output.
+    Fired(Box<FiredFault>),
 }
 
 /// A fault (or an operator action) that fired.
@@ -93,25 +95,20 @@ pub struct Engine {
 impl Engine {
     /// A server with `knobs` playing `armed`'s server-side half.
     pub fn new(knobs: ServerKnobs, armed: &Armed) -> Engine {
-        let mut engine = Engine {
-            server: Server::new(knobs, armed.server_seed),
-            calls: CallTracker::new(&armed.calls),
-            notifies: armed.notifies.clone(),
-            faults: armed
-                .faults
-                .iter()
-                .map(|f| EngineFault {
-                    trigger: f.trigger,
-                    away_ms: f.away_ms,
-                    action: f.action.clone(),
-                    fired: false,
-                })
-                .collect(),
-            watching: Vec::new(),
-            queue: BinaryHeap::new(),
-            seq: 0,
-            buf: Vec::new(),
-        };
+        let mut server = Server::new(knobs, armed.server_seed);
+        server.reserve_events(armed.events_hint());
+        let mut engine = Engine::bare(server, CallTracker::new(&armed.calls));
+        engine.notifies = armed.notifies.clone();
+        engine.faults = armed
+            .faults
+            .iter()
+            .map(|f| EngineFault {
+                trigger: f.trigger,
+                away_ms: f.away_ms,
+                action: f.action.clone(),
+                fired: false,
+            })
+            .collect();
         for (item, plan) in armed.notifies.iter().enumerate() {
             if plan.count > 0 {
                 engine.schedule(
@@ -137,9 +134,14 @@ impl Engine {
     /// mints the same ids.
     pub fn without_scenario(knobs: ServerKnobs, seed: u64) -> Engine {
         let server_seed = ChaCha8Rng::seed_from_u64(seed).next_u64();
+        Engine::bare(Server::new(knobs, server_seed), CallTracker::default())
+    }
+
+    /// The one initialisation both constructors share: nothing scheduled, nothing watched.
+    fn bare(server: Server, calls: CallTracker) -> Engine {
         Engine {
-            server: Server::new(knobs, server_seed),
-            calls: CallTracker::default(),
+            server,
+            calls,
             notifies: Vec::new(),
             faults: Vec::new(),
             watching: Vec::new(),
@@ -202,8 +204,8 @@ impl Engine {
             if model_due == Some(next) {
                 self.server.advance(next, &mut buf);
                 self.route(&mut buf, out);
-            } else if let Some(Reverse((at, _, action))) = self.queue.pop() {
-                self.perform(at, action, out);
+            } else if let Some((at, action)) = self.take_scripted() {
+                self.perform(at, action, &mut buf, out);
             }
         }
         if target > self.server.now_ms() {
@@ -213,36 +215,58 @@ impl Engine {
         self.buf = buf;
     }
 
-    fn perform(&mut self, at: u64, action: Scripted, out: &mut Vec<Emitted>) {
+    /// Takes the earliest scripted action off the queue. A notification with more to come
+    /// is rescheduled in the same motion, its heap slot reused (one sift instead of a pop
+    /// and a push: this is the cascade's inner loop). Nothing else schedules while an
+    /// action plays, so its sequence number is the one it always got.
+    fn take_scripted(&mut self) -> Option<(u64, Scripted)> {
+        let mut top = self.queue.peek_mut()?;
+        let Reverse((at, _, action)) = *top;
         match action {
-            Scripted::Notify { item, remaining } => {
-                let mut buf = std::mem::take(&mut self.buf);
-                // The most recently initialized session: the ledger's last (keys are indices).
+            Scripted::Notify { item, remaining } if remaining > 1 => {
+                self.seq += 1;
+                let every = self.notifies[item].every_ms;
+                *top = Reverse((
+                    at.saturating_add(every),
+                    self.seq,
+                    Scripted::Notify {
+                        item,
+                        remaining: remaining - 1,
+                    },
+                ));
+            }
+            _ => {
+                PeekMut::pop(top);
+            }
+        }
+        Some((at, action))
+    }
+
+    /// Plays one scripted action at `at`; `buf` is the (empty) scratch space for the
+    /// model's outputs, left empty.
+    fn perform(
+        &mut self,
+        at: u64,
+        action: Scripted,
+        buf: &mut Vec<Output>,
+        out: &mut Vec<Emitted>,
+    ) {
+        match action {
+            Scripted::Notify { .. } => {
+                // Already rescheduled by `take_scripted`. It goes to the most recently
+                // initialized session: the ledger's last (keys are indices).
                 let newest = self.server.ledger().sessions.len().checked_sub(1);
                 match newest {
                     Some(k) => {
-                        self.server.notify_key(SessionKey(k as u32), at, &mut buf);
+                        self.server.notify_key(SessionKey(k as u32), at, buf);
                     }
-                    None => self.server.advance(at, &mut buf),
+                    None => self.server.advance(at, buf),
                 }
-                self.route(&mut buf, out);
-                self.buf = buf;
-                if remaining > 1 {
-                    let every = self.notifies[item].every_ms;
-                    self.schedule(
-                        at.saturating_add(every),
-                        Scripted::Notify {
-                            item,
-                            remaining: remaining - 1,
-                        },
-                    );
-                }
+                self.route(buf, out);
             }
             Scripted::Fault(i) => {
-                let mut buf = std::mem::take(&mut self.buf);
-                self.server.advance(at, &mut buf);
-                self.route(&mut buf, out);
-                self.buf = buf;
+                self.server.advance(at, buf);
+                self.route(buf, out);
                 if !self.faults[i].fired {
                     self.fire(i, out);
                 }
@@ -266,14 +290,14 @@ impl Engine {
             now,
             &mut buf,
         );
-        out.push(Emitted::Fired(FiredFault {
+        out.push(Emitted::Fired(Box::new(FiredFault {
             at_ms: now,
             fault: Some(i),
             note: strike.note,
             conns: strike.conns.iter().map(|c| c.0).collect(),
             away_ms,
             client_effect: action.client_effect(),
-        }));
+        })));
         self.route(&mut buf, out);
     }
 
@@ -319,8 +343,25 @@ impl Engine {
     // ----------------------------------------------------------------------------------
 
     /// Hands one HTTP exchange to the model at `now` (after everything due before it).
-    pub fn handle(&mut self, conn: ConnId, request: HttpRequest, now: u64, out: &mut Vec<Emitted>) {
+    ///
+    /// A POST body that arrives as bytes (the live server's) is parsed here, once: the
+    /// engine's own questions (which workload call, which tool) and the model's dispatch
+    /// all read the one parsed value. A body that does not parse goes on as bytes, for the
+    /// model to answer with its parse error.
+    pub fn handle(
+        &mut self,
+        conn: ConnId,
+        mut request: HttpRequest,
+        now: u64,
+        out: &mut Vec<Emitted>,
+    ) {
         self.advance_to(now, out);
+        if request.method == HttpMethod::Post
+            && let RequestBody::Bytes(bytes) = &request.body
+            && let Ok(value) = serde_json::from_slice::<Value>(bytes)
+        {
+            request.body = RequestBody::Json(value);
+        }
         let call = self.calls.attribute(&request);
         let closes_mid_call = closes_stream_mid_call(&request);
         let jobs_before = self.server.ledger().jobs_end();
@@ -405,14 +446,14 @@ impl Engine {
     }
 
     fn operator(&mut self, note: String, conns: &[ConnId], out: &mut Vec<Emitted>) {
-        out.push(Emitted::Fired(FiredFault {
+        out.push(Emitted::Fired(Box::new(FiredFault {
             at_ms: self.server.now_ms(),
             fault: None,
             note,
             conns: conns.iter().map(|c| c.0).collect(),
             away_ms: None,
             client_effect: None,
-        }));
+        })));
     }
 
     /// Whether `sel` names `stream` (for drivers and tests).
@@ -422,32 +463,98 @@ impl Engine {
 }
 
 /// True for a POST whose single JSON-RPC message is a `tools/call` of a tool that wants its
-/// stream closed mid-call (see `faultline_model::tools::closes_stream_mid_call`).
+/// stream closed mid-call (see `faultline_model::tools::closes_stream_mid_call`). Reads
+/// the body [`Engine::handle`] parsed; a body still in bytes did not parse.
 fn closes_stream_mid_call(request: &HttpRequest) -> bool {
-    if request.method != HttpMethod::Post {
+    let RequestBody::Json(value) = &request.body else {
         return false;
-    }
-    let parsed;
-    let value = match &request.body {
-        RequestBody::Bytes(b) => {
-            // Cheap pre-filter: only a body that names the tool is parsed a second time.
-            let name = faultline_model::tools::TEST_RECONNECTION.as_bytes();
-            if !b.windows(name.len()).any(|w| w == name) {
-                return false;
-            }
-            match serde_json::from_slice::<Value>(b) {
-                Ok(v) => {
-                    parsed = v;
-                    &parsed
-                }
-                Err(_) => return false,
-            }
-        }
-        RequestBody::Json(v) => v,
-        RequestBody::Empty => return false,
     };
-    value.get("method").and_then(Value::as_str) == Some("tools/call")
+    request.method == HttpMethod::Post
+        && value.get("method").and_then(Value::as_str) == Some("tools/call")
         && value
             .get("params")
             .is_some_and(faultline_model::tools::closes_stream_mid_call)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Scenario;
+    use serde_json::json;
+
+    fn bytes_post(session: Option<String>, body: &[u8]) -> HttpRequest {
+        let mut request = HttpRequest::post(session, Value::Null);
+        request.body = RequestBody::Bytes(body.to_vec());
+        request
+    }
+
+    fn statuses(out: &[Emitted]) -> Vec<u16> {
+        out.iter()
+            .filter_map(|e| match e {
+                Emitted::Wire(Output::Respond { response, .. }) => Some(response.status),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A body that arrives as bytes (the live server's) is parsed once by the engine and
+    /// still serves both the engine's questions and the model: the `tools/call` is known
+    /// as workload call 0 (its `AfterEvent` drop fires), and a body that is not JSON gets
+    /// the model's parse error.
+    #[test]
+    fn a_bytes_body_is_parsed_once_for_the_engine_and_the_model() {
+        let scenario = Scenario::parse(
+            r#"Scenario(
+                name: "t", summary: "t", seed: 1,
+                server: (),
+                client: (model: Naive),
+                workload: [CallTool(at: "0s", tool: LongJob(steps: 3, interval: "1s"))],
+                faults: [Drop(when: AfterEvent(n: 2, on: Call(0)), mode: Reset, stream: Call(0))],
+            )"#,
+            "t.ron",
+        )
+        .expect("a valid scenario");
+        let armed = crate::arm(&scenario, 1);
+        let mut engine = Engine::new(scenario.server.clone(), &armed);
+        let mut out = Vec::new();
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}});
+        engine.handle(
+            ConnId(1),
+            bytes_post(None, init.to_string().as_bytes()),
+            0,
+            &mut out,
+        );
+        let session = out
+            .iter()
+            .find_map(|e| match e {
+                Emitted::Wire(Output::Respond { response, .. }) => response.session_id.clone(),
+                _ => None,
+            })
+            .expect("initialize answers with a session");
+        let (name, arguments) = armed.calls[0].tool.wire_call();
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": {"progressToken": "p"}}});
+        let mut request = bytes_post(Some(session.clone()), call.to_string().as_bytes());
+        request.protocol_version = Some("2025-06-18".into());
+        out.clear();
+        engine.handle(ConnId(2), request, 0, &mut out);
+        assert_eq!(statuses(&out), vec![200]);
+        out.clear();
+        engine.advance_to(10_000, &mut out);
+        let fired: Vec<Option<usize>> = out
+            .iter()
+            .filter_map(|e| match e {
+                Emitted::Fired(f) => Some(f.fault),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(fired, vec![Some(0)], "the drop on Call(0) fired");
+        out.clear();
+        let mut garbage = bytes_post(Some(session), b"{\"jsonrpc\": \"2.0\", tools/call");
+        garbage.protocol_version = Some("2025-06-18".into());
+        engine.handle(ConnId(3), garbage, 10_000, &mut out);
+        assert_eq!(statuses(&out), vec![400]);
+    }
 }

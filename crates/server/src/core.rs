@@ -544,11 +544,11 @@ impl State {
                     if self.fired.len() >= FIRED_KEPT {
                         self.fired.pop_front();
                     }
-                    self.fired.push_back(fired);
+                    self.fired.push_back(*fired);
                 }
                 Emitted::Wire(Output::Respond { conn, response }) => {
                     let sse = matches!(response.body, ResponseBody::Sse(_));
-                    let delivered = self.deliver(conn, Frame::Respond(response), 0);
+                    let delivered = self.deliver(conn, Frame::Respond(*response), 0);
                     if !sse {
                         self.conns.remove(&conn);
                     } else if matches!(delivered, Delivery::Gone) {

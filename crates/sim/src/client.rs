@@ -73,9 +73,9 @@ impl Policy {
 #[derive(Debug, Clone, PartialEq)]
 pub enum WireKind {
     Priming,
-    Progress {
-        token: Option<String>,
-    },
+    /// A `notifications/progress` (no model here reads its token: progress is applied
+    /// like any other event, so none is copied out of the ledger for it).
+    Progress,
     /// A JSON-RPC response (to request `request_id`).
     Response {
         request_id: Option<u64>,
@@ -748,8 +748,13 @@ impl Client {
             );
             return;
         };
+        // `get` per key: `pointer` allocates for every path segment.
         self.monotonic_advertised = body
-            .pointer("/result/capabilities/experimental/resumption/sessionMonotonicEventIds")
+            .get("result")
+            .and_then(|r| r.get("capabilities"))
+            .and_then(|c| c.get("experimental"))
+            .and_then(|e| e.get("resumption"))
+            .and_then(|r| r.get("sessionMonotonicEventIds"))
             .and_then(Value::as_bool)
             .unwrap_or(false);
         let session = session.clone();

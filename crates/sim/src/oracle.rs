@@ -128,10 +128,16 @@ fn coverage(ledger: &Ledger, record: &ClientRecord, event: EventRef) -> Cover {
 }
 
 fn gaps(ledger: &Ledger, record: &ClientRecord, applied: &[u32], verdicts: &mut Vec<Verdict>) {
-    let skipped: std::collections::BTreeSet<u32> =
-        record.skipped.iter().map(|(e, _)| e.0).collect();
-    let delivered: std::collections::BTreeSet<u32> =
-        ledger.sends.iter().map(|s| s.event.0).collect();
+    // Per event, indexed by its ledger position: a flag per event rather than a tree of
+    // thousands (every send of a long run), since these are asked only by index.
+    let mut skipped = vec![false; ledger.events.len()];
+    for (e, _) in &record.skipped {
+        skipped[e.0 as usize] = true;
+    }
+    let mut delivered = vec![false; ledger.events.len()];
+    for s in &ledger.sends {
+        delivered[s.event.0 as usize] = true;
+    }
     // (session, generation, stream) -> lost events, for silent and surfaced losses apart.
     let mut silent: BTreeMap<(u32, u32, u32), Vec<EventRef>> = BTreeMap::new();
     let mut surfaced: BTreeMap<(u32, u32, u32), Vec<EventRef>> = BTreeMap::new();
@@ -187,13 +193,13 @@ fn gaps(ledger: &Ledger, record: &ClientRecord, applied: &[u32], verdicts: &mut 
             ids.sort_unstable();
             let mut skipped_ids: Vec<u64> = events
                 .iter()
-                .filter(|e| skipped.contains(&e.0))
+                .filter(|e| skipped[e.0 as usize])
                 .map(|e| ledger.event(*e).id)
                 .collect();
             skipped_ids.sort_unstable();
             let mut never: Vec<u64> = events
                 .iter()
-                .filter(|e| !delivered.contains(&e.0))
+                .filter(|e| !delivered[e.0 as usize])
                 .map(|e| ledger.event(*e).id)
                 .collect();
             never.sort_unstable();
@@ -580,19 +586,49 @@ fn quarantine_violations(ledger: &Ledger, record: &ClientRecord, verdicts: &mut 
     }
 }
 
+/// The session a connection asked for: its wire id, and the ledger's key for it (if the
+/// server ever minted it).
+type AskedSession<'a> = (&'a str, Option<u32>);
+
 fn foreign_events(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
-    let session_of_conn: BTreeMap<u64, &str> = record
+    // Each connection's session as asked for, with the ledger's key for that wire id, so
+    // that the check per applied event compares numbers (the strings only if they differ).
+    let key_of_wire: BTreeMap<&str, u32> = ledger
+        .sessions
+        .iter()
+        .enumerate()
+        .map(|(k, s)| (s.wire_id.as_str(), k as u32))
+        .collect();
+    let session_of_conn: BTreeMap<u64, AskedSession> = record
         .requests
         .iter()
-        .filter_map(|q| q.session.as_deref().map(|s| (q.conn.0, s)))
+        .filter_map(|q| {
+            q.session
+                .as_deref()
+                .map(|s| (q.conn.0, (s, key_of_wire.get(s).copied())))
+        })
         .collect();
     let mut foreign: BTreeMap<String, Vec<AppliedNote>> = BTreeMap::new();
+    // Applied events come in runs from one connection: look each run's connection up once.
+    let mut last: Option<(u64, Option<AskedSession>)> = None;
     for a in &record.applied {
         let e = ledger.event(a.event);
+        let asked = match last {
+            Some((conn, asked)) if conn == a.conn.0 => asked,
+            _ => {
+                let asked = session_of_conn.get(&a.conn.0).copied();
+                last = Some((a.conn.0, asked));
+                asked
+            }
+        };
+        let Some((asked, asked_key)) = asked else {
+            continue;
+        };
+        if asked_key == Some(e.session.0) {
+            continue;
+        }
         let wire = &ledger.session(e.session).wire_id;
-        if let Some(&asked) = session_of_conn.get(&a.conn.0)
-            && asked != wire
-        {
+        if asked != wire {
             foreign
                 .entry(asked.to_string())
                 .or_default()

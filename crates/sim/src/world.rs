@@ -11,7 +11,7 @@
 //! instant the engine's work (the model's due work, then scripted notifications and
 //! faults) goes before the client's (calls, timers, returning from an away window).
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::BTreeSet;
 
 use faultline_model::{ConnId, HttpRequest, Ledger, Output, Payload, ResponseBody};
 use faultline_scenario::{Armed, ClientEffect, Emitted, FiredFault, Scenario};
@@ -51,7 +51,10 @@ pub struct World<L: Link> {
     io: ClientIo,
     /// What the engine emitted and the client has not been handed yet, in order.
     emitted: Vec<Emitted>,
-    fifo: VecDeque<Emitted>,
+    /// The batch being handed over (the previous contents of `emitted`); what it causes
+    /// the engine to emit lands in `emitted` and is handed over after it. Both vectors
+    /// are kept between steps, so a step moves each output once and allocates nothing.
+    batch: Vec<Emitted>,
     away_until: u64,
     held_back: Vec<(ConnId, HttpRequest, Task)>,
     sends_seen: usize,
@@ -74,6 +77,7 @@ impl<L: Link> World<L> {
             cfg.reconnect_delay.ms(),
             cfg.standalone_stream,
         );
+        client.record.applied.reserve(armed.events_hint());
         let mut scheduler = Scheduler::new();
         let mut io = ClientIo::default();
         client.schedule_start(&mut io, armed.client_start_ms);
@@ -87,7 +91,7 @@ impl<L: Link> World<L> {
             scheduler,
             io: ClientIo::default(),
             emitted: Vec::with_capacity(64),
-            fifo: VecDeque::new(),
+            batch: Vec::with_capacity(64),
             away_until: 0,
             held_back: Vec::new(),
             sends_seen: 0,
@@ -242,26 +246,30 @@ impl<L: Link> World<L> {
         self.link.handle(conn, request, self.now, &mut self.emitted);
     }
 
-    /// Hands what the engine emitted to the client until nothing is left at this instant.
+    /// Hands what the engine emitted to the client until nothing is left at this instant,
+    /// first in, first out: everything of one batch before what it caused.
     fn pump(&mut self) {
-        loop {
-            self.fifo.extend(self.emitted.drain(..));
-            let Some(item) = self.fifo.pop_front() else {
-                break;
-            };
-            match item {
-                Emitted::Fired(fired) => self.on_fired(fired),
-                Emitted::Wire(output) => {
-                    if !self.link.receive(&output) {
-                        // The live link broke (its error is in the link): stop here.
-                        self.fifo.clear();
-                        break;
+        let mut batch = std::mem::take(&mut self.batch);
+        while !self.emitted.is_empty() {
+            std::mem::swap(&mut batch, &mut self.emitted);
+            let mut items = batch.drain(..);
+            for item in items.by_ref() {
+                match item {
+                    Emitted::Fired(fired) => self.on_fired(*fired),
+                    Emitted::Wire(output) => {
+                        if !self.link.receive(&output) {
+                            // The live link broke (its error is in the link): stop here.
+                            self.emitted.clear();
+                            break;
+                        }
+                        self.deliver_to_client(output);
                     }
-                    self.deliver_to_client(output);
                 }
+                self.note_deaths();
             }
-            self.note_deaths();
+            drop(items);
         }
+        self.batch = batch;
     }
 
     fn note_deaths(&mut self) {
@@ -402,13 +410,7 @@ impl<L: Link> World<L> {
 fn wire_kind(ledger: &Ledger, payload: Payload) -> WireKind {
     match payload {
         Payload::Priming => WireKind::Priming,
-        Payload::Progress { job, .. } => WireKind::Progress {
-            token: ledger.jobs[job.0 as usize]
-                .progress_token
-                .as_ref()
-                .and_then(|t| t.as_str())
-                .map(str::to_string),
-        },
+        Payload::Progress { .. } => WireKind::Progress,
         Payload::ToolResult { job } => WireKind::Response {
             request_id: ledger.jobs[job.0 as usize].request_id.as_u64(),
         },

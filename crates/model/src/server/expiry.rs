@@ -13,6 +13,7 @@ use super::Server;
 
 impl Server {
     /// When something expiring at `t` is really removed, given the sweeper's period.
+    #[inline]
     fn swept_at(&self, t: u64) -> u64 {
         match self.knobs.gc_interval {
             None => t,
@@ -25,10 +26,10 @@ impl Server {
     /// Every driver asks this once or more per step, so it is written as plain `Option`
     /// minima (an iterator chain over the three sources cost a fifth of a long run).
     pub fn next_due(&self) -> Option<u64> {
-        let job = self.job_due.first().map(|&(t, _)| t);
-        let log = self.log.next_expiry().map(|t| self.swept_at(t));
-        let session = self.sessions.next_deadline().map(|t| self.swept_at(t));
-        earliest(earliest(job, log), session)
+        let job = self.job_due.first().map(|(t, _)| t);
+        // `swept_at` never decreases, so the earlier deadline is also the earlier sweep.
+        let deadline = earliest(self.log.next_expiry(), self.sessions.next_deadline());
+        earliest(job, deadline.map(|t| self.swept_at(t)))
     }
 
     /// Runs everything due at or before `now_ms`, in time order.
@@ -62,7 +63,7 @@ impl Server {
             };
             self.expire_session_if_due(key, due, out);
         }
-        while let Some(&(t, job)) = self.job_due.first() {
+        while let Some((t, job)) = self.job_due.first() {
             if t > due {
                 break;
             }

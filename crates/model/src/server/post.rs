@@ -63,10 +63,12 @@ impl Server {
     pub(super) fn handle_post(
         &mut self,
         conn: ConnId,
-        request: HttpRequest,
+        mut request: HttpRequest,
         out: &mut Vec<Output>,
     ) {
-        let checked = check_post_media(&request).and_then(|()| read_messages(&request.body));
+        // The body is read once, here, and not needed after: take it rather than copy it.
+        let checked = check_post_media(&request)
+            .and_then(|()| read_messages(std::mem::replace(&mut request.body, RequestBody::Empty)));
         let Some(messages) = self.admit(conn, &request, None, checked, out) else {
             return;
         };
@@ -282,10 +284,10 @@ fn dispatch(id: &Value, method: &str, params: &Value) -> Dispatch {
 }
 
 /// Parses a POST body into JSON-RPC messages.
-fn read_messages(body: &RequestBody) -> Result<Messages, Rejection> {
+fn read_messages(body: RequestBody) -> Result<Messages, Rejection> {
     let body = match body {
-        RequestBody::Json(v) => Ok(v.clone()),
-        RequestBody::Bytes(b) => serde_json::from_slice::<Value>(b),
+        RequestBody::Json(v) => Ok(v),
+        RequestBody::Bytes(b) => serde_json::from_slice::<Value>(&b),
         RequestBody::Empty => serde_json::from_slice::<Value>(b""),
     };
     let (batch, values) = match body.map_err(|_| Rejection::ParseError)? {
@@ -293,7 +295,7 @@ fn read_messages(body: &RequestBody) -> Result<Messages, Rejection> {
         single => (false, vec![single]),
     };
     let items = values
-        .iter()
+        .into_iter()
         .map(jsonrpc::classify)
         .collect::<Result<Vec<_>, _>>()
         .map_err(Rejection::InvalidMessage)?;

@@ -88,30 +88,20 @@ impl Server {
             .get_mut(stream)
             .expect("emit on a stream the log holds");
         let session = log.session;
+        // One lookup of the session serves the generation and the counter.
+        let mut live = self.sessions.get_mut(session);
         // Events belong to the session's current incarnation, whichever stream carries them.
-        let generation = self
-            .sessions
-            .get(session)
-            .map_or(log.generation, |s| s.generation);
-        let id = match scheme {
-            IdScheme::PerStream => {
+        let generation = live.as_ref().map_or(log.generation, |s| s.generation);
+        let id = match (scheme, live.as_mut()) {
+            (IdScheme::SessionMonotonic | IdScheme::PerGeneration, Some(s)) => {
+                s.counter += 1;
+                s.counter
+            }
+            _ => {
                 log.local_counter += 1;
                 log.local_counter
             }
-            IdScheme::SessionMonotonic | IdScheme::PerGeneration => {
-                match self.sessions.get_mut(session) {
-                    Some(s) => {
-                        s.counter += 1;
-                        s.counter
-                    }
-                    None => {
-                        log.local_counter += 1;
-                        log.local_counter
-                    }
-                }
-            }
         };
-        let log = self.log.get_mut(stream).expect("still there");
         log.produced += 1;
         log.first_id.get_or_insert(id);
         log.last_id = Some(id);
