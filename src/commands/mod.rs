@@ -5,4 +5,5 @@ pub mod explain;
 pub mod explore;
 pub mod render;
 pub mod run;
+pub mod scenarios;
 pub mod serve;
