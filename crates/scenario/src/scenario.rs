@@ -215,6 +215,9 @@ pub struct Expectation {
     pub must_not: Vec<VerdictKind>,
 }
 
+/// A check's sentence, and the list item it is about (`("faults", 1)`), if any.
+type CheckError = (String, Option<(&'static str, usize)>);
+
 /// The sentence for a fault whose stream selector names a call the workload lacks.
 fn missing_call(fault: usize, call: usize, calls: usize) -> String {
     format!(
@@ -296,7 +299,7 @@ impl Scenario {
 
     /// Checks what serde cannot see field by field. An error names the list item it is
     /// about (`("faults", 1)`), so that the caller can point at its line and column.
-    fn check(&self) -> Result<(), (String, Option<(&'static str, usize)>)> {
+    fn check(&self) -> Result<(), CheckError> {
         self.server
             .validate()
             .map_err(|e| (format!("server.{e}"), None))?;
