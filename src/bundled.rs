@@ -58,9 +58,9 @@ impl Bundled {
 }
 
 /// Loads the scenario `arg` names: the file at that path if there is one, else the
-/// bundled scenario of that name. Every subcommand taking a scenario goes through here
-/// (`serve --scenario` too: `Scenario::load(path)` there becomes
-/// `crate::bundled::load(path)`).
+/// bundled scenario of that name. `run`, `explain`, `render --scenario` and `bench` go
+/// through here; `serve --scenario` will too once `Scenario::load(path)` in serve.rs
+/// becomes `crate::bundled::load(path)`.
 pub fn load(arg: &Path) -> Result<Scenario, ScenarioError> {
     if arg.exists() {
         return Scenario::load(arg);

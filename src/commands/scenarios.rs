@@ -1,5 +1,5 @@
 //! `faultline scenarios`: the scenarios bundled into the binary, by name, with their
-//! summaries: what `run NAME`, `explain NAME`, `serve --scenario NAME` and `bench` accept
+//! summaries: what `run NAME`, `explain NAME`, `render --scenario NAME` and `bench` accept
 //! from any directory.
 
 use std::process::ExitCode;
