@@ -8,10 +8,13 @@
 //! - `render TRACE -o OUT.svg|OUT.html`: a trace as a sequence diagram.
 //! - `explain SCENARIO`: a run told in plain words, with the guard that would catch it.
 //! - `grade --command CMD`: grade a real MCP client, in any language, on every scenario.
+//! - `scenarios`: the scenarios bundled into the binary (a name works wherever a scenario
+//!   file does).
 //!
 //! Exit codes (a contract for CI): 0 the scenario's `expect` holds, 1 it does not,
 //! 2 bad input (unreadable or malformed scenario, bad arguments).
 
+mod bundled;
 mod commands;
 
 use std::process::ExitCode;
@@ -45,6 +48,8 @@ enum Command {
     Explain(commands::explain::ExplainArgs),
     /// Grade any MCP client (a shell command, any language) against the scenarios.
     Grade(commands::grade::GradeArgs),
+    /// List the scenarios bundled into the binary, by name, with their summaries.
+    Scenarios(commands::scenarios::ScenariosArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,5 +66,44 @@ fn main() -> ExitCode {
         Command::Render(args) => commands::render::render(args),
         Command::Explain(args) => commands::explain::explain(args),
         Command::Grade(args) => commands::grade::grade(args),
+        Command::Scenarios(args) => commands::scenarios::scenarios(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// Every argument of every subcommand (nested ones too) has a line of help.
+    #[test]
+    fn every_flag_of_every_subcommand_is_documented() {
+        fn walk(cmd: &clap::Command, path: &str, undocumented: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if arg
+                    .get_help()
+                    .is_none_or(|h| h.to_string().trim().is_empty())
+                {
+                    undocumented.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                if sub.get_about().is_none() {
+                    undocumented.push(format!("{path} {} (no about)", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), undocumented);
+            }
+        }
+        let mut undocumented = Vec::new();
+        walk(&Cli::command(), "faultline", &mut undocumented);
+        assert!(
+            undocumented.is_empty(),
+            "flags without help: {undocumented:?}"
+        );
     }
 }

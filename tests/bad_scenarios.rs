@@ -88,6 +88,95 @@ fn a_fault_naming_a_call_that_does_not_exist_is_rejected() {
         err.contains("Call(2) names a call the workload does not have"),
         "{err}"
     );
+    assert!(err.contains("call.ron:4:14:"), "points at the fault: {err}");
+}
+
+#[test]
+fn a_later_fault_naming_a_missing_call_is_pointed_at() {
+    let (code, err) = run_text(
+        "call2.ron",
+        &format!(
+            "{HEAD}    faults: [\n        Gc(when: At(\"1m\")), // Call(5) in a comment\n        Drop(when: AfterEvent(n: 3, on: Call(5)), mode: Reset),\n    ],\n)"
+        ),
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("call2.ron:6:9: faults[1]: Call(5)"), "{err}");
+}
+
+#[test]
+fn a_bad_enum_value_lists_the_values_the_field_takes() {
+    let (code, err) = run_text(
+        "enum.ron",
+        &format!("{HEAD}    server: (id_scheme: 42),\n)"),
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(
+            "enum.ron:4:25: id_scheme: expected one of SessionMonotonic, PerStream, PerGeneration; found `42`"
+        ),
+        "{err}"
+    );
+    assert!(
+        !err.contains("r#"),
+        "no advice about raw identifiers: {err}"
+    );
+}
+
+#[test]
+fn a_quoted_enum_value_is_told_to_drop_the_quotes() {
+    let (code, err) = run_text(
+        "quoted.ron",
+        &format!("{HEAD}    client: (model: \"Naive\"),\n)"),
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(
+            "model: expected one of Naive, Guarded; found `\"Naive\"` (write the name bare"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_wrong_value_type_names_its_field() {
+    let (code, err) = run_text(
+        "bool.ron",
+        &format!("{HEAD}    server: (get_validates_session: 42),\n)"),
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("bool.ron:4:36: get_validates_session: expected boolean"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_empty_file_is_called_empty() {
+    for text in ["", "\n  // only a comment\n"] {
+        let (code, err) = run_text("empty.ron", text);
+        assert_eq!(code, 2);
+        assert!(err.contains("empty.ron: the file is empty"), "{err}");
+        assert!(!err.contains("Expected opening"), "{err}");
+    }
+}
+
+#[test]
+fn a_bad_verdict_name_lists_each_verdict_once() {
+    let (code, err) = run_text(
+        "verdict.ron",
+        &format!("{HEAD}    expect: {{ Naive: (must: [SilentGapp]) }},\n)"),
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown variant `SilentGapp`"), "{err}");
+    let listed = err
+        .split("expected one of: ")
+        .nth(1)
+        .expect("a list")
+        .trim();
+    let names: Vec<&str> = listed.split(", ").collect();
+    assert_eq!(names.len(), 11, "{err}");
+    assert!(names.contains(&"silent_gap"), "{err}");
+    assert!(!names.contains(&"SilentGap"), "{err}");
 }
 
 #[test]

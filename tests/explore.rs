@@ -1,4 +1,4 @@
-//! The explorer end to end: finds the seed incidents, shrinks findings that `run`
+//! The explorer end to end: finds the three incidents, shrinks findings that `run`
 //! reproduces, never faults the guarded client, and gives the same bytes with any
 //! `--jobs` and any sharding.
 
@@ -256,4 +256,127 @@ fn a_pinned_knob_holds_for_every_seed() {
     };
     assert_eq!(seeds_in(1), 500, "all seeds in the PerStream row");
     assert_eq!(seeds_in(0) + seeds_in(2), 0);
+}
+
+#[test]
+fn zero_seeds_is_bad_input() {
+    let out = tmp("zero");
+    let (code, stdout, stderr) =
+        faultline(&["explore", "--seeds", "0", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stdout}");
+    assert!(
+        stderr.contains("--seeds \"0\": zero seeds would explore nothing"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing is written");
+}
+
+#[test]
+fn an_unwritable_out_is_refused_before_any_seed_runs() {
+    let (code, stdout, stderr) = faultline(&[
+        "explore",
+        "--seeds",
+        "100000000",
+        "--out",
+        "/proc/faultline-cannot-write-here",
+    ]);
+    assert_eq!(code, 2, "{stdout}");
+    assert!(
+        stderr.contains("--out /proc/faultline-cannot-write-here"),
+        "{stderr}"
+    );
+    // Refused up front: no seed ran (a hundred million would not have finished).
+    assert!(!stderr.contains("seeds/s"), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+}
+
+#[test]
+fn shards_sharing_one_out_keep_their_own_maps() {
+    let out = tmp("shared-out");
+    for k in 0..2 {
+        let (code, _, stderr) = faultline(&[
+            "explore",
+            "--seeds",
+            "200",
+            "--shard",
+            &format!("{k}/2"),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    for k in 0..2 {
+        for file in [
+            format!("explore-naive-shard-{k}-of-2.json"),
+            format!("map-naive-shard-{k}-of-2.txt"),
+            format!("map-naive-shard-{k}-of-2.svg"),
+        ] {
+            assert!(out.join(&file).exists(), "{file}");
+        }
+    }
+    assert!(
+        !out.join("map-naive.svg").exists(),
+        "no shard writes the unsharded map"
+    );
+}
+
+#[test]
+fn json_names_the_client_as_run_does_and_findings_name_their_knobs() {
+    let out = tmp("names");
+    let (code, stdout, stderr) = faultline(&[
+        "explore",
+        "--seeds",
+        "300",
+        "--format",
+        "json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["client"], "naive");
+    let saved = std::fs::read_to_string(out.join("explore-naive.json")).unwrap();
+    assert!(saved.contains("\"client\": \"naive\""), "{saved}");
+    let findings = report["findings"].as_array().unwrap();
+    assert!(!findings.is_empty());
+    for f in findings {
+        let path = f["shrunk_path"].as_str().unwrap();
+        let text = std::fs::read_to_string(path).unwrap();
+        // The file name spells each knob of the signature with its value.
+        for pair in f["signature"].as_array().unwrap() {
+            let (knob, value) = (pair[0].as_str().unwrap(), pair[1].as_str().unwrap());
+            let spelled = format!("_{knob}_{}", value.to_ascii_lowercase());
+            assert!(path.contains(&spelled), "{path} lacks {spelled}");
+        }
+        // The comment says where the file is, not "<this file>".
+        assert!(
+            text.contains(&format!(
+                "// Reproduce: faultline run {path} --client naive"
+            )),
+            "{text}"
+        );
+        let witnesses = f["witnesses"].as_u64().unwrap();
+        if witnesses == 1 {
+            assert!(text.contains("(1 witness)"), "{text}");
+        } else {
+            assert!(text.contains(&format!("({witnesses} witnesses)")), "{text}");
+        }
+    }
+    // Older results, with the client spelled "Naive", still merge.
+    let old = out.join("old.json");
+    std::fs::write(
+        &old,
+        saved.replace("\"client\": \"naive\"", "\"client\": \"Naive\""),
+    )
+    .unwrap();
+    let merged = tmp("names-merged");
+    let (code, _, stderr) = faultline(&[
+        "explore",
+        "merge",
+        old.to_str().unwrap(),
+        "--no-shrink",
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
 }

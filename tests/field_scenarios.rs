@@ -1,4 +1,4 @@
-//! Field reports from the reference, reproduced: rmcp's 16-event window and rust-sdk#958.
+//! Field reports from public SDK issues and source, reproduced: rmcp's 16-event window and rust-sdk#958.
 
 use std::process::Command;
 

@@ -1,5 +1,5 @@
-//! The three seed incidents, end to end through the `faultline` binary: each verdict is
-//! checked against its evidence and the seed's numbers, for both client models.
+//! The three incidents, end to end through the `faultline` binary: each verdict is
+//! checked against its evidence and the incident reports' numbers, for both client models.
 
 use std::process::Command;
 
@@ -105,7 +105,7 @@ fn behavior_a_guarded_client_detects_the_reset_and_recovers_the_call() {
     assert!(
         errors
             .iter()
-            // The fresh stream replays nothing after cursor 41: seed 002's
+            // The fresh stream replays nothing after cursor 41: Behavior A's report's
             // `first_replayed_id is None` branch ("buffer likely expired").
             .any(|e| {
                 let e = e.as_str().unwrap();

@@ -16,13 +16,14 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
-use faultline_sim::{ClientModel, Scenario};
+use faultline_sim::ClientModel;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
 #[derive(Args)]
 pub struct BenchArgs {
-    /// Scenario files to measure (default: the three seed incidents).
+    /// Scenarios to measure, as files or bundled names (default: the three bundled
+    /// incidents behavior_a, behavior_b and replay_404_cascade, from any directory).
     pub scenarios: Vec<PathBuf>,
     /// Repetitions per scenario (the median is reported).
     #[arg(long, default_value_t = 200)]
@@ -54,9 +55,9 @@ fn bare_loop(events: u64) -> u64 {
 
 pub fn bench(args: BenchArgs) -> ExitCode {
     let paths = if args.scenarios.is_empty() {
-        ["behavior_a", "behavior_b", "replay_404_cascade"]
+        crate::bundled::BENCH_DEFAULT
             .iter()
-            .map(|n| PathBuf::from(format!("scenarios/{n}.ron")))
+            .map(PathBuf::from)
             .collect()
     } else {
         args.scenarios
@@ -74,7 +75,7 @@ pub fn bench(args: BenchArgs) -> ExitCode {
         "x floor"
     );
     for path in paths {
-        let scenario = match Scenario::load(&path) {
+        let scenario = match crate::bundled::load(&path) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("error: {e}");

@@ -14,7 +14,8 @@ use super::run::ClientArg;
 
 #[derive(Args)]
 pub struct ExplainArgs {
-    /// The scenario file (RON), e.g. scenarios/behavior_a.ron.
+    /// The scenario: a RON file, e.g. scenarios/behavior_a.ron, or the name of a bundled
+    /// one, e.g. behavior_a (see `faultline scenarios`); a file that exists wins.
     pub scenario: PathBuf,
     /// The modelled client (default: the scenario's `client.model`).
     #[arg(long, value_enum)]

@@ -12,7 +12,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use clap::{Args, Subcommand};
-use faultline_sim::explore::{Aggregate, explore_seed, finding_name, shrunk_scenario_text};
+use faultline_sim::explore::{
+    Aggregate, explore_seed, finding_name, shrunk_scenario_text, witnesses,
+};
 use faultline_sim::{ClientModel, failure_map};
 
 use super::run::{ClientArg, Format};
@@ -25,6 +27,7 @@ pub struct ExploreArgs {
     /// Seeds to run: `N` (0..N) or `A..B`.
     #[arg(long, default_value = "10000")]
     pub seeds: String,
+    /// The modelled client every seed runs against.
     #[arg(long, value_enum, default_value = "naive")]
     pub client: ClientArg,
     /// Worker threads on this machine.
@@ -33,9 +36,11 @@ pub struct ExploreArgs {
     /// Run only shard `k` of `n` (0-based `k`): the seeds with `seed % n == k`.
     #[arg(long)]
     pub shard: Option<String>,
-    /// Where findings, the map and the JSON result go.
+    /// Where findings, the map and the JSON result go (a shard's files carry the shard in
+    /// their names, so shards may share it).
     #[arg(long, default_value = "findings")]
     pub out: PathBuf,
+    /// `text`: a summary for people; `json`: the aggregate, with timings, on stdout.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Pin a knob for every seed, e.g. `--knob id_scheme=PerStream`, `--knob event_log_ttl=30s`.
@@ -59,10 +64,13 @@ pub enum ExploreAction {
 pub struct MergeArgs {
     /// `explore-*.json` files written by shards.
     pub inputs: Vec<PathBuf>,
+    /// Where the merged findings, map and JSON result go.
     #[arg(long, default_value = "findings")]
     pub out: PathBuf,
+    /// `text`: a summary for people; `json`: the merged aggregate on stdout.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Do not shrink the merged findings.
     #[arg(long)]
     pub no_shrink: bool,
 }
@@ -80,7 +88,12 @@ fn parse_seeds(spec: &str) -> Result<(u64, u64), String> {
             }
             Ok((a, b))
         }
-        None => Ok((0, spec.trim().parse().map_err(|_| bad())?)),
+        None => match spec.trim().parse().map_err(|_| bad())? {
+            0 => Err(format!(
+                "--seeds {spec:?}: zero seeds would explore nothing; give a count of at least 1 or a range A..B"
+            )),
+            n => Ok((0, n)),
+        },
     }
 }
 
@@ -103,6 +116,18 @@ fn parse_pins(knobs: &[String]) -> Result<Vec<(String, String)>, String> {
                 .ok_or_else(|| format!("--knob {kv:?}: write NAME=VALUE"))
         })
         .collect()
+}
+
+/// Creates `out` and checks that a file can be written there, before any seed runs: a
+/// typo in `--out` must not cost the whole exploration.
+fn check_writable(out: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(out)
+        .map_err(|e| format!("--out {}: cannot create it: {e}", out.display()))?;
+    let probe = out.join(".faultline-write-check");
+    std::fs::write(&probe, b"")
+        .map_err(|e| format!("--out {}: cannot write there: {e}", out.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
 }
 
 fn fail(message: String) -> ExitCode {
@@ -132,11 +157,20 @@ pub fn explore(args: ExploreArgs) -> ExitCode {
         return fail(e);
     }
     let (k, n) = shard.unwrap_or((0, 1));
+    let total = (start..end).filter(|s| s % n == k).count() as u64;
+    if total == 0 {
+        return fail(format!(
+            "--shard {k}/{n} of --seeds {}: no seed of the range falls in this shard",
+            args.seeds
+        ));
+    }
+    if let Err(e) = check_writable(&args.out) {
+        return fail(e);
+    }
     let jobs = args.jobs.max(1) as u64;
     let done = AtomicU64::new(0);
     let finished = AtomicBool::new(false);
     let t0 = Instant::now();
-    let total = (start..end).filter(|s| s % n == k).count() as u64;
     // Seeds per second are measured over the seed loop alone: from here until the last
     // worker is done (not the progress reporter's wake-up, nor writing the results).
     let (results, elapsed): (Vec<Aggregate>, f64) = std::thread::scope(|scope| {
@@ -190,14 +224,15 @@ pub fn explore(args: ExploreArgs) -> ExitCode {
     }
     let seeds_per_s = agg.seeds_run as f64 / elapsed.max(1e-9);
     let shrink = !args.no_shrink && shard.is_none();
-    let file = match shard {
-        Some((k, n)) => format!("explore-{}-shard-{k}-of-{n}.json", client.name()),
-        None => format!("explore-{}.json", client.name()),
+    // A shard's files carry the shard in their names, so shards can share one --out.
+    let suffix = match shard {
+        Some((k, n)) => format!("{}-shard-{k}-of-{n}", client.name()),
+        None => client.name().to_string(),
     };
     finish(
         agg,
         &args.out,
-        &file,
+        &suffix,
         args.format,
         shrink,
         &pins,
@@ -236,11 +271,14 @@ fn merge(args: MergeArgs) -> ExitCode {
         }
     }
     let agg = merged.expect("at least one input");
-    let file = format!("explore-{}.json", agg.client.name());
+    if let Err(e) = check_writable(&args.out) {
+        return fail(e);
+    }
+    let suffix = agg.client.name().to_string();
     finish(
         agg,
         &args.out,
-        &file,
+        &suffix,
         args.format,
         !args.no_shrink,
         &[],
@@ -252,10 +290,12 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
+/// Shrinks (if asked), writes `explore-SUFFIX.json`, `map-SUFFIX.txt`, `map-SUFFIX.svg` and
+/// the findings into `out`, and reports.
 fn finish(
     mut agg: Aggregate,
     out: &Path,
-    file: &str,
+    suffix: &str,
     format: Format,
     shrink: bool,
     pins: &[(String, String)],
@@ -268,9 +308,10 @@ fn finish(
         .sort_by(|a, b| (a.kind, &a.signature).cmp(&(b.kind, &b.signature)));
     if shrink {
         for f in agg.findings.iter_mut() {
-            match shrunk_scenario_text(agg.client, f, agg.dishonest_servers, pins) {
+            let path = out.join(format!("{}.ron", finding_name(agg.client, f)));
+            let shown = path.display().to_string();
+            match shrunk_scenario_text(agg.client, f, agg.dishonest_servers, pins, &shown) {
                 Ok((shrunk, text)) => {
-                    let path = out.join(format!("{}.ron", finding_name(agg.client, f)));
                     if let Err(e) = write(&path, &text) {
                         return fail(e);
                     }
@@ -284,9 +325,15 @@ fn finish(
     let json = serde_json::to_string_pretty(&agg).expect("aggregate serializes");
     let name = agg.client.name();
     for (path, text) in [
-        (out.join(file), json.clone()),
-        (out.join(format!("map-{name}.txt")), failure_map::text(&agg)),
-        (out.join(format!("map-{name}.svg")), failure_map::svg(&agg)),
+        (out.join(format!("explore-{suffix}.json")), json.clone()),
+        (
+            out.join(format!("map-{suffix}.txt")),
+            failure_map::text(&agg),
+        ),
+        (
+            out.join(format!("map-{suffix}.svg")),
+            failure_map::svg(&agg),
+        ),
     ] {
         if let Err(e) = write(&path, &text) {
             return fail(e);
@@ -318,10 +365,10 @@ fn finish(
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect();
                 println!(
-                    "  {:<22} {:<60} {:>7} witnesses, seed {:<20} {}",
+                    "  {:<22} {:<60} {:>15}, seed {:<20} {}",
                     f.kind.name(),
                     sig.join(" "),
-                    f.witnesses,
+                    witnesses(f.witnesses),
                     f.first_seed,
                     match (&f.shrunk_path, f.shrunk_size) {
                         (Some(p), Some(s)) => format!("-> {p} ({} -> {s} parts)", f.original_size),

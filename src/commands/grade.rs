@@ -5,7 +5,7 @@
 //! Exit codes: 0 nothing was lost silently, 1 something was, 2 bad input (no command, a
 //! command that cannot start, a client that prints no JSON report, a bad scenario file).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -13,13 +13,15 @@ use clap::{Args, ValueEnum};
 use faultline_grade::{ScenarioGrade, grade_scenario, json_report, plan, text_report};
 use faultline_sim::Scenario;
 
+use crate::bundled::BUNDLED;
+
 #[derive(Args)]
 pub struct GradeArgs {
     /// The client to grade: a shell command; the MCP URL is appended as its last argument.
     #[arg(long)]
     pub command: String,
-    /// Scenario files to grade on (repeatable; default: every scenario under scenarios/
-    /// whose workload fits the client contract).
+    /// A scenario to grade on, by file or bundled name (repeatable; default: every bundled
+    /// scenario whose workload fits the client contract; `faultline scenarios` lists them).
     #[arg(long = "scenario")]
     pub scenarios: Vec<PathBuf>,
     /// Output: a text table, or one JSON document.
@@ -43,38 +45,28 @@ pub enum GradeFormat {
     Json,
 }
 
-/// The default set: `scenarios/grade/`, the incidents, and `scenarios/field/`, in that
-/// order, keeping those whose workload fits the contract.
+/// The default set: the bundled scenarios whose workload fits the contract, the grading
+/// set first, then the incidents and the field scenarios.
 fn default_scenarios() -> Result<Vec<Scenario>, String> {
+    let grading = BUNDLED
+        .iter()
+        .filter(|b| b.path.starts_with("scenarios/grade/"));
+    let others = BUNDLED
+        .iter()
+        .filter(|b| !b.path.starts_with("scenarios/grade/"));
     let mut scenarios = Vec::new();
-    for dir in ["scenarios/grade", "scenarios", "scenarios/field"] {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            continue;
-        };
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "ron"))
-            .collect();
-        files.sort();
-        for file in files {
-            let scenario = Scenario::load(&file).map_err(|e| e.to_string())?;
-            if plan(&scenario).is_ok() {
-                scenarios.push(scenario);
-            }
+    for bundled in grading.chain(others) {
+        let scenario = bundled.scenario().map_err(|e| e.to_string())?;
+        if plan(&scenario).is_ok() {
+            scenarios.push(scenario);
         }
-    }
-    if scenarios.is_empty() {
-        return Err(
-            "no scenarios found under scenarios/: run from the repository root, or name them with --scenario FILE".into(),
-        );
     }
     Ok(scenarios)
 }
 
-fn load(paths: &[PathBuf]) -> Result<Vec<Scenario>, String> {
-    paths
-        .iter()
-        .map(|p: &PathBuf| Scenario::load(Path::new(p)).map_err(|e| e.to_string()))
+fn load(args: &[PathBuf]) -> Result<Vec<Scenario>, String> {
+    args.iter()
+        .map(|arg| crate::bundled::load(arg).map_err(|e| e.to_string()))
         .collect()
 }
 

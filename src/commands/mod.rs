@@ -6,4 +6,5 @@ pub mod explore;
 pub mod grade;
 pub mod render;
 pub mod run;
+pub mod scenarios;
 pub mod serve;

@@ -23,7 +23,8 @@ pub struct RenderArgs {
     /// Where to write the diagram; `.svg` or `.html` (one self-contained page).
     #[arg(short, long)]
     pub output: PathBuf,
-    /// The scenario the trace came from: re-run it to pin the verdicts on the diagram.
+    /// The scenario the trace came from (a file, or a bundled name such as behavior_a):
+    /// re-run it with the seed and client the trace's header names, to pin the verdicts.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
     /// With --scenario: the client model of the run (default: the trace header's, else the

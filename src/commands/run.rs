@@ -31,7 +31,8 @@ impl From<ClientArg> for ClientModel {
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// The scenario file (RON), e.g. scenarios/behavior_a.ron.
+    /// The scenario: a RON file, e.g. scenarios/behavior_a.ron, or the name of a bundled
+    /// one, e.g. behavior_a (see `faultline scenarios`); a file that exists wins.
     pub scenario: PathBuf,
     /// Override the scenario's seed.
     #[arg(long)]
@@ -39,6 +40,7 @@ pub struct RunArgs {
     /// The modelled client (default: the scenario's `client.model`).
     #[arg(long, value_enum)]
     pub client: Option<ClientArg>,
+    /// `text`: the timeline and verdicts for people; `json`: one object for machines.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Write the full trace as JSON lines to this file; its first line is a header naming
@@ -58,7 +60,7 @@ pub fn load(
     seed: Option<u64>,
     client: Option<ClientArg>,
 ) -> Result<(Scenario, u64, ClientModel), ExitCode> {
-    let scenario = Scenario::load(path).map_err(|e| {
+    let scenario = crate::bundled::load(path).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
@@ -105,7 +107,10 @@ pub fn run(args: RunArgs) -> ExitCode {
         if args.live { " --live" } else { "" }
     );
     match args.format {
-        Format::Text => print!("{}", text_report(&outcome, &check, &reproduce)),
+        Format::Text => print!(
+            "{}",
+            text_report(&outcome, &scenario.summary, &check, &reproduce)
+        ),
         Format::Json => {
             let report = json_report(&outcome, &check);
             println!(
@@ -117,7 +122,11 @@ pub fn run(args: RunArgs) -> ExitCode {
     if check.holds() {
         ExitCode::SUCCESS
     } else {
-        eprintln!("expectation failed; reproduce with: {reproduce}");
+        // The text report already ends with the command; JSON has no place for it.
+        match args.format {
+            Format::Text => eprintln!("expectation failed (exit 1)"),
+            Format::Json => eprintln!("expectation failed; reproduce with: {reproduce}"),
+        }
         ExitCode::from(1)
     }
 }

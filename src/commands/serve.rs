@@ -10,7 +10,6 @@ use std::process::ExitCode;
 
 use clap::Args;
 use faultline_server::Config;
-use faultline_sim::Scenario;
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -82,7 +81,7 @@ pub fn serve(args: ServeArgs) -> ExitCode {
         );
     }
     let config = match &args.scenario {
-        Some(path) => match Scenario::load(path) {
+        Some(path) => match crate::bundled::load(path) {
             Ok(scenario) => {
                 eprintln!(
                     "faultline serve: scenario {} (seed {})",

@@ -28,7 +28,7 @@ pub enum IdScheme {
 pub enum UnknownCursor {
     /// 200 and a brand-new stream numbered by the id scheme (Behavior A's trap).
     FreshStream,
-    /// 400 Bad Request (Go SDK; what the seed asks servers to do).
+    /// 400 Bad Request (Go SDK; the loud answer, which this project recommends).
     BadRequest,
     /// 404 Not Found (indistinguishable from a dead session).
     NotFound,
@@ -133,7 +133,7 @@ impl Default for ServerKnobs {
 
 impl ServerKnobs {
     /// True when the capability the server advertises is one its numbering keeps: the
-    /// precondition under which the seeds' guards are proven to never lose silently.
+    /// precondition under which the guarded client's guards are proven to never lose silently.
     pub fn advertisement_is_honest(&self) -> bool {
         !self.advertise_monotonic_ids || self.id_scheme == IdScheme::SessionMonotonic
     }

@@ -27,7 +27,9 @@ mod calls;
 mod engine;
 mod faults;
 mod pick;
+mod ron_error;
 mod scenario;
+mod source_map;
 mod verdict_kind;
 
 pub use arming::{Armed, ArmedCall, ArmedFault, ArmedNotify, ArmedTrigger, arm};

@@ -13,6 +13,8 @@ use faultline_model::{DurationMs, EndMode, PositiveDurationMs, ServerKnobs};
 use serde::{Deserialize, Serialize};
 
 use crate::pick::{PickCount, PickDuration};
+use crate::ron_error;
+use crate::source_map::{self, TextPosition};
 use crate::verdict_kind::VerdictKind;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -45,11 +47,12 @@ pub struct Scenario {
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
 )]
 pub enum ClientModel {
-    /// Behaves as the clients in the seeds: skips ids `<= cursor`, trusts a 200 on GET,
+    /// Behaves as the clients in the reproduced incidents: skips ids `<= cursor`, trusts a 200 on GET,
     /// retries a 404 three times, lets other tasks keep the old session id.
     #[default]
     Naive,
-    /// Applies the seeds' guards and raises typed resumption errors.
+    /// Applies the resumption guards (capability gating, contiguity check, liveness probe,
+    /// one shared session handle) and raises typed resumption errors.
     Guarded,
 }
 
@@ -212,6 +215,16 @@ pub struct Expectation {
     pub must_not: Vec<VerdictKind>,
 }
 
+/// A check's sentence, and the list item it is about (`("faults", 1)`), if any.
+type CheckError = (String, Option<(&'static str, usize)>);
+
+/// The sentence for a fault whose stream selector names a call the workload lacks.
+fn missing_call(fault: usize, call: usize, calls: usize) -> String {
+    format!(
+        "faults[{fault}]: Call({call}) names a call the workload does not have (it has {calls}; calls count from 0 in file order)"
+    )
+}
+
 /// A scenario file that could not be used, with where and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScenarioError {
@@ -252,26 +265,46 @@ impl Scenario {
 
     /// Parses scenario text; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
-        let scenario: Scenario = ron::de::from_str(text).map_err(|e| ScenarioError {
-            file: file.to_string(),
-            line: e.span.start.line,
-            column: e.span.start.col,
-            message: explain(&e.code),
+        if source_map::is_blank(text) {
+            return Err(ScenarioError {
+                file: file.to_string(),
+                line: 0,
+                column: 0,
+                message: "the file is empty: a scenario is `Scenario(name: \"...\", summary: \"...\", ...)`".into(),
+            });
+        }
+        let scenario: Scenario = ron::de::from_str(text).map_err(|e| {
+            let at = TextPosition {
+                line: e.span.start.line,
+                column: e.span.start.col,
+            };
+            ScenarioError {
+                file: file.to_string(),
+                line: at.line,
+                column: at.column,
+                message: ron_error::explain(&e.code, text, at),
+            }
         })?;
-        scenario.check().map_err(|message| ScenarioError {
-            file: file.to_string(),
-            line: 0,
-            column: 0,
-            message,
+        scenario.check().map_err(|(message, part)| {
+            let at = part.and_then(|(field, index)| source_map::list_item(text, field, index));
+            ScenarioError {
+                file: file.to_string(),
+                line: at.map_or(0, |a| a.line),
+                column: at.map_or(0, |a| a.column),
+                message,
+            }
         })?;
         Ok(scenario)
     }
 
-    /// Checks what serde cannot see field by field.
-    fn check(&self) -> Result<(), String> {
-        self.server.validate().map_err(|e| format!("server.{e}"))?;
+    /// Checks what serde cannot see field by field. An error names the list item it is
+    /// about (`("faults", 1)`), so that the caller can point at its line and column.
+    fn check(&self) -> Result<(), CheckError> {
+        self.server
+            .validate()
+            .map_err(|e| (format!("server.{e}"), None))?;
         if self.name.trim().is_empty() {
-            return Err("name: give the scenario a name".into());
+            return Err(("name: give the scenario a name".into(), None));
         }
         let calls = self
             .workload
@@ -286,16 +319,15 @@ impl Scenario {
             };
             if let Trigger::AfterEvent { n, on } = when {
                 if n.lo == 0 {
-                    return Err(format!(
-                        "faults[{i}]: AfterEvent counts from 1; n: 0 never fires"
+                    return Err((
+                        format!("faults[{i}]: AfterEvent counts from 1; n: 0 never fires"),
+                        Some(("faults", i)),
                     ));
                 }
                 if let StreamSel::Call(k) = on
                     && *k >= calls
                 {
-                    return Err(format!(
-                        "faults[{i}]: Call({k}) names a call the workload does not have (it has {calls})"
-                    ));
+                    return Err((missing_call(i, *k, calls), Some(("faults", i))));
                 }
             }
             if let Fault::Drop {
@@ -304,17 +336,18 @@ impl Scenario {
             } = fault
                 && *k >= calls
             {
-                return Err(format!(
-                    "faults[{i}]: Call({k}) names a call the workload does not have (it has {calls})"
-                ));
+                return Err((missing_call(i, *k, calls), Some(("faults", i))));
             }
         }
         for (i, work) in self.workload.iter().enumerate() {
             if let Work::Notify { every, .. } = work
                 && every.ms() == 0
             {
-                return Err(format!(
-                    "workload[{i}]: Notify every: \"0s\" would emit all notifications at one instant; use a positive period"
+                return Err((
+                    format!(
+                        "workload[{i}]: Notify every: \"0s\" would emit all notifications at one instant; use a positive period"
+                    ),
+                    Some(("workload", i)),
                 ));
             }
         }
@@ -325,38 +358,5 @@ impl Scenario {
     pub fn to_ron(&self) -> String {
         ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default().struct_names(true))
             .expect("a scenario always serializes")
-    }
-}
-
-/// Turns a ron error into a sentence that says what to change.
-fn explain(code: &ron::Error) -> String {
-    match code {
-        ron::Error::NoSuchStructField {
-            expected,
-            found,
-            outer,
-        } => {
-            let outer = outer.as_deref().unwrap_or("this struct");
-            format!(
-                "unknown field `{found}` in {outer}; expected one of: {}",
-                expected.join(", ")
-            )
-        }
-        ron::Error::MissingStructField { field, outer } => {
-            let outer = outer.as_deref().unwrap_or("this struct");
-            format!("missing field `{field}` in {outer}")
-        }
-        ron::Error::NoSuchEnumVariant {
-            expected,
-            found,
-            outer,
-        } => {
-            let outer = outer.as_deref().unwrap_or("this enum");
-            format!(
-                "unknown variant `{found}` of {outer}; expected one of: {}",
-                expected.join(", ")
-            )
-        }
-        other => other.to_string(),
     }
 }

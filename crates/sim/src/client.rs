@@ -1,9 +1,9 @@
 //! The modelled MCP client: one state machine, two policies.
 //!
-//! `naive` is the client of the seeds (and, per the reference, of every official SDK today):
-//! it dedups by "id <= cursor", believes a 200 on the SSE GET, retries a 404 three times and
-//! lets another task keep the old session id. `guarded` applies the seeds' guards one by
-//! one. Both are the same code with different [`Policy`] flags, so a difference in outcome
+//! `naive` is the client the incident reports describe (README.md, "The incidents"): it
+//! dedups by "id <= cursor", believes a 200 on the SSE GET, retries a 404 three times and
+//! lets another task keep the old session id. `guarded` applies the guards those incidents
+//! call for, one by one. Both are the same code with different [`Policy`] flags, so a difference in outcome
 //! is always attributable to a named guard.
 //!
 //! The client sees only what is on the wire (status codes, headers, event ids, JSON-RPC

@@ -1,4 +1,4 @@
-//! The typed errors of the seeds, as Rust types: a guarded client raises these instead of
+//! The typed resumption errors, as Rust types: a guarded client raises these instead of
 //! losing data silently, and the oracle counts a loss as *detected* only when one of them
 //! covers it.
 

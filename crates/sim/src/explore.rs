@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::swarm::{SwarmOptions, generate};
 use crate::verdict::VerdictKind;
-use faultline_scenario::{ClientModel, Fault, Scenario};
+use faultline_scenario::{ClientModel, Scenario};
 
 /// The knob settings that name a failure, as (knob, value) pairs in a fixed order.
 pub type Signature = Vec<(String, String)>;
@@ -123,6 +123,8 @@ pub struct MapCell {
 /// seed sets give equal bytes.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Aggregate {
+    /// Written as `run --format json` writes it (`"naive"`); `"Naive"` is read too.
+    #[serde(with = "client_name")]
     pub client: ClientModel,
     pub dishonest_servers: bool,
     pub seeds_run: u64,
@@ -193,6 +195,25 @@ impl Aggregate {
     /// Any loss verdict at all (what CI gates on for a client declared safe).
     pub fn any_loss(&self) -> bool {
         self.verdicts.iter().any(|(k, n)| k.is_loss() && *n > 0)
+    }
+}
+
+/// The client model as its snake_case name, the spelling every JSON output uses.
+mod client_name {
+    use faultline_scenario::ClientModel;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(client: &ClientModel, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(client.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ClientModel, D::Error> {
+        let text = String::deserialize(d)?;
+        ClientModel::parse(&text.to_ascii_lowercase()).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "client {text:?}: expected \"naive\" or \"guarded\""
+            ))
+        })
     }
 }
 
@@ -315,12 +336,13 @@ pub fn explore_seed(
     Ok(())
 }
 
-/// The file name of a finding's shrunk scenario.
+/// The file name of a finding's shrunk scenario: client, verdict, then each knob of the
+/// signature with its value (`naive_zombie_session_get_validates_session_false`).
 pub fn finding_name(client: ClientModel, f: &Finding) -> String {
     let sig: Vec<String> = f
         .signature
         .iter()
-        .map(|(_, v)| v.to_ascii_lowercase())
+        .map(|(k, v)| format!("{k}_{}", v.to_ascii_lowercase()))
         .collect();
     let mut name = format!("{}_{}", client.name(), f.kind.name());
     if !sig.is_empty() {
@@ -330,31 +352,44 @@ pub fn finding_name(client: ClientModel, f: &Finding) -> String {
     name
 }
 
-/// Shrinks a finding and returns the commented RON lesson that pins its verdict.
+/// "1 witness", "7 witnesses".
+pub fn witnesses(n: u64) -> String {
+    if n == 1 {
+        "1 witness".into()
+    } else {
+        format!("{n} witnesses")
+    }
+}
+
+/// Shrinks a finding and returns the commented RON lesson that pins its verdict; `path` is
+/// where the lesson will be written, for its "reproduce" line.
 pub fn shrunk_scenario_text(
     client: ClientModel,
     f: &Finding,
     dishonest: bool,
     pins: &[(String, String)],
+    path: &str,
 ) -> Result<(Scenario, String), String> {
     let original = scenario_for(f.first_seed, dishonest, pins)?;
     let mut shrunk = crate::shrink::shrink(&original, client, f.kind, &f.signature);
     shrunk.name = finding_name(client, f);
     shrunk.client.model = client;
+    let triggers = crate::shrink::triggers(&shrunk, client, f.kind);
     let signature: Vec<String> = f
         .signature
         .iter()
-        .map(|(k, v)| format!("{k}: {v}"))
+        .map(|(k, v)| format!("{k}={v}"))
         .collect();
+    let signature = if signature.is_empty() {
+        "any knobs".to_string()
+    } else {
+        signature.join(" ")
+    };
     shrunk.summary = format!(
-        "Found by the explorer: {} with {} ({} witnesses; smallest seed {}).",
+        "Found by the explorer: {} set off by {} ({}; smallest seed {}).",
         f.kind,
-        if signature.is_empty() {
-            "any knobs".to_string()
-        } else {
-            signature.join(", ")
-        },
-        f.witnesses,
+        triggers.label(),
+        witnesses(f.witnesses),
         f.first_seed
     );
     shrunk.expect = BTreeMap::from([(
@@ -364,37 +399,32 @@ pub fn shrunk_scenario_text(
             must_not: vec![],
         },
     )]);
-    let faults: Vec<&str> = shrunk
-        .faults
-        .iter()
-        .map(|fault| match fault {
-            Fault::Drop { .. } => "a dropped connection",
-            Fault::Restart { .. } => "a server restart",
-            Fault::Gc { .. } => "a GC sweep",
-            Fault::StaleTask { .. } => "a stale task",
-        })
-        .collect();
     let text = format!(
         "// Shrunk by `faultline explore` from swarm seed {seed} ({original} -> {small} parts).\n\
          // Verdict pinned below: {kind} for the {client} client.\n\
-         // What sets it off: {knobs}; faults: {faults}.\n\
-         // Reproduce: cargo run --release -- run <this file> --client {client}\n{ron}\n",
+         // What sets it off (take any one away and the verdict disappears): {triggers}.\n\
+         // Grouped by the explorer under: {kind} with {signature} ({witnesses}).\n\
+         // Reproduce: faultline run {path} --client {client}\n{ron}\n",
         seed = f.first_seed,
         original = crate::shrink::size(&original),
         small = crate::shrink::size(&shrunk),
         kind = f.kind,
         client = client.name(),
-        knobs = if signature.is_empty() {
-            "any knobs".into()
-        } else {
-            signature.join(", ")
-        },
-        faults = if faults.is_empty() {
-            "none".into()
-        } else {
-            faults.join(", ")
-        },
+        triggers = triggers.label(),
+        witnesses = witnesses(f.witnesses),
         ron = shrunk.to_ron(),
     );
     Ok((shrunk, text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::witnesses;
+
+    #[test]
+    fn one_witness_is_singular() {
+        assert_eq!(witnesses(1), "1 witness");
+        assert_eq!(witnesses(2), "2 witnesses");
+        assert_eq!(witnesses(0), "0 witnesses");
+    }
 }

@@ -363,7 +363,7 @@ fn cursor_reuse(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdi
         verdicts.push(Verdict {
             kind: VerdictKind::CursorReuse,
             at_ms: r.at_ms,
-            summary: format!("Last-Event-ID {} was {why}; {replayed} event(s) replayed after it as if contiguous, {applied_here} applied", r.cursor),
+            summary: format!("Last-Event-ID {} was {why}; the server replayed {replayed} event(s) from its log as if they came next, and the client applied {applied_here} event(s) from that resumed stream (the replay and what followed it live)", r.cursor),
             evidence: Evidence::CursorReuse {
                 session: r.session.clone(),
                 cursor: r.cursor.to_string(),
@@ -450,6 +450,22 @@ fn zombies(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) 
     }
 }
 
+/// "3 from main, 4 from stale-1": who sent the requests, in order of first appearance.
+fn per_task(notes: &[RequestNote]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for n in notes {
+        match counts.iter_mut().find(|(task, _)| *task == n.task) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((&n.task, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(task, count)| format!("{count} from {task}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn retry_amplification(record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
     // When the client *read* the first 404/410 for each session.
     let mut learned: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
@@ -482,10 +498,11 @@ fn retry_amplification(record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
             kind: VerdictKind::RetryAmplification,
             at_ms: later[0].at_ms,
             summary: format!(
-                "{} request(s) went to session {} after it answered 404/410 at {}: {}",
+                "{} request(s) went to session {} after it answered 404/410 at {} ({}): {}",
                 later.len(),
                 short_id(session),
                 vtime(since),
+                per_task(&later),
                 later
                     .iter()
                     .map(|n| format!(

@@ -10,14 +10,21 @@ use serde_json::{Value, json};
 use crate::fold::{EventRun, Folded, fold_trace};
 use crate::spell::{short_id, vtime};
 use crate::trace::{TraceEntry, TraceWhat};
+use crate::verdict::VerdictKind;
 use crate::{ExpectationCheck, RunOutcome};
 
 fn line(out: &mut String, at: u64, actor: &str, text: &str) {
     out.push_str(&format!("{:<16} {:<7} {text}\n", vtime(at), actor));
 }
 
-/// The human report: timeline, verdicts with evidence, expectation.
-pub fn text_report(outcome: &RunOutcome, check: &ExpectationCheck, reproduce: &str) -> String {
+/// The human report: title and the scenario's summary, timeline, verdicts with evidence,
+/// expectation.
+pub fn text_report(
+    outcome: &RunOutcome,
+    summary: &str,
+    check: &ExpectationCheck,
+    reproduce: &str,
+) -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "faultline run: {} (seed {}, client {})\n",
@@ -25,6 +32,9 @@ pub fn text_report(outcome: &RunOutcome, check: &ExpectationCheck, reproduce: &s
         outcome.seed,
         outcome.client.name()
     ));
+    if !summary.trim().is_empty() {
+        out.push_str(&format!("  {}\n", summary.trim()));
+    }
     for choice in &outcome.result.choices {
         out.push_str(&format!("  seed chose: {choice}\n"));
     }
@@ -46,7 +56,7 @@ pub fn text_report(outcome: &RunOutcome, check: &ExpectationCheck, reproduce: &s
             outcome.client.name()
         ));
     } else if check.holds() {
-        out.push_str("  holds\n");
+        out.push_str(&format!("  holds{}\n", harm_expected(outcome)));
     } else {
         for k in &check.missing {
             out.push_str(&format!(
@@ -61,6 +71,32 @@ pub fn text_report(outcome: &RunOutcome, check: &ExpectationCheck, reproduce: &s
         out.push_str(&format!("  reproduce: {reproduce}\n"));
     }
     out
+}
+
+/// For an expectation that holds on a harmed client: one sentence saying that exit 0 means
+/// the scenario reproduced its harm, not that the client came through unharmed.
+fn harm_expected(outcome: &RunOutcome) -> String {
+    let mut harms: Vec<&str> = Vec::new();
+    for kind in outcome.kinds() {
+        if !matches!(kind, VerdictKind::Clean | VerdictKind::Detected)
+            && !harms.contains(&kind.name())
+        {
+            harms.push(kind.name());
+        }
+    }
+    if harms.is_empty() {
+        return String::new();
+    }
+    let loses = outcome
+        .kinds()
+        .iter()
+        .any(|k| k.is_loss() || *k == VerdictKind::SurfacedLoss);
+    format!(
+        ": the {client} client {what} here ({harms}), as the scenario says it should; exit 0 means the incident reproduced, not that the client is safe",
+        client = outcome.client.name(),
+        what = if loses { "loses data" } else { "goes wrong" },
+        harms = harms.join(", "),
+    )
 }
 
 /// One line for a folded run of alike events (see [`fold_trace`]).

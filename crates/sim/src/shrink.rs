@@ -3,15 +3,22 @@
 //!
 //! Greedy and deterministic: try removing each fault, each workload item; halve counts and
 //! durations; move each knob outside the signature back to its default. Keep any change
-//! after which the verdict persists; repeat until nothing changes. Every candidate is a full
-//! simulation run, which at ~100 µs a run makes a few hundred attempts cheap.
+//! after which the verdict persists; repeat until nothing changes. Then round every
+//! duration to whole minutes, else whole seconds, where the verdict survives it, so the
+//! lesson reads `"12m"` rather than `"12m49s357ms"`. Every candidate is a full simulation
+//! run, which at ~100 µs a run makes a few hundred attempts cheap.
+//!
+//! [`triggers`] then asks of the shrunk scenario which knobs and faults the verdict needs:
+//! each is taken away alone (a knob back to its default, a fault removed) and the run
+//! repeated; what makes the verdict disappear is what sets it off. That, not the explorer's
+//! classification signature, is what a finding's label names.
 
-use faultline_model::{DurationMs, PositiveDurationMs, ServerKnobs};
+use faultline_model::{DurationMs, EndMode, PositiveDurationMs, ServerKnobs};
 
 use crate::explore::{Signature, signature_of};
 use crate::verdict::VerdictKind;
 use faultline_scenario::{ClientModel, Fault, Scenario, Tool, Trigger, Work};
-use faultline_scenario::{PickCount, PickDuration};
+use faultline_scenario::{PickCount, PickDuration, StreamSel};
 
 /// Whether `scenario` (run with its own seed) still shows `kind` with `signature`.
 fn still_fails(
@@ -137,7 +144,6 @@ fn candidates(s: &Scenario) -> Vec<Scenario> {
 }
 
 fn mentions_call(fault: &Fault, calls: usize) -> bool {
-    use faultline_scenario::StreamSel;
     let sel_bad = |sel: &StreamSel| matches!(sel, StreamSel::Call(k) if *k >= calls);
     match fault {
         Fault::Drop { when, stream, .. } => {
@@ -194,7 +200,7 @@ pub fn shrink(
         for candidate in candidates(&best) {
             attempts += 1;
             if attempts > MAX_ATTEMPTS {
-                return best;
+                return round_durations(best, client, kind, signature);
             }
             if still_fails(&candidate, client, kind, signature) {
                 best = candidate;
@@ -203,7 +209,7 @@ pub fn shrink(
             }
         }
         if !improved {
-            return best;
+            return round_durations(best, client, kind, signature);
         }
     }
 }
@@ -227,4 +233,284 @@ pub fn size(scenario: &Scenario) -> usize {
     .filter(|b| **b)
     .count();
     scenario.faults.len() + scenario.workload.len() + knobs
+}
+
+/// Units a shrunk duration is rounded to, coarsest first.
+const ROUNDING_UNITS_MS: [u64; 2] = [60_000, 1_000];
+
+/// Rounds each duration of `s` to whole minutes, or else whole seconds, wherever the
+/// verdict survives the rounding.
+fn round_durations(
+    mut s: Scenario,
+    client: ClientModel,
+    kind: VerdictKind,
+    signature: &Signature,
+) -> Scenario {
+    let slots = map_duration(&mut s.clone(), usize::MAX, |ms| ms);
+    for slot in 0..slots {
+        for unit_ms in ROUNDING_UNITS_MS {
+            let mut candidate = s.clone();
+            let mut changed = false;
+            map_duration(&mut candidate, slot, |ms| {
+                let rounded = ((ms + unit_ms / 2) / unit_ms * unit_ms).max(unit_ms);
+                changed |= rounded != ms;
+                rounded
+            });
+            if !changed {
+                // Already whole at this unit, hence at every finer one.
+                break;
+            }
+            if still_fails(&candidate, client, kind, signature) {
+                s = candidate;
+                break;
+            }
+        }
+    }
+    s
+}
+
+/// Visits a scenario's durations in a fixed order and maps the one numbered `slot`.
+struct DurationSlots<F> {
+    slot: usize,
+    seen: usize,
+    f: F,
+}
+
+impl<F: FnMut(u64) -> u64> DurationSlots<F> {
+    fn hit(&mut self) -> bool {
+        let hit = self.seen == self.slot;
+        self.seen += 1;
+        hit
+    }
+
+    fn plain(&mut self, d: &mut DurationMs) {
+        if self.hit() {
+            d.0 = (self.f)(d.0);
+        }
+    }
+
+    /// A range is one duration: both ends move together.
+    fn pick(&mut self, p: &mut PickDuration) {
+        if self.hit() {
+            p.lo.0 = (self.f)(p.lo.0);
+            p.hi.0 = (self.f)(p.hi.0);
+        }
+    }
+
+    fn positive(&mut self, ttl: &mut Option<PositiveDurationMs>) {
+        if let Some(d) = ttl
+            && self.hit()
+            && let Some(mapped) = PositiveDurationMs::new((self.f)(d.ms()))
+        {
+            *ttl = Some(mapped);
+        }
+    }
+}
+
+/// Applies `f` to duration number `slot` of `s` (client, workload, faults, then the
+/// server's TTLs) and returns how many durations `s` has.
+fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usize {
+    let mut v = DurationSlots { slot, seen: 0, f };
+    v.pick(&mut s.client.start_at);
+    v.plain(&mut s.client.reconnect_delay);
+    for w in &mut s.workload {
+        match w {
+            Work::CallTool { at, tool, .. } => {
+                v.pick(at);
+                if let Tool::LongJob { interval, .. } = tool {
+                    v.plain(interval);
+                }
+            }
+            Work::Notify { from, every, .. } => {
+                v.pick(from);
+                v.plain(every);
+            }
+        }
+    }
+    for fault in &mut s.faults {
+        match fault {
+            Fault::Drop { when, away, .. } | Fault::Restart { when, away } => {
+                if let Trigger::At(t) = when {
+                    v.pick(t);
+                }
+                if let Some(a) = away {
+                    v.pick(a);
+                }
+            }
+            Fault::Gc { when } => {
+                if let Trigger::At(t) = when {
+                    v.pick(t);
+                }
+            }
+            Fault::StaleTask {
+                at,
+                holds_session_from,
+            } => {
+                v.pick(at);
+                v.plain(holds_session_from);
+            }
+        }
+    }
+    let k = &mut s.server;
+    v.positive(&mut k.session_idle_ttl);
+    v.positive(&mut k.session_absolute_ttl);
+    v.positive(&mut k.event_log_ttl);
+    v.positive(&mut k.gc_interval);
+    v.positive(&mut k.retry);
+    v.seen
+}
+
+/// What a finding needs: the knobs (name, value as written in a scenario) and the faults
+/// (in words) without which its verdict disappears.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Triggers {
+    pub knobs: Vec<(String, String)>,
+    pub faults: Vec<String>,
+}
+
+impl Triggers {
+    /// "session_absolute_ttl: 12m; a dropped connection (reset) at 41m, client away 10m".
+    pub fn label(&self) -> String {
+        let mut parts: Vec<String> = self
+            .knobs
+            .iter()
+            .map(|(name, value)| format!("{name}: {value}"))
+            .collect();
+        parts.extend(self.faults.iter().cloned());
+        if parts.is_empty() {
+            "no single knob or fault: the verdict survives taking away any one of them".into()
+        } else {
+            parts.join("; ")
+        }
+    }
+}
+
+/// Every knob of [`ServerKnobs`], for [`triggers`] (the shrinker itself leaves the
+/// signature's knobs alone).
+const ALL_KNOBS: usize = 15;
+
+/// Knob number `knob`: its name and its value as written in a scenario.
+fn knob_value(k: &ServerKnobs, knob: usize) -> (&'static str, String) {
+    let duration = |d: Option<PositiveDurationMs>| match d {
+        Some(d) => d.to_string(),
+        None => "None".into(),
+    };
+    match knob {
+        0 => ("session_idle_ttl", duration(k.session_idle_ttl)),
+        1 => ("session_absolute_ttl", duration(k.session_absolute_ttl)),
+        2 => ("event_log_ttl", duration(k.event_log_ttl)),
+        3 => ("event_log_capacity", format!("{:?}", k.event_log_capacity)),
+        4 => ("gc_interval", duration(k.gc_interval)),
+        5 => ("priming_events", k.priming_events.to_string()),
+        6 => ("retry", duration(k.retry)),
+        7 => ("json_responses", k.json_responses.to_string()),
+        8 => (
+            "dead_session_answer",
+            format!("{:?}", k.dead_session_answer),
+        ),
+        9 => ("get_validates_session", k.get_validates_session.to_string()),
+        10 => (
+            "restart_persistence",
+            format!("{:?}", k.restart_persistence),
+        ),
+        11 => ("id_scheme", format!("{:?}", k.id_scheme)),
+        12 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
+        13 => (
+            "advertise_monotonic_ids",
+            k.advertise_monotonic_ids.to_string(),
+        ),
+        _ => ("max_sessions", k.max_sessions.to_string()),
+    }
+}
+
+/// Moves knob number `knob` (of [`ALL_KNOBS`]) to its default; false if it already is.
+fn reset_any_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
+    fn set<T: PartialEq + Clone>(field: &mut T, default: &T) -> bool {
+        if field == default {
+            return false;
+        }
+        *field = default.clone();
+        true
+    }
+    match knob {
+        0..KNOBS => reset_knob(k, d, knob),
+        11 => set(&mut k.id_scheme, &d.id_scheme),
+        12 => set(&mut k.unknown_cursor, &d.unknown_cursor),
+        13 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
+        _ => set(&mut k.max_sessions, &d.max_sessions),
+    }
+}
+
+fn describe_trigger(when: &Trigger) -> String {
+    match when {
+        Trigger::At(t) => format!("at {t}"),
+        Trigger::AfterEvent { n, on } => {
+            let n = if n.lo == n.hi {
+                n.lo.to_string()
+            } else {
+                format!("{}..{}", n.lo, n.hi)
+            };
+            let on = match on {
+                StreamSel::Any => "any stream".to_string(),
+                StreamSel::Standalone => "the standalone stream".to_string(),
+                StreamSel::Call(k) => format!("the stream of call {k}"),
+            };
+            format!("after event {n} on {on}")
+        }
+    }
+}
+
+/// A fault in words: "a dropped connection (reset) at 41m, client away 10m54s".
+pub fn describe_fault(fault: &Fault) -> String {
+    let away = |away: &Option<PickDuration>| match away {
+        Some(a) => format!(", client away {a}"),
+        None => String::new(),
+    };
+    match fault {
+        Fault::Drop {
+            when,
+            mode,
+            away: a,
+            ..
+        } => format!(
+            "a dropped connection ({}) {}{}",
+            match mode {
+                EndMode::Close => "close",
+                EndMode::Reset => "reset",
+            },
+            describe_trigger(when),
+            away(a)
+        ),
+        Fault::Restart { when, away: a } => {
+            format!("a server restart {}{}", describe_trigger(when), away(a))
+        }
+        Fault::Gc { when } => format!("a GC sweep {}", describe_trigger(when)),
+        Fault::StaleTask {
+            at,
+            holds_session_from,
+        } => format!("a stale task at {at} holding the session id of {holds_session_from}"),
+    }
+}
+
+/// The knobs and faults of `scenario` without which `kind` disappears for `client`: each
+/// is taken away alone (a knob reset to its default, a fault removed) and the run repeated.
+pub fn triggers(scenario: &Scenario, client: ClientModel, kind: VerdictKind) -> Triggers {
+    let shows = |s: &Scenario| crate::run_untraced(s, s.seed, client).has(kind);
+    let defaults = ServerKnobs::default();
+    let mut out = Triggers::default();
+    for knob in 0..ALL_KNOBS {
+        let mut c = scenario.clone();
+        if reset_any_knob(&mut c.server, &defaults, knob) && !shows(&c) {
+            let (name, value) = knob_value(&scenario.server, knob);
+            out.knobs.push((name.to_string(), value));
+        }
+    }
+    for i in 0..scenario.faults.len() {
+        let mut c = scenario.clone();
+        c.faults.remove(i);
+        if !shows(&c) {
+            out.faults.push(describe_fault(&scenario.faults[i]));
+        }
+    }
+    out
 }

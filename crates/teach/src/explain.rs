@@ -412,8 +412,24 @@ fn truths(scenario: &Scenario, outcome: &RunOutcome) -> Vec<String> {
         }
         if let Some(s) = ledger.sessions.iter().find(|s| s.wire_id == r.session) {
             match s.died {
-                Some((died, _)) if died <= r.at_ms => {
-                    let _ = write!(line, " The session was already dead then.");
+                Some((died, _)) if died < r.at_ms => {
+                    let _ = write!(
+                        line,
+                        " The session was already dead then (it died at {}).",
+                        vtime(died)
+                    );
+                }
+                Some((died, DeathCause::Deleted)) if died == r.at_ms => {
+                    let _ = write!(
+                        line,
+                        " The session was alive for this answer; the client deleted it right after, at the same instant, once its guard had judged the resumption broken."
+                    );
+                }
+                Some((died, _)) if died == r.at_ms => {
+                    let _ = write!(
+                        line,
+                        " The session died at that same instant, right after this answer."
+                    );
                 }
                 Some((died, _)) if !scenario.server.get_validates_session => {
                     let _ = write!(

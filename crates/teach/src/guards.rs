@@ -2,7 +2,8 @@
 //!
 //! One table, keyed by verdict kind, shared by `explain` and the failure-modes document,
 //! so that the advice printed after a run and the advice in the docs cannot drift apart.
-//! The rules are the seeds' (seeds/000 and seeds/002), stated as the guarded client in
+//! The rules are the ones Behavior A, Behavior B and the 404-after-replay cascade call for
+//! (see README.md, "The incidents"), stated as the guarded client in
 //! `crates/sim/src/client.rs` applies them.
 
 use faultline_sim::{Evidence, Verdict, VerdictKind};

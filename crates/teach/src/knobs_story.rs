@@ -68,7 +68,7 @@ pub fn trap(k: &ServerKnobs, restarts: bool) -> Vec<String> {
     }
     out.push(match k.unknown_cursor {
         UnknownCursor::FreshStream => "A `Last-Event-ID` the log cannot honour gets a 200 and a brand-new stream (`unknown_cursor: FreshStream`), not an error.".into(),
-        UnknownCursor::BadRequest => "A `Last-Event-ID` the log cannot honour gets a 400 (`unknown_cursor: BadRequest`): loud, as the seed asks.".into(),
+        UnknownCursor::BadRequest => "A `Last-Event-ID` the log cannot honour gets a 400 (`unknown_cursor: BadRequest`): loud, so the client learns at once that its cursor is useless.".into(),
         UnknownCursor::NotFound => "A `Last-Event-ID` the log cannot honour gets a 404 (`unknown_cursor: NotFound`), which a client cannot tell from a dead session.".into(),
         UnknownCursor::Empty200 => "A `Last-Event-ID` the log cannot honour gets a 200 stream that ends at once with no events (`unknown_cursor: Empty200`).".into(),
         UnknownCursor::ReplayRemaining => "A `Last-Event-ID` whose successors were evicted gets whatever is still retained, gap or not (`unknown_cursor: ReplayRemaining`).".into(),

@@ -415,7 +415,7 @@ fn diagram_runs(outcome: &RunOutcome) -> Vec<(u64, String, u32)> {
 /// The event runs of the text report: (conn, ids, count) of every `=> conn` line, in order.
 fn report_runs(outcome: &RunOutcome, scenario: &Scenario) -> Vec<(u64, String, u32)> {
     let check = faultline_sim::check_expectation(scenario, outcome);
-    let text = faultline_sim::text_report(outcome, &check, "");
+    let text = faultline_sim::text_report(outcome, "", &check, "");
     text.lines()
         .filter_map(|l| l.split_once("=> conn ").map(|(_, rest)| rest))
         .map(|rest| {

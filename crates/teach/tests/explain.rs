@@ -139,7 +139,7 @@ fn every_verdict_is_explained_with_its_evidence_and_guard() {
 }
 
 #[test]
-fn the_seed_incidents_name_their_causes() {
+fn the_three_incidents_name_their_causes() {
     let all = scenarios();
     let get = |n: &str| {
         all.iter()
@@ -186,4 +186,27 @@ fn the_seed_incidents_name_their_causes() {
     let text = explain(&c, &out, None);
     assert!(text.contains("it sent a liveness probe"), "{text}");
     assert!(text.contains("fired"), "{text}");
+}
+
+/// One instant, one story: the guarded client in Behavior A deletes its session at the very
+/// instant the resumption is answered; the explanation must not call the session dead
+/// before that answer after saying the client deleted it.
+#[test]
+fn a_session_deleted_at_the_resumption_instant_is_not_called_already_dead() {
+    let all = scenarios();
+    let (_, a) = all
+        .iter()
+        .find(|(p, _)| p.ends_with("scenarios/behavior_a.ron"))
+        .unwrap();
+    let out = faultline_sim::run(a, a.seed, ClientModel::Guarded);
+    let text = explain(a, &out, None);
+    assert!(
+        text.contains("died at T+41m45s (the client deleted it)"),
+        "{text}"
+    );
+    assert!(!text.contains("already dead"), "{text}");
+    assert!(
+        text.contains("the client deleted it right after, at the same instant"),
+        "{text}"
+    );
 }

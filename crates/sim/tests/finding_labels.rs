@@ -1,0 +1,103 @@
+//! A finding's label names what sets it off: the knobs and faults without which its
+//! verdict disappears, found by taking each away alone and re-running. The explorer's
+//! classification signature (knobs at their defaults included) is not that.
+
+use faultline_model::{DeadSessionAnswer, DurationMs, PositiveDurationMs};
+use faultline_sim::explore::{Aggregate, explore_seed, shrunk_scenario_text};
+use faultline_sim::shrink::{shrink, triggers};
+use faultline_sim::{ClientModel, Fault, PickDuration, Scenario, VerdictKind};
+
+fn behavior_a() -> Scenario {
+    Scenario::load(std::path::Path::new(&format!(
+        "{}/../../scenarios/behavior_a.ron",
+        env!("CARGO_MANIFEST_DIR")
+    )))
+    .unwrap()
+}
+
+#[test]
+fn the_label_names_exactly_what_the_verdict_needs() {
+    let mut s = behavior_a();
+    // A knob away from its default that has nothing to do with the gap.
+    s.server.dead_session_answer = DeadSessionAnswer::Gone;
+    let t = triggers(&s, ClientModel::Naive, VerdictKind::SilentGap);
+    let names: Vec<&str> = t.knobs.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        names,
+        ["event_log_ttl", "id_scheme", "unknown_cursor"],
+        "{t:?}"
+    );
+    assert_eq!(t.knobs[0].1, "30s");
+    assert_eq!(t.faults.len(), 1, "{t:?}");
+    assert!(
+        t.faults[0].starts_with("a dropped connection (reset) after event 41"),
+        "{t:?}"
+    );
+    assert!(t.faults[0].ends_with("client away 45s"), "{t:?}");
+    let label = t.label();
+    assert!(!label.contains("dead_session_answer"), "{label}");
+    assert!(!label.contains("session_idle_ttl"), "{label}");
+}
+
+#[test]
+fn knobs_at_their_defaults_are_never_named() {
+    // Behavior A with the server's default numbering and cursor answer: no gap, and
+    // nothing to blame on the defaults.
+    let mut s = behavior_a();
+    s.server.id_scheme = faultline_model::IdScheme::SessionMonotonic;
+    s.server.unknown_cursor = faultline_model::UnknownCursor::BadRequest;
+    let t = triggers(&s, ClientModel::Naive, VerdictKind::SilentGap);
+    assert!(
+        t.knobs
+            .iter()
+            .all(|(k, _)| k != "id_scheme" && k != "unknown_cursor"),
+        "{t:?}"
+    );
+}
+
+#[test]
+fn shrunk_durations_are_rounded_where_the_verdict_allows() {
+    let mut s = behavior_a();
+    s.server.event_log_ttl = PositiveDurationMs::new(30_123);
+    for fault in &mut s.faults {
+        if let Fault::Drop { away, .. } = fault {
+            *away = Some(PickDuration::fixed(DurationMs(45_777)));
+        }
+    }
+    assert!(
+        faultline_sim::run_untraced(&s, s.seed, ClientModel::Naive).has(VerdictKind::SilentGap)
+    );
+    let signature = faultline_sim::explore::signature_of(VerdictKind::SilentGap, &s.server);
+    let shrunk = shrink(&s, ClientModel::Naive, VerdictKind::SilentGap, &signature);
+    let ron = shrunk.to_ron();
+    assert!(
+        !ron.contains("ms\""),
+        "a duration kept its milliseconds:\n{ron}"
+    );
+    assert!(
+        faultline_sim::run_untraced(&shrunk, shrunk.seed, ClientModel::Naive)
+            .has(VerdictKind::SilentGap)
+    );
+}
+
+#[test]
+fn a_shrunk_finding_is_labelled_by_its_triggers_and_written_with_its_path() {
+    let mut agg = Aggregate::new(ClientModel::Naive, false);
+    for seed in 0..300 {
+        explore_seed(&mut agg, seed, &[]).unwrap();
+    }
+    let finding = agg
+        .findings
+        .iter()
+        .find(|f| f.kind == VerdictKind::SilentGap)
+        .expect("300 seeds find a silent gap");
+    let (shrunk, text) =
+        shrunk_scenario_text(ClientModel::Naive, finding, false, &[], "out/x.ron").unwrap();
+    let label = triggers(&shrunk, ClientModel::Naive, finding.kind).label();
+    assert!(text.contains(&format!("disappears): {label}.\n")), "{text}");
+    assert!(
+        text.contains("Reproduce: faultline run out/x.ron --client naive"),
+        "{text}"
+    );
+    assert!(!text.contains("<this file>"), "{text}");
+}

@@ -1,0 +1,149 @@
+//! The scenarios of `scenarios/`, `scenarios/field/` and `scenarios/grade/`, compiled into
+//! the binary.
+//!
+//! An installed `faultline` runs from any directory, where `scenarios/behavior_a.ron` does
+//! not exist; `faultline run behavior_a` must still work, and so must `bench`, which
+//! measures these very incidents. A path that exists always wins over a bundled name, so a
+//! local edit of a bundled scenario is the one that runs. A test checks that every `.ron`
+//! file of those directories is bundled here with the same text, so the two cannot drift.
+
+use std::path::Path;
+
+use faultline_sim::{Scenario, ScenarioError};
+
+/// A scenario file compiled into the binary.
+pub struct Bundled {
+    /// What to type: the file name without `.ron`.
+    pub name: &'static str,
+    /// Where it lives in the repository.
+    pub path: &'static str,
+    pub text: &'static str,
+}
+
+macro_rules! bundle {
+    ($($dir:literal / $name:literal),* $(,)?) => {
+        &[$(Bundled {
+            name: $name,
+            path: concat!($dir, "/", $name, ".ron"),
+            text: include_str!(concat!("../", $dir, "/", $name, ".ron")),
+        }),*]
+    };
+}
+
+/// Every bundled scenario, the incidents first.
+pub const BUNDLED: &[Bundled] = bundle![
+    "scenarios" / "behavior_a",
+    "scenarios" / "behavior_b",
+    "scenarios" / "replay_404_cascade",
+    "scenarios/field" / "rmcp_958_empty_200",
+    "scenarios/field" / "rmcp_hang_400_on_resume",
+    "scenarios/field" / "rmcp_hang_404_on_resume",
+    "scenarios/field" / "rmcp_window_gap",
+    "scenarios/grade" / "baseline",
+    "scenarios/grade" / "drop_close",
+    "scenarios/grade" / "drop_reset",
+    "scenarios/grade" / "drop_twice",
+    "scenarios/grade" / "restart_mid_call",
+    "scenarios/grade" / "session_expiry_mid_call",
+    "scenarios/grade" / "evicted_buffer",
+];
+
+/// The incidents `bench` measures by default.
+pub const BENCH_DEFAULT: [&str; 3] = ["behavior_a", "behavior_b", "replay_404_cascade"];
+
+/// The bundled scenario `arg` names: its name (`behavior_a`), its file name
+/// (`behavior_a.ron`) or its path in the repository (`scenarios/behavior_a.ron`).
+pub fn find(arg: &str) -> Option<&'static Bundled> {
+    BUNDLED
+        .iter()
+        .find(|b| arg == b.name || arg == b.path || arg.strip_suffix(".ron") == Some(b.name))
+}
+
+impl Bundled {
+    pub fn scenario(&self) -> Result<Scenario, ScenarioError> {
+        Scenario::parse(self.text, self.path)
+    }
+}
+
+/// Loads the scenario `arg` names: the file at that path if there is one, else the
+/// bundled scenario of that name. `run`, `explain`, `render --scenario` and `bench` go
+/// through here, and so do `serve --scenario` and `grade --scenario`.
+pub fn load(arg: &Path) -> Result<Scenario, ScenarioError> {
+    if arg.exists() {
+        return Scenario::load(arg);
+    }
+    match arg.to_str().and_then(find) {
+        Some(bundled) => bundled.scenario(),
+        None => Scenario::load(arg).map_err(|mut e| {
+            let names: Vec<&str> = BUNDLED.iter().map(|b| b.name).collect();
+            e.message.push_str(&format!(
+                "; nor is it a bundled scenario ({}; `faultline scenarios` lists them)",
+                names.join(", ")
+            ));
+            e
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `.ron` file of `scenarios/`, `scenarios/field/` and `scenarios/grade/` is
+    /// bundled, with the text of the file, and every bundled scenario is such a file.
+    #[test]
+    fn the_bundle_is_exactly_the_scenario_directories() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut on_disk = Vec::new();
+        for dir in ["scenarios", "scenarios/field", "scenarios/grade"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "ron") {
+                    let name = path.file_name().unwrap().to_string_lossy().to_string();
+                    on_disk.push((
+                        format!("{dir}/{name}"),
+                        std::fs::read_to_string(&path).unwrap(),
+                    ));
+                }
+            }
+        }
+        on_disk.sort();
+        let mut bundled: Vec<(String, String)> = BUNDLED
+            .iter()
+            .map(|b| (b.path.to_string(), b.text.to_string()))
+            .collect();
+        bundled.sort();
+        let names = |v: &[(String, String)]| v.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            names(&bundled),
+            names(&on_disk),
+            "src/bundled.rs lists other files than scenarios/ holds"
+        );
+        for ((path, bundled), (_, disk)) in bundled.iter().zip(&on_disk) {
+            assert!(
+                bundled == disk,
+                "{path}: the bundled text differs from the file"
+            );
+        }
+    }
+
+    #[test]
+    fn every_bundled_scenario_parses_and_is_found_by_each_spelling() {
+        for b in BUNDLED {
+            let s = b.scenario().unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(
+                s.name, b.name,
+                "{}: the scenario's name is its file name",
+                b.path
+            );
+            for spelling in [
+                b.name.to_string(),
+                format!("{}.ron", b.name),
+                b.path.to_string(),
+            ] {
+                assert_eq!(find(&spelling).map(|f| f.path), Some(b.path));
+            }
+        }
+        assert!(find("no_such_scenario").is_none());
+    }
+}
