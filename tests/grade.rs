@@ -1,0 +1,159 @@
+//! `faultline grade` end to end: the real binary grades hand-written clients (Python,
+//! standard library only: `tests/grade/toy_client.py`) over loopback, and each verdict is
+//! checked against the evidence (the client's report and the server's ledger).
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn grade(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_faultline"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("grade")
+        .args(args)
+        .output()
+        .expect("faultline runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const BROKEN: &str = "python3 tests/grade/toy_client.py --broken";
+const CAREFUL: &str = "python3 tests/grade/toy_client.py --careful";
+
+#[test]
+fn a_client_that_dedups_by_cursor_loses_behavior_a_silently() {
+    let ledgers = std::env::temp_dir().join(format!("faultline-grade-{}", std::process::id()));
+    let (code, stdout, stderr) = grade(&[
+        "--command",
+        BROKEN,
+        "--scenario",
+        "behavior_a",
+        "--format",
+        "json",
+        "--ledgers",
+        ledgers.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "something was lost silently: exit 1\n{stdout}\n{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    assert_eq!(report["lost_silently"], true);
+    let run = &report["scenarios"][0];
+    assert_eq!(run["scenario"], "behavior_a");
+    let gap = run["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["kind"] == "silent_gap")
+        .unwrap_or_else(|| panic!("silent_gap expected: {run}"));
+    // The evidence: what is missing is exactly what the server produced and the client
+    // did not report.
+    let ledger: Value = serde_json::from_str(
+        &std::fs::read_to_string(ledgers.join("behavior_a.ledger.json")).expect("the ledger"),
+    )
+    .unwrap();
+    let produced: Vec<u64> = ledger["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["payload"]["type"] == "progress")
+        .map(|e| e["payload"]["step"].as_u64().unwrap())
+        .collect();
+    let reported: Vec<u64> = run["client_report"]["progress"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_f64().unwrap().round() as u64)
+        .collect();
+    let missing: Vec<u64> = gap["missing_progress"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_u64().unwrap())
+        .collect();
+    let expected: Vec<u64> = produced
+        .iter()
+        .copied()
+        .filter(|s| !reported.contains(s))
+        .collect();
+    assert!(!missing.is_empty(), "{gap}");
+    assert_eq!(missing, expected, "{gap}");
+    assert_eq!(gap["result_missing"], true, "{gap}");
+    assert_eq!(run["client_report"]["result"], Value::Null);
+    assert_eq!(run["client_report"]["error"], Value::Null);
+    assert_eq!(
+        run["ledger_sha256"].as_str().map(str::len),
+        Some(64),
+        "{run}"
+    );
+    let _ = std::fs::remove_dir_all(&ledgers);
+}
+
+#[test]
+fn a_careful_client_loses_nothing_silently_on_the_default_set() {
+    let (code, stdout, stderr) = grade(&["--command", CAREFUL, "--format", "json"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    assert_eq!(report["lost_silently"], false);
+    let runs = report["scenarios"].as_array().unwrap();
+    let names: Vec<&str> = runs.iter().map(|r| r["scenario"].as_str().unwrap()).collect();
+    for must in [
+        "baseline",
+        "drop_close",
+        "drop_reset",
+        "drop_twice",
+        "restart_mid_call",
+        "session_expiry_mid_call",
+        "evicted_buffer",
+        "behavior_a",
+        "behavior_b",
+        "replay_404_cascade",
+    ] {
+        assert!(names.contains(&must), "{must} is in the default set: {names:?}");
+    }
+    for run in runs {
+        let kinds: Vec<&str> = run["verdicts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["kind"].as_str().unwrap())
+            .collect();
+        assert!(!kinds.contains(&"silent_gap") && !kinds.contains(&"hung"), "{run}");
+        // A loss it reported is a loss the server's ledger shows, and it said so.
+        if kinds.contains(&"surfaced_loss") {
+            assert!(run["client_report"]["error"].is_string(), "{run}");
+        }
+    }
+    let baseline = runs.iter().find(|r| r["scenario"] == "baseline").unwrap();
+    assert_eq!(baseline["verdicts"][0]["kind"], "clean", "{baseline}");
+    assert_eq!(
+        baseline["client_report"]["progress"].as_array().map(Vec::len),
+        Some(20)
+    );
+}
+
+#[test]
+fn bad_input_exits_2_with_a_sentence() {
+    let cases: [(&[&str], &str); 3] = [
+        (&["--command", "no-such-client-binary-xyz"], "not found"),
+        (&["--command", "echo hello", "--scenario", "baseline"], "not JSON"),
+        (&["--command", "  "], "--command is empty"),
+    ];
+    for (args, says) in cases {
+        let (code, stdout, stderr) = grade(args);
+        assert_eq!(code, 2, "{args:?}\n{stdout}\n{stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+    let bad = std::env::temp_dir().join(format!("faultline-grade-bad-{}.ron", std::process::id()));
+    std::fs::write(&bad, "Scenario(\n    name: \"x\",\n    summary: \"x\",\n    seed: \"one\",\n)\n")
+        .unwrap();
+    let (code, _, stderr) = grade(&["--command", CAREFUL, "--scenario", bad.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains(":4:"), "file:line:col: {stderr}");
+    let _ = std::fs::remove_file(&bad);
+    let (code, _, stderr) = grade(&[]);
+    assert_eq!(code, 2, "no --command: {stderr}");
+    assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/grade/toy_client.py").exists());
+}
