@@ -25,6 +25,7 @@ use crate::Config;
 use crate::client_hold::ClientHold;
 use crate::clock::VirtualClock;
 use crate::plan_notes::plan_notes;
+use crate::time_scale::TimeScale;
 
 /// At most this many bytes of SSE frames may wait for one slow client; beyond that the
 /// connection is cut (the model is told the client went away, the client sees an abort).
@@ -268,10 +269,10 @@ impl State {
     }
 
     /// The time scale as the control API reports it: a number, or `"auto"`.
-    pub fn time_scale_json(&self) -> serde_json::Value {
+    pub fn time_scale(&self) -> TimeScale {
         match self.config.auto_grace {
-            Some(_) => serde_json::Value::from("auto"),
-            None => serde_json::Value::from(self.clock.scale()),
+            Some(_) => TimeScale::Auto,
+            None => TimeScale::Factor(self.clock.scale()),
         }
     }
 

@@ -23,7 +23,9 @@ mod control;
 mod core;
 mod counted_listener;
 mod http;
+mod ledger_snapshot;
 mod plan_notes;
+mod time_scale;
 
 use std::hash::{BuildHasher, RandomState};
 use std::io;
@@ -315,11 +317,14 @@ impl App {
         }
     }
 
-    /// The ledger view `GET /_chaos/ledger` serves.
+    /// The body `GET /_chaos/ledger` serves, as JSON: `{now_ms, time_scale, scenario,
+    /// knobs, live_sessions, open_connections, faults_fired, ledger}`, where `ledger` is
+    /// the model's [`faultline_model::Ledger`] as serde writes it.
     pub fn ledger_json(&self) -> serde_json::Value {
         self.with_state(|s| {
             s.sync();
-            control::ledger_view(s)
+            serde_json::to_value(ledger_snapshot::LedgerSnapshot::of(s))
+                .expect("the ledger serializes: string map keys, no failing Serialize impls")
         })
     }
 }
