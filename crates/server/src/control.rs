@@ -8,6 +8,9 @@
 //! | `POST /_chaos/reset` | a fresh model with the same knobs, script re-armed, virtual time 0 |
 //! | `GET /_chaos/clock` | the virtual time and the time scale |
 //! | `GET /_chaos/ledger` | the typed ledger and what the driver knows (see [`LedgerSnapshot`]) |
+//!
+//! Without `--control` every `/_chaos` path answers 404 with a body that says so
+//! ([`control_off`]): a bare 404 sent users looking for a typo in the path.
 
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{ConnectInfo, Path, State};
@@ -24,6 +27,14 @@ use crate::ledger_snapshot::LedgerSnapshot;
 
 fn error(status: StatusCode, message: &str) -> Response {
     json_response(status, &json!({"error": message}))
+}
+
+/// `ANY /_chaos` and `ANY /_chaos/{*path}` on a server started without `--control`.
+pub(crate) async fn control_off() -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        "the control API is off: start the server with `faultline serve --control` to use /_chaos",
+    )
 }
 
 /// `ANY /_chaos/{*path}`.
@@ -101,10 +112,24 @@ pub(crate) async fn chaos(
                     );
                 }
             };
-            let (now, dropped) = app.with_state(|s| {
+            let dropped = app.with_state(|s| {
+                if let Some(id) = session.as_deref()
+                    && s.server().session_key(id).is_none()
+                {
+                    return None;
+                }
                 let dropped = s.drop_streams(session.as_deref(), mode);
-                (s.server().now_ms(), dropped)
+                Some((s.server().now_ms(), dropped))
             });
+            let Some((now, dropped)) = dropped else {
+                return error(
+                    StatusCode::NOT_FOUND,
+                    &format!(
+                        "no session {:?}: this server never created it (after /_chaos/reset it knows none of the old ids); omit \"session\" to cut every open stream",
+                        session.unwrap_or_default()
+                    ),
+                );
+            };
             json_response(
                 StatusCode::OK,
                 &json!({"now_ms": now, "mode": format!("{mode:?}").to_lowercase(), "dropped": dropped}),

@@ -332,9 +332,13 @@ impl App {
 /// The axum app: `/mcp`, and `/_chaos/*` when control is on.
 pub fn router(app: App) -> Router {
     let mut router = Router::new().route("/mcp", any(http::mcp));
-    if app.inner.control {
-        router = router.route("/_chaos/{*path}", any(control::chaos));
-    }
+    router = if app.inner.control {
+        router.route("/_chaos/{*path}", any(control::chaos))
+    } else {
+        router
+            .route("/_chaos", any(control::control_off))
+            .route("/_chaos/{*path}", any(control::control_off))
+    };
     router
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(app)

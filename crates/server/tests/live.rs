@@ -194,11 +194,18 @@ async fn session_cap_gives_503() {
 #[tokio::test]
 async fn control_api_is_off_by_default_and_strict_when_on() {
     let server = start(Config::well_behaved(1)).await;
-    let response = Req::new("GET")
-        .path("/_chaos/ledger")
-        .send(server.addr)
-        .await;
-    assert_eq!(response.status(), 404);
+    // Off: 404, with a body that says why (not a bare 404 that looks like a typo).
+    for (method, path) in [
+        ("GET", "/_chaos/ledger"),
+        ("POST", "/_chaos/clock/advance"),
+        ("GET", "/_chaos"),
+    ] {
+        let response = Req::new(method).path(path).send(server.addr).await;
+        assert_eq!(response.status(), 404, "{method} {path}");
+        let body = json_body(response).await;
+        let message = body["error"].as_str().expect("an error message");
+        assert!(message.contains("--control"), "{method} {path}: {body}");
+    }
     server.shutdown().await.unwrap();
 
     let server = start_frozen().await;
@@ -569,6 +576,43 @@ async fn shutdown_ends_open_streams() {
     server.shutdown().await.unwrap();
     let (_, end) = standalone.rest().await;
     assert_eq!(end, SseEnd::Closed);
+}
+
+/// Dropping the streams of a session the server never created is a mistake (a typo, or an
+/// id from before `/_chaos/reset`), not a successful drop of nothing: 404 with a sentence.
+#[tokio::test]
+async fn dropping_the_streams_of_an_unknown_session_is_404() {
+    let server = start_frozen().await;
+    let addr = server.addr;
+    let session = initialize(addr, V_LATEST).await;
+    let response = Req::new("POST")
+        .path("/_chaos/streams/drop")
+        .body(
+            json!({"session": "no-such-session", "mode": "close"})
+                .to_string()
+                .into_bytes(),
+        )
+        .send(addr)
+        .await;
+    assert_eq!(response.status(), 404);
+    let body = json_body(response).await;
+    let message = body["error"].as_str().expect("an error message");
+    assert!(message.contains("no-such-session"), "{body}");
+    assert!(
+        ledger(addr).await.faults_fired.is_empty(),
+        "nothing was done"
+    );
+
+    // A known session with no open stream is not an error: nothing to cut.
+    let dropped = control(
+        addr,
+        "POST",
+        "/_chaos/streams/drop",
+        json!({"session": session, "mode": "close"}),
+    )
+    .await;
+    assert_eq!(dropped["dropped"], json!([]));
+    server.shutdown().await.unwrap();
 }
 
 /// `GET /_chaos/ledger` serves the model's typed ledger: its `ledger` field deserializes
