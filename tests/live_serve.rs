@@ -1,5 +1,5 @@
 //! `faultline serve` as a user runs it: the first stdout line, a real request over
-//! loopback, graceful shutdown on SIGINT, and the exit code for bad input.
+//! loopback, graceful shutdown on SIGINT, and the exit code and sentence for bad input.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -127,11 +127,72 @@ fn serve_refuses_bad_input_with_exit_2() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// A busy port names the address and the way out, and is bad input (2), not a crash (1).
+#[test]
+fn serve_on_a_port_in_use_names_the_address_and_exits_2() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = faultline()
+        .args(["serve", "--addr", &addr])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{addr} is already in use")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--addr 127.0.0.1:0"), "{stderr}");
+}
+
+/// `localhost` and the IPv4-mapped loopback address are loopback; a mapped address
+/// outside loopback is still refused without --allow-non-loopback.
+#[test]
+fn serve_accepts_localhost_and_mapped_loopback_addresses() {
+    for given in ["localhost:0", "[::ffff:127.0.0.1]:0"] {
+        let (served, addr) = spawn_serve(&["--addr", given]);
+        assert_eq!(
+            addr.ip().to_string(),
+            "127.0.0.1",
+            "--addr {given} listens on {addr}"
+        );
+        let response = http(addr, "GET /mcp HTTP/1.1\r\nAccept: text/event-stream", "");
+        assert!(response.starts_with("HTTP/1.1 "), "{response}");
+        drop(served);
+    }
+    let out = faultline()
+        .args(["serve", "--addr", "[::ffff:10.0.0.1]:0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-non-loopback"));
+}
+
+/// A frozen clock without the control API would never move again.
+#[test]
+fn serve_refuses_a_frozen_clock_without_control() {
+    let out = faultline()
+        .args(["serve", "--time-scale", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--time-scale 0"), "{stderr}");
+    assert!(stderr.contains("--control"), "{stderr}");
+}
+
 #[test]
 fn serve_plays_a_scenario() {
     let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/behavior_a.ron");
     let mut child = faultline()
-        .args(["serve", "--scenario", scenario, "--time-scale", "0"])
+        .args([
+            "serve",
+            "--scenario",
+            scenario,
+            "--time-scale",
+            "0",
+            "--control",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -148,4 +209,62 @@ fn serve_plays_a_scenario() {
     assert!(notes.contains("scenario behavior_a (seed 41)"), "{notes}");
     assert!(notes.contains("CallTool is client-side"), "{notes}");
     assert!(notes.contains("away: 45s is client-side"), "{notes}");
+}
+
+/// POSTs `initialize` and returns the session id.
+fn initialize(addr: SocketAddr) -> String {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#;
+    let response = http(
+        addr,
+        "POST /mcp HTTP/1.1\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json",
+        init,
+    );
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    response
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("mcp-session-id: ")
+                .or_else(|| l.strip_prefix("Mcp-Session-Id: "))
+        })
+        .unwrap_or_else(|| panic!("no session id in {response}"))
+        .trim()
+        .to_string()
+}
+
+fn advance(addr: SocketAddr, ms: u64) {
+    let response = http(
+        addr,
+        "POST /_chaos/clock/advance HTTP/1.1",
+        &format!("{{\"ms\": {ms}}}"),
+    );
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+}
+
+/// SIGINT, wait for the exit, and everything the server wrote on stderr.
+fn stop(mut served: Served) -> String {
+    let pid = served.0.id().to_string();
+    let killed = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill -INT");
+    assert!(killed.success());
+    let status = wait_with_timeout(&mut served.0, Duration::from_secs(10))
+        .expect("serve exits after SIGINT");
+    assert!(status.success(), "{status:?}");
+    let mut stderr = String::new();
+    served
+        .0
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .unwrap();
+    stderr
+}
+
+fn cascade() -> &'static str {
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/replay_404_cascade.ron"
+    )
 }

@@ -2,8 +2,14 @@
 //!
 //! The first stdout line is exactly `listening on http://ADDR/mcp` (a contract: scripts
 //! wait for it and read the port from it). Everything else goes to stderr.
+//!
+//! Exit codes: 0 after a clean shutdown (SIGINT, SIGTERM), 2 for input the server cannot
+//! start with (a bad scenario or address, an address in use, a frozen clock nobody can
+//! move), 1 for anything else.
 
-use std::io::Write;
+mod listen_addr;
+
+use std::io::{ErrorKind, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,14 +18,17 @@ use clap::Args;
 use faultline_server::Config;
 use faultline_sim::Scenario;
 
+use self::listen_addr::parse_listen_addr;
+
 #[derive(Args)]
 pub struct ServeArgs {
     /// Play this scenario live: its server knobs, its faults and its notifications.
     /// Without it: a well-behaved server (monotonic ids, priming, no faults).
     #[arg(long)]
     pub scenario: Option<PathBuf>,
-    /// Address to listen on; port 0 picks a free one.
-    #[arg(long, default_value = "127.0.0.1:0")]
+    /// Address to listen on (`127.0.0.1:8080`, `localhost:8080`, `[::1]:0`); port 0 picks
+    /// a free one.
+    #[arg(long, default_value = "127.0.0.1:0", value_parser = parse_listen_addr)]
     pub addr: SocketAddr,
     /// Serve the /_chaos control API (loopback peers only).
     #[arg(long)]
@@ -63,6 +72,12 @@ fn parse_time_scale(text: &str) -> Result<TimeScaleArg, String> {
 }
 
 pub fn serve(args: ServeArgs) -> ExitCode {
+    if args.time_scale == TimeScaleArg::Scaled(0.0) && !args.control {
+        eprintln!(
+            "error: --time-scale 0 freezes virtual time, and only POST /_chaos/clock/advance moves a frozen clock: add --control, or use a positive scale or --time-scale auto"
+        );
+        return ExitCode::from(2);
+    }
     if !args.addr.ip().is_loopback() {
         if !args.allow_non_loopback {
             eprintln!(
@@ -117,8 +132,36 @@ pub fn serve(args: ServeArgs) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
+            let (message, code) = start_error(args.addr, &e);
+            eprintln!("error: {message}");
+            ExitCode::from(code)
         }
+    }
+}
+
+/// What to tell the user when the server could not start or stopped with an error, and
+/// the exit code: 2 when the address given cannot be listened on (bad input), else 1.
+fn start_error(addr: SocketAddr, error: &std::io::Error) -> (String, u8) {
+    let free_port = SocketAddr::new(addr.ip(), 0);
+    match error.kind() {
+        ErrorKind::AddrInUse => (
+            format!(
+                "{addr} is already in use: pick another with --addr, or --addr {free_port} for a free port"
+            ),
+            2,
+        ),
+        ErrorKind::AddrNotAvailable => (
+            format!(
+                "{addr} is not an address of this machine: pick one of its own with --addr, e.g. 127.0.0.1:0"
+            ),
+            2,
+        ),
+        ErrorKind::PermissionDenied => (
+            format!(
+                "not allowed to listen on {addr} ({error}): ports below 1024 need privileges; pick a higher port, or --addr {free_port} for a free one"
+            ),
+            2,
+        ),
+        _ => (error.to_string(), 1),
     }
 }
