@@ -1,5 +1,6 @@
 //! `faultline serve` as a user runs it: the first stdout line, a real request over
-//! loopback, graceful shutdown on SIGINT, and the exit code and sentence for bad input.
+//! loopback, graceful shutdown on SIGINT, the exit code and sentence for bad input, and
+//! the stderr lines that say which faults fired and which sessions died.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -267,4 +268,95 @@ fn cascade() -> &'static str {
         env!("CARGO_MANIFEST_DIR"),
         "/scenarios/replay_404_cascade.ron"
     )
+}
+
+/// One stderr line per fault fired (naming the session of the stream it cut) and per
+/// session death, at its virtual time, in the order they happened.
+#[test]
+fn serve_prints_each_fault_and_each_session_death() {
+    let (served, addr) = spawn_serve(&["--scenario", cascade(), "--control", "--time-scale", "0"]);
+    let session = initialize(addr);
+    // The standalone stream the scenario's load balancer cuts at 5m; the answer's head
+    // means the server has attached it.
+    let mut standalone = TcpStream::connect(addr).expect("connect");
+    write!(
+        standalone,
+        "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n"
+    )
+    .unwrap();
+    let mut head = String::new();
+    BufReader::new(&standalone).read_line(&mut head).unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    // One jump over the drop (5m) and the session's absolute TTL (30m).
+    advance(addr, 31 * 60_000);
+    let stderr = stop(served);
+
+    let lines: Vec<&str> = stderr.lines().collect();
+    let fault = lines
+        .iter()
+        .position(|l| l.starts_with("T+5m fault #0: drop (reset) of conn "))
+        .unwrap_or_else(|| panic!("no fault line in\n{stderr}"));
+    assert!(
+        lines[fault].ends_with(&format!("[Standalone]; session {session}")),
+        "{}",
+        lines[fault]
+    );
+    let died = lines
+        .iter()
+        .position(|l| *l == format!("T+30m session {session} died: absolute TTL"))
+        .unwrap_or_else(|| panic!("no death line in\n{stderr}"));
+    assert!(fault < died, "{stderr}");
+}
+
+#[test]
+fn serve_quiet_prints_no_fault_or_death_lines() {
+    let (served, addr) = spawn_serve(&[
+        "--scenario",
+        cascade(),
+        "--control",
+        "--time-scale",
+        "0",
+        "-q",
+    ]);
+    initialize(addr);
+    advance(addr, 31 * 60_000);
+    let stderr = stop(served);
+    assert!(stderr.contains("scenario replay_404_cascade"), "{stderr}");
+    assert!(
+        !stderr.lines().any(|l| l.starts_with("T+")),
+        "--quiet, yet:\n{stderr}"
+    );
+}
+
+/// One clock jump can carry a death and a later fault; they are told in time order even
+/// though the fault comes out of the engine first.
+#[test]
+fn serve_tells_faults_and_deaths_in_virtual_time_order() {
+    let scenario =
+        std::env::temp_dir().join(format!("faultline-serve-order-{}.ron", std::process::id()));
+    std::fs::write(
+        &scenario,
+        r#"Scenario(
+            name: "death_then_sweep",
+            summary: "An idle session dies at 1m; a GC sweep fires at 10m.",
+            server: (session_idle_ttl: Some("1m")),
+            faults: [Gc(when: At("10m"))],
+        )"#,
+    )
+    .unwrap();
+    let path = scenario.to_str().unwrap().to_string();
+    let (served, addr) = spawn_serve(&["--scenario", &path, "--control", "--time-scale", "0"]);
+    let session = initialize(addr);
+    advance(addr, 11 * 60_000);
+    let stderr = stop(served);
+    let _ = std::fs::remove_file(&scenario);
+    let told: Vec<&str> = stderr.lines().filter(|l| l.starts_with("T+")).collect();
+    assert_eq!(
+        told,
+        vec![
+            format!("T+1m session {session} died: idle TTL"),
+            "T+10m fault #0: gc sweep".to_string(),
+        ],
+        "{stderr}"
+    );
 }

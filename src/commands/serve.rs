@@ -1,7 +1,9 @@
 //! `faultline serve`: the model over real HTTP, for clients in any language.
 //!
 //! The first stdout line is exactly `listening on http://ADDR/mcp` (a contract: scripts
-//! wait for it and read the port from it). Everything else goes to stderr.
+//! wait for it and read the port from it). Everything else goes to stderr: the scenario's
+//! notes, then one line per fault fired and per session death at its virtual time
+//! (`T+30m session 5e26… died: absolute TTL`), unless `--quiet`.
 //!
 //! Exit codes: 0 after a clean shutdown (SIGINT, SIGTERM), 2 for input the server cannot
 //! start with (a bad scenario or address, an address in use, a frozen clock nobody can
@@ -15,10 +17,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use faultline_server::Config;
+use faultline_server::{Config, event_channel};
 use faultline_sim::Scenario;
 
 use self::listen_addr::parse_listen_addr;
+
+/// Fault and death lines that may wait for stderr; beyond that they are counted, not
+/// queued, so a stalled terminal never holds the server back.
+const EVENT_LINES_QUEUED: usize = 1_024;
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -50,6 +56,9 @@ pub struct ServeArgs {
     /// Allow listening on an address other than loopback.
     #[arg(long)]
     pub allow_non_loopback: bool,
+    /// Do not print a line for each fault fired and each session death.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// `--time-scale`: a factor, or `auto`.
@@ -124,11 +133,26 @@ pub fn serve(args: ServeArgs) -> ExitCode {
             config.with_auto_time(std::time::Duration::from_millis(args.auto_grace_ms))
         }
     };
-    let result = faultline_server::serve_blocking(config, args.addr, |addr| {
+    let (events, printer) = if args.quiet {
+        (None, None)
+    } else {
+        let (sink, feed) = event_channel(EVENT_LINES_QUEUED);
+        // Ends when the server is gone (every sink dropped), after the last line.
+        let printer = std::thread::spawn(move || {
+            for notice in feed {
+                let _ = writeln!(std::io::stderr().lock(), "{notice}");
+            }
+        });
+        (Some(sink), Some(printer))
+    };
+    let result = faultline_server::serve_blocking(config, args.addr, events, |addr| {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "listening on http://{addr}/mcp");
         let _ = stdout.flush();
     });
+    if let Some(printer) = printer {
+        let _ = printer.join();
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -24,7 +24,9 @@ use tokio::sync::mpsc;
 use crate::Config;
 use crate::client_hold::ClientHold;
 use crate::clock::VirtualClock;
+use crate::death_watch::DeathWatch;
 use crate::plan_notes::plan_notes;
+use crate::server_events::{EventSink, ServerEvent};
 use crate::time_scale::TimeScale;
 
 /// At most this many bytes of SSE frames may wait for one slow client; beyond that the
@@ -45,6 +47,9 @@ pub(crate) enum Frame {
 struct Sink {
     tx: mpsc::UnboundedSender<Frame>,
     queued: Arc<AtomicUsize>,
+    /// The session the exchange belongs to, for the event feed's fault lines (kept only
+    /// when someone reads the feed: see [`crate::start_with_events`]).
+    session: Option<String>,
 }
 
 /// The receiving half, owned by the HTTP response.
@@ -73,6 +78,11 @@ pub(crate) struct State {
     pub ticker_due: Option<u64>,
     /// Set once shutdown began: new SSE streams end at once.
     pub closing: bool,
+    /// Where to tell a person what fired and who died (`None`: nobody is told, and
+    /// nothing is spent on it).
+    events: Option<EventSink>,
+    /// Session deaths already told to the event feed.
+    deaths: DeathWatch,
 }
 
 /// Ledger entries kept per record by a server without the control API.
@@ -105,7 +115,7 @@ enum Delivery {
 
 impl State {
     /// A fresh engine from `config`, and the notes about what of its scenario is played.
-    pub fn new(config: Config) -> (State, Vec<String>) {
+    pub fn new(config: Config, events: Option<EventSink>) -> (State, Vec<String>) {
         let (engine, notes) = Self::build(&config);
         // An auto-advancing clock is a frozen one that the auto ticker jumps.
         let scale = if config.auto_grace.is_some() {
@@ -125,6 +135,8 @@ impl State {
             hold: ClientHold::default(),
             ticker_due: None,
             closing: false,
+            events,
+            deaths: DeathWatch::default(),
         };
         (state, notes)
     }
@@ -169,6 +181,7 @@ impl State {
         self.engine = engine;
         self.fired.clear();
         self.hold.clear();
+        self.deaths = DeathWatch::default();
         if let Some(journal) = &mut self.journal {
             journal.clear();
         }
@@ -306,11 +319,16 @@ impl State {
         self.next_conn += 1;
         let (tx, rx) = mpsc::unbounded_channel();
         let queued = Arc::new(AtomicUsize::new(0));
+        let session = match self.events {
+            Some(_) => request.session_id.clone(),
+            None => None,
+        };
         self.conns.insert(
             conn,
             Sink {
                 tx,
                 queued: queued.clone(),
+                session,
             },
         );
         let now = self.sync();
@@ -387,8 +405,11 @@ impl State {
     // Routing
     // ----------------------------------------------------------------------------------
 
-    /// Puts what the engine emitted on the connections, in order.
+    /// Puts what the engine emitted on the connections, in order; then tells the event
+    /// feed, if anyone reads it, what fired and who died, in virtual-time order.
     fn route(&mut self, out: Vec<Emitted>) {
+        let watching = self.events.is_some();
+        let mut feed: Vec<ServerEvent> = Vec::new();
         let mut queue: VecDeque<Emitted> = out.into();
         while let Some(item) = queue.pop_front() {
             if let Some(journal) = &mut self.journal {
@@ -398,6 +419,9 @@ impl State {
             match item {
                 Emitted::Fired(fired) => {
                     tracing::info!(at_ms = fired.at_ms, fault = %fired.note, "fault fired");
+                    if watching {
+                        feed.push(self.fault_event(&fired));
+                    }
                     let cuts_client_off = !fired.conns.is_empty() || fired.away_ms.is_some();
                     if self.config.auto_grace.is_some() && fired.fault.is_some() && cuts_client_off
                     {
@@ -410,6 +434,14 @@ impl State {
                 }
                 Emitted::Wire(Output::Respond { conn, response }) => {
                     let sse = matches!(response.body, ResponseBody::Sse(_));
+                    if watching
+                        && sse
+                        && let Some(minted) = &response.session_id
+                        && let Some(sink) = self.conns.get_mut(&conn)
+                    {
+                        // `initialize` answered over SSE: the stream is the new session's.
+                        sink.session = Some(minted.clone());
+                    }
                     let delivered = self.deliver(conn, Frame::Respond(response), 0);
                     if !sse {
                         self.conns.remove(&conn);
@@ -441,6 +473,38 @@ impl State {
         }
         // Every output has been put on its connection: ledger ids may now be forgotten.
         self.engine.server_mut().trim_ledger();
+        if let Some(sink) = &self.events {
+            self.deaths.new_deaths(self.engine.server(), &mut feed);
+            // Faults come out of the loop above and deaths from the ledger afterwards;
+            // one batch may hold both (a clock jump over a TTL and a fault): tell them in
+            // the order they happened. Stable: a death caused by a fault follows it.
+            feed.sort_by_key(ServerEvent::at_ms);
+            for event in feed {
+                sink.send(event);
+            }
+        }
+    }
+
+    /// The feed's account of a fault: the engine's note and the sessions of the
+    /// connections it cut (looked up before the cut connections are forgotten).
+    fn fault_event(&self, fired: &FiredFault) -> ServerEvent {
+        let mut sessions: Vec<String> = Vec::new();
+        for conn in &fired.conns {
+            if let Some(session) = self
+                .conns
+                .get(&ConnId(*conn))
+                .and_then(|s| s.session.as_ref())
+                && !sessions.contains(session)
+            {
+                sessions.push(session.clone());
+            }
+        }
+        ServerEvent::FaultFired {
+            at_ms: fired.at_ms,
+            fault: fired.fault,
+            note: fired.note.clone(),
+            sessions,
+        }
     }
 
     fn deliver(&mut self, conn: ConnId, frame: Frame, len: usize) -> Delivery {
