@@ -48,6 +48,11 @@ use crate::core::AutoStep;
 /// Real time a quiet server waits, with no client waiting on it, before time jumps.
 pub const DEFAULT_GRACE: Duration = Duration::from_millis(30);
 
+/// A grace that never ends: time moves only while a client waits on the server, never
+/// because the wall clock passed. The testkit's clock: whatever a client does in wall
+/// time (sleep, back off, get descheduled under load), the server's time stands still.
+pub const NO_GRACE: Duration = Duration::MAX;
+
 /// The ticker of an auto-advancing clock.
 pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Receiver<bool>) {
     // A quiet period in progress: the activity count when it began and when it ends.
@@ -58,8 +63,15 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
         let step = {
             let mut state = app.lock();
             state.sync();
-            state.auto_step(app.open_tcp())
+            match state.auto_step(app.open_tcp()) {
+                AutoStep::Quiet(_) if grace == NO_GRACE => AutoStep::Nothing,
+                step => step,
+            }
         };
+        if step == AutoStep::Nothing && app.quiet_marker() {
+            // Nothing moves time until a client acts: say so on every open stream.
+            app.lock().mark_quiet();
+        }
         match step {
             AutoStep::Jump(due) => {
                 quiet = None;

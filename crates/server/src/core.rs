@@ -39,6 +39,9 @@ pub(crate) enum Frame {
     Respond(HttpResponse),
     /// One rendered SSE event (`id:`/`retry:`/`data:` lines and the blank line).
     Event(Bytes),
+    /// The quiescence marker (see `quiet_marker`): not an event of the model, not
+    /// counted as queued, never in the ledger.
+    Marker(Bytes),
     End(EndMode),
 }
 
@@ -47,6 +50,8 @@ pub(crate) enum Frame {
 struct Sink {
     tx: mpsc::UnboundedSender<Frame>,
     queued: Arc<AtomicUsize>,
+    /// The quiescence marker is the last thing sent on it.
+    marked: bool,
     /// The session the exchange belongs to, for the event feed's fault lines (kept only
     /// when someone reads the feed: see [`crate::start_with_events`]).
     session: Option<String>,
@@ -84,6 +89,11 @@ pub(crate) struct State {
     /// Session deaths already told to the event feed.
     deaths: DeathWatch,
 }
+
+/// The quiescence marker: an SSE event of its own type with empty data. Clients that
+/// follow the SSE spec dispatch it as a `faultline.quiet` event, which MCP clients (they
+/// listen for `message` events) ignore.
+pub const QUIET_MARKER: &[u8] = b"event: faultline.quiet\ndata: \n\n";
 
 /// Ledger entries kept per record by a server without the control API.
 const LEDGER_WINDOW: u32 = 10_000;
@@ -246,9 +256,15 @@ impl State {
         let notifications_to_come = self.engine.notifications_pending();
         let awaited = self.conns.keys().any(|&conn| {
             self.server().stream_of(conn).is_some_and(|s| {
-                match self.server().ledger().stream(s).kind {
+                let stream = self.server().ledger().stream(s);
+                match stream.kind {
                     StreamKind::Request => true,
-                    StreamKind::Standalone => notifications_to_come,
+                    // A standalone stream is a client listening; it waits on the server
+                    // while something is to come: a scripted notification, or the steps
+                    // of one of its session's jobs (their events may be resumed from it).
+                    StreamKind::Standalone => {
+                        notifications_to_come || self.has_running_job(stream.session)
+                    }
                 }
             })
         });
@@ -259,6 +275,29 @@ impl State {
         } else {
             // Connected, waiting on nothing: between two requests.
             AutoStep::Nothing
+        }
+    }
+
+    fn has_running_job(&self, session: faultline_model::SessionKey) -> bool {
+        self.server()
+            .ledger()
+            .jobs
+            .iter()
+            .any(|job| job.session == session && job.ended.is_none())
+    }
+
+    /// The server went quiet (nothing may move time until a client acts): every open SSE
+    /// stream gets the quiescence marker, after whatever it was sent before.
+    /// A stream gets one marker per quiet period: none again until something else is
+    /// sent on it.
+    pub fn mark_quiet(&mut self) {
+        for (&conn, sink) in &mut self.conns {
+            if !sink.marked && self.engine.server().stream_of(conn).is_some() {
+                sink.marked = true;
+                let _ = sink
+                    .tx
+                    .send(Frame::Marker(Bytes::from_static(QUIET_MARKER)));
+            }
         }
     }
 
@@ -328,6 +367,7 @@ impl State {
             Sink {
                 tx,
                 queued: queued.clone(),
+                marked: false,
                 session,
             },
         );
@@ -508,10 +548,11 @@ impl State {
     }
 
     fn deliver(&mut self, conn: ConnId, frame: Frame, len: usize) -> Delivery {
-        let Some(sink) = self.conns.get(&conn) else {
+        let Some(sink) = self.conns.get_mut(&conn) else {
             // Ended already, or the client left: the network ate it.
             return Delivery::Sent;
         };
+        sink.marked = false;
         let behind = sink.queued.fetch_add(len, Ordering::AcqRel) + len;
         if behind > MAX_QUEUED_BYTES {
             tracing::warn!(

@@ -238,6 +238,9 @@ impl http_body::Body for SseBody {
                         }
                         return Poll::Ready(Some(Ok(http_body::Frame::data(bytes))));
                     }
+                    Some(Frame::Marker(bytes)) => {
+                        return Poll::Ready(Some(Ok(http_body::Frame::data(bytes))));
+                    }
                     Some(Frame::End(EndMode::Close)) => {
                         this.state = BodyState::Done;
                         return Poll::Ready(None);

@@ -46,7 +46,8 @@ use faultline_scenario::Scenario;
 use tokio::net::TcpListener;
 use tokio::sync::{Notify, watch};
 
-pub use crate::auto_advance::DEFAULT_GRACE;
+pub use crate::auto_advance::{DEFAULT_GRACE, NO_GRACE};
+pub use crate::core::QUIET_MARKER;
 use crate::core::{Source, State};
 pub use crate::server_events::{EventFeed, EventSink, Notice, ServerEvent, event_channel};
 
@@ -74,6 +75,11 @@ pub struct Config {
     /// Keep everything the engine emits, in order, for an embedding driver (`run --live`)
     /// to read with [`App::take_journal`]; also keeps the whole ledger.
     pub journal: bool,
+    /// With an auto clock: whenever the server goes quiet (nothing may move time until a
+    /// client acts), send [`QUIET_MARKER`] on every open SSE stream, after everything
+    /// sent before it. A test client can then stop waiting on a stream that will carry
+    /// nothing more, without a wall-clock timeout.
+    pub quiet_marker: bool,
 }
 
 impl Config {
@@ -102,6 +108,7 @@ impl Config {
             time_scale: 1.0,
             auto_grace: None,
             journal: false,
+            quiet_marker: false,
         }
     }
 
@@ -115,6 +122,7 @@ impl Config {
             time_scale: 1.0,
             auto_grace: None,
             journal: false,
+            quiet_marker: false,
         }
     }
 
@@ -143,6 +151,12 @@ impl Config {
         self.journal = journal;
         self
     }
+
+    /// Send the quiescence marker (see [`Config::quiet_marker`]).
+    pub fn with_quiet_marker(mut self, quiet_marker: bool) -> Config {
+        self.quiet_marker = quiet_marker;
+        self
+    }
 }
 
 /// A seed from the OS (for servers started without a scenario or `--seed`).
@@ -163,6 +177,7 @@ struct Inner {
     /// Signalled whenever a response stops being served (see [`App::changed`]).
     changed: Notify,
     control: bool,
+    quiet_marker: bool,
 }
 
 /// The shared handle the HTTP handlers, the ticker and the control API hold.
@@ -190,6 +205,7 @@ impl App {
     fn watched(config: Config, events: Option<EventSink>) -> (App, Vec<String>) {
         let control = config.control;
         let auto = config.auto_grace.is_some();
+        let quiet_marker = auto && config.quiet_marker;
         let (state, notes) = State::new(config, events);
         let app = App {
             inner: Arc::new(Inner {
@@ -200,6 +216,7 @@ impl App {
                 auto,
                 changed: Notify::new(),
                 control,
+                quiet_marker,
             }),
         };
         (app, notes)
@@ -256,6 +273,10 @@ impl App {
         }
     }
 
+    fn quiet_marker(&self) -> bool {
+        self.inner.quiet_marker
+    }
+
     fn activity(&self) -> u64 {
         self.inner.activity.load(AtomicOrdering::Acquire)
     }
@@ -300,6 +321,12 @@ impl App {
             .as_mut()
             .map(|j| j.drain(..).collect())
             .unwrap_or_default()
+    }
+
+    /// The scenario faults and operator actions that fired so far (the most recent
+    /// 10,000), in order.
+    pub fn fired_faults(&self) -> Vec<faultline_scenario::FiredFault> {
+        self.lock().fired.iter().cloned().collect()
     }
 
     /// The connection number the next request will be given.

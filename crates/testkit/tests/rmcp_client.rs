@@ -4,8 +4,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use faultline_testkit::faultline_model::{EndMode, RestartPersistence, ServerKnobs, UnknownCursor};
-use faultline_testkit::faultline_sim::{Fault, PickCount, StreamSel, Trigger};
+use faultline_testkit::faultline_model::{
+    CursorResolution, DurationMs, EndMode, JobEnd, RestartPersistence, ServerKnobs, UnknownCursor,
+};
+use faultline_testkit::faultline_sim::{Fault, PickCount, PickDuration, StreamSel, Trigger};
 use faultline_testkit::{Harness, Observed, Outcome, Verdict, arb_fault_script, arb_server_knobs};
 use proptest::test_runner::TestCaseError;
 use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, TestRng, TestRunner};
@@ -54,12 +56,9 @@ async fn rmcp_long_job(url: String, steps: u32, interval_ms: u64) -> Result<Obse
         .call_tool(params)
         .await
         .map_err(|e| format!("tools/call: {e}"))?;
-    // Notifications are dispatched by rmcp's service loop: let the last ones land.
-    let mut seen = usize::MAX;
-    while seen != progress.lock().unwrap().len() {
-        seen = progress.lock().unwrap().len();
-        tokio::time::sleep(Duration::from_millis(30)).await;
-    }
+    // rmcp's service loop hands each notification to a task it spawns, before it hands
+    // the result to this call. The harness's runtime has one thread and runs tasks in the
+    // order they were woken: those handlers have run by now.
     let text = result
         .content
         .iter()
@@ -90,23 +89,30 @@ fn rmcp_is_clean_without_faults() {
     assert!(outcome.is_clean(), "{}", outcome.report());
 }
 
-/// A clean run takes ~0.4 s wall; a client with no answer after this is `hung`.
+/// A clean run takes milliseconds; rmcp's reconnect back-off (1 s, 2 s, 4 s, ... by
+/// default) is the only wall time a run spends. With no answer after this, `hung`.
 const PATIENCE: Duration = Duration::from_millis(2_500);
+
+/// Where rmcp comes back, in server time, after its stream closed: its default back-off
+/// is a second of wall time, a minute of server time on a server that runs 60x faster
+/// than its clients (the fault's `away`; the harness's clock waits for it there).
+const BACK_OFF: DurationMs = DurationMs(60_000);
 
 /// The property, run as a user would, over swarm-drawn knobs and faults (fixed RNG seed,
 /// no persistence: the same cases every run). Most swarm faults are timed minutes into a
-/// run this short and never fire, so it takes more than 8 cases to meet one that does:
-/// the default is 24 (`PROPTEST_CASES` overrides). With this seed the property is
-/// falsified within them (a session whose idle TTL, 43 s, passes during rmcp's 1 s = 60 s
-/// virtual back-off after a clean close: every resume GET gets 404, rmcp retries forever
-/// and never fails the call; finding 2 below is a hand-shrunk form of it). The test
-/// expects the property to be falsified: that is rmcp's defect, not the harness's.
+/// run this short and never fire, so it takes a few dozen cases to meet one that does:
+/// the default is 48 (`PROPTEST_CASES` overrides). With this seed the property is
+/// falsified within them: both streams close after the call's 8th event, the client
+/// comes back 12 s later (the fault's `away`), the 3 s event log has forgotten cursor 8,
+/// the GET gets 400 and rmcp retries forever without failing the call (finding 1 below is
+/// a hand-made form of it). The test expects the property to be falsified: that is rmcp's
+/// defect, not the harness's.
 #[test]
 fn rmcp_property_finds_a_run_without_result_or_error() {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|c| c.parse().ok())
-        .unwrap_or(24);
+        .unwrap_or(48);
     let config = ProptestConfig {
         cases,
         failure_persistence: None,
@@ -139,7 +145,8 @@ fn rmcp_property_finds_a_run_without_result_or_error() {
     assert_eq!(outcome.verdict.name(), "hung", "{}", outcome.report());
 }
 
-/// `Drop` (clean close) of the call's stream after its `n`-th event.
+/// `Drop` (clean close) of the call's stream after its `n`-th event; the client comes
+/// back [`BACK_OFF`] later in server time.
 fn close_after(n: u64) -> Vec<Fault> {
     vec![Fault::Drop {
         when: Trigger::AfterEvent {
@@ -148,25 +155,19 @@ fn close_after(n: u64) -> Vec<Fault> {
         },
         mode: EndMode::Close,
         stream: StreamSel::Call(0),
-        away: None,
+        away: Some(PickDuration::fixed(BACK_OFF)),
     }]
 }
 
-/// Counts the resumptions (GETs carrying `Last-Event-ID`) whose ledger entry mentions
-/// `needle` (how the server resolved the cursor or answered).
-fn resumptions(outcome: &Outcome, needle: &str) -> usize {
-    outcome
-        .truth
-        .resumptions
-        .iter()
-        .filter(|r| r.contains(needle))
-        .count()
+/// Counts the resumptions (GETs carrying `Last-Event-ID`) the server resolved as `what`
+/// says.
+fn resumptions(outcome: &Outcome, what: impl Fn(&CursorResolution) -> bool) -> usize {
+    outcome.truth.resolutions().filter(|r| what(r)).count()
 }
 
-/// Finding 1 (hand-shrunk from a failing case of a 48-case run with this RNG seed): the
-/// call's stream closes after event 8; the log keeps 2 events per stream, so by the time
-/// rmcp resumes (1 s back-off, a minute of server time) cursor 8 is evicted and the server
-/// answers 400. rmcp retries the GET with exponential back-off (its default
+/// Finding 1: the call's stream closes after event 8; the log keeps 2 events per stream,
+/// so by the time rmcp resumes (a minute of server time later) cursor 8 is evicted and
+/// the server answers 400. rmcp retries the GET with exponential back-off (its default
 /// `ExponentialBackoff { max_times: None }`: 1 s, 2 s, 4 s, ... without limit) and never
 /// fails the pending `tools/call`: the application gets neither the result (which the
 /// server produced) nor an error.
@@ -181,13 +182,19 @@ fn rmcp_hangs_when_a_resume_gets_400_for_an_evicted_cursor() {
     println!("{}", outcome.report());
     assert_eq!(outcome.verdict.name(), "hung", "{}", outcome.report());
     assert_eq!(
-        outcome.truth.job_end.as_deref(),
-        Some("finished"),
+        outcome.truth.job_end,
+        Some(JobEnd::Finished),
         "{}",
         outcome.report()
     );
     assert!(
-        resumptions(&outcome, r#""answer":"BadRequest""#) >= 1,
+        resumptions(&outcome, |r| matches!(
+            r,
+            CursorResolution::Stale {
+                answer: UnknownCursor::BadRequest,
+                ..
+            }
+        )) >= 1,
         "{}",
         outcome.report()
     );
@@ -213,7 +220,10 @@ fn rmcp_hangs_when_the_session_dies_under_a_resume() {
     println!("{}", outcome.report());
     assert_eq!(outcome.verdict.name(), "hung", "{}", outcome.report());
     assert!(
-        resumptions(&outcome, r#""status":404"#) >= 1,
+        resumptions(&outcome, |r| matches!(
+            r,
+            CursorResolution::SessionRejected { status: 404 }
+        )) >= 1,
         "{}",
         outcome.report()
     );
@@ -233,19 +243,31 @@ fn rmcp_loops_on_an_empty_200() {
         run_rmcp(Harness::new(knobs, close_after(8)).timeout(Duration::from_millis(3_500)));
     println!("{}", outcome.report());
     assert_eq!(outcome.verdict.name(), "hung", "{}", outcome.report());
+    let empty_200 = |r: &CursorResolution| {
+        matches!(
+            r,
+            CursorResolution::Unknown {
+                answer: UnknownCursor::Empty200
+            } | CursorResolution::Stale {
+                answer: UnknownCursor::Empty200,
+                ..
+            }
+        )
+    };
     assert!(
-        resumptions(&outcome, r#""answer":"Empty200""#) >= 2,
+        resumptions(&outcome, empty_200) >= 2,
         "{}",
         outcome.report()
     );
 }
 
-/// Finding 4 (the 16-event window of rmcp's own server, §4 of the reference): the log
-/// keeps 16 events per stream and a cursor that fell out of it replays whatever is left,
-/// without an error. The call's stream closes after event 2; by the time rmcp resumes (a
-/// minute of server time later) the 20-step job is done and only its last 16 events are
-/// kept. rmcp applies the replay with no contiguity check and returns the result: the
-/// progress steps in between are lost and nothing says so.
+/// Finding 4 (the 16-event window of rmcp's own server: its `EVENT_CACHE_CAPACITY`,
+/// https://github.com/modelcontextprotocol/rust-sdk/blob/main/crates/rmcp/src/transport/streamable_http_server/session/local.rs):
+/// the log keeps 16 events per stream and a cursor that fell out of it replays whatever
+/// is left, without an error. The call's stream closes after event 2; by the time rmcp
+/// resumes (a minute of server time later) the 20-step job is done and only its last 16
+/// events are kept. rmcp applies the replay with no contiguity check and returns the
+/// result: the progress steps that were evicted are lost and nothing says so.
 #[test]
 fn rmcp_silently_loses_progress_behind_a_16_event_window() {
     let knobs = ServerKnobs {
@@ -255,12 +277,28 @@ fn rmcp_silently_loses_progress_behind_a_16_event_window() {
     };
     let outcome = run_rmcp(Harness::new(knobs, close_after(2)).timeout(PATIENCE));
     println!("{}", outcome.report());
+    // What the application missed is exactly what the server evicted before the replay
+    // and so never sent: the ledger's account, not a number written here.
+    let evicted = outcome.truth.never_sent_steps.clone();
+    assert!(!evicted.is_empty(), "{}", outcome.report());
     assert_eq!(
         outcome.verdict,
         Verdict::SilentGap {
-            missing_steps: vec![3, 4, 5],
+            missing_steps: evicted,
             result_missing: false,
         },
+        "{}",
+        outcome.report()
+    );
+    assert!(
+        resumptions(&outcome, |r| matches!(
+            r,
+            CursorResolution::Stale {
+                answer: UnknownCursor::ReplayRemaining,
+                replayed: 1..,
+                ..
+            }
+        )) >= 1,
         "{}",
         outcome.report()
     );

@@ -1,20 +1,25 @@
 //! The property can fail and can pass: two toy Streamable HTTP clients written by hand
 //! over hyper (SSE decoded by `sse-stream`), one that drops events whose id is at or below
-//! its cursor after a resume (the dedup of the seeds' naive client), one that checks its
-//! progress is contiguous and says so when it is not.
+//! its cursor after a resume (a common dedup, and Behavior A's victim), one that checks
+//! its progress is contiguous and says so when it is not.
+//!
+//! The toys run with the harness's quiescence marker on: they stop reading a stream when
+//! the server says nothing more will come on it until they act, where a real client
+//! would use a read timeout. No wall-clock timeout or sleep is involved anywhere.
 
 use std::path::Path;
 use std::time::Duration;
 
 use bytes::Bytes;
-use faultline_testkit::faultline_sim::Scenario;
-use faultline_testkit::{Harness, Observed, Verdict, arb_fault_script, arb_server_knobs};
+use faultline_testkit::faultline_model::{JobEnd, Payload, ServerKnobs};
+use faultline_testkit::faultline_sim::{Fault, Scenario, Trigger};
+use faultline_testkit::{Harness, Observed, Outcome, Verdict, arb_fault_script, arb_server_knobs};
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full};
 use hyper::Request;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
-use proptest::prelude::*;
+use proptest::prop_assert;
 use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Value, json};
 use sse_stream::SseStream;
@@ -24,8 +29,6 @@ use tokio::net::TcpStream;
 struct Toy {
     /// Broken: after a resume, skip every event whose id is <= the cursor it sent.
     dedup_by_cursor: bool,
-    /// Wall time before a resume.
-    reconnect_delay: Duration,
     max_resumes: usize,
 }
 
@@ -64,16 +67,13 @@ async fn send(
         .map_err(|e| format!("request: {e}"))
 }
 
-/// Wall time without a byte after which a toy client stops waiting on a stream.
-const IDLE: Duration = Duration::from_millis(500);
-
 struct Event {
     id: Option<String>,
     data: String,
 }
 
-/// Reads SSE events until the body ends (`Ok(true)` clean, `Ok(false)` aborted) calling
-/// `on_event` for each; `on_event` returning `false` stops reading. The events are
+/// Reads SSE events until the body ends (`Ok(true)` clean, `Ok(false)` aborted or quiet)
+/// calling `on_event` for each; `on_event` returning `false` stops reading. The events are
 /// decoded by `sse-stream`: the toy clients' bugs are in what they do with events, not
 /// in parsing them.
 async fn read_sse(
@@ -82,12 +82,13 @@ async fn read_sse(
 ) -> Result<bool, String> {
     let mut events = SseStream::new(response.into_body());
     loop {
-        // A stream quiet for IDLE is treated as ended (a GET stream stays open forever).
-        match tokio::time::timeout(IDLE, events.next()).await {
-            Err(_) => return Ok(false),
-            Ok(None) => return Ok(true),
-            Ok(Some(Err(_))) => return Ok(false),
-            Ok(Some(Ok(sse))) => {
+        match events.next().await {
+            None => return Ok(true),
+            Some(Err(_)) => return Ok(false),
+            // The server went quiet: nothing more comes here unless the client acts (a
+            // GET stream stays open forever). Treated as the stream going idle.
+            Some(Ok(sse)) if sse.event.as_deref() == Some(QUIET) => return Ok(false),
+            Some(Ok(sse)) => {
                 let event = Event {
                     id: sse.id,
                     data: sse.data.unwrap_or_default(),
@@ -99,6 +100,9 @@ async fn read_sse(
         }
     }
 }
+
+/// The event type of the harness's quiescence marker.
+const QUIET: &str = "faultline.quiet";
 
 fn is_sse(response: &hyper::Response<Incoming>) -> bool {
     response
@@ -266,7 +270,8 @@ async fn call_long_job(
         let Some(c) = cursor.clone() else {
             return give_up("the stream ended before any event id".into());
         };
-        tokio::time::sleep(toy.reconnect_delay).await;
+        // No back-off here: where the client comes back in server time is the fault's
+        // `away`; the harness's clock waits for it there.
         let mut headers = base(Some(&session));
         headers[0].1 = "text/event-stream".into();
         headers.push(("last-event-id", c.clone()));
@@ -286,53 +291,98 @@ fn behavior_a() -> Scenario {
 
 const BROKEN: Toy = Toy {
     dedup_by_cursor: true,
-    reconnect_delay: Duration::from_millis(75),
     max_resumes: 3,
 };
 const CORRECT: Toy = Toy {
     dedup_by_cursor: false,
-    reconnect_delay: Duration::from_millis(75),
-    max_resumes: 3,
+    max_resumes: 5,
 };
 
+/// The call the toys make on Behavior A (the scenario's job is 81 steps; 45 are enough to
+/// pass the reset after event 41).
+const A_STEPS: u32 = 45;
+const A_INTERVAL_MS: u64 = 60_000;
+
 /// Behavior A live: log TTL 30 s, per-stream ids, an unknown cursor gets a fresh stream;
-/// the call's stream is reset after its 41st event. At 600x a step (1 min) is 100 ms and
-/// the 75 ms reconnect delay is 45 s of server time: the cursor has expired when the client
-/// comes back, before the next step, as in the scenario.
+/// the call's stream is reset after its 41st event and the client comes back 45 s later
+/// (the fault's `away`), when its cursor has expired.
 fn behavior_a_harness() -> Harness {
     Harness::from_scenario(&behavior_a())
-        .time_scale(600.0)
-        .call(45, 60_000)
-        .timeout(Duration::from_secs(20))
+        .call(A_STEPS, A_INTERVAL_MS)
+        .quiet_marker(true)
+}
+
+fn behavior_a_run(toy: Toy) -> Outcome {
+    behavior_a_harness().run(move |url| call_long_job(url, toy, A_STEPS, A_INTERVAL_MS))
+}
+
+/// The `n` of the scenario's `AfterEvent` drop: the call's events before the reset.
+fn events_before_reset(scenario: &Scenario) -> u64 {
+    scenario
+        .faults
+        .iter()
+        .find_map(|f| match f {
+            Fault::Drop {
+                when: Trigger::AfterEvent { n, .. },
+                ..
+            } => Some(n.lo),
+            _ => None,
+        })
+        .expect("behavior_a resets the call's stream after an event")
 }
 
 #[test]
 fn broken_client_is_caught_with_silent_gap_on_behavior_a() {
-    let outcome = behavior_a_harness().run(|url| call_long_job(url, BROKEN, 45, 60_000));
+    let outcome = behavior_a_run(BROKEN);
     println!("{}", outcome.report());
+    let truth = &outcome.truth;
     match &outcome.verdict {
         Verdict::SilentGap {
             missing_steps,
             result_missing,
         } => {
-            assert_eq!(missing_steps, &(42..=45).collect::<Vec<_>>());
-            assert!(result_missing);
+            // Every step the server produced after the reset (after the scenario's n-th
+            // event of the call's stream) went missing...
+            let n = events_before_reset(&behavior_a()) as u32;
+            let call_stream = truth.ledger.events.iter().find_map(|e| match e.payload {
+                Payload::Progress { .. } => Some(e.stream),
+                _ => None,
+            });
+            let before_reset: Vec<u32> = truth
+                .ledger
+                .events
+                .iter()
+                .filter(|e| Some(e.stream) == call_stream && e.ordinal <= n)
+                .filter_map(|e| match e.payload {
+                    Payload::Progress { step, .. } => Some(step),
+                    _ => None,
+                })
+                .collect();
+            let after_reset: Vec<u32> = truth
+                .produced_steps
+                .iter()
+                .copied()
+                .filter(|s| !before_reset.contains(s))
+                .collect();
+            assert!(!after_reset.is_empty(), "{}", outcome.report());
+            assert_eq!(missing_steps, &after_reset, "{}", outcome.report());
+            // ...although the server sent all of it (on the fresh stream, numbered from
+            // 1 again): the client's dedup dropped it. That is Behavior A.
+            assert!(truth.never_sent_steps.is_empty(), "{}", outcome.report());
+            assert_eq!(*result_missing, truth.job_end == Some(JobEnd::Finished));
         }
         other => panic!("expected silent_gap, got {other:?}\n{}", outcome.report()),
     }
     assert!(!outcome.no_silent_loss());
     let report = outcome.report();
     assert!(report.contains("verdict: silent_gap"), "{report}");
-    assert!(
-        report.contains("missing progress steps: 42..=45"),
-        "{report}"
-    );
     assert!(report.contains("faultline serve --scenario "), "{report}");
+    assert!(report.contains("--time-scale auto"), "{report}");
 }
 
 #[test]
 fn correct_client_passes_on_behavior_a() {
-    let outcome = behavior_a_harness().run(|url| call_long_job(url, CORRECT, 45, 60_000));
+    let outcome = behavior_a_run(CORRECT);
     println!("{}", outcome.report());
     assert!(outcome.no_silent_loss(), "{}", outcome.report());
 }
@@ -343,9 +393,14 @@ fn both_clients_are_clean_without_faults() {
     for toy in [BROKEN, CORRECT] {
         let outcome = Harness::new(knobs.clone(), Vec::new())
             .call(20, 1_000)
+            .quiet_marker(true)
             .run(move |url| call_long_job(url, toy, 20, 1_000));
         assert!(outcome.is_clean(), "{toy:?}\n{}", outcome.report());
         assert_eq!(outcome.truth.produced_steps, (1..=20).collect::<Vec<_>>());
+        // 20 steps of a second each, on the server's clock.
+        let job = &outcome.truth.ledger.jobs[0];
+        let (ended_ms, end) = job.ended.expect("the job ended");
+        assert_eq!((ended_ms - job.started_ms, end), (20_000, JobEnd::Finished));
     }
 }
 
@@ -361,26 +416,35 @@ fn a_hanging_client_is_hung_not_a_stuck_test() {
     assert!(!outcome.no_silent_loss());
 }
 
-/// The correct toy client never loses progress silently on swarm-drawn servers.
-#[test]
-fn correct_client_never_loses_progress_silently() {
+fn proptest_config(default_cases: u32) -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|c| c.parse().ok())
-        .unwrap_or(8);
-    let config = ProptestConfig {
+        .unwrap_or(default_cases);
+    ProptestConfig {
         cases,
         failure_persistence: None,
         max_shrink_iters: 16,
         ..ProptestConfig::default()
-    };
+    }
+}
+
+fn swarm_run(knobs: ServerKnobs, faults: Vec<Fault>, toy: Toy) -> Outcome {
+    Harness::new(knobs, faults)
+        .call(20, 1_000)
+        .quiet_marker(true)
+        .run(move |url| call_long_job(url, toy, 20, 1_000))
+}
+
+/// The correct toy client never loses progress silently on swarm-drawn servers.
+#[test]
+fn correct_client_never_loses_progress_silently() {
     let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]);
-    let mut runner = TestRunner::new_with_rng(config, rng);
+    let mut runner = TestRunner::new_with_rng(proptest_config(16), rng);
     let result = runner.run(
         &(arb_server_knobs(), arb_fault_script()),
         |(knobs, faults)| {
-            let outcome =
-                Harness::new(knobs, faults).run(|url| call_long_job(url, CORRECT_SWARM, 20, 1_000));
+            let outcome = swarm_run(knobs, faults, CORRECT);
             prop_assert!(outcome.no_silent_loss(), "{}", outcome.report());
             Ok(())
         },
@@ -390,37 +454,45 @@ fn correct_client_never_loses_progress_silently() {
     }
 }
 
-/// With the swarm's knobs a 1 s back-off is a minute of server time.
-const CORRECT_SWARM: Toy = Toy {
-    dedup_by_cursor: false,
-    reconnect_delay: Duration::from_millis(100),
-    max_resumes: 5,
-};
-
-/// The same proptest seed draws the same cases, and a case run twice gives the same
-/// outcome: a failure seen once can be seen again.
+/// The same proptest seed draws the same cases, and each case gives the same verdict and
+/// the same ledger bytes, however the machine schedules the client: a failure seen once
+/// can be seen again.
 #[test]
-fn same_seed_same_cases_and_same_outcome() {
+fn same_seed_same_cases_same_verdicts_same_ledgers() {
     use proptest::strategy::{Strategy, ValueTree};
-    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
     let draw = || {
         let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]);
-        let mut runner = TestRunner::new_with_rng(Config::default(), rng);
-        (0..16)
+        let mut runner = TestRunner::new_with_rng(ProptestConfig::default(), rng);
+        (0..12)
             .map(|_| {
-                let tree = (
-                    faultline_testkit::arb_server_knobs(),
-                    faultline_testkit::arb_fault_script(),
-                )
+                (arb_server_knobs(), arb_fault_script())
                     .new_tree(&mut runner)
-                    .expect("a case");
-                format!("{:?}", tree.current())
+                    .expect("a case")
+                    .current()
             })
             .collect::<Vec<_>>()
     };
-    assert_eq!(draw(), draw());
-
-    let a = behavior_a_harness().run(|url| call_long_job(url, BROKEN, 45, 60_000));
-    let b = behavior_a_harness().run(|url| call_long_job(url, BROKEN, 45, 60_000));
-    assert_eq!(a.verdict, b.verdict, "{}\n---\n{}", a.report(), b.report());
+    let cases = draw();
+    assert_eq!(format!("{cases:?}"), format!("{:?}", draw()));
+    let mut faults_fired = 0;
+    for (knobs, faults) in cases {
+        for toy in [BROKEN, CORRECT] {
+            let a = swarm_run(knobs.clone(), faults.clone(), toy);
+            let b = swarm_run(knobs.clone(), faults.clone(), toy);
+            assert_eq!(a.verdict, b.verdict, "{}\n---\n{}", a.report(), b.report());
+            assert_eq!(
+                a.truth.ledger_json(),
+                b.truth.ledger_json(),
+                "{}\n---\n{}",
+                a.report(),
+                b.report()
+            );
+            faults_fired += a.truth.faults_fired.len();
+        }
+    }
+    assert!(faults_fired > 0, "no fault fired: the cases test nothing");
+    let a = behavior_a_run(BROKEN);
+    let b = behavior_a_run(BROKEN);
+    assert_eq!(a.verdict, b.verdict);
+    assert_eq!(a.truth.ledger_sha256(), b.truth.ledger_sha256());
 }
