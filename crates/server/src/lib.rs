@@ -359,13 +359,15 @@ impl App {
     pub fn ledger_json(&self) -> serde_json::Value {
         self.with_state(|s| {
             s.sync();
-            serde_json::to_value(ledger_snapshot::LedgerSnapshot::of(s))
-                .expect("the ledger serializes: string map keys, no failing Serialize impls")
+            serde_json::to_value(ledger_snapshot::LedgerSnapshot::of(s)).unwrap_or_else(
+                |e| serde_json::json!({"error": format!("the ledger did not serialize: {e}")}),
+            )
         })
     }
 }
 
-/// The axum app: `/mcp`, and `/_chaos/*` when control is on.
+/// The axum app: `/mcp`, and `/_chaos/*`: the control API when control is on, else a 404
+/// that says the control API needs `--control`.
 pub fn router(app: App) -> Router {
     let mut router = Router::new().route("/mcp", any(http::mcp));
     router = if app.inner.control {
