@@ -40,9 +40,9 @@ pub struct ServeArgs {
     #[arg(long)]
     pub control: bool,
     /// Virtual milliseconds per wall millisecond (60 = a minute of TTL per second;
-    /// 0 = frozen: only POST /_chaos/clock/advance moves time), or `auto`: time jumps to
-    /// the next due server event whenever every client waits on the server (see
-    /// --auto-grace-ms).
+    /// 0 = frozen: only POST /_chaos/clock/advance moves time, so it needs --control), or
+    /// `auto`: time jumps to the next due server event whenever every client waits on the
+    /// server (see --auto-grace-ms).
     #[arg(long, default_value = "1", value_parser = parse_time_scale)]
     pub time_scale: TimeScaleArg,
     /// With --time-scale auto: real milliseconds of quiet, when no client waits on a POST
