@@ -24,6 +24,18 @@ serve scenario="scenarios/behavior_a.ron":
 interop:
     tests/interop/run.sh
 
+# The same, rewriting tests/interop/RESULTS.md from this run (a plain run never does).
+interop-record:
+    INTEROP_RECORD=1 tests/interop/run.sh
+
+# Grade the TypeScript and Python SDK adapters (examples/clients/) on the default set.
+grade-sdks:
+    tests/grade/sdk_clients.sh
+
+# Grade any client: just grade "node my_client.mjs"
+grade command:
+    cargo run --release -- grade --command "{{command}}"
+
 # The official MCP conformance suite against the fault-free server.
 conformance:
     tests/conformance/run.sh

@@ -37,7 +37,10 @@ fn a_client_that_dedups_by_cursor_loses_behavior_a_silently() {
         "--ledgers",
         ledgers.to_str().unwrap(),
     ]);
-    assert_eq!(code, 1, "something was lost silently: exit 1\n{stdout}\n{stderr}");
+    assert_eq!(
+        code, 1,
+        "something was lost silently: exit 1\n{stdout}\n{stderr}"
+    );
     let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
     assert_eq!(report["lost_silently"], true);
     let run = &report["scenarios"][0];
@@ -98,7 +101,10 @@ fn a_careful_client_loses_nothing_silently_on_the_default_set() {
     let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
     assert_eq!(report["lost_silently"], false);
     let runs = report["scenarios"].as_array().unwrap();
-    let names: Vec<&str> = runs.iter().map(|r| r["scenario"].as_str().unwrap()).collect();
+    let names: Vec<&str> = runs
+        .iter()
+        .map(|r| r["scenario"].as_str().unwrap())
+        .collect();
     for must in [
         "baseline",
         "drop_close",
@@ -111,7 +117,10 @@ fn a_careful_client_loses_nothing_silently_on_the_default_set() {
         "behavior_b",
         "replay_404_cascade",
     ] {
-        assert!(names.contains(&must), "{must} is in the default set: {names:?}");
+        assert!(
+            names.contains(&must),
+            "{must} is in the default set: {names:?}"
+        );
     }
     for run in runs {
         let kinds: Vec<&str> = run["verdicts"]
@@ -120,7 +129,10 @@ fn a_careful_client_loses_nothing_silently_on_the_default_set() {
             .iter()
             .map(|v| v["kind"].as_str().unwrap())
             .collect();
-        assert!(!kinds.contains(&"silent_gap") && !kinds.contains(&"hung"), "{run}");
+        assert!(
+            !kinds.contains(&"silent_gap") && !kinds.contains(&"hung"),
+            "{run}"
+        );
         // A loss it reported is a loss the server's ledger shows, and it said so.
         if kinds.contains(&"surfaced_loss") {
             assert!(run["client_report"]["error"].is_string(), "{run}");
@@ -129,7 +141,9 @@ fn a_careful_client_loses_nothing_silently_on_the_default_set() {
     let baseline = runs.iter().find(|r| r["scenario"] == "baseline").unwrap();
     assert_eq!(baseline["verdicts"][0]["kind"], "clean", "{baseline}");
     assert_eq!(
-        baseline["client_report"]["progress"].as_array().map(Vec::len),
+        baseline["client_report"]["progress"]
+            .as_array()
+            .map(Vec::len),
         Some(20)
     );
 }
@@ -138,7 +152,10 @@ fn a_careful_client_loses_nothing_silently_on_the_default_set() {
 fn bad_input_exits_2_with_a_sentence() {
     let cases: [(&[&str], &str); 3] = [
         (&["--command", "no-such-client-binary-xyz"], "not found"),
-        (&["--command", "echo hello", "--scenario", "baseline"], "not JSON"),
+        (
+            &["--command", "echo hello", "--scenario", "baseline"],
+            "not JSON",
+        ),
         (&["--command", "  "], "--command is empty"),
     ];
     for (args, says) in cases {
@@ -147,13 +164,20 @@ fn bad_input_exits_2_with_a_sentence() {
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
     let bad = std::env::temp_dir().join(format!("faultline-grade-bad-{}.ron", std::process::id()));
-    std::fs::write(&bad, "Scenario(\n    name: \"x\",\n    summary: \"x\",\n    seed: \"one\",\n)\n")
-        .unwrap();
+    std::fs::write(
+        &bad,
+        "Scenario(\n    name: \"x\",\n    summary: \"x\",\n    seed: \"one\",\n)\n",
+    )
+    .unwrap();
     let (code, _, stderr) = grade(&["--command", CAREFUL, "--scenario", bad.to_str().unwrap()]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains(":4:"), "file:line:col: {stderr}");
     let _ = std::fs::remove_file(&bad);
     let (code, _, stderr) = grade(&[]);
     assert_eq!(code, 2, "no --command: {stderr}");
-    assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/grade/toy_client.py").exists());
+    assert!(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/grade/toy_client.py")
+            .exists()
+    );
 }

@@ -1,5 +1,6 @@
 //! `faultline serve` as a user runs it: the first stdout line, a real request over
-//! loopback, graceful shutdown on SIGINT, and the exit code for bad input.
+//! loopback, graceful shutdown on SIGINT, the exit code and sentence for bad input, and
+//! the stderr lines that say which faults fired and which sessions died.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -127,11 +128,72 @@ fn serve_refuses_bad_input_with_exit_2() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// A busy port names the address and the way out, and is bad input (2), not a crash (1).
+#[test]
+fn serve_on_a_port_in_use_names_the_address_and_exits_2() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = faultline()
+        .args(["serve", "--addr", &addr])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{addr} is already in use")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--addr 127.0.0.1:0"), "{stderr}");
+}
+
+/// `localhost` and the IPv4-mapped loopback address are loopback; a mapped address
+/// outside loopback is still refused without --allow-non-loopback.
+#[test]
+fn serve_accepts_localhost_and_mapped_loopback_addresses() {
+    for given in ["localhost:0", "[::ffff:127.0.0.1]:0"] {
+        let (served, addr) = spawn_serve(&["--addr", given]);
+        assert_eq!(
+            addr.ip().to_string(),
+            "127.0.0.1",
+            "--addr {given} listens on {addr}"
+        );
+        let response = http(addr, "GET /mcp HTTP/1.1\r\nAccept: text/event-stream", "");
+        assert!(response.starts_with("HTTP/1.1 "), "{response}");
+        drop(served);
+    }
+    let out = faultline()
+        .args(["serve", "--addr", "[::ffff:10.0.0.1]:0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-non-loopback"));
+}
+
+/// A frozen clock without the control API would never move again.
+#[test]
+fn serve_refuses_a_frozen_clock_without_control() {
+    let out = faultline()
+        .args(["serve", "--time-scale", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--time-scale 0"), "{stderr}");
+    assert!(stderr.contains("--control"), "{stderr}");
+}
+
 #[test]
 fn serve_plays_a_scenario() {
     let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/behavior_a.ron");
     let mut child = faultline()
-        .args(["serve", "--scenario", scenario, "--time-scale", "0"])
+        .args([
+            "serve",
+            "--scenario",
+            scenario,
+            "--time-scale",
+            "0",
+            "--control",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -148,4 +210,153 @@ fn serve_plays_a_scenario() {
     assert!(notes.contains("scenario behavior_a (seed 41)"), "{notes}");
     assert!(notes.contains("CallTool is client-side"), "{notes}");
     assert!(notes.contains("away: 45s is client-side"), "{notes}");
+}
+
+/// POSTs `initialize` and returns the session id.
+fn initialize(addr: SocketAddr) -> String {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#;
+    let response = http(
+        addr,
+        "POST /mcp HTTP/1.1\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json",
+        init,
+    );
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    response
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("mcp-session-id: ")
+                .or_else(|| l.strip_prefix("Mcp-Session-Id: "))
+        })
+        .unwrap_or_else(|| panic!("no session id in {response}"))
+        .trim()
+        .to_string()
+}
+
+fn advance(addr: SocketAddr, ms: u64) {
+    let response = http(
+        addr,
+        "POST /_chaos/clock/advance HTTP/1.1",
+        &format!("{{\"ms\": {ms}}}"),
+    );
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+}
+
+/// SIGINT, wait for the exit, and everything the server wrote on stderr.
+fn stop(mut served: Served) -> String {
+    let pid = served.0.id().to_string();
+    let killed = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill -INT");
+    assert!(killed.success());
+    let status = wait_with_timeout(&mut served.0, Duration::from_secs(10))
+        .expect("serve exits after SIGINT");
+    assert!(status.success(), "{status:?}");
+    let mut stderr = String::new();
+    served
+        .0
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .unwrap();
+    stderr
+}
+
+fn cascade() -> &'static str {
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/replay_404_cascade.ron"
+    )
+}
+
+/// One stderr line per fault fired (naming the session of the stream it cut) and per
+/// session death, at its virtual time, in the order they happened.
+#[test]
+fn serve_prints_each_fault_and_each_session_death() {
+    let (served, addr) = spawn_serve(&["--scenario", cascade(), "--control", "--time-scale", "0"]);
+    let session = initialize(addr);
+    // The standalone stream the scenario's load balancer cuts at 5m; the answer's head
+    // means the server has attached it.
+    let mut standalone = TcpStream::connect(addr).expect("connect");
+    write!(
+        standalone,
+        "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n"
+    )
+    .unwrap();
+    let mut head = String::new();
+    BufReader::new(&standalone).read_line(&mut head).unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    // One jump over the drop (5m) and the session's absolute TTL (30m).
+    advance(addr, 31 * 60_000);
+    let stderr = stop(served);
+
+    let lines: Vec<&str> = stderr.lines().collect();
+    let fault = lines
+        .iter()
+        .position(|l| l.starts_with("T+5m fault #0: drop (reset) of conn "))
+        .unwrap_or_else(|| panic!("no fault line in\n{stderr}"));
+    assert!(
+        lines[fault].ends_with(&format!("[Standalone]; session {session}")),
+        "{}",
+        lines[fault]
+    );
+    let died = lines
+        .iter()
+        .position(|l| *l == format!("T+30m session {session} died: absolute TTL"))
+        .unwrap_or_else(|| panic!("no death line in\n{stderr}"));
+    assert!(fault < died, "{stderr}");
+}
+
+#[test]
+fn serve_quiet_prints_no_fault_or_death_lines() {
+    let (served, addr) = spawn_serve(&[
+        "--scenario",
+        cascade(),
+        "--control",
+        "--time-scale",
+        "0",
+        "-q",
+    ]);
+    initialize(addr);
+    advance(addr, 31 * 60_000);
+    let stderr = stop(served);
+    assert!(stderr.contains("scenario replay_404_cascade"), "{stderr}");
+    assert!(
+        !stderr.lines().any(|l| l.starts_with("T+")),
+        "--quiet, yet:\n{stderr}"
+    );
+}
+
+/// One clock jump can carry a death and a later fault; they are told in time order even
+/// though the fault comes out of the engine first.
+#[test]
+fn serve_tells_faults_and_deaths_in_virtual_time_order() {
+    let scenario =
+        std::env::temp_dir().join(format!("faultline-serve-order-{}.ron", std::process::id()));
+    std::fs::write(
+        &scenario,
+        r#"Scenario(
+            name: "death_then_sweep",
+            summary: "An idle session dies at 1m; a GC sweep fires at 10m.",
+            server: (session_idle_ttl: Some("1m")),
+            faults: [Gc(when: At("10m"))],
+        )"#,
+    )
+    .unwrap();
+    let path = scenario.to_str().unwrap().to_string();
+    let (served, addr) = spawn_serve(&["--scenario", &path, "--control", "--time-scale", "0"]);
+    let session = initialize(addr);
+    advance(addr, 11 * 60_000);
+    let stderr = stop(served);
+    let _ = std::fs::remove_file(&scenario);
+    let told: Vec<&str> = stderr.lines().filter(|l| l.starts_with("T+")).collect();
+    assert_eq!(
+        told,
+        vec![
+            format!("T+1m session {session} died: idle TTL"),
+            "T+10m fault #0: gc sweep".to_string(),
+        ],
+        "{stderr}"
+    );
 }

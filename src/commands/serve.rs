@@ -1,15 +1,29 @@
 //! `faultline serve`: the model over real HTTP, for clients in any language.
 //!
 //! The first stdout line is exactly `listening on http://ADDR/mcp` (a contract: scripts
-//! wait for it and read the port from it). Everything else goes to stderr.
+//! wait for it and read the port from it). Everything else goes to stderr: the scenario's
+//! notes, then one line per fault fired and per session death at its virtual time
+//! (`T+30m session 5e26… died: absolute TTL`), unless `--quiet`.
+//!
+//! Exit codes: 0 after a clean shutdown (SIGINT, SIGTERM), 2 for input the server cannot
+//! start with (a bad scenario or address, an address in use, a frozen clock nobody can
+//! move), 1 for anything else.
 
-use std::io::Write;
+mod listen_addr;
+
+use std::io::{ErrorKind, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use faultline_server::Config;
+use faultline_server::{Config, event_channel};
+
+use self::listen_addr::parse_listen_addr;
+
+/// Fault and death lines that may wait for stderr; beyond that they are counted, not
+/// queued, so a stalled terminal never holds the server back.
+const EVENT_LINES_QUEUED: usize = 1_024;
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -17,16 +31,17 @@ pub struct ServeArgs {
     /// Without it: a well-behaved server (monotonic ids, priming, no faults).
     #[arg(long)]
     pub scenario: Option<PathBuf>,
-    /// Address to listen on; port 0 picks a free one.
-    #[arg(long, default_value = "127.0.0.1:0")]
+    /// Address to listen on (`127.0.0.1:8080`, `localhost:8080`, `[::1]:0`); port 0 picks
+    /// a free one.
+    #[arg(long, default_value = "127.0.0.1:0", value_parser = parse_listen_addr)]
     pub addr: SocketAddr,
     /// Serve the /_chaos control API (loopback peers only).
     #[arg(long)]
     pub control: bool,
     /// Virtual milliseconds per wall millisecond (60 = a minute of TTL per second;
-    /// 0 = frozen: only POST /_chaos/clock/advance moves time), or `auto`: time jumps to
-    /// the next due server event whenever every client waits on the server (see
-    /// --auto-grace-ms).
+    /// 0 = frozen: only POST /_chaos/clock/advance moves time, so it needs --control), or
+    /// `auto`: time jumps to the next due server event whenever every client waits on the
+    /// server (see --auto-grace-ms).
     #[arg(long, default_value = "1", value_parser = parse_time_scale)]
     pub time_scale: TimeScaleArg,
     /// With --time-scale auto: real milliseconds of quiet, when no client waits on a POST
@@ -40,6 +55,9 @@ pub struct ServeArgs {
     /// Allow listening on an address other than loopback.
     #[arg(long)]
     pub allow_non_loopback: bool,
+    /// Do not print a line for each fault fired and each session death.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// `--time-scale`: a factor, or `auto`.
@@ -62,6 +80,12 @@ fn parse_time_scale(text: &str) -> Result<TimeScaleArg, String> {
 }
 
 pub fn serve(args: ServeArgs) -> ExitCode {
+    if args.time_scale == TimeScaleArg::Scaled(0.0) && !args.control {
+        eprintln!(
+            "error: --time-scale 0 freezes virtual time, and only POST /_chaos/clock/advance moves a frozen clock: add --control, or use a positive scale or --time-scale auto"
+        );
+        return ExitCode::from(2);
+    }
     if !args.addr.ip().is_loopback() {
         if !args.allow_non_loopback {
             eprintln!(
@@ -108,16 +132,59 @@ pub fn serve(args: ServeArgs) -> ExitCode {
             config.with_auto_time(std::time::Duration::from_millis(args.auto_grace_ms))
         }
     };
-    let result = faultline_server::serve_blocking(config, args.addr, |addr| {
+    let (events, printer) = if args.quiet {
+        (None, None)
+    } else {
+        let (sink, feed) = event_channel(EVENT_LINES_QUEUED);
+        // Ends when the server is gone (every sink dropped), after the last line.
+        let printer = std::thread::spawn(move || {
+            for notice in feed {
+                let _ = writeln!(std::io::stderr().lock(), "{notice}");
+            }
+        });
+        (Some(sink), Some(printer))
+    };
+    let result = faultline_server::serve_blocking(config, args.addr, events, |addr| {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "listening on http://{addr}/mcp");
         let _ = stdout.flush();
     });
+    if let Some(printer) = printer {
+        let _ = printer.join();
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
+            let (message, code) = start_error(args.addr, &e);
+            eprintln!("error: {message}");
+            ExitCode::from(code)
         }
+    }
+}
+
+/// What to tell the user when the server could not start or stopped with an error, and
+/// the exit code: 2 when the address given cannot be listened on (bad input), else 1.
+fn start_error(addr: SocketAddr, error: &std::io::Error) -> (String, u8) {
+    let free_port = SocketAddr::new(addr.ip(), 0);
+    match error.kind() {
+        ErrorKind::AddrInUse => (
+            format!(
+                "{addr} is already in use: pick another with --addr, or --addr {free_port} for a free port"
+            ),
+            2,
+        ),
+        ErrorKind::AddrNotAvailable => (
+            format!(
+                "{addr} is not an address of this machine: pick one of its own with --addr, e.g. 127.0.0.1:0"
+            ),
+            2,
+        ),
+        ErrorKind::PermissionDenied => (
+            format!(
+                "not allowed to listen on {addr} ({error}): ports below 1024 need privileges; pick a higher port, or --addr {free_port} for a free one"
+            ),
+            2,
+        ),
+        _ => (error.to_string(), 1),
     }
 }

@@ -3,7 +3,9 @@
     python check.py OUTDIR [--write-results RESULTS.md]
 
 OUTDIR holds, per run, `CLIENT-SCENARIO.client.json` (written by ts/client.mjs or
-py/client.py) and `CLIENT-SCENARIO.ledger.json` (`GET /_chaos/ledger` after the run).
+py/client.py) and `CLIENT-SCENARIO.ledger.json` (`GET /_chaos/ledger` after the run: the
+server's clock and faults fired beside `ledger`, the model's typed `Ledger` as serde writes
+it; see crates/model/src/ledger.rs for the fields).
 For each run this computes observations (what was produced, what the application got,
 what it was told, what went to the server afterwards), compares the ones listed in
 expectations.json, prints a table, and exits 1 if
@@ -66,13 +68,16 @@ def error_kind(call: dict[str, Any]) -> str | None:
 
 
 def events(ledger: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every event produced, in production order, with its stream and session (wire id)."""
-    wire_id = {s["key"]: s["wire_id"] for s in ledger["sessions"]}
+    """Every event produced, in production order, with its index (`EventRef`), its stream's
+    kind and its session's wire id. `ledger` is the typed ledger: sessions are indexed by
+    their key, streams and events count from their `*_base` (0 unless the server trimmed)."""
+    wire_id = [s["wire_id"] for s in ledger["sessions"]]
+    streams_base = ledger["streams_base"]
     out = []
-    for s in ledger["streams"]:
-        for e in s["events"]:
-            out.append({**e, "stream": s["stream"], "kind": s["kind"], "session": wire_id.get(s["session"])})
-    return sorted(out, key=lambda e: e["event"])
+    for index, e in enumerate(ledger["events"], start=ledger["events_base"]):
+        kind = ledger["streams"][e["stream"] - streams_base]["kind"]
+        out.append({**e, "event": index, "kind": kind, "session": wire_id[e["session"]]})
+    return out
 
 
 # A notification's `seq` counts that session's notifications from 0, so two sessions reuse
@@ -85,8 +90,10 @@ def notes_got(rec: dict[str, Any]) -> list[tuple[str | None, int]]:
     return [(n["session"], n["seq"]) for n in rec["notifications"] if n.get("seq") is not None]
 
 
-def observe(scenario: str, rec: dict[str, Any], ledger: dict[str, Any]) -> dict[str, Any]:
-    """Observations: every value here is derived from the record and the ledger."""
+def observe(scenario: str, rec: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    """Observations: every value here is derived from the record and the ledger (`body` is
+    what `GET /_chaos/ledger` answered, `ledger` the typed ledger in it)."""
+    ledger = body["ledger"]
     obs: dict[str, Any] = {}
     evs = events(ledger)
     calls = rec["calls"]
@@ -170,11 +177,11 @@ def observe(scenario: str, rec: dict[str, Any], ledger: dict[str, Any]) -> dict[
         clock = rec.get("clock_after") or {}
         obs["clock_time_scale"] = clock.get("time_scale")
         obs["clock_ms_after_result"] = clock.get("now_ms")
-        obs["ledger_now_ms"] = ledger["now_ms"]
+        obs["ledger_now_ms"] = body["now_ms"]
         obs["virtual_81_min_passed"] = (
             (obs["job_virtual_ms"] or 0) >= AUTO_VIRTUAL_MS
             and (obs["clock_ms_after_result"] or 0) >= AUTO_VIRTUAL_MS
-            and ledger["now_ms"] >= AUTO_VIRTUAL_MS
+            and body["now_ms"] >= AUTO_VIRTUAL_MS
         )
         obs["wall_ms"] = rec.get("wall_ms")
         obs["wall_under_limit"] = obs["wall_ms"] is not None and obs["wall_ms"] < AUTO_WALL_LIMIT_MS
@@ -186,9 +193,9 @@ def observe(scenario: str, rec: dict[str, Any], ledger: dict[str, Any]) -> dict[
         obs["notifications_lost"] = len([e for e in notes if note_key(e) not in got])
         obs["replay_status"] = None
         session = ledger["sessions"][0]
-        died = session.get("died") or {}
-        obs["session_died"] = died.get("cause")
-        died_at = died.get("at_ms", 10**18)
+        # `died` is `[at_ms, cause]`, or null while the session lives.
+        died_at, cause = session.get("died") or (10**18, None)
+        obs["session_died"] = cause
         gets = [a for a in ledger["answers"] if a["method"] == "Get" and a["at_ms"] > 0]
         if len(gets) >= 2:
             obs["replay_status"] = gets[1]["status"]

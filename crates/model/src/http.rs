@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::ids::{ConnId, EventRef, StreamId};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum HttpMethod {
     Post,
     Get,

@@ -39,7 +39,7 @@ impl Payload {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProducedEvent {
     pub id: u64,
     pub stream: StreamId,
@@ -51,7 +51,7 @@ pub struct ProducedEvent {
     pub payload: Payload,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StreamKind {
     /// The SSE answer to one POST.
@@ -60,7 +60,7 @@ pub enum StreamKind {
     Standalone,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StreamEntry {
     pub session: SessionKey,
     pub generation: u32,
@@ -68,7 +68,7 @@ pub struct StreamEntry {
     pub opened_ms: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SendEntry {
     pub event: EventRef,
     pub conn: ConnId,
@@ -77,7 +77,7 @@ pub struct SendEntry {
     pub replay: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AnswerEntry {
     pub conn: ConnId,
     pub at_ms: u64,
@@ -95,7 +95,7 @@ pub struct AnswerEntry {
 /// under [`UnknownCursor::ReplayRemaining`] a cursor that matches no stream leaves nothing to
 /// replay, so the server opens a fresh stream and the resolution is
 /// `Unknown { answer: FreshStream }`, exactly as under `unknown_cursor: FreshStream`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "resolution", rename_all = "snake_case")]
 pub enum CursorResolution {
     /// The cursor named a retained event (or the stream's last one): replayed after it.
@@ -121,7 +121,7 @@ pub enum CursorResolution {
     SessionRejected { status: u16 },
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResumeEntry {
     pub conn: ConnId,
     pub at_ms: u64,
@@ -142,7 +142,7 @@ pub enum DeathCause {
     Restart,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionEntry {
     pub wire_id: String,
     pub created_ms: u64,
@@ -151,7 +151,7 @@ pub struct SessionEntry {
     pub died: Option<(u64, DeathCause)>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobEntry {
     pub session: SessionKey,
     pub generation: u32,
@@ -165,7 +165,7 @@ pub struct JobEntry {
     pub ended: Option<(u64, JobEnd)>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum JobEnd {
     Finished,
@@ -175,7 +175,7 @@ pub enum JobEnd {
 }
 
 /// The server-side ground truth of one run.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Ledger {
     pub sessions: Vec<SessionEntry>,
     pub streams: Vec<StreamEntry>,

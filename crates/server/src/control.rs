@@ -7,7 +7,10 @@
 //! | `POST /_chaos/restart` | `Server::restart` (what survives is `restart_persistence`) |
 //! | `POST /_chaos/reset` | a fresh model with the same knobs, script re-armed, virtual time 0 |
 //! | `GET /_chaos/clock` | the virtual time and the time scale |
-//! | `GET /_chaos/ledger` | the ground truth as JSON (see [`ledger_view`]) |
+//! | `GET /_chaos/ledger` | the typed ledger and what the driver knows (see [`LedgerSnapshot`]) |
+//!
+//! Without `--control` every `/_chaos` path answers 404 with a body that says so
+//! ([`control_off`]): a bare 404 sent users looking for a typo in the path.
 
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{ConnectInfo, Path, State};
@@ -18,12 +21,20 @@ use faultline_model::EndMode;
 use serde_json::{Value, json};
 
 use crate::App;
-use crate::core::State as Driver;
 use crate::counted_listener::PeerAddr;
 use crate::http::json_response;
+use crate::ledger_snapshot::LedgerSnapshot;
 
 fn error(status: StatusCode, message: &str) -> Response {
     json_response(status, &json!({"error": message}))
+}
+
+/// `ANY /_chaos` and `ANY /_chaos/{*path}` on a server started without `--control`.
+pub(crate) async fn control_off() -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        "the control API is off: start the server with `faultline serve --control` to use /_chaos",
+    )
 }
 
 /// `ANY /_chaos/{*path}`.
@@ -101,10 +112,24 @@ pub(crate) async fn chaos(
                     );
                 }
             };
-            let (now, dropped) = app.with_state(|s| {
+            let dropped = app.with_state(|s| {
+                if let Some(id) = session.as_deref()
+                    && s.server().session_key(id).is_none()
+                {
+                    return None;
+                }
                 let dropped = s.drop_streams(session.as_deref(), mode);
-                (s.server().now_ms(), dropped)
+                Some((s.server().now_ms(), dropped))
             });
+            let Some((now, dropped)) = dropped else {
+                return error(
+                    StatusCode::NOT_FOUND,
+                    &format!(
+                        "no session {:?}: this server never created it (after /_chaos/reset it knows none of the old ids); omit \"session\" to cut every open stream",
+                        session.unwrap_or_default()
+                    ),
+                );
+            };
             json_response(
                 StatusCode::OK,
                 &json!({"now_ms": now, "mode": format!("{mode:?}").to_lowercase(), "dropped": dropped}),
@@ -119,89 +144,17 @@ pub(crate) async fn chaos(
             json_response(StatusCode::OK, &json!({"reset": true, "now_ms": 0}))
         }
         (Method::GET, "clock") => {
-            let (now, scale) = app.with_state(|s| (s.sync(), s.time_scale_json()));
+            let (now, scale) = app.with_state(|s| (s.sync(), s.time_scale()));
             json_response(StatusCode::OK, &json!({"now_ms": now, "time_scale": scale}))
         }
-        (Method::GET, "ledger") => {
-            let view = app.with_state(|s| {
-                s.sync();
-                ledger_view(s)
-            });
-            json_response(StatusCode::OK, &view)
-        }
+        (Method::GET, "ledger") => app.with_state(|s| {
+            s.sync();
+            json_response(StatusCode::OK, &LedgerSnapshot::of(s))
+        }),
         (_, p) if known.contains(&p) => error(
             StatusCode::METHOD_NOT_ALLOWED,
             &format!("{method} is not allowed on /_chaos/{p}"),
         ),
         _ => error(StatusCode::NOT_FOUND, "unknown control path"),
     }
-}
-
-/// The ledger, reshaped for people and scripts: sessions with their generations and fate;
-/// per stream the events produced (id, ordinal, generation, virtual time, payload); every
-/// send (event, conn, time, replay or live); every answer with its status; every
-/// resumption with how its cursor was resolved; jobs; restarts; the faults that fired.
-pub(crate) fn ledger_view(state: &Driver) -> Value {
-    let server = state.server();
-    let ledger = server.ledger();
-    let sessions: Vec<Value> = ledger
-        .sessions
-        .iter()
-        .enumerate()
-        .map(|(key, s)| {
-            json!({
-                "key": key,
-                "wire_id": s.wire_id,
-                "created_ms": s.created_ms,
-                "generation": s.generations.len(),
-                "generations": s.generations,
-                "alive": server.is_live(&s.wire_id),
-                "died": s.died.map(|(at_ms, cause)| json!({"at_ms": at_ms, "cause": cause})),
-            })
-        })
-        .collect();
-    let mut events: Vec<Vec<Value>> = vec![Vec::new(); ledger.streams.len()];
-    for (index, e) in ledger.events.iter().enumerate() {
-        if let Some(list) = events.get_mut(e.stream.0 as usize) {
-            list.push(json!({
-                "event": index,
-                "id": e.id,
-                "ordinal": e.ordinal,
-                "generation": e.generation,
-                "at_ms": e.at_ms,
-                "payload": e.payload,
-            }));
-        }
-    }
-    let streams: Vec<Value> = ledger
-        .streams
-        .iter()
-        .zip(events)
-        .enumerate()
-        .map(|(index, (s, events))| {
-            json!({
-                "stream": index,
-                "session": s.session,
-                "generation": s.generation,
-                "kind": s.kind,
-                "opened_ms": s.opened_ms,
-                "events": events,
-            })
-        })
-        .collect();
-    json!({
-        "now_ms": server.now_ms(),
-        "time_scale": state.time_scale_json(),
-        "knobs": server.knobs(),
-        "scenario": state.config().scenario.as_ref().map(|s| s.name.clone()),
-        "sessions": sessions,
-        "streams": streams,
-        "sends": ledger.sends,
-        "answers": ledger.answers,
-        "resumptions": ledger.resumptions,
-        "jobs": ledger.jobs,
-        "restarts": ledger.restarts,
-        "faults_fired": state.fired,
-        "open_connections": server.open_connections(None),
-    })
 }

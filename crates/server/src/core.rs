@@ -25,7 +25,10 @@ use crate::Config;
 use crate::call_gates::CallGates;
 use crate::client_hold::ClientHold;
 use crate::clock::VirtualClock;
+use crate::death_watch::DeathWatch;
 use crate::plan_notes::plan_notes;
+use crate::server_events::{EventSink, ServerEvent};
+use crate::time_scale::TimeScale;
 
 /// At most this many bytes of SSE frames may wait for one slow client; beyond that the
 /// connection is cut (the model is told the client went away, the client sees an abort).
@@ -50,6 +53,9 @@ struct Sink {
     queued: Arc<AtomicUsize>,
     /// The quiescence marker is the last thing sent on it.
     marked: bool,
+    /// The session the exchange belongs to, for the event feed's fault lines (kept only
+    /// when someone reads the feed: see [`crate::start_with_events`]).
+    session: Option<String>,
 }
 
 /// The receiving half, owned by the HTTP response.
@@ -83,6 +89,11 @@ pub(crate) struct State {
     pub ticker_due: Option<u64>,
     /// Set once shutdown began: new SSE streams end at once.
     pub closing: bool,
+    /// Where to tell a person what fired and who died (`None`: nobody is told, and
+    /// nothing is spent on it).
+    events: Option<EventSink>,
+    /// Session deaths already told to the event feed.
+    deaths: DeathWatch,
 }
 
 /// The quiescence marker: an SSE event of its own type with empty data. Clients that
@@ -128,7 +139,7 @@ enum Delivery {
 
 impl State {
     /// A fresh engine from `config`, and the notes about what of its scenario is played.
-    pub fn new(config: Config) -> (State, Vec<String>) {
+    pub fn new(config: Config, events: Option<EventSink>) -> (State, Vec<String>) {
         let (engine, notes) = Self::build(&config);
         // An auto-advancing clock is a frozen one that the auto ticker jumps.
         let scale = if config.auto_grace.is_some() {
@@ -153,6 +164,8 @@ impl State {
                     .is_some_and(|s| s.client.standalone_stream),
             ticker_due: None,
             closing: false,
+            events,
+            deaths: DeathWatch::default(),
             config,
         };
         (state, notes)
@@ -213,6 +226,7 @@ impl State {
         self.fired.clear();
         self.hold.clear();
         self.gates.clear();
+        self.deaths = DeathWatch::default();
         if let Some(journal) = &mut self.journal {
             journal.clear();
         }
@@ -406,10 +420,10 @@ impl State {
     }
 
     /// The time scale as the control API reports it: a number, or `"auto"`.
-    pub fn time_scale_json(&self) -> serde_json::Value {
+    pub fn time_scale(&self) -> TimeScale {
         match self.config.auto_grace {
-            Some(_) => serde_json::Value::from("auto"),
-            None => serde_json::Value::from(self.clock.scale()),
+            Some(_) => TimeScale::Auto,
+            None => TimeScale::Factor(self.clock.scale()),
         }
     }
 
@@ -443,12 +457,17 @@ impl State {
         self.next_conn += 1;
         let (tx, rx) = mpsc::unbounded_channel();
         let queued = Arc::new(AtomicUsize::new(0));
+        let session = match self.events {
+            Some(_) => request.session_id.clone(),
+            None => None,
+        };
         self.conns.insert(
             conn,
             Sink {
                 tx,
                 queued: queued.clone(),
                 marked: false,
+                session,
             },
         );
         let now = self.sync();
@@ -525,8 +544,11 @@ impl State {
     // Routing
     // ----------------------------------------------------------------------------------
 
-    /// Puts what the engine emitted on the connections, in order.
+    /// Puts what the engine emitted on the connections, in order; then tells the event
+    /// feed, if anyone reads it, what fired and who died, in virtual-time order.
     fn route(&mut self, out: Vec<Emitted>) {
+        let watching = self.events.is_some();
+        let mut feed: Vec<ServerEvent> = Vec::new();
         let mut queue: VecDeque<Emitted> = out.into();
         while let Some(item) = queue.pop_front() {
             if let Some(journal) = &mut self.journal {
@@ -536,6 +558,9 @@ impl State {
             match item {
                 Emitted::Fired(fired) => {
                     tracing::info!(at_ms = fired.at_ms, fault = %fired.note, "fault fired");
+                    if watching {
+                        feed.push(self.fault_event(&fired));
+                    }
                     let cuts_client_off = !fired.conns.is_empty() || fired.away_ms.is_some();
                     if self.config.auto_grace.is_some() && fired.fault.is_some() && cuts_client_off
                     {
@@ -548,6 +573,14 @@ impl State {
                 }
                 Emitted::Wire(Output::Respond { conn, response }) => {
                     let sse = matches!(response.body, ResponseBody::Sse(_));
+                    if watching
+                        && sse
+                        && let Some(minted) = &response.session_id
+                        && let Some(sink) = self.conns.get_mut(&conn)
+                    {
+                        // `initialize` answered over SSE: the stream is the new session's.
+                        sink.session = Some(minted.clone());
+                    }
                     let delivered = self.deliver(conn, Frame::Respond(*response), 0);
                     if !sse {
                         self.conns.remove(&conn);
@@ -579,6 +612,38 @@ impl State {
         }
         // Every output has been put on its connection: ledger ids may now be forgotten.
         self.engine.server_mut().trim_ledger();
+        if let Some(sink) = &self.events {
+            self.deaths.new_deaths(self.engine.server(), &mut feed);
+            // Faults come out of the loop above and deaths from the ledger afterwards;
+            // one batch may hold both (a clock jump over a TTL and a fault): tell them in
+            // the order they happened. Stable: a death caused by a fault follows it.
+            feed.sort_by_key(ServerEvent::at_ms);
+            for event in feed {
+                sink.send(event);
+            }
+        }
+    }
+
+    /// The feed's account of a fault: the engine's note and the sessions of the
+    /// connections it cut (looked up before the cut connections are forgotten).
+    fn fault_event(&self, fired: &FiredFault) -> ServerEvent {
+        let mut sessions: Vec<String> = Vec::new();
+        for conn in &fired.conns {
+            if let Some(session) = self
+                .conns
+                .get(&ConnId(*conn))
+                .and_then(|s| s.session.as_ref())
+                && !sessions.contains(session)
+            {
+                sessions.push(session.clone());
+            }
+        }
+        ServerEvent::FaultFired {
+            at_ms: fired.at_ms,
+            fault: fired.fault,
+            note: fired.note.clone(),
+            sessions,
+        }
     }
 
     fn deliver(&mut self, conn: ConnId, frame: Frame, len: usize) -> Delivery {

@@ -105,8 +105,15 @@ fn body_rejected(rejection: &BytesRejection) -> Response {
     )
 }
 
-pub(crate) fn json_response(status: StatusCode, value: &serde_json::Value) -> Response {
-    let mut response = Response::new(Body::from(value.to_string()));
+pub(crate) fn json_response(status: StatusCode, value: &impl serde::Serialize) -> Response {
+    let body = match serde_json::to_vec(value) {
+        Ok(body) => body,
+        Err(e) => {
+            tracing::error!(error = %e, "a response body did not serialize");
+            return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        }
+    };
+    let mut response = Response::new(Body::from(body));
     *response.status_mut() = status;
     response.headers_mut().insert(
         header::CONTENT_TYPE,

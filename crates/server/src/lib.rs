@@ -23,8 +23,12 @@ mod clock;
 mod control;
 mod core;
 mod counted_listener;
+mod death_watch;
 mod http;
+mod ledger_snapshot;
 mod plan_notes;
+mod server_events;
+mod time_scale;
 
 use std::hash::{BuildHasher, RandomState};
 use std::io;
@@ -46,6 +50,7 @@ use tokio::sync::{Notify, watch};
 pub use crate::auto_advance::{DEFAULT_GRACE, NO_GRACE};
 pub use crate::core::QUIET_MARKER;
 use crate::core::{Source, State};
+pub use crate::server_events::{EventFeed, EventSink, Notice, ServerEvent, event_channel};
 
 /// Request bodies above this get 413.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -265,11 +270,17 @@ impl std::fmt::Debug for App {
 impl App {
     /// Builds the model; returns the notes about scenario items that are not played live.
     pub fn new(config: Config) -> (App, Vec<String>) {
+        App::watched(config, None)
+    }
+
+    /// Like [`App::new`], telling `events` about every fault fired and every session
+    /// death.
+    fn watched(config: Config, events: Option<EventSink>) -> (App, Vec<String>) {
         let control = config.control;
         let auto = config.auto_grace.is_some();
         let quiet_marker = auto && config.quiet_marker;
         let gated = auto && config.call_gates && config.scenario.is_some();
-        let (state, notes) = State::new(config);
+        let (state, notes) = State::new(config, events);
         let app = App {
             inner: Arc::new(Inner {
                 state: Mutex::new(state),
@@ -456,21 +467,30 @@ impl App {
         }
     }
 
-    /// The ledger view `GET /_chaos/ledger` serves.
+    /// The body `GET /_chaos/ledger` serves, as JSON: `{now_ms, time_scale, scenario,
+    /// knobs, live_sessions, open_connections, faults_fired, ledger}`, where `ledger` is
+    /// the model's [`faultline_model::Ledger`] as serde writes it.
     pub fn ledger_json(&self) -> serde_json::Value {
         self.with_state(|s| {
             s.sync();
-            control::ledger_view(s)
+            serde_json::to_value(ledger_snapshot::LedgerSnapshot::of(s)).unwrap_or_else(
+                |e| serde_json::json!({"error": format!("the ledger did not serialize: {e}")}),
+            )
         })
     }
 }
 
-/// The axum app: `/mcp`, and `/_chaos/*` when control is on.
+/// The axum app: `/mcp`, and `/_chaos/*`: the control API when control is on, else a 404
+/// that says the control API needs `--control`.
 pub fn router(app: App) -> Router {
     let mut router = Router::new().route("/mcp", any(http::mcp));
-    if app.inner.control {
-        router = router.route("/_chaos/{*path}", any(control::chaos));
-    }
+    router = if app.inner.control {
+        router.route("/_chaos/{*path}", any(control::chaos))
+    } else {
+        router
+            .route("/_chaos", any(control::control_off))
+            .route("/_chaos/{*path}", any(control::control_off))
+    };
     router
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(app)
@@ -533,7 +553,18 @@ impl Running {
 
 /// Binds `addr` and serves in the background on the current tokio runtime.
 pub async fn start(config: Config, addr: SocketAddr) -> io::Result<Running> {
-    let (app, notes) = App::new(config);
+    start_with_events(config, addr, None).await
+}
+
+/// [`start`], telling `events` (from [`event_channel`]) about every fault fired and every
+/// session death, at its virtual time. Kept out of [`Config`] so that a caller building a
+/// `Config` literal is not asked for it.
+async fn start_with_events(
+    config: Config,
+    addr: SocketAddr,
+    events: Option<EventSink>,
+) -> io::Result<Running> {
+    let (app, notes) = App::watched(config, events);
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
     // Nagle + delayed ACK would hold every small SSE frame back ~40 ms.
@@ -578,9 +609,11 @@ pub async fn start(config: Config, addr: SocketAddr) -> io::Result<Running> {
 /// Builds a runtime and serves until Ctrl-C (SIGINT) or SIGTERM, then shuts down
 /// gracefully. `on_listening` is called once with the bound address, after the signal
 /// handlers are installed (so a signal sent as soon as the address is known is handled).
+/// `events`, if given, is told about every fault fired and every session death.
 pub fn serve_blocking(
     config: Config,
     addr: SocketAddr,
+    events: Option<EventSink>,
     on_listening: impl FnOnce(SocketAddr),
 ) -> io::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -588,7 +621,7 @@ pub fn serve_blocking(
         .build()?;
     runtime.block_on(async move {
         let mut signals = Signals::install()?;
-        let running = start(config, addr).await?;
+        let running = start_with_events(config, addr, events).await?;
         for note in &running.notes {
             eprintln!("faultline serve: {note}");
         }

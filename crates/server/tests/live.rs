@@ -7,6 +7,7 @@
 mod common;
 
 use common::*;
+use faultline_model::{CursorResolution, DeathCause, SessionKey, UnknownCursor};
 use faultline_scenario::Scenario;
 use faultline_server::Config;
 use serde_json::{Value, json};
@@ -193,11 +194,18 @@ async fn session_cap_gives_503() {
 #[tokio::test]
 async fn control_api_is_off_by_default_and_strict_when_on() {
     let server = start(Config::well_behaved(1)).await;
-    let response = Req::new("GET")
-        .path("/_chaos/ledger")
-        .send(server.addr)
-        .await;
-    assert_eq!(response.status(), 404);
+    // Off: 404, with a body that says why (not a bare 404 that looks like a typo).
+    for (method, path) in [
+        ("GET", "/_chaos/ledger"),
+        ("POST", "/_chaos/clock/advance"),
+        ("GET", "/_chaos"),
+    ] {
+        let response = Req::new(method).path(path).send(server.addr).await;
+        assert_eq!(response.status(), 404, "{method} {path}");
+        let body = json_body(response).await;
+        let message = body["error"].as_str().expect("an error message");
+        assert!(message.contains("--control"), "{method} {path}: {body}");
+    }
     server.shutdown().await.unwrap();
 
     let server = start_frozen().await;
@@ -346,18 +354,17 @@ async fn resumption_after_a_drop_is_contiguous_and_complete() {
     assert_eq!(all.last().unwrap().json()["id"], 11);
 
     // The ledger saw it all: one honoured resumption replaying 2 events.
-    let ledger = control(addr, "GET", "/_chaos/ledger", Value::Null).await;
-    let resumptions = ledger["resumptions"].as_array().unwrap();
-    assert_eq!(resumptions.len(), 1);
-    assert_eq!(resumptions[0]["resolution"]["resolution"], "honoured");
-    assert_eq!(resumptions[0]["resolution"]["replayed"], 2);
+    let ledger = ledger(addr).await.ledger;
+    assert_eq!(ledger.resumptions.len(), 1);
     assert!(
-        ledger["sends"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|s| s["replay"] == true)
+        matches!(
+            ledger.resumptions[0].resolution,
+            CursorResolution::Honoured { replayed: 2, .. }
+        ),
+        "{:?}",
+        ledger.resumptions[0]
     );
+    assert!(ledger.sends.iter().any(|s| s.replay));
     server.shutdown().await.unwrap();
 }
 
@@ -408,14 +415,18 @@ async fn behavior_a_from_the_wire_ids_restart_at_one() {
         "...yet carries step 42"
     );
 
-    let ledger = control(addr, "GET", "/_chaos/ledger", Value::Null).await;
-    let fired = ledger["faults_fired"].as_array().unwrap();
-    assert_eq!(fired.len(), 1);
-    assert_eq!(fired[0]["at_ms"], 41 * 60_000);
-    let resume = &ledger["resumptions"][0];
-    assert_eq!(resume["cursor"], "41");
-    assert_eq!(resume["resolution"]["resolution"], "unknown");
-    assert_eq!(resume["resolution"]["answer"], "FreshStream");
+    let body = ledger(addr).await;
+    assert_eq!(body.faults_fired.len(), 1);
+    assert_eq!(body.faults_fired[0].at_ms, 41 * 60_000);
+    assert_eq!(body.faults_fired[0].fault, Some(0));
+    let resume = &body.ledger.resumptions[0];
+    assert_eq!(resume.cursor, "41");
+    assert_eq!(
+        resume.resolution,
+        CursorResolution::Unknown {
+            answer: UnknownCursor::FreshStream
+        }
+    );
     server.shutdown().await.unwrap();
 }
 
@@ -473,11 +484,12 @@ async fn cascade_from_the_wire_replay_200_then_404() {
     let body = json_body(response).await;
     assert_eq!(body["error"]["message"], "session expired");
 
-    let ledger = control(addr, "GET", "/_chaos/ledger", Value::Null).await;
-    let s = &ledger["sessions"][0];
-    assert_eq!(s["alive"], false);
-    assert_eq!(s["died"]["at_ms"], 30 * 60_000);
-    assert_eq!(s["died"]["cause"], "absolute_ttl");
+    let body = ledger(addr).await;
+    assert!(body.live_sessions.is_empty(), "{:?}", body.live_sessions);
+    assert_eq!(
+        body.ledger.sessions[0].died,
+        Some((30 * 60_000, DeathCause::AbsoluteTtl))
+    );
     server.shutdown().await.unwrap();
 }
 
@@ -511,9 +523,16 @@ async fn behavior_b_from_the_wire_cursor_reuse() {
         Some(42),
         "contiguous-looking, in the wrong numbering"
     );
-    let ledger = control(addr, "GET", "/_chaos/ledger", Value::Null).await;
-    assert_eq!(ledger["sessions"][0]["generation"], 2);
-    assert_eq!(ledger["resumptions"][0]["resolution"]["generation"], 2);
+    let ledger = ledger(addr).await.ledger;
+    assert_eq!(ledger.sessions[0].generations.len(), 2);
+    assert!(
+        matches!(
+            ledger.resumptions[0].resolution,
+            CursorResolution::Honoured { generation: 2, .. }
+        ),
+        "{:?}",
+        ledger.resumptions[0]
+    );
     server.shutdown().await.unwrap();
 }
 
@@ -524,9 +543,10 @@ async fn reset_gives_a_fresh_model_and_restart_bumps_the_generation() {
     let session = initialize(addr, V_LATEST).await;
     let restarted = control(addr, "POST", "/_chaos/restart", Value::Null).await;
     assert!(restarted["restarted_at_ms"].is_u64());
-    let ledger = control(addr, "GET", "/_chaos/ledger", Value::Null).await;
-    assert_eq!(ledger["sessions"][0]["generation"], 2);
-    assert_eq!(ledger["restarts"].as_array().unwrap().len(), 1);
+    let body = ledger(addr).await;
+    assert_eq!(body.ledger.sessions[0].generations.len(), 2);
+    assert_eq!(body.ledger.restarts.len(), 1);
+    assert_eq!(body.live_sessions, vec![SessionKey(0)]);
 
     control(addr, "POST", "/_chaos/reset", Value::Null).await;
     let response = Req::post(Some(&session), &rpc(2, "ping", json!({})))
@@ -537,9 +557,10 @@ async fn reset_gives_a_fresh_model_and_restart_bumps_the_generation() {
         404,
         "a fresh model has never seen the session"
     );
-    let ledger = control(addr, "GET", "/_chaos/ledger", Value::Null).await;
-    assert_eq!(ledger["now_ms"], 0);
-    assert_eq!(ledger["answers"].as_array().unwrap().len(), 1);
+    let body = ledger(addr).await;
+    assert_eq!(body.now_ms, 0);
+    assert_eq!(body.ledger.answers.len(), 1);
+    assert!(body.ledger.sessions.is_empty());
     server.shutdown().await.unwrap();
 }
 
@@ -555,4 +576,100 @@ async fn shutdown_ends_open_streams() {
     server.shutdown().await.unwrap();
     let (_, end) = standalone.rest().await;
     assert_eq!(end, SseEnd::Closed);
+}
+
+/// Dropping the streams of a session the server never created is a mistake (a typo, or an
+/// id from before `/_chaos/reset`), not a successful drop of nothing: 404 with a sentence.
+#[tokio::test]
+async fn dropping_the_streams_of_an_unknown_session_is_404() {
+    let server = start_frozen().await;
+    let addr = server.addr;
+    let session = initialize(addr, V_LATEST).await;
+    let response = Req::new("POST")
+        .path("/_chaos/streams/drop")
+        .body(
+            json!({"session": "no-such-session", "mode": "close"})
+                .to_string()
+                .into_bytes(),
+        )
+        .send(addr)
+        .await;
+    assert_eq!(response.status(), 404);
+    let body = json_body(response).await;
+    let message = body["error"].as_str().expect("an error message");
+    assert!(message.contains("no-such-session"), "{body}");
+    assert!(
+        ledger(addr).await.faults_fired.is_empty(),
+        "nothing was done"
+    );
+
+    // A known session with no open stream is not an error: nothing to cut.
+    let dropped = control(
+        addr,
+        "POST",
+        "/_chaos/streams/drop",
+        json!({"session": session, "mode": "close"}),
+    )
+    .await;
+    assert_eq!(dropped["dropped"], json!([]));
+    server.shutdown().await.unwrap();
+}
+
+/// `GET /_chaos/ledger` serves the model's typed ledger: its `ledger` field deserializes
+/// back into `faultline_model::Ledger`, equal to the one in the process, and the event ids
+/// it records are the ones each connection carried on the wire (nothing renumbered).
+#[tokio::test]
+async fn the_ledger_endpoint_serves_the_typed_ledger() {
+    let config = Config::from_scenario(load("behavior_b.ron"))
+        .with_control(true)
+        .with_time_scale(0.0);
+    let server = start(config).await;
+    let addr = server.addr;
+    let session = initialize(addr, V_LATEST).await;
+    let mut standalone = SseReader::new(Req::get(&session, None).send(addr).await);
+    let response = Req::post(Some(&session), &long_job(2, 3, 1_000))
+        .header("mcp-protocol-version", V_LATEST)
+        .send(addr)
+        .await;
+    let mut job = SseReader::new(response);
+    // The scenario restarts the server right after notification 41 (T+410s); ten minutes
+    // later the client resumes with the old cursor.
+    advance(addr, 410_000).await;
+    let (job_events, _) = job.rest().await;
+    let (notifications, _) = standalone.rest().await;
+    advance(addr, 600_000).await;
+    let mut resumed = SseReader::new(Req::get(&session, Some("41")).send(addr).await);
+    let replayed = resumed.take(1).await;
+
+    let body = ledger(addr).await;
+    let in_process = server.app.with_engine(|e| e.server().ledger().clone());
+    assert_eq!(body.ledger, in_process);
+    assert_eq!(body.now_ms, 1_010_000);
+    assert_eq!(body.scenario.as_deref(), Some("behavior_b"));
+    assert_eq!(body.time_scale, json!(0.0));
+    assert_eq!(body.live_sessions, vec![SessionKey(0)]);
+    assert_eq!(body.open_connections.len(), 1, "the resumed stream");
+    assert_eq!(body.faults_fired.len(), 1);
+
+    // Answers in order: initialize, the standalone GET, the job's POST, the resumed GET.
+    let ledger = &body.ledger;
+    assert_eq!(ledger.answers.len(), 4);
+    for (answer, seen) in ledger.answers[1..]
+        .iter()
+        .zip([&notifications, &job_events, &replayed])
+    {
+        let sent: Vec<u64> = ledger
+            .sends
+            .iter()
+            .filter(|s| s.conn == answer.conn)
+            .map(|s| ledger.event(s.event).id)
+            .collect();
+        let on_the_wire: Vec<u64> = seen.iter().filter_map(|e| e.id).collect();
+        assert!(
+            !on_the_wire.is_empty() && sent.starts_with(&on_the_wire),
+            "conn {:?}: ledger {sent:?}, wire {on_the_wire:?}",
+            answer.conn
+        );
+    }
+    server.shutdown().await.unwrap();
 }

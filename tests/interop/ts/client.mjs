@@ -106,7 +106,8 @@ async function chaos(path, body) {
   if (!res.ok) throw new Error(`/_chaos/${path}: HTTP ${res.status}`);
   return res.json();
 }
-const ledger = () => chaos('ledger');
+// The model's typed ledger, from beside the server's clock and faults in the body.
+const ledger = async () => (await chaos('ledger')).ledger;
 async function advance(ms) {
   const r = await chaos('clock/advance', { ms });
   note(`advance ${ms} ms`, { now_ms: r.now_ms });
@@ -230,7 +231,7 @@ const scenarios = {
     await waitFor('the client to come back', async () => (await ledger()).resumptions.length > 0, 15_000);
     await waitFor('the replay', async () => {
       const l = await ledger();
-      const produced = l.streams.flatMap((s) => s.events).filter((e) => e.payload.type === 'notification').length;
+      const produced = l.events.filter((e) => e.payload.type === 'notification').length;
       return record.notifications.length >= produced;
     }, 10_000);
     await advance(27 * 60_000); // to 33m: the session died at 31m

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
+use faultline_model::{ConnId, Ledger, ServerKnobs, SessionKey};
 use faultline_server::{Config, Running};
 use futures_util::StreamExt;
 use http_body_util::combinators::BoxBody;
@@ -19,6 +20,7 @@ use hyper::body::Incoming;
 use hyper::header::{HeaderName, HeaderValue};
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use sse_stream::{Sse, SseStream};
 use tokio::net::TcpStream;
@@ -218,6 +220,39 @@ pub async fn control(addr: SocketAddr, method: &'static str, path: &str, body: V
     let value = json_body(response).await;
     assert_eq!(status, 200, "{path}: {value}");
     value
+}
+
+/// The body of `GET /_chaos/ledger`, read with the model's own types; an unknown field
+/// fails the read, so the tests pin the endpoint's shape.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LedgerBody {
+    pub now_ms: u64,
+    pub time_scale: Value,
+    pub scenario: Option<String>,
+    pub knobs: ServerKnobs,
+    pub live_sessions: Vec<SessionKey>,
+    pub open_connections: Vec<ConnId>,
+    pub faults_fired: Vec<FiredFaultBody>,
+    pub ledger: Ledger,
+}
+
+/// One entry of `faults_fired`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FiredFaultBody {
+    pub at_ms: u64,
+    pub fault: Option<usize>,
+    pub note: String,
+    pub conns: Vec<u64>,
+    pub away_ms: Option<u64>,
+}
+
+/// `GET /_chaos/ledger`, typed.
+pub async fn ledger(addr: SocketAddr) -> LedgerBody {
+    let body = control(addr, "GET", "/_chaos/ledger", Value::Null).await;
+    serde_json::from_value(body.clone())
+        .unwrap_or_else(|e| panic!("the ledger body does not read as LedgerBody ({e}): {body}"))
 }
 
 pub async fn advance(addr: SocketAddr, ms: u64) -> u64 {

@@ -1,0 +1,61 @@
+//! What `GET /_chaos/ledger` serves: the model's typed [`Ledger`], serialized by serde
+//! exactly as the simulator's oracle and `ledger_sha256` see it, next to what only the live
+//! driver knows (its clock, the scenario it plays, which sessions the store still holds,
+//! the open connections, the faults that fired).
+//!
+//! Why typed, not a view built by hand: a hand-built view drifts from the record it shows
+//! (the one this replaced renumbered events per stream), and a script comparing what its
+//! client applied with the ground truth must see the ids the oracle sees. A Rust caller can
+//! deserialize `ledger` straight back into [`Ledger`].
+
+use std::collections::VecDeque;
+
+use faultline_model::{ConnId, Ledger, ServerKnobs, SessionKey};
+use faultline_scenario::FiredFault;
+use serde::Serialize;
+
+use crate::core::State;
+use crate::time_scale::TimeScale;
+
+/// The body of `GET /_chaos/ledger`.
+#[derive(Debug, Serialize)]
+pub(crate) struct LedgerSnapshot<'a> {
+    /// Virtual time when the ledger was read.
+    pub now_ms: u64,
+    pub time_scale: TimeScale,
+    /// The scenario played live (its `name`), if any.
+    pub scenario: Option<&'a str>,
+    pub knobs: &'a ServerKnobs,
+    /// Sessions the store holds now, as keys into `ledger.sessions`.
+    pub live_sessions: Vec<SessionKey>,
+    /// SSE connections open now.
+    pub open_connections: Vec<ConnId>,
+    /// Scripted faults and control-API actions, in the order they fired (the most recent
+    /// 10,000).
+    pub faults_fired: &'a VecDeque<FiredFault>,
+    /// The ground truth itself.
+    pub ledger: &'a Ledger,
+}
+
+impl<'a> LedgerSnapshot<'a> {
+    /// Reads the driver as it is; the caller steps it to "now" first.
+    pub fn of(state: &'a State) -> LedgerSnapshot<'a> {
+        let server = state.server();
+        let mut live_sessions: Vec<SessionKey> = server
+            .live_sessions()
+            .iter()
+            .filter_map(|(wire_id, _)| server.session_key(wire_id))
+            .collect();
+        live_sessions.sort_unstable();
+        LedgerSnapshot {
+            now_ms: server.now_ms(),
+            time_scale: state.time_scale(),
+            scenario: state.config().scenario.as_ref().map(|s| s.name.as_str()),
+            knobs: server.knobs(),
+            live_sessions,
+            open_connections: server.open_connections(None),
+            faults_fired: &state.fired,
+            ledger: server.ledger(),
+        }
+    }
+}
