@@ -92,6 +92,15 @@ fn a_client_that_dedups_by_cursor_loses_behavior_a_silently() {
         "{run}"
     );
     let _ = std::fs::remove_dir_all(&ledgers);
+    // The text report says how to replay the run: the grading server, by name.
+    let (code, stdout, _) = grade(&["--command", BROKEN, "--scenario", "behavior_a"]);
+    assert_eq!(code, 1);
+    assert!(
+        stdout.contains(
+            "replay behavior_a: faultline serve --scenario behavior_a --grading --control"
+        ),
+        "{stdout}"
+    );
 }
 
 #[test]

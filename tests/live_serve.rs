@@ -360,3 +360,24 @@ fn serve_tells_faults_and_deaths_in_virtual_time_order() {
         "{stderr}"
     );
 }
+
+/// `serve --grading` is the server `faultline grade` runs: its clock is the grading clock
+/// (reported as `auto`), and it prints the context the graded client was given.
+#[test]
+fn serve_grading_replays_a_graded_run() {
+    let (served, addr) = spawn_serve(&["--scenario", "behavior_b", "--grading", "--control"]);
+    let clock = http(addr, "GET /_chaos/clock HTTP/1.1", "");
+    assert!(clock.contains(r#""time_scale":"auto""#), "{clock}");
+    // Time does not move before the client's first call (the scenario schedules it).
+    assert!(clock.contains(r#""now_ms":0"#), "{clock}");
+    let stderr = stop(served);
+    assert!(
+        stderr.contains(r#"FAULTLINE_CONTEXT is {"call":{"tool":"echo""#),
+        "{stderr}"
+    );
+    let refused = faultline()
+        .args(["serve", "--grading"])
+        .output()
+        .expect("faultline runs");
+    assert_eq!(refused.status.code(), Some(2), "--grading needs --scenario");
+}

@@ -58,6 +58,11 @@ pub struct ServeArgs {
     /// Do not print a line for each fault fired and each session death.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Serve --scenario exactly as `faultline grade` does, to replay a graded run: the
+    /// grading clock (time moves only while a client waits on the server), calls held
+    /// until their scenario time, the `faultline.quiet` marker (implies --time-scale auto).
+    #[arg(long, requires = "scenario")]
+    pub grading: bool,
 }
 
 /// `--time-scale`: a factor, or `auto`.
@@ -112,7 +117,23 @@ pub fn serve(args: ServeArgs) -> ExitCode {
                     scenario.name,
                     args.seed.unwrap_or(scenario.seed)
                 );
-                let mut config = Config::from_scenario(scenario);
+                let mut config = if args.grading {
+                    match faultline_grade::plan(&scenario) {
+                        Ok(plan) => {
+                            eprintln!(
+                                "faultline serve: grading; the client's FAULTLINE_CONTEXT is {}",
+                                serde_json::to_string(&plan.context).expect("a context serializes")
+                            );
+                            faultline_grade::grading_config(&plan)
+                        }
+                        Err(why) => {
+                            eprintln!("error: --grading: {}: {why}", scenario.name);
+                            return ExitCode::from(2);
+                        }
+                    }
+                } else {
+                    Config::from_scenario(scenario)
+                };
                 if let Some(seed) = args.seed {
                     config.seed = seed;
                 }
@@ -127,6 +148,8 @@ pub fn serve(args: ServeArgs) -> ExitCode {
     };
     let config = config.with_control(args.control);
     let config = match args.time_scale {
+        // The grading server brings its own clock.
+        _ if args.grading => config,
         TimeScaleArg::Scaled(scale) => config.with_time_scale(scale),
         TimeScaleArg::Auto => {
             config.with_auto_time(std::time::Duration::from_millis(args.auto_grace_ms))

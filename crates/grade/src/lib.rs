@@ -161,6 +161,12 @@ pub fn text_report(command: &str, grades: &[ScenarioGrade]) -> String {
         .map(|g| g.scenario.as_str())
         .collect();
     out.push('\n');
+    for g in grades.iter().filter(|g| g.lost_silently()) {
+        out.push_str(&format!(
+            "replay {}: faultline serve --scenario {} --grading --control  (then run the client against the printed URL with FAULTLINE_CONTEXT as printed)\n",
+            g.scenario, g.scenario
+        ));
+    }
     if lost.is_empty() {
         out.push_str(&format!(
             "{} scenario(s): nothing was lost silently.\n",
@@ -168,7 +174,7 @@ pub fn text_report(command: &str, grades: &[ScenarioGrade]) -> String {
         ));
     } else {
         out.push_str(&format!(
-            "{} scenario(s): the application lost data without an error in {}: {}.\nReplay one with: faultline serve --scenario <file> --control --time-scale auto\n",
+            "{} scenario(s): the application lost data without an error in {}: {}.\n",
             grades.len(),
             lost.len(),
             lost.join(", ")
