@@ -190,3 +190,69 @@ fn bad_input_exits_2_with_a_sentence() {
             .exists()
     );
 }
+
+/// `--html`: one self-contained page; each run that was not clean gets its evidence, the
+/// command that replays it and its diagram, whose harmed rows are exactly the events the
+/// judge found missing.
+#[test]
+fn the_html_card_draws_each_failing_run_with_its_losses_and_replay_command() {
+    let dir = std::env::temp_dir().join(format!("faultline-card-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let card = dir.join("card.html");
+    let (code, stdout, stderr) = grade(&[
+        "--command",
+        BROKEN,
+        "--scenario",
+        "behavior_a",
+        "--scenario",
+        "baseline",
+        "--format",
+        "json",
+        "--html",
+        card.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    let html = std::fs::read_to_string(&card).expect("the card was written");
+    let _ = std::fs::remove_dir_all(&dir);
+
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html:.200}");
+    // Self-contained: nothing is loaded from anywhere.
+    for fetch in ["src=", "href=\"http", "@import", "url(http"] {
+        assert!(!html.contains(fetch), "the card loads `{fetch}`");
+    }
+    // The failing run has a section; the clean one is only in the table.
+    assert!(html.contains(r#"<section class="run" id="behavior-a">"#));
+    assert!(!html.contains(r#"id="baseline""#));
+    assert!(
+        html.contains(">baseline</td>"),
+        "the table lists every scenario"
+    );
+    assert!(html.contains("faultline serve --scenario behavior_a --grading --control"));
+    assert!(html.contains("FAULTLINE_SCENARIO=behavior_a FAULTLINE_CONTEXT="));
+
+    // The harmed rows of the diagram carry exactly the events the judge found missing.
+    let gap = report["scenarios"][0]["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["kind"] == "silent_gap")
+        .expect("silent_gap");
+    let missing = gap["missing_progress"].as_array().unwrap().len()
+        + usize::from(gap["result_missing"] == true);
+    let harmed: usize = html
+        .split("<g class=\"row harm harm-")
+        .skip(1)
+        .filter(|row| row.starts_with("lost") || row.starts_with("never-delivered"))
+        .map(|row| {
+            let count = row.split("data-count=\"").nth(1).expect("a count");
+            count[..count.find('"').unwrap()].parse::<usize>().unwrap()
+        })
+        .sum();
+    assert!(missing > 0);
+    assert_eq!(harmed, missing, "harmed rows vs the verdict's evidence");
+    assert!(
+        html.contains(r#"data-verdicts="silent_gap""#),
+        "the verdict is pinned to its first harmed row"
+    );
+}

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use faultline_grade::{ScenarioGrade, grade_scenario, json_report, plan, text_report};
+use faultline_grade::{ScenarioGrade, grade_scenario, json_report, plan, report_card, text_report};
 use faultline_sim::Scenario;
 
 use crate::bundled::BUNDLED;
@@ -27,6 +27,10 @@ pub struct GradeArgs {
     /// Output: a text table, or one JSON document.
     #[arg(long, value_enum, default_value_t = GradeFormat::Text)]
     pub format: GradeFormat,
+    /// Write a self-contained HTML report card: the table, and for every run that was not
+    /// clean its evidence, its sequence diagram and the commands that replay it.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Write each scenario's ledger (the server's ground truth) to DIR/SCENARIO.ledger.json.
     #[arg(long, value_name = "DIR")]
     pub ledgers: Option<PathBuf>,
@@ -145,12 +149,16 @@ pub fn grade(args: GradeArgs) -> ExitCode {
     let timeout = Duration::from_secs(args.timeout_s.max(1));
     let results = grade_all(&args.command, &scenarios, timeout, args.jobs.max(1));
     let mut grades: Vec<ScenarioGrade> = Vec::new();
-    for result in results {
+    for (i, result) in results.into_iter().enumerate() {
         match result {
-            Ok(g) => {
+            Ok(mut g) => {
+                // Replay by the name the user gave (a file path, or a bundled name).
+                if let Some(arg) = args.scenarios.get(i) {
+                    g.source = arg.display().to_string();
+                }
                 if let Some(dir) = &args.ledgers {
                     let path = dir.join(format!("{}.ledger.json", g.scenario));
-                    if let Err(e) = std::fs::write(&path, &g.ledger_json) {
+                    if let Err(e) = std::fs::write(&path, g.ledger_json()) {
                         eprintln!("error: {}: {e}", path.display());
                         return ExitCode::from(2);
                     }
@@ -162,6 +170,12 @@ pub fn grade(args: GradeArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         }
+    }
+    if let Some(path) = &args.html
+        && let Err(e) = std::fs::write(path, report_card(&args.command, &grades))
+    {
+        eprintln!("error: --html {}: {e}", path.display());
+        return ExitCode::from(2);
     }
     match args.format {
         GradeFormat::Text => print!("{}", text_report(&args.command, &grades)),

@@ -5,6 +5,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use faultline_model::Ledger;
+use faultline_scenario::FiredFault;
 use faultline_server::{Config, NO_GRACE};
 use tokio::process::Command;
 
@@ -17,6 +18,8 @@ pub struct RawRun {
     /// `None`: no report before the timeout.
     pub report: Option<ClientReport>,
     pub ledger: Ledger,
+    /// The scenario's faults as they fired, in order.
+    pub faults: Vec<FiredFault>,
     /// The last lines the client wrote on stderr.
     pub stderr_tail: String,
     pub wall: Duration,
@@ -75,6 +78,7 @@ pub fn run_client(command: &str, plan: &GradingPlan, timeout: Duration) -> Resul
         let finished = tokio::time::timeout(timeout, read).await;
         let wall = started.elapsed();
         let ledger = running.app.with_engine(|e| e.server().ledger().clone());
+        let faults = running.app.fired_faults();
         let Ok((status, out, err)) = finished else {
             if let Some(pid) = pid {
                 kill_group(pid);
@@ -82,6 +86,7 @@ pub fn run_client(command: &str, plan: &GradingPlan, timeout: Duration) -> Resul
             return Ok(RawRun {
                 report: None,
                 ledger,
+                faults,
                 stderr_tail: String::new(),
                 wall,
             });
@@ -105,6 +110,7 @@ pub fn run_client(command: &str, plan: &GradingPlan, timeout: Duration) -> Resul
         Ok(RawRun {
             report: Some(report),
             ledger,
+            faults,
             stderr_tail,
             wall,
         })

@@ -35,17 +35,22 @@ mod client_context;
 mod client_process;
 mod client_report;
 mod judge;
+mod ledger_diagram;
+mod report_card;
 mod verdict;
 
 use std::time::Duration;
 
-use faultline_scenario::Scenario;
+use faultline_model::Ledger;
+use faultline_scenario::{FiredFault, Scenario};
 use serde_json::{Value, json};
 
 pub use client_context::{CallSpec, ClientContext, GradingPlan, plan};
 pub use client_process::grading_config;
 pub use client_report::ClientReport;
 pub use judge::judge;
+pub use ledger_diagram::diagram_of_grade;
+pub use report_card::report_card;
 pub use verdict::{GradeKind, GradeVerdict};
 
 /// How long a client may take on one scenario before it is `hung`: longer than the
@@ -56,22 +61,47 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(75);
 #[derive(Debug, Clone)]
 pub struct ScenarioGrade {
     pub scenario: String,
+    /// How to name the scenario on a command line to replay it: its bundled name, or the
+    /// file it was read from (set by the caller; the name by default).
+    pub source: String,
     pub verdicts: Vec<GradeVerdict>,
     /// The client's report as printed (`None`: hung).
     pub client_report: Option<Value>,
+    /// What the application was asked to do (`FAULTLINE_CONTEXT`).
+    pub context: ClientContext,
     /// What the grading server played differently from the file.
     pub notes: Vec<String>,
     pub wall: Duration,
     pub ledger_sha256: String,
     /// The last lines the client wrote on stderr.
     pub client_stderr: String,
-    /// The server's ground truth, as JSON (what `ledger_sha256` digests).
-    pub ledger_json: String,
+    /// The server's ground truth (its JSON is what `ledger_sha256` digests).
+    pub ledger: Ledger,
+    /// The scenario's faults as they fired.
+    pub faults: Vec<FiredFault>,
 }
 
 impl ScenarioGrade {
     pub fn lost_silently(&self) -> bool {
         self.verdicts.iter().any(|v| v.kind.is_silent_loss())
+    }
+
+    /// Anything but a clean verdict.
+    pub fn failed(&self) -> bool {
+        self.verdicts.iter().any(|v| v.kind != GradeKind::Clean)
+    }
+
+    /// The ledger as JSON: the bytes `ledger_sha256` digests.
+    pub fn ledger_json(&self) -> String {
+        serde_json::to_string(&self.ledger).expect("a ledger serializes")
+    }
+
+    /// The command that serves this run again, exactly as graded.
+    pub fn replay_command(&self) -> String {
+        format!(
+            "faultline serve --scenario {} --grading --control",
+            shell_word(&self.source)
+        )
     }
 }
 
@@ -88,14 +118,30 @@ pub fn grade_scenario(
     let ledger_json = serde_json::to_string(&run.ledger).expect("a ledger serializes");
     Ok(ScenarioGrade {
         scenario: scenario.name.clone(),
+        source: scenario.name.clone(),
         verdicts,
         client_report: run.report.map(|r| r.raw),
+        context: plan.context,
         notes: plan.notes,
         wall: run.wall,
         ledger_sha256: sha256_hex(&ledger_json),
         client_stderr: run.stderr_tail,
-        ledger_json,
+        ledger: run.ledger,
+        faults: run.faults,
     })
+}
+
+/// `word` quoted for a POSIX shell when it needs it.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 fn sha256_hex(text: &str) -> String {
@@ -163,8 +209,9 @@ pub fn text_report(command: &str, grades: &[ScenarioGrade]) -> String {
     out.push('\n');
     for g in grades.iter().filter(|g| g.lost_silently()) {
         out.push_str(&format!(
-            "replay {}: faultline serve --scenario {} --grading --control  (then run the client against the printed URL with FAULTLINE_CONTEXT as printed)\n",
-            g.scenario, g.scenario
+            "replay {}: {}  (then run the client against the printed URL with FAULTLINE_CONTEXT as printed)\n",
+            g.scenario,
+            g.replay_command()
         ));
     }
     if lost.is_empty() {

@@ -48,6 +48,7 @@ pub fn build(entries: &[TraceEntry], title: &str) -> Diagram {
         rows,
         verdicts: Vec::new(),
         entries: entries.len(),
+        anchor: "row".into(),
     }
 }
 

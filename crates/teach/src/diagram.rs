@@ -11,6 +11,8 @@ use faultline_sim::Task;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Lane {
     Task(Task),
+    /// A real client, seen from the server (a graded run): one lane, whatever it runs.
+    Client,
     Network,
     Server,
     Store,
@@ -21,6 +23,7 @@ impl Lane {
     pub fn title(self) -> String {
         match self {
             Lane::Task(t) => format!("client: {}", t.label()),
+            Lane::Client => "client under test".into(),
             Lane::Network => "network".into(),
             Lane::Server => "HTTP server".into(),
             Lane::Store => "session store".into(),
@@ -198,4 +201,7 @@ pub struct Diagram {
     pub verdicts: Vec<VerdictLine>,
     /// How many trace entries the diagram was drawn from.
     pub entries: usize,
+    /// Prefix of the rows' element ids (`{anchor}-{index}`): distinct per diagram when
+    /// several share one page.
+    pub anchor: String,
 }

@@ -80,7 +80,8 @@ pub fn to_html(diagram: &Diagram) -> String {
     for (h, i, n) in &firsts {
         let row = &diagram.rows[*i];
         harms.push_str(&format!(
-            r##"<a href="#row-{i}" title="{}">{} {}{}</a>"##,
+            r##"<a href="#{}-{i}" title="{}">{} {}{}</a>"##,
+            escape(&diagram.anchor),
             escape(&row.label),
             escape(&vtime(row.at_ms)),
             escape(h.badge()),
@@ -101,29 +102,11 @@ pub fn to_html(diagram: &Diagram) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    format!(
-        r#"<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title>
-<style>{STYLE}</style>
-</head>
-<body>
-<header>
-<h1>{title}</h1>
+    let header = format!(
+        r#"<h1>{title}</h1>
 <p>{subtitle}</p>
 <p>verdicts: <b>{verdicts}</b>. Hover an arrow for details; click to pin.</p>
-<p id="harms">{harms_label}{harms}</p>
-</header>
-<main>
-{svg}</main>
-<div id="tip"></div>
-<script>{SCRIPT}</script>
-</body>
-</html>
-"#,
+<p id="harms">{harms_label}{harms}</p>"#,
         title = escape(&diagram.title),
         subtitle = escape(&diagram.subtitle),
         verdicts = escape(&verdicts),
@@ -132,5 +115,34 @@ pub fn to_html(diagram: &Diagram) -> String {
         } else {
             "moment of harm: "
         },
+    );
+    page(&diagram.title, &header, &svg, "")
+}
+
+/// One self-contained page around diagrams: `header_html` and `main_html` are inserted as
+/// they are (escape what they quote), `extra_style` is appended to the stylesheet. Every
+/// inline diagram in `main_html` gets the hover tooltip.
+pub fn page(title: &str, header_html: &str, main_html: &str, extra_style: &str) -> String {
+    format!(
+        r#"<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>{STYLE}{extra_style}</style>
+</head>
+<body>
+<header>
+{header_html}
+</header>
+<main>
+{main_html}</main>
+<div id="tip"></div>
+<script>{SCRIPT}</script>
+</body>
+</html>
+"#,
+        title = escape(title),
     )
 }

@@ -32,7 +32,7 @@ pub use build::build;
 pub use diagram::{ArrowKind, Diagram, Harm, Lane, Row, Shape, Tone, VerdictLine};
 pub use explain::explain;
 pub use guards::{Guard, guard_for, guard_for_verdict, guards_fired};
-pub use html::to_html;
+pub use html::{page, to_html};
 pub use marks::pin_verdicts;
 pub use svg::to_svg;
 pub use time_axis::{MAX_ROWS, elide};

@@ -44,7 +44,7 @@ impl Geometry {
             if let Some(p) = prev {
                 x += match (p, lane) {
                     (Lane::Task(_), Lane::Task(_)) => 122.0,
-                    (Lane::Task(_), _) => 135.0,
+                    (Lane::Task(_) | Lane::Client, _) => 135.0,
                     (Lane::Network, _) => 140.0,
                     (Lane::Server, _) => 160.0,
                     _ => 230.0,
@@ -154,7 +154,7 @@ fn tone_colours(t: Tone) -> (&'static str, &'static str) {
 
 fn lane_colour(lane: Lane) -> &'static str {
     match lane {
-        Lane::Task(Task::Main) => BLUE,
+        Lane::Task(Task::Main) | Lane::Client => BLUE,
         Lane::Task(Task::Probe) => GREEN,
         Lane::Task(Task::Stale(_)) => "#6a1b9a",
         Lane::Network => "#8d6e63",
@@ -230,7 +230,7 @@ pub fn to_svg(diagram: &Diagram) -> String {
             idle_break(&mut s, width, p.top - BREAK_H, gap);
             last_time = None;
         }
-        row(&mut s, &geo, i, p, &mut last_time);
+        row(&mut s, &geo, &diagram.anchor, i, p, &mut last_time);
     }
     verdict_legend(&mut s, legend_top, &verdict_lines, width);
     s.push_str("</svg>\n");
@@ -330,10 +330,17 @@ fn idle_break(s: &mut String, width: f64, top: f64, gap: u64) {
     );
 }
 
-fn row(s: &mut String, geo: &Geometry, index: usize, p: &Placed, last_time: &mut Option<u64>) {
+fn row(
+    s: &mut String,
+    geo: &Geometry,
+    anchor: &str,
+    index: usize,
+    p: &Placed,
+    last_time: &mut Option<u64>,
+) {
     let r = p.row;
     let width = geo.width;
-    let mut attrs = format!(r#" id="row-{index}" data-at-ms="{}""#, r.at_ms);
+    let mut attrs = format!(r#" id="{anchor}-{index}" data-at-ms="{}""#, r.at_ms);
     let class = match r.harm {
         Some(h) => {
             let _ = write!(attrs, r#" data-harm="{}""#, h.name());
