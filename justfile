@@ -20,17 +20,15 @@ bench:
 serve scenario="scenarios/behavior_a.ron":
     cargo run --release -- serve --scenario {{scenario}} --control
 
-# Real MCP clients (TypeScript SDK from npm, Python SDK from PyPI) against faultline serve.
+# Real MCP clients (TypeScript SDK from npm, Python SDK from PyPI, behind the adapters in
+# examples/clients/) graded on the default set, checked against tests/interop/expectations.json.
 interop:
     tests/interop/run.sh
 
-# The same, rewriting tests/interop/RESULTS.md from this run (a plain run never does).
+# The same, rewriting tests/interop/RESULTS.md and expectations.json from this run (a plain
+# run never does).
 interop-record:
     INTEROP_RECORD=1 tests/interop/run.sh
-
-# Grade the TypeScript and Python SDK adapters (examples/clients/) on the default set.
-grade-sdks:
-    tests/grade/sdk_clients.sh
 
 # Grade any client: just grade "node my_client.mjs"
 grade command:

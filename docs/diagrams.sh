@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
-bin=target/release/faultline
+bin="${CARGO_TARGET_DIR:-target}/release/faultline"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 draw() { # scenario client output-name

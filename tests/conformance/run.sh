@@ -57,7 +57,10 @@ log "node $(node --version), conformance $(node -p 'require("./node_modules/@mod
 # ---- build and start the server ---------------------------------------------------------
 log "cargo build --release"
 (cd "$ROOT" && cargo build --release --quiet)
-FAULTLINE="$ROOT/target/release/faultline"
+# Where cargo put it: CARGO_TARGET_DIR when set (relative to the root, where cargo ran).
+TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
+FAULTLINE="$TARGET_DIR/release/faultline"
 
 WORK="$(mktemp -d)"
 SERVER_PID=""

@@ -1,61 +1,65 @@
 #!/usr/bin/env bash
-# Real third-party MCP clients against `faultline serve`: how do they cope?
+# Real third-party MCP clients against faultline: `faultline grade` runs of the official
+# SDK clients, unmodified behind the adapters in examples/clients/ (the TypeScript SDK from
+# npm and the Python SDK from PyPI, both pinned and installed here by this script).
 #
-# Clients (pinned): the TypeScript SDK (`@modelcontextprotocol/sdk`, package.json +
-# package-lock.json) and the Python SDK (PyPI `mcp`, requirements.txt), each installed here
-# by this script. Scenarios: a fault-free baseline (echo, long_job with progress), the
-# three incidents in scenarios/*.ron played live (--time-scale 0 --control: the harness
-# moves virtual time itself, so a 33-minute incident takes a few seconds), and
-# auto_long_job: the fault-free server on --time-scale auto, where the server moves its own
-# clock and an 81-minute long_job must finish, every progress value delivered, in seconds.
+# 1. Each SDK is graded on the default set (every bundled scenario that fits the client
+#    contract, each against a fresh server on the harness's clock). check.py compares every
+#    scenario's verdicts with expectations.json and insists on what is known of both
+#    libraries: the baseline is clean, Behavior B is silent_gap, and grade exits 1.
+# 2. auto_long_job: each adapter against the fault-free `faultline serve --time-scale auto`
+#    (no grading harness): an 81-minute long_job must deliver every progress value and the
+#    result; the wall time is printed.
 #
-# Every (client, scenario) gets a fresh server; the client program records what the
-# application experienced; check.py judges it against GET /_chaos/ledger and
-# expectations.json and prints the table; with INTEROP_RECORD=1 (`just interop-record`) it
-# also rewrites RESULTS.md, never on a plain run. Exit 1 when the baseline is
-# not clean or an observation differs from the recorded expectation.
+# INTEROP_RECORD=1 (`just interop-record`) rewrites RESULTS.md and expectations.json from
+# this run; a plain run never does. Exit 1 when anything differs from the expectations.
 #
-#   tests/interop/run.sh                       # everything
+#   tests/interop/run.sh                       # both SDKs
 #   INTEROP_CLIENTS=python tests/interop/run.sh
-#   INTEROP_KEEP=1 tests/interop/run.sh        # keep the raw records (path printed)
+#   INTEROP_KEEP=1 tests/interop/run.sh        # keep the reports, ledgers and cards (path printed)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-cd "$HERE"
+cd "$ROOT"
 
 CLIENTS=(${INTEROP_CLIENTS:-typescript python})
-SCENARIOS=(baseline behavior_a behavior_b replay_404_cascade auto_long_job)
-RUN_TIMEOUT_S=120
 PYTHON="${PYTHON:-python3}"
-
 log() { printf '[interop] %s\n' "$*" >&2; }
 
-# ---- install (idempotent: skipped when what is installed matches the pins) --------------
-command -v npm >/dev/null || { log "npm is required"; exit 1; }
-command -v node >/dev/null || { log "node is required"; exit 1; }
+TS="$ROOT/examples/clients/typescript"
+PY="$ROOT/examples/clients/python"
 stamp_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
-want="$(stamp_of package.json package-lock.json)"
-if [ ! -f node_modules/.faultline-stamp ] || [ "$(cat node_modules/.faultline-stamp)" != "$want" ]; then
-  log "npm ci (pinned @modelcontextprotocol/sdk)"
-  npm ci --no-audit --no-fund --loglevel=error
-  echo "$want" >node_modules/.faultline-stamp
-fi
-
-want="$(stamp_of requirements.txt)"
-if [ ! -f .venv/.faultline-stamp ] || [ "$(cat .venv/.faultline-stamp)" != "$want" ]; then
-  log "python venv with pinned mcp (requirements.txt)"
-  rm -rf .venv
-  "$PYTHON" -m venv .venv || { log "'$PYTHON -m venv' failed (Debian: apt-get install python3-venv)"; exit 1; }
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-input -r requirements.txt
-  echo "$want" >.venv/.faultline-stamp
-fi
-VPY="$HERE/.venv/bin/python"
+# ---- install (idempotent: skipped when what is installed matches the pins) --------------
+for client in "${CLIENTS[@]}"; do
+  case "$client" in
+    typescript)
+      command -v npm >/dev/null || { log "npm is required"; exit 1; }
+      want="$(stamp_of "$TS/package.json" "$TS/package-lock.json")"
+      if [ "$(cat "$TS/node_modules/.faultline-stamp" 2>/dev/null)" != "$want" ]; then
+        log "npm ci ($TS, pinned @modelcontextprotocol/sdk)"
+        npm ci --prefix "$TS" --no-audit --no-fund --loglevel=error >/dev/null
+        echo "$want" >"$TS/node_modules/.faultline-stamp"
+      fi
+      ;;
+    python)
+      want="$(stamp_of "$PY/requirements.txt")"
+      if [ "$(cat "$PY/.venv/.faultline-stamp" 2>/dev/null)" != "$want" ]; then
+        log "python venv with the pinned mcp ($PY/requirements.txt)"
+        rm -rf "$PY/.venv"
+        "$PYTHON" -m venv "$PY/.venv" || { log "'$PYTHON -m venv' failed (Debian: apt-get install python3-venv)"; exit 1; }
+        "$PY/.venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$PY/requirements.txt"
+        echo "$want" >"$PY/.venv/.faultline-stamp"
+      fi
+      ;;
+    *) log "unknown client $client"; exit 2 ;;
+  esac
+done
 
 # ---- build ------------------------------------------------------------------------------
 log "cargo build --release"
-(cd "$ROOT" && cargo build --release --quiet)
+cargo build --release --quiet
 # Where cargo put it: CARGO_TARGET_DIR when set (relative to the root, where cargo ran).
 TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
@@ -72,74 +76,55 @@ stop_server() {
 }
 cleanup() {
   stop_server
-  if [ -n "${INTEROP_KEEP:-}" ]; then log "records kept in $OUT"; else rm -rf "$OUT"; fi
+  if [ -n "${INTEROP_KEEP:-}" ]; then log "reports kept in $OUT"; else rm -rf "$OUT"; fi
 }
 trap cleanup EXIT
 
-# start_server NAME ARGS... -> sets URL
-start_server() {
-  local name="$1"
-  shift
-  "$FAULTLINE" serve --addr 127.0.0.1:0 --control "$@" >"$OUT/$name.serve.out" 2>"$OUT/$name.serve.err" &
-  SERVER_PID=$!
-  URL=""
-  for _ in $(seq 1 100); do
-    local line
-    line="$(head -n1 "$OUT/$name.serve.out" 2>/dev/null || true)"
-    if [ -n "$line" ]; then
-      URL="${line#listening on }"
-      return 0
-    fi
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  log "faultline serve did not start for $name:"
-  cat "$OUT/$name.serve.err" >&2
-  return 1
+command_of() {
+  case "$1" in
+    typescript) echo "node examples/clients/typescript/client.mjs" ;;
+    python) echo "examples/clients/python/.venv/bin/python examples/clients/python/client.py" ;;
+  esac
 }
 
-fetch_ledger() { # URL FILE
-  "$VPY" -c 'import sys, urllib.request
-url = sys.argv[1].rsplit("/mcp", 1)[0] + "/_chaos/ledger"
-open(sys.argv[2], "wb").write(urllib.request.urlopen(url, timeout=10).read())' "$1" "$2"
-}
-
-# ---- run --------------------------------------------------------------------------------
-suite_start=$(date +%s)
+# ---- 1. grade each SDK on the default set -----------------------------------------------
 for client in "${CLIENTS[@]}"; do
-  for scenario in "${SCENARIOS[@]}"; do
-    name="$client-$scenario"
-    if [ "$scenario" = baseline ]; then
-      start_server "$name" --seed 1
-    elif [ "$scenario" = auto_long_job ]; then
-      start_server "$name" --seed 1 --time-scale auto
-    else
-      start_server "$name" --scenario "$ROOT/scenarios/$scenario.ron" --time-scale 0
-    fi
-    start=$(date +%s)
-    case "$client" in
-      typescript) cmd=(node ts/client.mjs "$scenario" "$URL" "$OUT/$name.client.json") ;;
-      python) cmd=("$VPY" py/client.py "$scenario" "$URL" "$OUT/$name.client.json") ;;
-      *) log "unknown client $client"; exit 2 ;;
-    esac
-    set +e
-    timeout "$RUN_TIMEOUT_S" "${cmd[@]}" </dev/null >"$OUT/$name.stdout" 2>"$OUT/$name.stderr"
-    rc=$?
-    set -e
-    if [ "$rc" -ne 0 ]; then
-      log "$name: client exited $rc (stderr tail below)"
-      tail -n 20 "$OUT/$name.stderr" >&2 || true
-    fi
-    fetch_ledger "$URL" "$OUT/$name.ledger.json" || log "$name: could not fetch the ledger"
-    stop_server
-    log "$name: $(( $(date +%s) - start ))s"
-  done
+  cmd="$(command_of "$client")"
+  log "faultline grade --command \"$cmd\""
+  start=$(date +%s)
+  set +e
+  "$FAULTLINE" grade --command "$cmd" --format json --ledgers "$OUT/$client-ledgers" \
+    --html "$OUT/$client.card.html" >"$OUT/$client.grade.json" 2>"$OUT/$client.grade.err"
+  echo $? >"$OUT/$client.grade.exit"
+  set -e
+  log "$client: graded in $(( $(date +%s) - start )) s (exit $(cat "$OUT/$client.grade.exit"))"
 done
-log "all runs: $(( $(date +%s) - suite_start ))s"
+
+# ---- 2. auto_long_job: serve --time-scale auto moves its own clock ----------------------
+CONTEXT='{"call":{"tool":"long_job","arguments":{"steps":81,"interval_ms":60000},"progress":true},"followup_echo":0}'
+for client in "${CLIENTS[@]}"; do
+  # The first stdout line is the address: read it through a pipe (no polling).
+  rm -f "$OUT/serve.fifo" && mkfifo "$OUT/serve.fifo"
+  "$FAULTLINE" serve --addr 127.0.0.1:0 --seed 1 --time-scale auto -q \
+    >"$OUT/serve.fifo" 2>"$OUT/$client.serve.err" &
+  SERVER_PID=$!
+  exec 3<"$OUT/serve.fifo"
+  if ! read -r first <&3; then
+    log "faultline serve did not start:"; cat "$OUT/$client.serve.err" >&2; exit 1
+  fi
+  URL="${first#listening on }"
+  start_ns=$(date +%s%N)
+  set +e
+  FAULTLINE_SCENARIO=auto_long_job FAULTLINE_CONTEXT="$CONTEXT" timeout 120 \
+    sh -c "$(command_of "$client") \"\$@\"" faultline "$URL" \
+    </dev/null >"$OUT/$client.auto.stdout" 2>"$OUT/$client.auto.stderr"
+  set -e
+  echo $(( ($(date +%s%N) - start_ns) / 1000000 )) >"$OUT/$client.auto.wall_ms"
+  stop_server
+  exec 3<&-
+done
 
 echo
-if [ -n "${INTEROP_RECORD:-}" ]; then
-  "$VPY" check.py "$OUT" --write-results "$HERE/RESULTS.md"
-else
-  "$VPY" check.py "$OUT"
-fi
+record=()
+[ -n "${INTEROP_RECORD:-}" ] && record=(--record "$HERE")
+"$PYTHON" "$HERE/check.py" "$OUT" "${CLIENTS[@]}" "${record[@]}"

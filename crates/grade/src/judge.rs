@@ -412,24 +412,9 @@ fn short(session: &str) -> String {
     session.chars().take(8).collect()
 }
 
-/// `1..=3, 7` style.
-pub(crate) fn ranges<T: Copy + Ord + Into<u64>>(values: &[T]) -> String {
+/// `1..=3, 7` style (the simulator's spelling of id ranges, so outputs compare).
+pub(crate) fn ranges<T: Copy + Into<u64>>(values: &[T]) -> String {
     let mut sorted: Vec<u64> = values.iter().map(|&v| v.into()).collect();
     sorted.sort_unstable();
-    sorted.dedup();
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let start = sorted[i];
-        while i + 1 < sorted.len() && sorted[i + 1] == sorted[i] + 1 {
-            i += 1;
-        }
-        parts.push(if start == sorted[i] {
-            start.to_string()
-        } else {
-            format!("{start}..={}", sorted[i])
-        });
-        i += 1;
-    }
-    parts.join(", ")
+    faultline_sim::IdRanges::from_sorted(sorted).to_string()
 }

@@ -124,7 +124,7 @@ pub fn grade_scenario(
         context: plan.context,
         notes: plan.notes,
         wall: run.wall,
-        ledger_sha256: sha256_hex(&ledger_json),
+        ledger_sha256: faultline_sim::sha256_hex(&ledger_json),
         client_stderr: run.stderr_tail,
         ledger: run.ledger,
         faults: run.faults,
@@ -142,14 +142,6 @@ fn shell_word(word: &str) -> String {
     } else {
         format!("'{}'", word.replace('\'', "'\\''"))
     }
-}
-
-fn sha256_hex(text: &str) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// The `--format json` document.

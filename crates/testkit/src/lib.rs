@@ -430,32 +430,14 @@ impl fmt::Display for Outcome {
     }
 }
 
-/// `1..=3, 7` style.
+/// `1..=3, 7` style (the simulator's spelling of id ranges), or `none`.
 fn ranges(steps: &[u32]) -> String {
-    let mut sorted = steps.to_vec();
+    let mut sorted: Vec<u64> = steps.iter().map(|&s| u64::from(s)).collect();
     sorted.sort_unstable();
-    sorted.dedup();
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let start = sorted[i];
-        let mut end = start;
-        while i + 1 < sorted.len() && sorted[i + 1] == end + 1 {
-            i += 1;
-            end = sorted[i];
-        }
-        parts.push(if start == end {
-            start.to_string()
-        } else {
-            format!("{start}..={end}")
-        });
-        i += 1;
+    if sorted.is_empty() {
+        return "none".into();
     }
-    if parts.is_empty() {
-        "none".into()
-    } else {
-        parts.join(", ")
-    }
+    faultline_sim::IdRanges::from_sorted(sorted).to_string()
 }
 
 /// Joins what the client reported with the ledger.
