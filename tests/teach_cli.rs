@@ -107,10 +107,36 @@ fn render_takes_the_seed_and_client_from_the_trace_header() {
     assert!(out.status.success(), "{out:?}");
     let svg = std::fs::read_to_string(&out_path).unwrap();
     assert!(svg.contains("behavior_b (seed 11, guarded client)"));
+    // Without --scenario the header's scenario is re-run, and it reproduces the trace:
+    // the verdicts are pinned all the same.
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("verdicts pinned: detected"), "{said}");
+    assert!(said.contains("(re-ran scenarios/behavior_b.ron"), "{said}");
+    assert!(svg.contains(r#"data-kind="detected""#));
+    // A trace that is not what the scenario gives (an entry left out) is drawn unpinned,
+    // and render says why.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.remove(lines.len() / 2);
+    let edited = tmp("b-guarded-edited.jsonl");
+    std::fs::write(&edited, lines.join("\n")).unwrap();
+    let out = bin()
+        .arg("render")
+        .arg(&edited)
+        .arg("-o")
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(
-        said.contains("add --scenario scenarios/behavior_b.ron to pin them"),
+        said.contains("scenarios/behavior_b.ron, which the trace's header names, is gone or gives another run: add --scenario FILE to pin them"),
         "{said}"
+    );
+    assert!(
+        !std::fs::read_to_string(&out_path)
+            .unwrap()
+            .contains("data-kind=")
     );
     // An explicit flag still wins over the header (and here names another run).
     let out = bin()

@@ -5,7 +5,9 @@
 //! `--scenario` the run is simulated again (runs are deterministic) to pin the oracle's
 //! verdicts on it, with the header's seed and client model unless `--seed`/`--client` say
 //! otherwise; the re-run must produce the very entries of the trace file, or the verdicts
-//! would belong to another run and the command refuses.
+//! would belong to another run and the command refuses. Without `--scenario`, the scenario
+//! the header names (its file, else the bundled scenario of that name) is re-run the same
+//! way, and its verdicts are pinned when the re-run matches.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -63,8 +65,17 @@ pub fn render(args: RenderArgs) -> ExitCode {
     };
     let header = trace.header.as_ref();
     let mut run = header.map(|h| run_title(&h.scenario, h.seed, h.client));
+    let mut found = None;
     let verdicts = match &args.scenario {
-        None => None,
+        // The header names the scenario file: when it is still there (or bundled) and
+        // re-running it reproduces these very entries, the verdicts are this run's.
+        None => header
+            .and_then(|h| verdicts_from_header(h, &trace.entries))
+            .map(|(title, verdicts, path)| {
+                run = Some(title);
+                found = Some(path);
+                verdicts
+            }),
         Some(path) => match verdicts_of(&args, path, header, &trace.entries) {
             Ok((title, verdicts)) => {
                 run = Some(title);
@@ -81,7 +92,13 @@ pub fn render(args: RenderArgs) -> ExitCode {
     if let Some(verdicts) = &verdicts {
         pin_verdicts(&mut diagram, verdicts);
     }
-    let contents = describe(&diagram, run.as_deref(), header, verdicts.is_some());
+    let contents = describe(
+        &diagram,
+        run.as_deref(),
+        header,
+        verdicts.is_some(),
+        found.as_deref(),
+    );
     let out = faultline_teach::render(diagram, format);
     if let Err(e) = std::fs::write(&args.output, out) {
         return fail(format!("cannot write {}: {e}", args.output.display()));
@@ -95,6 +112,30 @@ pub fn render(args: RenderArgs) -> ExitCode {
         }
     );
     ExitCode::SUCCESS
+}
+
+/// The verdicts of the run the header names, when its scenario can be found (the file it
+/// names, else the bundled scenario of that name) and re-running it with the header's seed
+/// and client gives exactly `entries`; the title, the verdicts and where the scenario was.
+fn verdicts_from_header(
+    header: &TraceHeader,
+    entries: &[faultline_sim::TraceEntry],
+) -> Option<(String, Vec<Verdict>, String)> {
+    let candidates = header.scenario_path.iter().chain([&header.scenario]);
+    for arg in candidates {
+        let Ok(scenario) = crate::bundled::load(std::path::Path::new(arg)) else {
+            continue;
+        };
+        if scenario.name != header.scenario {
+            continue;
+        }
+        let outcome = faultline_sim::run(&scenario, header.seed, header.client);
+        if outcome.result.trace == entries {
+            let title = run_title(&scenario.name, header.seed, header.client);
+            return Some((title, outcome.verdicts, arg.clone()));
+        }
+    }
+    None
 }
 
 /// Re-runs the scenario with the trace's seed and client model and returns the run's title
@@ -140,6 +181,7 @@ fn describe(
     run: Option<&str>,
     header: Option<&TraceHeader>,
     pinned: bool,
+    found: Option<&str>,
 ) -> String {
     let harmful = diagram.rows.iter().filter(|r| r.harm.is_some()).count();
     let mut out = format!(
@@ -159,9 +201,16 @@ fn describe(
     if pinned {
         let kinds: Vec<&str> = diagram.verdicts.iter().map(|v| v.kind.as_str()).collect();
         out.push_str(&format!("\n  verdicts pinned: {}", kinds.join(", ")));
+        if let Some(found) = found {
+            out.push_str(&format!(
+                "\n  (re-ran {found}, as the trace's header names it; --scenario FILE chooses another)"
+            ));
+        }
     } else {
         let hint = match header.and_then(|h| h.scenario_path.as_deref()) {
-            Some(path) => format!("add --scenario {path} to pin them"),
+            Some(path) => format!(
+                "{path}, which the trace's header names, is gone or gives another run: add --scenario FILE to pin them"
+            ),
             None => "add --scenario FILE to pin them".to_string(),
         };
         out.push_str(&format!("\n  verdicts: not pinned ({hint})"));

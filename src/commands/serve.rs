@@ -45,9 +45,11 @@ pub struct ServeArgs {
     #[arg(long, default_value = "1", value_parser = parse_time_scale)]
     pub time_scale: TimeScaleArg,
     /// With --time-scale auto: real milliseconds of quiet, when no client waits on a POST
-    /// stream, before time jumps (a client between two requests gets this long to send).
-    #[arg(long, default_value_t = faultline_server::DEFAULT_GRACE.as_millis() as u64)]
-    pub auto_grace_ms: u64,
+    /// stream, before time jumps (a client between two requests gets this long to send);
+    /// `never`: time moves only while a client waits on the server, never because wall
+    /// time passed (the testkit's and grade's clock).
+    #[arg(long, default_value = "30", value_parser = parse_auto_grace)]
+    pub auto_grace_ms: std::time::Duration,
     /// Seed for session ids and the scenario's ranges (default: the scenario's seed, or
     /// random without a scenario).
     #[arg(long)]
@@ -82,6 +84,15 @@ fn parse_time_scale(text: &str) -> Result<TimeScaleArg, String> {
             "{text:?}: use a finite number >= 0 (virtual ms per wall ms) or `auto`"
         )),
     }
+}
+
+fn parse_auto_grace(text: &str) -> Result<std::time::Duration, String> {
+    if text == "never" {
+        return Ok(faultline_server::NO_GRACE);
+    }
+    text.parse::<u64>()
+        .map(std::time::Duration::from_millis)
+        .map_err(|_| format!("{text:?}: use whole milliseconds (e.g. 30) or `never`"))
 }
 
 pub fn serve(args: ServeArgs) -> ExitCode {
@@ -151,9 +162,7 @@ pub fn serve(args: ServeArgs) -> ExitCode {
         // The grading server brings its own clock.
         _ if args.grading => config,
         TimeScaleArg::Scaled(scale) => config.with_time_scale(scale),
-        TimeScaleArg::Auto => {
-            config.with_auto_time(std::time::Duration::from_millis(args.auto_grace_ms))
-        }
+        TimeScaleArg::Auto => config.with_auto_time(args.auto_grace_ms),
     };
     let (events, printer) = if args.quiet {
         (None, None)
@@ -209,5 +218,21 @@ fn start_error(addr: SocketAddr, error: &std::io::Error) -> (String, u8) {
             2,
         ),
         _ => (error.to_string(), 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_auto_grace_flag_reads_milliseconds_or_never() {
+        assert_eq!(parse_auto_grace("30"), Ok(faultline_server::DEFAULT_GRACE));
+        assert_eq!(parse_auto_grace("never"), Ok(faultline_server::NO_GRACE));
+        assert_eq!(
+            parse_auto_grace("0"),
+            Ok(std::time::Duration::from_millis(0))
+        );
+        assert!(parse_auto_grace("soon").unwrap_err().contains("`never`"));
     }
 }

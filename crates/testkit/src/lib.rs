@@ -318,7 +318,7 @@ impl Outcome {
     /// The command that serves this run's scenario for the client to be run against again.
     pub fn repro_command(&self, scenario_file: &str) -> String {
         format!(
-            "faultline serve --scenario {scenario_file} --control --time-scale auto --seed {}",
+            "faultline serve --scenario {scenario_file} --control --time-scale auto --auto-grace-ms never --seed {}",
             self.scenario.seed
         )
     }
