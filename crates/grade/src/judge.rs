@@ -214,7 +214,7 @@ fn request_note(a: &faultline_model::AnswerEntry) -> serde_json::Value {
     })
 }
 
-fn method_name(method: HttpMethod) -> &'static str {
+pub(crate) fn method_name(method: HttpMethod) -> &'static str {
     match method {
         HttpMethod::Post => "POST",
         HttpMethod::Get => "GET",

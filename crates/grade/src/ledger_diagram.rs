@@ -14,8 +14,8 @@
 use std::collections::BTreeSet;
 
 use faultline_model::{
-    AnswerEntry, CursorResolution, DeathCause, HttpMethod, JobEnd, Ledger, Payload, ProducedEvent,
-    ResumeEntry, SendEntry,
+    AnswerEntry, CursorResolution, DeathCause, JobEnd, Ledger, Payload, ProducedEvent, ResumeEntry,
+    SendEntry,
 };
 use faultline_scenario::FiredFault;
 use faultline_sim::{short_id, vtime};
@@ -181,35 +181,21 @@ pub fn diagram_of_grade(
     let mut fold: Option<Fold> = None;
     for (at, item) in &items {
         let (at, item) = (*at, item);
-        match item {
-            Item::Send(send) => {
-                let event = ledger.event(send.event);
-                let next = Fold::start(send, event, &marks);
-                match &mut fold {
-                    Some(f) if f.extends(&next) => f.absorb(next),
-                    _ => {
-                        if let Some(done) = fold.take() {
-                            rows.push(done.row());
-                        }
-                        fold = Some(next);
+        let next = match item {
+            Item::Send(send) => Some(Fold::start(send, ledger.event(send.event), &marks)),
+            Item::NeverSent(event) => Some(Fold::never_sent(event)),
+            _ => None,
+        };
+        if let Some(next) = next {
+            match &mut fold {
+                Some(f) if f.extends(&next) => f.absorb(next),
+                _ => {
+                    if let Some(done) = fold.replace(next) {
+                        rows.push(done.row());
                     }
                 }
-                continue;
             }
-            Item::NeverSent(event) => {
-                let next = Fold::never_sent(event);
-                match &mut fold {
-                    Some(f) if f.extends(&next) => f.absorb(next),
-                    _ => {
-                        if let Some(done) = fold.take() {
-                            rows.push(done.row());
-                        }
-                        fold = Some(next);
-                    }
-                }
-                continue;
-            }
-            _ => {}
+            continue;
         }
         if let Some(done) = fold.take() {
             rows.push(done.row());
@@ -378,15 +364,6 @@ fn death_words(cause: DeathCause) -> &'static str {
     }
 }
 
-fn method_name(method: HttpMethod) -> &'static str {
-    match method {
-        HttpMethod::Post => "POST",
-        HttpMethod::Get => "GET",
-        HttpMethod::Delete => "DELETE",
-        HttpMethod::Other => "OTHER",
-    }
-}
-
 fn note(at_ms: u64, lane: Lane, tone: Tone, text: &str) -> Row {
     let mut row = Row::new(at_ms, Shape::Note { lane, tone }, text);
     row.detail = format!("{}: {text}", vtime(at_ms));
@@ -401,7 +378,7 @@ fn answer_row(a: &AnswerEntry, marks: &Marks) -> Row {
         .unwrap_or_default();
     let label = format!(
         "{} {}{session} -> {}",
-        method_name(a.method),
+        crate::judge::method_name(a.method),
         a.rpc_method.as_deref().unwrap_or(""),
         a.status
     );
@@ -429,7 +406,7 @@ fn answer_row(a: &AnswerEntry, marks: &Marks) -> Row {
     row.detail = format!(
         "{}: {} on conn {}\nMcp-Session-Id: {}\nanswered {}",
         vtime(a.at_ms),
-        method_name(a.method),
+        crate::judge::method_name(a.method),
         a.conn.0,
         a.session_sent.as_deref().unwrap_or("(none)"),
         a.status
@@ -605,7 +582,7 @@ fn kind_of(payload: &Payload) -> (&'static str, Option<u64>) {
 
 #[cfg(test)]
 mod tests {
-    use faultline_model::{ConnId, SessionEntry};
+    use faultline_model::{ConnId, HttpMethod, SessionEntry};
 
     use super::*;
 
