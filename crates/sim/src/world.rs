@@ -155,12 +155,17 @@ impl<L: Link> World<L> {
             self.pump();
             self.note_deaths();
         }
+        // Work the link stepped over (event-log expiry) would have been the last steps.
+        let end_ms = match self.link.last_unstepped_due(self.horizon) {
+            Some(t) if !self.link.broken() => self.now.max(t),
+            _ => self.now,
+        };
         let ledger = self.link.final_ledger();
         let result = RunResult {
             ledger,
             record: self.client.record,
             trace: self.trace,
-            end_ms: self.now,
+            end_ms,
             choices: self.choices,
         };
         (result, self.link)
