@@ -311,13 +311,15 @@ impl<L: Link> World<L> {
             self.away_until = self.away_until.max(now + away);
             self.scheduler.schedule(now + away, Action::ClientReturn);
         }
-        let away_note = fired
-            .away_ms
-            .map(|a| format!("; client away for {}", faultline_model::DurationMs(a)))
-            .unwrap_or_default();
-        self.note(TraceWhat::Fault {
-            fault: format!("{}{away_note}", fired.note),
-        });
+        if self.record_trace {
+            let away_note = fired
+                .away_ms
+                .map(|a| format!("; client away for {}", faultline_model::DurationMs(a)))
+                .unwrap_or_default();
+            self.note(TraceWhat::Fault {
+                fault: format!("{}{away_note}", fired.note),
+            });
+        }
         match fired.client_effect {
             Some(ClientEffect::StaleTask {
                 holds_session_from_ms,
