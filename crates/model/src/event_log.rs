@@ -136,6 +136,24 @@ impl EventLog {
         self.expiry.front().map(|&(t, _, _)| t)
     }
 
+    /// The latest TTL deadline of a retained event among those `within` accepts, which
+    /// must accept every deadline up to some bound and none past it (deadlines are queued
+    /// in order, so the search starts from the back and stops at the first live one).
+    pub fn last_expiry_within(&self, within: impl Fn(u64) -> bool) -> Option<u64> {
+        self.expiry
+            .iter()
+            .rev()
+            .skip_while(|&&(due, _, _)| !within(due))
+            .find(|&&(_, stream, event)| {
+                self.streams.get(&stream).is_some_and(|log| {
+                    log.retained
+                        .binary_search_by_key(&event, |e| e.event)
+                        .is_ok()
+                })
+            })
+            .map(|&(due, _, _)| due)
+    }
+
     /// Drops every event that expired by `cutoff_ms` (produced at or before `cutoff - ttl`).
     /// Detached streams left empty are forgotten entirely, so their cursors become unknown.
     pub fn expire(&mut self, cutoff_ms: u64, ttl_ms: u64) {

@@ -1,6 +1,6 @@
 //! JSON-RPC 2.0 framing for MCP messages: classify what arrived, build what goes back.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
@@ -75,8 +75,17 @@ pub fn result(id: &Value, result: Value) -> Value {
     Value::Object(message)
 }
 
+/// A JSON-RPC error response. Built as maps directly, like [`result`]: `json!` would
+/// serialize each field into a copy of itself (every rejection passes here).
 pub fn error(id: &Value, code: i64, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+    let mut error = Map::new();
+    error.insert("code".to_string(), Value::from(code));
+    error.insert("message".to_string(), Value::from(message));
+    let mut response = Map::new();
+    response.insert("jsonrpc".to_string(), Value::from("2.0"));
+    response.insert("id".to_string(), id.clone());
+    response.insert("error".to_string(), Value::Object(error));
+    Value::Object(response)
 }
 
 /// An error with no request id (the request could not be read, or had none).
@@ -87,6 +96,7 @@ pub fn error_without_id(code: i64, message: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_result_is_the_message_json_would_build() {
@@ -100,6 +110,16 @@ mod tests {
             result(&id, payload.clone()).to_string(),
             json!({"jsonrpc": "2.0", "id": id, "result": payload}).to_string()
         );
+    }
+
+    #[test]
+    fn an_error_is_the_message_json_would_build() {
+        for id in [json!(7), json!("a"), Value::Null] {
+            let built =
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600, "message": "m"}});
+            assert_eq!(error(&id, -32600, "m"), built);
+            assert_eq!(error(&id, -32600, "m").to_string(), built.to_string());
+        }
     }
 
     #[test]

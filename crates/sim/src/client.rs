@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 
 use faultline_model::{ConnId, EndMode, EventRef, HttpRequest, HttpResponse, ResponseBody};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::client_error::{ClientError, ResumptionCursorError, SessionResumptionError};
 use crate::client_record::{
@@ -410,17 +410,26 @@ impl Client {
         state.request_ids.push(rid);
         let key = call_key(call);
         let (name, arguments) = state.tool.wire_call();
-        let mut meta = json!({"idempotencyKey": key});
+        // The message `json!` would build, built as maps directly (fields inserted in the
+        // same order): `json!` would serialize the arguments and the key into copies.
+        let mut meta = Map::new();
         if state.progress {
-            meta["progressToken"] = json!(key);
+            meta.insert("idempotencyKey".to_string(), Value::String(key.clone()));
+            meta.insert("progressToken".to_string(), Value::String(key));
+        } else {
+            meta.insert("idempotencyKey".to_string(), Value::String(key));
         }
         self.record.calls[call].attempts += 1;
-        let body = json!({
-            "jsonrpc": "2.0",
-            "id": rid,
-            "method": "tools/call",
-            "params": {"name": name, "arguments": arguments, "_meta": meta}
-        });
+        let mut params = Map::new();
+        params.insert("name".to_string(), Value::from(name));
+        params.insert("arguments".to_string(), arguments);
+        params.insert("_meta".to_string(), Value::Object(meta));
+        let mut body = Map::new();
+        body.insert("jsonrpc".to_string(), Value::from("2.0"));
+        body.insert("id".to_string(), Value::from(rid));
+        body.insert("method".to_string(), Value::from("tools/call"));
+        body.insert("params".to_string(), Value::Object(params));
+        let body = Value::Object(body);
         let request = self.post(Some(&session), body);
         self.send(
             io,

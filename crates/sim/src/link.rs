@@ -14,8 +14,19 @@ pub trait Link {
     /// Read access to the engine (its ledger, its state for the trace).
     fn with_engine<R>(&self, f: impl FnOnce(&Engine) -> R) -> R;
 
-    /// The next virtual time at which the engine has work of its own.
+    /// The next virtual time at which the engine has work of its own. A link may leave out
+    /// work no driver can see happen (the simulator's leaves out event-log expiry, which the
+    /// engine runs in its order whenever it next moves); it then reports, through
+    /// [`last_unstepped_due`](Link::last_unstepped_due), when the last of that work would
+    /// have run.
     fn next_due(&self) -> Option<u64>;
+
+    /// The last instant at or before `horizon_ms` of the work [`next_due`](Link::next_due)
+    /// left out, once nothing else is due: the time a driver stepping on every deadline
+    /// would have ended at. `None` when `next_due` leaves nothing out.
+    fn last_unstepped_due(&self, _horizon_ms: u64) -> Option<u64> {
+        None
+    }
 
     /// Runs the engine's work due up to `now`; what it emitted goes to `out`.
     fn advance_to(&mut self, now: u64, out: &mut Vec<Emitted>);
@@ -62,9 +73,15 @@ impl Link for SimLink {
         f(&self.engine)
     }
 
+    /// Steps over event-log expiry (one step per logged event, most of a long run's steps
+    /// otherwise): the engine runs it when it next moves, before anything later.
     #[inline]
     fn next_due(&self) -> Option<u64> {
-        self.engine.next_due()
+        self.engine.next_visible_due()
+    }
+
+    fn last_unstepped_due(&self, horizon_ms: u64) -> Option<u64> {
+        self.engine.server().last_log_expiry_by(horizon_ms)
     }
 
     fn advance_to(&mut self, now: u64, out: &mut Vec<Emitted>) {

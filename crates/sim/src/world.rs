@@ -155,12 +155,17 @@ impl<L: Link> World<L> {
             self.pump();
             self.note_deaths();
         }
+        // Work the link stepped over (event-log expiry) would have been the last steps.
+        let end_ms = match self.link.last_unstepped_due(self.horizon) {
+            Some(t) if !self.link.broken() => self.now.max(t),
+            _ => self.now,
+        };
         let ledger = self.link.final_ledger();
         let result = RunResult {
             ledger,
             record: self.client.record,
             trace: self.trace,
-            end_ms: self.now,
+            end_ms,
             choices: self.choices,
         };
         (result, self.link)
@@ -306,13 +311,15 @@ impl<L: Link> World<L> {
             self.away_until = self.away_until.max(now + away);
             self.scheduler.schedule(now + away, Action::ClientReturn);
         }
-        let away_note = fired
-            .away_ms
-            .map(|a| format!("; client away for {}", faultline_model::DurationMs(a)))
-            .unwrap_or_default();
-        self.note(TraceWhat::Fault {
-            fault: format!("{}{away_note}", fired.note),
-        });
+        if self.record_trace {
+            let away_note = fired
+                .away_ms
+                .map(|a| format!("; client away for {}", faultline_model::DurationMs(a)))
+                .unwrap_or_default();
+            self.note(TraceWhat::Fault {
+                fault: format!("{}{away_note}", fired.note),
+            });
+        }
         match fired.client_effect {
             Some(ClientEffect::StaleTask {
                 holds_session_from_ms,

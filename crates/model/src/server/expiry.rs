@@ -32,6 +32,33 @@ impl Server {
         earliest(job, deadline.map(|t| self.swept_at(t)))
     }
 
+    /// [`next_due`](Server::next_due) without the event log's TTL expiry: the next time the
+    /// server has work a driver can see (an output, a ledger entry).
+    ///
+    /// Expiring logged events changes nothing but the log, and every entry point (a
+    /// request, a disconnect, a notification, an operator action) first runs the work due
+    /// before its instant, expiry included, in time order. So a driver that looks at the
+    /// log only through those entry points may step on this instead and skip a step per
+    /// expiring event: the expiry then runs, in its order, on the next
+    /// [`advance`](Server::advance). (The simulator does; the live server steps on every
+    /// deadline, so that its control API's views of the log are current.)
+    pub fn next_visible_due(&self) -> Option<u64> {
+        let job = self.job_due.first().map(|(t, _)| t);
+        let session = self.sessions.next_deadline().map(|t| self.swept_at(t));
+        earliest(job, session)
+    }
+
+    /// The last instant at or before `horizon_ms` at which a pending event-log expiry would
+    /// run, had the driver stepped on [`next_due`](Server::next_due): what such a driver
+    /// would have reported as the time of its last step. `None` when no logged event
+    /// expires by then.
+    pub fn last_log_expiry_by(&self, horizon_ms: u64) -> Option<u64> {
+        self.knobs.event_log_ttl?;
+        self.log
+            .last_expiry_within(|t| self.swept_at(t) <= horizon_ms)
+            .map(|t| self.swept_at(t))
+    }
+
     /// Runs everything due at or before `now_ms`, in time order.
     pub fn advance(&mut self, now_ms: u64, out: &mut Vec<Output>) {
         let now_ms = now_ms.max(self.now_ms);
