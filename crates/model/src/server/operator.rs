@@ -6,7 +6,7 @@
 use crate::http::{EndMode, Output};
 use crate::ids::{ConnId, JobId, SessionKey};
 use crate::knobs::{IdScheme, RestartPersistence};
-use crate::ledger::{DeathCause, JobEnd, Payload};
+use crate::ledger::{CutEntry, CutReason, DeathCause, JobEnd, Payload};
 
 use super::Server;
 
@@ -14,6 +14,27 @@ impl Server {
     /// The client (or the network) closed `conn`. Its stream stays in the log, detached.
     pub fn disconnect(&mut self, conn: ConnId, now_ms: u64, out: &mut Vec<Output>) {
         self.advance(now_ms, out);
+        self.detach(conn);
+    }
+
+    /// The driver cut `conn` on its own account (`reason`); recorded in the ledger's
+    /// `cuts`, then handled like a client that went away: its stream stays in the log,
+    /// detached, for a resumption.
+    pub fn cut_connection(
+        &mut self,
+        conn: ConnId,
+        reason: CutReason,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) {
+        self.advance(now_ms, out);
+        let stream = self.stream_of(conn);
+        self.ledger.cuts.push(CutEntry {
+            conn,
+            at_ms: self.now_ms,
+            stream,
+            reason,
+        });
         self.detach(conn);
     }
 
