@@ -182,10 +182,11 @@ pub fn serve(args: ServeArgs) -> ExitCode {
     let limits = faultline_server::Limits {
         header_timeout: Duration::from_millis(args.header_timeout_ms),
         idle_timeout: Duration::from_millis(args.idle_timeout_ms),
-        max_connections: args.max_connections.map_or_else(
-            faultline_server::default_max_connections,
-            |n| usize::try_from(n).unwrap_or(usize::MAX),
-        ),
+        max_connections: args
+            .max_connections
+            .map_or_else(faultline_server::default_max_connections, |n| {
+                usize::try_from(n).unwrap_or(usize::MAX)
+            }),
         stream_queue_bytes: usize::try_from(args.stream_queue_bytes).unwrap_or(usize::MAX),
         stream_stall: Duration::from_millis(args.stream_stall_ms),
     };

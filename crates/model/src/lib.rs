@@ -30,7 +30,6 @@ pub use ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 pub use knobs::{DeadSessionAnswer, IdScheme, RestartPersistence, ServerKnobs, UnknownCursor};
 pub use ledger::{
     AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, JobEnd, JobEntry, Ledger,
-    Payload, ProducedEvent,
-    ResumeEntry, SendEntry, SessionEntry, StreamEntry, StreamKind,
+    Payload, ProducedEvent, ResumeEntry, SendEntry, SessionEntry, StreamEntry, StreamKind,
 };
 pub use server::{LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Server, origin_is_local};

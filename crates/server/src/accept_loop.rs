@@ -107,11 +107,11 @@ async fn connection(
     mut stop: watch::Receiver<bool>,
 ) {
     let requests = watch.clone();
-    let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+    let body_timeout = limits.header_timeout;
+    let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
         let in_flight = requests.request_started();
-        request
-            .extensions_mut()
-            .insert(ConnectInfo(PeerAddr(peer)));
+        let mut request = request.map(|body| TimedBody::new(body, body_timeout, requests.clone()));
+        request.extensions_mut().insert(ConnectInfo(PeerAddr(peer)));
         request.extensions_mut().insert(TcpConn(requests.clone()));
         // A Router is always ready: `call` needs no `poll_ready` first.
         let answer = router.clone().call(request);
@@ -120,8 +120,8 @@ async fn connection(
             Ok::<_, Infallible>(response.map(|body| Body::new(Served { body, in_flight })))
         }
     });
-    let conn = hyper::server::conn::http1::Builder::new()
-        .serve_connection(TokioIo::new(stream), service);
+    let conn =
+        hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service);
     tokio::pin!(conn);
     let (mut phase, mut epoch) = watch.state();
     let mut since = Instant::now();
@@ -156,6 +156,66 @@ async fn connection(
                 conn.as_mut().graceful_shutdown();
             }
         }
+    }
+}
+
+/// A request body that must arrive within the header timeout of its headers: a client
+/// that sends its headers and then trickles (or withholds) the body would otherwise hold
+/// the connection, and the handler waiting for it, forever. When time runs out the
+/// connection is cut.
+struct TimedBody {
+    body: Incoming,
+    deadline: std::pin::Pin<Box<tokio::time::Sleep>>,
+    watch: Arc<ConnWatch>,
+}
+
+impl TimedBody {
+    fn new(body: Incoming, timeout: Duration, watch: Arc<ConnWatch>) -> TimedBody {
+        TimedBody {
+            body,
+            deadline: Box::pin(tokio::time::sleep(timeout)),
+            watch,
+        }
+    }
+}
+
+/// The request body did not arrive in time.
+#[derive(Debug)]
+struct BodyTimeout;
+
+impl std::fmt::Display for BodyTimeout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the request body did not arrive within the header timeout")
+    }
+}
+
+impl std::error::Error for BodyTimeout {}
+
+impl http_body::Body for TimedBody {
+    type Data = bytes::Bytes;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let this = self.get_mut();
+        if let std::task::Poll::Ready(frame) = std::pin::Pin::new(&mut this.body).poll_frame(cx) {
+            return std::task::Poll::Ready(frame.map(|f| f.map_err(Into::into)));
+        }
+        if this.deadline.as_mut().poll(cx).is_ready() {
+            this.watch.cut();
+            return std::task::Poll::Ready(Some(Err(Box::new(BodyTimeout))));
+        }
+        std::task::Poll::Pending
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
     }
 }
 

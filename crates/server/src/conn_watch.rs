@@ -55,8 +55,7 @@ impl ConnWatch {
     pub fn phase(&self) -> Phase {
         if self.in_flight.load(Ordering::Acquire) > 0 {
             Phase::Busy
-        } else if self.fresh.load(Ordering::Acquire) || self.head_started.load(Ordering::Acquire)
-        {
+        } else if self.fresh.load(Ordering::Acquire) || self.head_started.load(Ordering::Acquire) {
             Phase::Head
         } else {
             Phase::Idle

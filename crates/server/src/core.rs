@@ -85,6 +85,9 @@ pub(crate) struct State {
     pub clock: VirtualClock,
     config: Config,
     conns: BTreeMap<ConnId, Sink>,
+    /// Streams the engine ended whose frames still wait for their reader: still served,
+    /// and still cut by the stall sweep if the reader stopped.
+    draining: BTreeMap<ConnId, Sink>,
     /// Never reused, across `/_chaos/reset` too. Starts at 1, as the modelled client's.
     next_conn: u64,
     /// Faults and operator actions that fired (the most recent [`FIRED_KEPT`]).
@@ -167,6 +170,7 @@ impl State {
             clock,
             journal: config.journal.then(VecDeque::new),
             conns: BTreeMap::new(),
+            draining: BTreeMap::new(),
             next_conn: 1,
             fired: VecDeque::new(),
             hold: ClientHold::default(),
@@ -235,6 +239,7 @@ impl State {
         for (_, sink) in conns {
             let _ = sink.tx.send(Frame::End(EndMode::Reset));
         }
+        self.draining.clear();
         let (engine, _) = Self::build(&self.config);
         self.engine = engine;
         self.fired.clear();
@@ -495,14 +500,7 @@ impl State {
         if self.closing && self.conns.contains_key(&conn) {
             self.end_now(conn, EndMode::Close);
         }
-        (
-            conn,
-            Source {
-                rx,
-                queued,
-                taken,
-            },
-        )
+        (conn, Source { rx, queued, taken })
     }
 
     /// The connection number the next request will get (for an embedding driver).
@@ -513,6 +511,7 @@ impl State {
     /// The HTTP response of `conn` was dropped (client closed, or the body finished).
     pub fn client_gone(&mut self, conn: ConnId) {
         if self.conns.remove(&conn).is_none() {
+            self.draining.remove(&conn);
             return;
         }
         let now = self.sync();
@@ -523,7 +522,7 @@ impl State {
 
     /// True while `conn`'s response is still being served.
     pub fn is_open(&self, conn: ConnId) -> bool {
-        self.conns.contains_key(&conn)
+        self.conns.contains_key(&conn) || self.draining.contains_key(&conn)
     }
 
     /// `/_chaos/streams/drop`: cuts every open SSE connection, or one session's.
@@ -628,6 +627,9 @@ impl State {
                 Emitted::Wire(Output::End { conn, how }) => {
                     if let Some(sink) = self.conns.remove(&conn) {
                         let _ = sink.tx.send(Frame::End(how));
+                        if sink.queued.load(Ordering::Acquire) > 0 {
+                            self.draining.insert(conn, sink);
+                        }
                     }
                 }
             }
@@ -685,11 +687,11 @@ impl State {
     }
 
     /// The stall sweep (see [`Sink`]): cuts every stream whose queue was over its bound at
-    /// the previous sweep and still is, with nothing taken in between.
-    pub fn cut_stalled_readers(&mut self) {
+    /// the previous sweep and still is, with nothing taken in between. True if it cut any.
+    pub fn cut_stalled_readers(&mut self) -> bool {
         let limit = self.config.limits.stream_queue_bytes;
         let mut stalled = Vec::new();
-        for (&conn, sink) in &mut self.conns {
+        for (&conn, sink) in self.conns.iter_mut().chain(self.draining.iter_mut()) {
             let queued = sink.queued.load(Ordering::Acquire);
             if queued <= limit {
                 sink.over_bound_at = None;
@@ -703,12 +705,16 @@ impl State {
             }
         }
         if stalled.is_empty() {
-            return;
+            return false;
         }
         let now = self.sync();
         let mut out = Vec::new();
         for (conn, queued) in stalled {
-            let Some(sink) = self.conns.remove(&conn) else {
+            let Some(sink) = self
+                .conns
+                .remove(&conn)
+                .or_else(|| self.draining.remove(&conn))
+            else {
                 continue;
             };
             tracing::warn!(
@@ -726,6 +732,7 @@ impl State {
             self.engine.cut_connection(conn, reason, now, &mut out);
         }
         self.route(out);
+        true
     }
 
     /// A connection can take no more: forget it and tell the engine the client is gone.

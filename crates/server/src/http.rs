@@ -10,8 +10,8 @@ use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{Extension, State};
 use axum::extract::rejection::BytesRejection;
+use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;

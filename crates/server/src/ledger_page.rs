@@ -47,9 +47,9 @@ impl LedgerQuery {
         for pair in query.split('&') {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
             let number = || {
-                value.parse::<u32>().map_err(|_| {
-                    format!("{key}={value:?}: use a non-negative integer below 2^32")
-                })
+                value
+                    .parse::<u32>()
+                    .map_err(|_| format!("{key}={value:?}: use a non-negative integer below 2^32"))
             };
             match key {
                 "since" => since = Some(number()?),
@@ -130,7 +130,12 @@ impl http_body::Body for ChunkBody {
         self: Pin<&mut Self>,
         _cx: &mut Context<'_>,
     ) -> Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
-        Poll::Ready(self.get_mut().0.pop_front().map(|b| Ok(http_body::Frame::data(b))))
+        Poll::Ready(
+            self.get_mut()
+                .0
+                .pop_front()
+                .map(|b| Ok(http_body::Frame::data(b))),
+        )
     }
 
     fn is_end_stream(&self) -> bool {
@@ -158,9 +163,7 @@ fn chunked_response(value: &impl Serialize) -> Response {
 /// The answer to `GET /_chaos/ledger` with `query`; the caller stepped `state` to now.
 pub(crate) fn ledger_response(state: &State, query: LedgerQuery) -> Response {
     match query {
-        LedgerQuery::Whole => {
-            chunked_response(&crate::ledger_snapshot::LedgerSnapshot::of(state))
-        }
+        LedgerQuery::Whole => chunked_response(&crate::ledger_snapshot::LedgerSnapshot::of(state)),
         LedgerQuery::Page { since, limit } => {
             let server = state.server();
             let ledger = server.ledger();

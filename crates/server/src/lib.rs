@@ -54,11 +54,11 @@ use tokio::sync::{Notify, watch};
 
 pub use crate::auto_advance::{DEFAULT_GRACE, NO_GRACE};
 pub use crate::core::QUIET_MARKER;
-pub use crate::limits::{
-    DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STREAM_QUEUE_BYTES,
-    DEFAULT_STREAM_STALL, Limits, default_max_connections,
-};
 use crate::core::{Source, State};
+pub use crate::limits::{
+    DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STREAM_QUEUE_BYTES, DEFAULT_STREAM_STALL,
+    Limits, default_max_connections,
+};
 pub use crate::server_events::{EventFeed, EventSink, Notice, ServerEvent, event_channel};
 
 /// Request bodies above this get 413.
@@ -567,7 +567,11 @@ async fn stall_sweep(app: App, stall: Duration, mut stop: watch::Receiver<bool>)
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
-            _ = every.tick() => app.with_state(|s| s.cut_stalled_readers()),
+            _ = every.tick() => {
+                if app.with_state(|s| s.cut_stalled_readers()) {
+                    app.inner.changed.notify_waiters();
+                }
+            }
             _ = stop.changed() => return,
         }
     }

@@ -19,7 +19,8 @@ impl Server {
 
     /// The driver cut `conn` on its own account (`reason`); recorded in the ledger's
     /// `cuts`, then handled like a client that went away: its stream stays in the log,
-    /// detached, for a resumption.
+    /// detached, for a resumption. `conn` may have ended already on the model's side (the
+    /// driver still held its frames for a reader that stopped reading).
     pub fn cut_connection(
         &mut self,
         conn: ConnId,
@@ -28,7 +29,17 @@ impl Server {
         out: &mut Vec<Output>,
     ) {
         self.advance(now_ms, out);
-        let stream = self.stream_of(conn);
+        // A stream that already ended (its frames still waiting for the reader) is no
+        // longer attached: its last send says which it was.
+        let base = self.ledger.events_base;
+        let stream = self.stream_of(conn).or_else(|| {
+            self.ledger
+                .sends
+                .iter()
+                .rev()
+                .find(|s| s.conn == conn && s.event.0 >= base)
+                .map(|s| self.ledger.event(s.event).stream)
+        });
         self.ledger.cuts.push(CutEntry {
             conn,
             at_ms: self.now_ms,
