@@ -65,7 +65,7 @@ pub struct ServeArgs {
     #[arg(long, requires = "scenario")]
     pub grading: bool,
     /// Close a connection whose request headers are not complete this many milliseconds
-    /// after its first byte (or after it opened).
+    /// after its first byte (or after it opened), or whose body then takes as long again.
     #[arg(long, default_value_t = faultline_server::DEFAULT_HEADER_TIMEOUT.as_millis() as u64, value_parser = clap::value_parser!(u64).range(1..))]
     pub header_timeout_ms: u64,
     /// Close a keep-alive connection with no request in flight and no byte received for

@@ -9,8 +9,8 @@
 
 use std::time::Duration;
 
-/// Request headers must be complete this long after a connection opened or its previous
-/// response ended and the first byte of the next request arrived.
+/// Request headers must be complete this long after the first byte of the request arrived
+/// (or the connection opened, for its first request); the body then gets as long again.
 pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A keep-alive connection with no request in flight and no byte received is closed
