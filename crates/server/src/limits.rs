@@ -66,7 +66,10 @@ fn descriptor_limit() -> Option<u64> {
         };
         // SAFETY: getrlimit writes one rlimit through a valid pointer and nothing else.
         let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
-        (ok && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
+        // `rlim_t` is not `u64` on every unix.
+        #[allow(clippy::unnecessary_cast)]
+        let soft = limit.rlim_cur as u64;
+        (ok && limit.rlim_cur != libc::RLIM_INFINITY).then_some(soft)
     }
     #[cfg(not(unix))]
     {

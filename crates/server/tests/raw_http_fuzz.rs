@@ -95,12 +95,8 @@ struct Case {
 
 fn case() -> impl Strategy<Value = Case> {
     let raw = proptest::collection::vec(any::<u8>(), 0..512);
-    let mutated =
-        (0..VALID.len(), proptest::collection::vec(mutation(), 1..6)).prop_map(|(i, mutations)| {
-            mutations
-                .iter()
-                .fold(VALID[i].as_bytes().to_vec(), |b, m| apply(b, m))
-        });
+    let mutated = (0..VALID.len(), proptest::collection::vec(mutation(), 1..6))
+        .prop_map(|(i, mutations)| mutations.iter().fold(VALID[i].as_bytes().to_vec(), apply));
     (
         prop_oneof![1 => raw, 3 => mutated],
         proptest::bool::weighted(0.85),

@@ -51,7 +51,7 @@ pub async fn run(server: &ServerChild, sessions: usize) -> Result<SoakResult> {
         if response.status() != StatusCode::OK {
             return Err(format!("GET stream answered {}", response.status()).into());
         }
-        let mut events = SseStream::from_byte_stream(response.into_body().into_data_stream());
+        let mut events = SseStream::new(response.into_body());
         events
             .next()
             .await
