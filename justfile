@@ -69,3 +69,9 @@ explore client="naive" seeds="100000":
 bench-live *args:
     cargo build --release -p faultline
     cargo run --release -p faultline-loadgen -- {{args}}
+
+# Soak: 10,000 sessions created and deleted, each with a GET stream opened and cut; prints
+# the server's RSS slope in bytes per session (a leak shows as a slope that stays up).
+soak sessions="10000":
+    cargo build --release -p faultline
+    cargo run --release -p faultline-loadgen -- --runs 1 --phases soak --soak-sessions {{sessions}}

@@ -235,7 +235,7 @@ fn initialize(addr: SocketAddr) -> String {
 fn advance(addr: SocketAddr, ms: u64) {
     let response = http(
         addr,
-        "POST /_chaos/clock/advance HTTP/1.1",
+        "POST /_chaos/clock/advance HTTP/1.1\r\nContent-Type: application/json",
         &format!("{{\"ms\": {ms}}}"),
     );
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");

@@ -15,6 +15,7 @@ use std::io::{ErrorKind, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Args;
 use faultline_server::{Config, event_channel};
@@ -65,6 +66,29 @@ pub struct ServeArgs {
     /// until their scenario time, the `faultline.quiet` marker (implies --time-scale auto).
     #[arg(long, requires = "scenario")]
     pub grading: bool,
+    /// Close a connection whose request headers are not complete this many milliseconds
+    /// after its first byte (or after it opened), or whose body then takes as long again.
+    #[arg(long, default_value_t = faultline_server::DEFAULT_HEADER_TIMEOUT.as_millis() as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_timeout_ms: u64,
+    /// Close a keep-alive connection with no request in flight and no byte received for
+    /// this many milliseconds.
+    #[arg(long, default_value_t = faultline_server::DEFAULT_IDLE_TIMEOUT.as_millis() as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub idle_timeout_ms: u64,
+    /// Open connections at most; one more gets 503 with a sentence and is closed
+    /// (default: the open-file limit minus 64).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_connections: Option<u64>,
+    /// Bytes of SSE frames that may wait for one stream's reader; a stream over it whose
+    /// reader takes nothing for --stream-stall-ms is cut (recorded in the ledger's `cuts`).
+    #[arg(long, default_value_t = faultline_server::DEFAULT_STREAM_QUEUE_BYTES as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub stream_queue_bytes: u64,
+    /// See --stream-queue-bytes.
+    #[arg(long, default_value_t = faultline_server::DEFAULT_STREAM_STALL.as_millis() as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub stream_stall_ms: u64,
+    /// Also answer requests whose `Host` names this host (repeatable); by default only
+    /// localhost, loopback addresses and the bound address (DNS-rebinding protection).
+    #[arg(long, value_name = "NAME")]
+    pub allow_host: Vec<String>,
 }
 
 /// `--time-scale`: a factor, or `auto`.
@@ -164,6 +188,20 @@ pub fn serve(args: ServeArgs) -> ExitCode {
         TimeScaleArg::Scaled(scale) => config.with_time_scale(scale),
         TimeScaleArg::Auto => config.with_auto_time(args.auto_grace_ms),
     };
+    let limits = faultline_server::Limits {
+        header_timeout: Duration::from_millis(args.header_timeout_ms),
+        idle_timeout: Duration::from_millis(args.idle_timeout_ms),
+        max_connections: args
+            .max_connections
+            .map_or_else(faultline_server::default_max_connections, |n| {
+                usize::try_from(n).unwrap_or(usize::MAX)
+            }),
+        stream_queue_bytes: usize::try_from(args.stream_queue_bytes).unwrap_or(usize::MAX),
+        stream_stall: Duration::from_millis(args.stream_stall_ms),
+    };
+    let config = config
+        .with_limits(limits)
+        .with_allowed_hosts(args.allow_host.clone());
     let (events, printer) = if args.quiet {
         (None, None)
     } else {

@@ -174,6 +174,27 @@ pub enum JobEnd {
     Killed,
 }
 
+/// Why the server itself cut a connection: neither a scripted fault nor the client's doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum CutReason {
+    /// The client stopped reading its SSE stream: more than `limit_bytes` waited for it
+    /// and it took nothing for a whole stall period (a client that reads, however slowly
+    /// relative to the producer, is never cut).
+    NotReading { queued_bytes: u64, limit_bytes: u64 },
+}
+
+/// A connection the server cut on its own account (see [`CutReason`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CutEntry {
+    pub conn: ConnId,
+    pub at_ms: u64,
+    /// The stream the connection carried, if it was attached to one.
+    pub stream: Option<StreamId>,
+    #[serde(flatten)]
+    pub reason: CutReason,
+}
+
 /// The server-side ground truth of one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Ledger {
@@ -187,6 +208,10 @@ pub struct Ledger {
     /// Responses sent over SSE (referenced by [`Payload::Response`]).
     pub messages: Vec<Value>,
     pub restarts: Vec<u64>,
+    /// Connections the live server cut on its own account. Never written when empty, so
+    /// the ledger of a run without cuts (every simulated run) keeps its bytes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cuts: Vec<CutEntry>,
     /// Ids below these bases were trimmed by a long-lived server keeping a bounded window
     /// (see [`crate::Server::bound_ledger`]); a simulation never trims, so they stay 0.
     pub events_base: u32,

@@ -29,7 +29,7 @@ pub use http::{EndMode, HttpMethod, HttpRequest, HttpResponse, Output, RequestBo
 pub use ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 pub use knobs::{DeadSessionAnswer, IdScheme, RestartPersistence, ServerKnobs, UnknownCursor};
 pub use ledger::{
-    AnswerEntry, CursorResolution, DeathCause, JobEnd, JobEntry, Ledger, Payload, ProducedEvent,
-    ResumeEntry, SendEntry, SessionEntry, StreamEntry, StreamKind,
+    AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, JobEnd, JobEntry, Ledger,
+    Payload, ProducedEvent, ResumeEntry, SendEntry, SessionEntry, StreamEntry, StreamKind,
 };
-pub use server::{LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Server};
+pub use server::{LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Server, origin_is_local};

@@ -32,6 +32,8 @@ mod sessions;
 mod standalone;
 mod streams;
 
+pub use admission::origin_is_local;
+
 use std::collections::BTreeMap;
 
 use rand::SeedableRng;

@@ -417,6 +417,22 @@ impl Engine {
         self.buf = buf;
     }
 
+    /// The driver cut `conn` on its own account (a client that stopped reading); the
+    /// ledger records it as the server's doing.
+    pub fn cut_connection(
+        &mut self,
+        conn: ConnId,
+        reason: faultline_model::CutReason,
+        now: u64,
+        out: &mut Vec<Emitted>,
+    ) {
+        self.advance_to(now, out);
+        let mut buf = std::mem::take(&mut self.buf);
+        self.server.cut_connection(conn, reason, now, &mut buf);
+        self.route(&mut buf, out);
+        self.buf = buf;
+    }
+
     // ----------------------------------------------------------------------------------
     // Operator actions (the control API): recorded like faults, with no scenario index
     // ----------------------------------------------------------------------------------

@@ -14,7 +14,7 @@
 
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{ConnectInfo, Path, State};
-use axum::http::{Method, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::Response;
 use bytes::Bytes;
 use faultline_model::EndMode;
@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use crate::App;
 use crate::counted_listener::PeerAddr;
 use crate::http::json_response;
-use crate::ledger_snapshot::LedgerSnapshot;
+use crate::ledger_page::{LedgerQuery, ledger_response};
 
 fn error(status: StatusCode, message: &str) -> Response {
     json_response(status, &json!({"error": message}))
@@ -37,12 +37,63 @@ pub(crate) async fn control_off() -> Response {
     )
 }
 
+/// Cross-site protection: a web page the user opens must not drive the control API.
+///
+/// A browser sends `Origin` with every cross-origin POST, so a foreign one is refused
+/// (403). A page can still POST without a preflight only as a form or `text/plain`, so a
+/// POST must say `Content-Type: application/json` (415), which a page can only send
+/// after a CORS preflight this server never grants. A POST with no body and no
+/// `Content-Type` (`curl -X POST .../restart`) passes: a browser sending one cross-site
+/// also sends `Origin`.
+fn cross_site_check(method: &Method, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
+    for origin in headers.get_all(header::ORIGIN) {
+        let origin = String::from_utf8_lossy(origin.as_bytes());
+        if !faultline_model::origin_is_local(&origin) {
+            return Err((
+                StatusCode::FORBIDDEN,
+                format!(
+                    "Forbidden: Origin {origin:?} is not on this machine; the control API answers only pages served from localhost or a loopback address"
+                ),
+            ));
+        }
+    }
+    if method != Method::POST {
+        return Ok(());
+    }
+    let mut types = headers.get_all(header::CONTENT_TYPE).iter();
+    let json = match (types.next(), types.next()) {
+        (None, _) => headers
+            .get(header::CONTENT_LENGTH)
+            .is_none_or(|n| n.as_bytes() == b"0"),
+        (Some(one), None) => is_json_media_type(one.as_bytes()),
+        (Some(_), Some(_)) => false,
+    };
+    if json {
+        Ok(())
+    } else {
+        Err((
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported Media Type: a POST to /_chaos needs `Content-Type: application/json` (a body-less POST may omit it)".to_string(),
+        ))
+    }
+}
+
+/// `application/json`, case-insensitively, with or without parameters
+/// (`application/json; charset=utf-8`); not `application/jsonx`.
+fn is_json_media_type(value: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(value);
+    let essence = text.split(';').next().unwrap_or("").trim();
+    essence.eq_ignore_ascii_case("application/json")
+}
+
 /// `ANY /_chaos/{*path}`.
 pub(crate) async fn chaos(
     State(app): State<App>,
     ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
     Path(path): Path<String>,
     method: Method,
+    uri: Uri,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
     if !peer.ip().to_canonical().is_loopback() {
@@ -50,6 +101,9 @@ pub(crate) async fn chaos(
             StatusCode::FORBIDDEN,
             "the control API only answers loopback peers",
         );
+    }
+    if let Err((status, why)) = cross_site_check(&method, &headers) {
+        return error(status, &why);
     }
     let body = match body {
         Ok(b) => b,
@@ -147,10 +201,16 @@ pub(crate) async fn chaos(
             let (now, scale) = app.with_state(|s| (s.sync(), s.time_scale()));
             json_response(StatusCode::OK, &json!({"now_ms": now, "time_scale": scale}))
         }
-        (Method::GET, "ledger") => app.with_state(|s| {
-            s.sync();
-            json_response(StatusCode::OK, &LedgerSnapshot::of(s))
-        }),
+        (Method::GET, "ledger") => {
+            let query = match LedgerQuery::parse(uri.query()) {
+                Ok(query) => query,
+                Err(why) => return error(StatusCode::BAD_REQUEST, &why),
+            };
+            app.with_state(|s| {
+                s.sync();
+                ledger_response(s, query)
+            })
+        }
         (_, p) if known.contains(&p) => error(
             StatusCode::METHOD_NOT_ALLOWED,
             &format!("{method} is not allowed on /_chaos/{p}"),

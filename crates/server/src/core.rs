@@ -11,12 +11,13 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use bytes::Bytes;
 use faultline_model::{
-    ConnId, EndMode, EventRef, HttpRequest, HttpResponse, Output, ResponseBody, Server, StreamKind,
+    ConnId, CutReason, EndMode, EventRef, HttpRequest, HttpResponse, Output, ResponseBody, Server,
+    StreamKind,
 };
 use faultline_scenario::{Emitted, Engine, FiredFault, arm};
 use tokio::sync::mpsc;
@@ -25,14 +26,11 @@ use crate::Config;
 use crate::call_gates::CallGates;
 use crate::client_hold::ClientHold;
 use crate::clock::VirtualClock;
+use crate::conn_watch::TcpConn;
 use crate::death_watch::DeathWatch;
 use crate::plan_notes::plan_notes;
 use crate::server_events::{EventSink, ServerEvent};
 use crate::time_scale::TimeScale;
-
-/// At most this many bytes of SSE frames may wait for one slow client; beyond that the
-/// connection is cut (the model is told the client went away, the client sees an abort).
-pub(crate) const MAX_QUEUED_BYTES: usize = 8 << 20;
 
 /// What the driver hands to one HTTP exchange.
 #[derive(Debug)]
@@ -47,10 +45,24 @@ pub(crate) enum Frame {
 }
 
 /// The sending half of one connection's frame queue.
+///
+/// The slow-reader rule: bytes queued alone never cut a connection, because a reader
+/// taking everything as fast as it can still falls behind a job that produces thousands
+/// of events in one turn. A stream is cut only when its queue is over the bound
+/// ([`crate::Limits::stream_queue_bytes`]) at two sweeps in a row (see
+/// [`State::cut_stalled_readers`]) and its reader took nothing in between: a client that
+/// stopped reading. The cut is the server's doing, and the ledger says so
+/// ([`faultline_model::CutEntry`]).
 #[derive(Debug)]
 struct Sink {
     tx: mpsc::UnboundedSender<Frame>,
     queued: Arc<AtomicUsize>,
+    /// Bytes the reader has taken off the queue, ever (its progress).
+    taken: Arc<AtomicU64>,
+    /// `taken` at the last sweep that found the queue over its bound.
+    over_bound_at: Option<u64>,
+    /// The TCP connection, closed with the cut so that its queue is freed at once.
+    tcp: Option<TcpConn>,
     /// The quiescence marker is the last thing sent on it.
     marked: bool,
     /// The session the exchange belongs to, for the event feed's fault lines (kept only
@@ -63,6 +75,8 @@ struct Sink {
 pub(crate) struct Source {
     pub rx: mpsc::UnboundedReceiver<Frame>,
     pub queued: Arc<AtomicUsize>,
+    /// Bytes taken off the queue, ever (see [`Sink`]).
+    pub taken: Arc<AtomicU64>,
 }
 
 #[derive(Debug)]
@@ -71,6 +85,9 @@ pub(crate) struct State {
     pub clock: VirtualClock,
     config: Config,
     conns: BTreeMap<ConnId, Sink>,
+    /// Streams the engine ended whose frames still wait for their reader: still served,
+    /// and still cut by the stall sweep if the reader stopped.
+    draining: BTreeMap<ConnId, Sink>,
     /// Never reused, across `/_chaos/reset` too. Starts at 1, as the modelled client's.
     next_conn: u64,
     /// Faults and operator actions that fired (the most recent [`FIRED_KEPT`]).
@@ -153,6 +170,7 @@ impl State {
             clock,
             journal: config.journal.then(VecDeque::new),
             conns: BTreeMap::new(),
+            draining: BTreeMap::new(),
             next_conn: 1,
             fired: VecDeque::new(),
             hold: ClientHold::default(),
@@ -221,6 +239,7 @@ impl State {
         for (_, sink) in conns {
             let _ = sink.tx.send(Frame::End(EndMode::Reset));
         }
+        self.draining.clear();
         let (engine, _) = Self::build(&self.config);
         self.engine = engine;
         self.fired.clear();
@@ -452,11 +471,12 @@ impl State {
 
     /// Hands one HTTP request to the engine. The answer (and, for SSE, the stream's
     /// events) arrive on the returned source.
-    pub fn handle(&mut self, request: HttpRequest) -> (ConnId, Source) {
+    pub fn handle(&mut self, request: HttpRequest, tcp: Option<TcpConn>) -> (ConnId, Source) {
         let conn = ConnId(self.next_conn);
         self.next_conn += 1;
         let (tx, rx) = mpsc::unbounded_channel();
         let queued = Arc::new(AtomicUsize::new(0));
+        let taken = Arc::new(AtomicU64::new(0));
         let session = match self.events {
             Some(_) => request.session_id.clone(),
             None => None,
@@ -466,6 +486,9 @@ impl State {
             Sink {
                 tx,
                 queued: queued.clone(),
+                taken: taken.clone(),
+                over_bound_at: None,
+                tcp,
                 marked: false,
                 session,
             },
@@ -477,7 +500,7 @@ impl State {
         if self.closing && self.conns.contains_key(&conn) {
             self.end_now(conn, EndMode::Close);
         }
-        (conn, Source { rx, queued })
+        (conn, Source { rx, queued, taken })
     }
 
     /// The connection number the next request will get (for an embedding driver).
@@ -488,6 +511,7 @@ impl State {
     /// The HTTP response of `conn` was dropped (client closed, or the body finished).
     pub fn client_gone(&mut self, conn: ConnId) {
         if self.conns.remove(&conn).is_none() {
+            self.draining.remove(&conn);
             return;
         }
         let now = self.sync();
@@ -498,7 +522,7 @@ impl State {
 
     /// True while `conn`'s response is still being served.
     pub fn is_open(&self, conn: ConnId) -> bool {
-        self.conns.contains_key(&conn)
+        self.conns.contains_key(&conn) || self.draining.contains_key(&conn)
     }
 
     /// `/_chaos/streams/drop`: cuts every open SSE connection, or one session's.
@@ -603,6 +627,9 @@ impl State {
                 Emitted::Wire(Output::End { conn, how }) => {
                     if let Some(sink) = self.conns.remove(&conn) {
                         let _ = sink.tx.send(Frame::End(how));
+                        if sink.queued.load(Ordering::Acquire) > 0 {
+                            self.draining.insert(conn, sink);
+                        }
                     }
                 }
             }
@@ -652,19 +679,60 @@ impl State {
             return Delivery::Sent;
         };
         sink.marked = false;
-        let behind = sink.queued.fetch_add(len, Ordering::AcqRel) + len;
-        if behind > MAX_QUEUED_BYTES {
-            tracing::warn!(
-                conn = conn.0,
-                behind,
-                "slow SSE client: cutting the connection"
-            );
-            return Delivery::Gone;
-        }
+        sink.queued.fetch_add(len, Ordering::AcqRel);
         match sink.tx.send(frame) {
             Ok(()) => Delivery::Sent,
             Err(_) => Delivery::Gone,
         }
+    }
+
+    /// The stall sweep (see [`Sink`]): cuts every stream whose queue was over its bound at
+    /// the previous sweep and still is, with nothing taken in between. True if it cut any.
+    pub fn cut_stalled_readers(&mut self) -> bool {
+        let limit = self.config.limits.stream_queue_bytes;
+        let mut stalled = Vec::new();
+        for (&conn, sink) in self.conns.iter_mut().chain(self.draining.iter_mut()) {
+            let queued = sink.queued.load(Ordering::Acquire);
+            if queued <= limit {
+                sink.over_bound_at = None;
+                continue;
+            }
+            let taken = sink.taken.load(Ordering::Acquire);
+            if sink.over_bound_at == Some(taken) {
+                stalled.push((conn, queued));
+            } else {
+                sink.over_bound_at = Some(taken);
+            }
+        }
+        if stalled.is_empty() {
+            return false;
+        }
+        let now = self.sync();
+        let mut out = Vec::new();
+        for (conn, queued) in stalled {
+            let Some(sink) = self
+                .conns
+                .remove(&conn)
+                .or_else(|| self.draining.remove(&conn))
+            else {
+                continue;
+            };
+            tracing::warn!(
+                conn = conn.0,
+                queued,
+                "SSE reader stopped reading: cutting the connection"
+            );
+            if let Some(tcp) = &sink.tcp {
+                tcp.0.cut();
+            }
+            let reason = CutReason::NotReading {
+                queued_bytes: queued as u64,
+                limit_bytes: limit as u64,
+            };
+            self.engine.cut_connection(conn, reason, now, &mut out);
+        }
+        self.route(out);
+        true
     }
 
     /// A connection can take no more: forget it and tell the engine the client is gone.

@@ -1,9 +1,11 @@
-//! A listener that knows how many TCP connections are open.
+//! A TCP stream that knows how many connections are open and tells its watchdog when
+//! bytes arrive.
 //!
 //! The auto-advancing clock must not jump through background work (a TTL running out)
 //! while a client is connected and merely between two requests: a client holding a
 //! keep-alive connection is about to speak. HTTP handlers only see requests, not idle
-//! connections, so the count is kept where connections are accepted and dropped.
+//! connections, so the count is kept where connections are accepted and dropped (see
+//! `accept_loop`). The connection cap reads the same count.
 
 use std::io;
 use std::pin::Pin;
@@ -11,23 +13,40 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 
-use axum::extract::connect_info::Connected;
-use axum::serve::{IncomingStream, Listener};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
-/// Wraps a [`TcpListener`]; every accepted stream counts itself in `open` until dropped.
-pub(crate) struct CountedListener {
-    pub inner: TcpListener,
-    pub open: Arc<AtomicUsize>,
-    /// Called after every accept and close (wakes the auto clock's ticker).
-    pub on_change: Arc<dyn Fn() + Send + Sync>,
-}
+use crate::conn_watch::ConnWatch;
 
+/// An accepted stream, counted in `open` until dropped.
 pub(crate) struct CountedStream {
     inner: TcpStream,
     open: Arc<AtomicUsize>,
+    /// Called after every accept and close (wakes the auto clock's ticker).
     on_change: Arc<dyn Fn() + Send + Sync>,
+    watch: Arc<ConnWatch>,
+}
+
+impl CountedStream {
+    pub fn new(
+        inner: TcpStream,
+        open: Arc<AtomicUsize>,
+        on_change: Arc<dyn Fn() + Send + Sync>,
+        watch: Arc<ConnWatch>,
+    ) -> CountedStream {
+        // Nagle + delayed ACK would hold every small SSE frame back ~40 ms.
+        if let Err(e) = inner.set_nodelay(true) {
+            tracing::debug!("TCP_NODELAY: {e}");
+        }
+        open.fetch_add(1, Ordering::AcqRel);
+        on_change();
+        CountedStream {
+            inner,
+            open,
+            on_change,
+            watch,
+        }
+    }
 }
 
 impl Drop for CountedStream {
@@ -37,38 +56,19 @@ impl Drop for CountedStream {
     }
 }
 
-impl Listener for CountedListener {
-    type Io = CountedStream;
-    type Addr = std::net::SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        let (stream, addr) = Listener::accept(&mut self.inner).await;
-        // Nagle + delayed ACK would hold every small SSE frame back ~40 ms.
-        if let Err(e) = stream.set_nodelay(true) {
-            tracing::debug!("TCP_NODELAY: {e}");
-        }
-        self.open.fetch_add(1, Ordering::AcqRel);
-        (self.on_change)();
-        let counted = CountedStream {
-            inner: stream,
-            open: self.open.clone(),
-            on_change: self.on_change.clone(),
-        };
-        (counted, addr)
-    }
-
-    fn local_addr(&self) -> io::Result<Self::Addr> {
-        self.inner.local_addr()
-    }
-}
-
 impl AsyncRead for CountedStream {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            this.watch.bytes_read();
+        }
+        polled
     }
 }
 
@@ -102,12 +102,6 @@ impl AsyncWrite for CountedStream {
     }
 }
 
-/// The peer's address, as `ConnectInfo` for handlers behind a [`CountedListener`].
+/// The peer's address, as `ConnectInfo` for the handlers (inserted by `accept_loop`).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PeerAddr(pub std::net::SocketAddr);
-
-impl Connected<IncomingStream<'_, CountedListener>> for PeerAddr {
-    fn connect_info(stream: IncomingStream<'_, CountedListener>) -> Self {
-        PeerAddr(*stream.remote_addr())
-    }
-}

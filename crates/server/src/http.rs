@@ -10,8 +10,8 @@ use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
+use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
@@ -20,6 +20,7 @@ use faultline_model::{
 };
 
 use crate::App;
+use crate::conn_watch::TcpConn;
 use crate::core::{Frame, Source};
 
 pub(crate) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -29,6 +30,7 @@ const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 /// `ANY /mcp`.
 pub(crate) async fn mcp(
     State(app): State<App>,
+    tcp: Option<Extension<TcpConn>>,
     method: Method,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -38,7 +40,7 @@ pub(crate) async fn mcp(
         Err(rejection) => return body_rejected(&rejection),
     };
     let request = to_model_request(&method, &headers, body);
-    let (conn, mut source) = app.handle(request).await;
+    let (conn, mut source) = app.handle(request, tcp.map(|Extension(tcp)| tcp)).await;
     let response = match source.rx.try_recv() {
         Ok(Frame::Respond(response)) => response,
         other => {
@@ -236,6 +238,9 @@ impl http_body::Body for SseBody {
                             // Everything queued is out: an auto clock may move on.
                             this.guard.app.note_activity();
                         }
+                        this.source
+                            .taken
+                            .fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::AcqRel);
                         this.guard.app.note_event_out();
                         return Poll::Ready(Some(Ok(http_body::Frame::data(bytes))));
                     }

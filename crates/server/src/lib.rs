@@ -16,16 +16,21 @@
 //! (`virtual = offset + wall elapsed * time_scale`, plus jumps). `EndMode::Reset` aborts
 //! the connection mid-body so the client sees an error, never a clean end.
 
+mod accept_loop;
 mod auto_advance;
 mod call_gates;
 mod client_hold;
 mod clock;
+mod conn_watch;
 mod control;
 mod core;
 mod counted_listener;
 mod death_watch;
+mod host_check;
 mod http;
+mod ledger_page;
 mod ledger_snapshot;
+mod limits;
 mod plan_notes;
 mod server_events;
 mod time_scale;
@@ -50,6 +55,10 @@ use tokio::sync::{Notify, watch};
 pub use crate::auto_advance::{DEFAULT_GRACE, NO_GRACE};
 pub use crate::core::QUIET_MARKER;
 use crate::core::{Source, State};
+pub use crate::limits::{
+    DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STREAM_QUEUE_BYTES, DEFAULT_STREAM_STALL,
+    Limits, default_max_connections,
+};
 pub use crate::server_events::{EventFeed, EventSink, Notice, ServerEvent, event_channel};
 
 /// Request bodies above this get 413.
@@ -85,6 +94,11 @@ pub struct Config {
     /// virtual time reaches the scenario's time for call k (see `call_gates`), and, if
     /// the scenario's client listens, until its standalone stream is open.
     pub call_gates: bool,
+    /// Transport limits: timeouts, the connection cap, the per-stream queue bound.
+    pub limits: Limits,
+    /// Host names accepted in `Host` besides `localhost`, loopback addresses and the bound
+    /// address (`--allow-host`); compared without the port, case-insensitively.
+    pub allowed_hosts: Vec<String>,
 }
 
 impl Config {
@@ -115,6 +129,8 @@ impl Config {
             journal: false,
             quiet_marker: false,
             call_gates: false,
+            limits: Limits::default(),
+            allowed_hosts: Vec::new(),
         }
     }
 
@@ -130,6 +146,8 @@ impl Config {
             journal: false,
             quiet_marker: false,
             call_gates: false,
+            limits: Limits::default(),
+            allowed_hosts: Vec::new(),
         }
     }
 
@@ -162,6 +180,18 @@ impl Config {
     /// Hold the client's calls until their scenario time (see [`Config::call_gates`]).
     pub fn with_call_gates(mut self, call_gates: bool) -> Config {
         self.call_gates = call_gates;
+        self
+    }
+
+    /// Transport limits (see [`Limits`]).
+    pub fn with_limits(mut self, limits: Limits) -> Config {
+        self.limits = limits;
+        self
+    }
+
+    /// Accept these host names in `Host` too (see [`Config::allowed_hosts`]).
+    pub fn with_allowed_hosts(mut self, hosts: Vec<String>) -> Config {
+        self.allowed_hosts = hosts;
         self
     }
 
@@ -251,6 +281,8 @@ struct Inner {
     /// When the last SSE event was handed to a connection (gated servers only; see
     /// `auto_advance`'s settle rule).
     last_event_out: Mutex<Option<std::time::Instant>>,
+    /// Which `Host` names are answered; set once the address is bound (unset: any).
+    host_policy: std::sync::OnceLock<host_check::HostPolicy>,
 }
 
 /// The shared handle the HTTP handlers, the ticker and the control API hold.
@@ -293,6 +325,7 @@ impl App {
                 quiet_marker,
                 gated,
                 last_event_out: Mutex::new(None),
+                host_policy: std::sync::OnceLock::new(),
             }),
         };
         (app, notes)
@@ -321,7 +354,11 @@ impl App {
 
     /// Hands a request to the engine, after the clock reached the point where the request
     /// may be handled (an auto clock holding for a returning client; see `client_hold`).
-    async fn handle(&self, request: HttpRequest) -> (ConnId, Source) {
+    async fn handle(
+        &self,
+        request: HttpRequest,
+        tcp: Option<conn_watch::TcpConn>,
+    ) -> (ConnId, Source) {
         self.note_activity();
         // Released from a hold or a gate, this request is what time waits for; the guard
         // says when it is through (handled, or dropped by its client), whatever happens.
@@ -347,7 +384,7 @@ impl App {
             }
         }
         self.with_state(|s| {
-            let handled = s.handle(request);
+            let handled = s.handle(request, tcp);
             s.next_held();
             handled
         })
@@ -493,6 +530,10 @@ pub fn router(app: App) -> Router {
     };
     router
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            host_check::check_host,
+        ))
         .with_state(app)
 }
 
@@ -514,6 +555,23 @@ async fn ticker(app: App, mut stop: watch::Receiver<bool>) {
         tokio::select! {
             _ = sleep => {}
             _ = app.inner.wake.notified() => {}
+            _ = stop.changed() => return,
+        }
+    }
+}
+
+/// Every `stall` of wall time, cuts the SSE streams whose reader took nothing since the
+/// last sweep while their queue was over its bound (see `core`'s slow-reader rule).
+async fn stall_sweep(app: App, stall: Duration, mut stop: watch::Receiver<bool>) {
+    let mut every = tokio::time::interval(stall.max(Duration::from_millis(1)));
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = every.tick() => {
+                if app.with_state(|s| s.cut_stalled_readers()) {
+                    app.inner.changed.notify_waiters();
+                }
+            }
             _ = stop.changed() => return,
         }
     }
@@ -564,18 +622,21 @@ async fn start_with_events(
     addr: SocketAddr,
     events: Option<EventSink>,
 ) -> io::Result<Running> {
+    let limits = config.limits.clone();
+    let allowed_hosts = config.allowed_hosts.clone();
     let (app, notes) = App::watched(config, events);
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
-    // Nagle + delayed ACK would hold every small SSE frame back ~40 ms.
-    let wake = app.clone();
-    let listener = counted_listener::CountedListener {
-        inner: listener,
-        open: app.inner.open_tcp.clone(),
-        // Not activity: a control call's connection must not restart a quiet period.
-        on_change: Arc::new(move || wake.inner.wake.notify_one()),
-    };
+    let _ = app
+        .inner
+        .host_policy
+        .set(host_check::HostPolicy::new(addr, &allowed_hosts));
     let (stop, stopped) = watch::channel(false);
+    tokio::spawn(stall_sweep(
+        app.clone(),
+        limits.stream_stall,
+        stopped.clone(),
+    ));
     match app.lock().config().auto_grace {
         Some(grace) => tokio::spawn(auto_advance::auto_ticker(
             app.clone(),
@@ -584,19 +645,13 @@ async fn start_with_events(
         )),
         None => tokio::spawn(ticker(app.clone(), stopped.clone())),
     };
-    let service =
-        router(app.clone()).into_make_service_with_connect_info::<counted_listener::PeerAddr>();
-    let closing = app.clone();
-    let mut signal = stopped;
-    let shutdown = async move {
-        let _ = signal.wait_for(|stop| *stop).await;
-        closing.close_all_streams();
-    };
-    let task = tokio::spawn(async move {
-        axum::serve(listener, service)
-            .with_graceful_shutdown(shutdown)
-            .await
-    });
+    let task = tokio::spawn(accept_loop::serve(
+        listener,
+        router(app.clone()),
+        app.clone(),
+        limits,
+        stopped,
+    ));
     Ok(Running {
         addr,
         app,

@@ -216,6 +216,7 @@ async fn control_api_is_off_by_default_and_strict_when_on() {
     assert_eq!(response.status(), 404);
     let response = Req::new("POST")
         .path("/_chaos/clock/advance")
+        .header("content-type", "application/json")
         .body(b"{\"ms\": -5}".to_vec())
         .send(server.addr)
         .await;
@@ -587,6 +588,7 @@ async fn dropping_the_streams_of_an_unknown_session_is_404() {
     let session = initialize(addr, V_LATEST).await;
     let response = Req::new("POST")
         .path("/_chaos/streams/drop")
+        .header("content-type", "application/json")
         .body(
             json!({"session": "no-such-session", "mode": "close"})
                 .to_string()

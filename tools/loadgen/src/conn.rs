@@ -67,6 +67,17 @@ impl Conn {
         Ok(self.tx.send_request(req).await?)
     }
 
+    /// `DELETE /mcp`: ends the session.
+    pub async fn delete(&mut self, session: &str) -> Result<Response<Incoming>> {
+        let req = Request::delete("/mcp")
+            .header(HOST, &self.host)
+            .header("mcp-protocol-version", PROTOCOL_VERSION)
+            .header("mcp-session-id", session)
+            .body(Full::new(Bytes::new()))?;
+        self.tx.ready().await?;
+        Ok(self.tx.send_request(req).await?)
+    }
+
     /// `initialize` then `notifications/initialized`; returns the session id.
     pub async fn initialize(&mut self) -> Result<String> {
         let body = json!({

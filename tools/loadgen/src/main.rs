@@ -15,7 +15,9 @@
 //!    loop from `--job-sessions` sessions: `notifications/progress` SSE events actually
 //!    received and parsed by the client, per second ([`progress`]);
 //! 3. `rss`: `--streams` sessions initialized, each holding its standalone GET SSE stream
-//!    open (the priming event received), then the server's `VmRSS` ([`rss`]).
+//!    open (the priming event received), then the server's `VmRSS` ([`rss`]);
+//! 4. `soak` (only when named): `--soak-sessions` sessions created, their GET stream
+//!    opened and cut, deleted, in a loop; the RSS slope in bytes per session ([`soak`]).
 //!
 //! Every phase is bounded (duration, or a fixed count with a timeout) and stops by itself.
 //! With `--runs N` each phase runs N times on fresh servers and medians are reported
@@ -28,6 +30,7 @@ mod progress;
 mod rss;
 mod runs;
 mod server;
+mod soak;
 mod stats;
 
 use std::path::PathBuf;
@@ -57,14 +60,19 @@ pub struct Args {
     /// Sessions running `long_job` concurrently in the progress phase.
     #[arg(long, default_value_t = 8)]
     pub job_sessions: usize,
-    /// Steps per `long_job` call (all produced at once with `interval_ms: 0`; keep a job's
-    /// SSE body under the server's 8 MiB per-connection queue limit, ~170 bytes/step).
+    /// Steps per `long_job` call (all produced at once with `interval_ms: 0`, ~170
+    /// bytes/step).
     #[arg(long, default_value_t = 10_000)]
     pub steps: u32,
     /// Sessions, each with an open standalone GET stream, in the RSS phase.
     #[arg(long, default_value_t = 10_000)]
     pub streams: usize,
-    /// Phases to run (comma-separated): echo1, echo, progress, rss.
+    /// Sessions created and deleted (each with a GET stream opened and cut) in the soak
+    /// phase.
+    #[arg(long, default_value_t = 10_000)]
+    pub soak_sessions: usize,
+    /// Phases to run (comma-separated): echo1, echo, progress, rss, soak (soak only when
+    /// named: `just soak`).
     #[arg(long, value_delimiter = ',', default_value = "echo1,echo,progress,rss")]
     pub phases: Vec<String>,
     /// Worker threads of the load generator's runtime (the server gets the rest of the

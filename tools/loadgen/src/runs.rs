@@ -14,9 +14,9 @@ use crate::echo::EchoResult;
 use crate::progress::ProgressResult;
 use crate::server::ServerChild;
 use crate::stats::median;
-use crate::{Args, Result, echo, os, progress, rss, server};
+use crate::{Args, Result, echo, os, progress, rss, server, soak};
 
-const PHASES: [&str; 4] = ["echo1", "echo", "progress", "rss"];
+const PHASES: [&str; 5] = ["echo1", "echo", "progress", "rss", "soak"];
 
 /// What one run measured, with the server's CPU time and RSS read right after it.
 struct Measured<T> {
@@ -54,7 +54,7 @@ pub async fn run_all(args: &Args) -> Result<Value> {
     let want = |p: &str| args.phases.iter().any(|x| x == p);
     for p in &args.phases {
         if !PHASES.contains(&p.as_str()) {
-            return Err(format!("unknown phase {p:?} (echo1, echo, progress, rss)").into());
+            return Err(format!("unknown phase {p:?} (echo1, echo, progress, rss, soak)").into());
         }
     }
     let nofile = os::raise_nofile_limit(args.streams + 1_024);
@@ -214,6 +214,26 @@ pub async fn run_all(args: &Args) -> Result<Value> {
                     "generator_mib": r.generator_mib,
                     "open_s": r.open_s,
                 })).collect::<Vec<_>>(),
+            }),
+        );
+    }
+    if want("soak") {
+        let r = on_fresh_server(&exe, async |s| soak::run(s, args.soak_sessions).await)
+            .await?
+            .result;
+        println!(
+            "soak       {} sessions created, their GET streams opened and cut, deleted in {:.1} s: RSS {:.1} -> {:.1} MiB, slope {:.1} bytes/session (second half)",
+            r.sessions, r.seconds, r.rss_start_mib, r.rss_end_mib, r.bytes_per_session,
+        );
+        report.insert(
+            "soak".into(),
+            json!({
+                "sessions": r.sessions,
+                "bytes_per_session": r.bytes_per_session,
+                "rss_start_mib": r.rss_start_mib,
+                "rss_end_mib": r.rss_end_mib,
+                "seconds": r.seconds,
+                "samples": r.samples,
             }),
         );
     }

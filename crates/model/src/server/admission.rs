@@ -245,8 +245,9 @@ pub(super) fn session_header(request: &HttpRequest) -> Result<&str, Rejection> {
         .ok_or(Rejection::SessionRequired)
 }
 
-/// DNS-rebinding protection: only pages served from this machine may talk to us.
-fn origin_is_local(origin: &str) -> bool {
+/// DNS-rebinding protection: only pages served from this machine (`localhost`, `127.0.0.1`,
+/// `[::1]`, any port) may talk to us; the live server applies it to `/_chaos` too.
+pub fn origin_is_local(origin: &str) -> bool {
     let rest = origin
         .strip_prefix("http://")
         .or_else(|| origin.strip_prefix("https://"))

@@ -42,6 +42,10 @@ impl Server {
             let cut = self.ledger.sends.len() - w;
             self.ledger.sends.drain(..cut);
         }
+        if self.ledger.cuts.len() > 2 * w {
+            let cut = self.ledger.cuts.len() - w;
+            self.ledger.cuts.drain(..cut);
+        }
         if self.ledger.resumptions.len() > 2 * w {
             let cut = self.ledger.resumptions.len() - w;
             self.ledger.resumptions.drain(..cut);

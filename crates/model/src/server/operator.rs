@@ -6,7 +6,7 @@
 use crate::http::{EndMode, Output};
 use crate::ids::{ConnId, JobId, SessionKey};
 use crate::knobs::{IdScheme, RestartPersistence};
-use crate::ledger::{DeathCause, JobEnd, Payload};
+use crate::ledger::{CutEntry, CutReason, DeathCause, JobEnd, Payload};
 
 use super::Server;
 
@@ -14,6 +14,38 @@ impl Server {
     /// The client (or the network) closed `conn`. Its stream stays in the log, detached.
     pub fn disconnect(&mut self, conn: ConnId, now_ms: u64, out: &mut Vec<Output>) {
         self.advance(now_ms, out);
+        self.detach(conn);
+    }
+
+    /// The driver cut `conn` on its own account (`reason`); recorded in the ledger's
+    /// `cuts`, then handled like a client that went away: its stream stays in the log,
+    /// detached, for a resumption. `conn` may have ended already on the model's side (the
+    /// driver still held its frames for a reader that stopped reading).
+    pub fn cut_connection(
+        &mut self,
+        conn: ConnId,
+        reason: CutReason,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) {
+        self.advance(now_ms, out);
+        // A stream that already ended (its frames still waiting for the reader) is no
+        // longer attached: its last send says which it was.
+        let base = self.ledger.events_base;
+        let stream = self.stream_of(conn).or_else(|| {
+            self.ledger
+                .sends
+                .iter()
+                .rev()
+                .find(|s| s.conn == conn && s.event.0 >= base)
+                .map(|s| self.ledger.event(s.event).stream)
+        });
+        self.ledger.cuts.push(CutEntry {
+            conn,
+            at_ms: self.now_ms,
+            stream,
+            reason,
+        });
         self.detach(conn);
     }
 

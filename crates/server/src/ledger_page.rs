@@ -1,0 +1,191 @@
+//! `GET /_chaos/ledger` as a chunked body, and `?since=N` pages of its two big records.
+//!
+//! At 300,000 events the whole ledger is some 56 MB of JSON: built as one `Vec` it is
+//! reallocated and copied on its way up and held twice at the peak. It is written into
+//! 64 KiB chunks instead, which hyper sends one by one. A client that follows a long run
+//! reads it in pages: `?since=N` answers the events with ids `N..N+limit` (`limit` 10,000
+//! by default, at most 100,000) and the sends of those events, with `next`, the cursor for
+//! the following page (equal to `events_end` when the client has everything so far).
+
+use std::collections::VecDeque;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::body::Body;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use bytes::Bytes;
+use faultline_model::{ProducedEvent, SendEntry};
+use serde::Serialize;
+
+use crate::core::State;
+
+/// Chunks the body is written in.
+const CHUNK_BYTES: usize = 64 << 10;
+
+/// Events per page unless `limit` says otherwise, and the most a page holds.
+const PAGE_DEFAULT: u32 = 10_000;
+const PAGE_MAX: u32 = 100_000;
+
+/// The query of `GET /_chaos/ledger`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LedgerQuery {
+    /// The whole snapshot (`LedgerSnapshot`).
+    Whole,
+    /// A page: events from id `since`, at most `limit`.
+    Page { since: u32, limit: u32 },
+}
+
+impl LedgerQuery {
+    /// Parses `since=N` and `limit=L` (any order); anything else is refused with a sentence.
+    pub fn parse(query: Option<&str>) -> Result<LedgerQuery, String> {
+        let Some(query) = query.filter(|q| !q.is_empty()) else {
+            return Ok(LedgerQuery::Whole);
+        };
+        let (mut since, mut limit) = (None, None);
+        for pair in query.split('&') {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let number = || {
+                value
+                    .parse::<u32>()
+                    .map_err(|_| format!("{key}={value:?}: use a non-negative integer below 2^32"))
+            };
+            match key {
+                "since" => since = Some(number()?),
+                "limit" => limit = Some(number()?),
+                _ => {
+                    return Err(format!(
+                        "unknown query parameter {key:?}: /_chaos/ledger takes since=N (an event id) and limit=L"
+                    ));
+                }
+            }
+        }
+        match (since, limit) {
+            (Some(since), limit) => Ok(LedgerQuery::Page {
+                since,
+                limit: limit.unwrap_or(PAGE_DEFAULT).clamp(1, PAGE_MAX),
+            }),
+            (None, _) => Err("limit needs since=N (the first event id of the page)".to_string()),
+        }
+    }
+}
+
+/// One page of `?since=N`.
+#[derive(Debug, Serialize)]
+struct LedgerPage<'a> {
+    now_ms: u64,
+    /// The cursor asked for.
+    since: u32,
+    /// The cursor of the next page: one past the last event in this one.
+    next: u32,
+    /// One past the newest event id now.
+    events_end: u32,
+    /// Events below this id were trimmed (a server without `--control`), if `since` was
+    /// below it the page starts here.
+    events_base: u32,
+    events: &'a [ProducedEvent],
+    /// The sends of this page's events, in the order they happened.
+    sends: Vec<&'a SendEntry>,
+}
+
+/// Writes `value` as JSON into chunks, never into one contiguous buffer.
+fn chunked_json(value: &impl Serialize) -> Result<VecDeque<Bytes>, serde_json::Error> {
+    struct Chunks {
+        done: VecDeque<Bytes>,
+        open: Vec<u8>,
+    }
+    impl io::Write for Chunks {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.open.extend_from_slice(buf);
+            if self.open.len() >= CHUNK_BYTES {
+                let full = std::mem::replace(&mut self.open, Vec::with_capacity(CHUNK_BYTES + 256));
+                self.done.push_back(Bytes::from(full));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut chunks = Chunks {
+        done: VecDeque::new(),
+        open: Vec::with_capacity(CHUNK_BYTES + 256),
+    };
+    serde_json::to_writer(&mut chunks, value)?;
+    if !chunks.open.is_empty() {
+        chunks.done.push_back(Bytes::from(chunks.open));
+    }
+    Ok(chunks.done)
+}
+
+/// A body of ready chunks.
+struct ChunkBody(VecDeque<Bytes>);
+
+impl http_body::Body for ChunkBody {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        Poll::Ready(
+            self.get_mut()
+                .0
+                .pop_front()
+                .map(|b| Ok(http_body::Frame::data(b))),
+        )
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+fn chunked_response(value: &impl Serialize) -> Response {
+    match chunked_json(value) {
+        Ok(chunks) => {
+            let mut response = Response::new(Body::new(ChunkBody(chunks)));
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            response
+        }
+        Err(e) => crate::http::json_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &serde_json::json!({"error": format!("the ledger did not serialize: {e}")}),
+        ),
+    }
+}
+
+/// The answer to `GET /_chaos/ledger` with `query`; the caller stepped `state` to now.
+pub(crate) fn ledger_response(state: &State, query: LedgerQuery) -> Response {
+    match query {
+        LedgerQuery::Whole => chunked_response(&crate::ledger_snapshot::LedgerSnapshot::of(state)),
+        LedgerQuery::Page { since, limit } => {
+            let server = state.server();
+            let ledger = server.ledger();
+            let base = ledger.events_base;
+            let end = ledger.next_event().0;
+            let from = since.clamp(base, end);
+            let to = from.saturating_add(limit).min(end);
+            let events = &ledger.events[(from - base) as usize..(to - base) as usize];
+            let sends = ledger
+                .sends
+                .iter()
+                .filter(|s| (from..to).contains(&s.event.0))
+                .collect();
+            chunked_response(&LedgerPage {
+                now_ms: server.now_ms(),
+                since,
+                next: to,
+                events_end: end,
+                events_base: base,
+                events,
+                sends,
+            })
+        }
+    }
+}

@@ -1,0 +1,403 @@
+//! The live server under hostile and heavy input, over real loopback sockets: half-sent
+//! headers and idle keep-alive connections are closed, connections beyond the cap are
+//! refused with a sentence while an open one keeps working, foreign `Host` and `Origin`
+//! are refused, the control API wants JSON, a fast reader is never cut however far the
+//! producer runs ahead, a reader that stopped is cut and the ledger says so, and the
+//! ledger reads in pages.
+//!
+//! Nothing here waits on wall time: a closed connection is awaited as EOF on its socket,
+//! a cut on the server's own notice (`App::wait_closed`); `PATIENCE` only turns a hang
+//! into a failure.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use common::*;
+use faultline_model::{ConnId, CutReason};
+use faultline_server::{Config, Limits};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpSocket, TcpStream};
+
+fn limits() -> Limits {
+    Limits {
+        header_timeout: Duration::from_millis(200),
+        idle_timeout: Duration::from_millis(200),
+        ..Limits::default()
+    }
+}
+
+/// Reads until the server closes the connection; what it sent before.
+async fn read_to_eof(tcp: &mut TcpStream) -> Vec<u8> {
+    let mut got = Vec::new();
+    let read = tokio::time::timeout(PATIENCE, async {
+        let mut buf = [0u8; 8192];
+        loop {
+            match tcp.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    assert!(read.is_ok(), "the server never closed the connection");
+    got
+}
+
+/// One HTTP/1.1 request on an open connection; reads exactly one response
+/// (`Content-Length` bodies only). Returns the status line and the body.
+async fn exchange(tcp: &mut TcpStream, request: &str) -> (String, String) {
+    tcp.write_all(request.as_bytes()).await.unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 8192];
+    let response = tokio::time::timeout(PATIENCE, async {
+        loop {
+            if let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&got[..end]).to_string();
+                let length: usize = head
+                    .lines()
+                    .find_map(|l| {
+                        let (name, value) = l.split_once(':')?;
+                        name.eq_ignore_ascii_case("content-length")
+                            .then(|| value.trim().parse().unwrap())
+                    })
+                    .unwrap_or(0);
+                if got.len() >= end + 4 + length {
+                    let body = String::from_utf8_lossy(&got[end + 4..end + 4 + length]);
+                    let status = head.lines().next().unwrap_or("").to_string();
+                    return (status, body.to_string());
+                }
+            }
+            let n = tcp.read(&mut buf).await.expect("read");
+            assert!(n > 0, "closed before a whole response: {got:?}");
+            got.extend_from_slice(&buf[..n]);
+        }
+    })
+    .await;
+    response.expect("a response in time")
+}
+
+fn post(host: &str, path: &str, headers: &str, body: &str) -> String {
+    format!(
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\n{headers}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+fn initialize_request(host: &str) -> String {
+    post(
+        host,
+        "/mcp",
+        "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+    )
+}
+
+/// A server whose clock runs (scale 1), so that a job's steps are produced by the ticker.
+async fn running_server(limits: Limits) -> faultline_server::Running {
+    start(
+        Config::well_behaved(7)
+            .with_control(true)
+            .with_limits(limits),
+    )
+    .await
+}
+
+async fn control_server(limits: Limits) -> faultline_server::Running {
+    start(
+        Config::well_behaved(7)
+            .with_control(true)
+            .with_time_scale(0.0)
+            .with_limits(limits),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn half_sent_headers_are_closed_by_the_server() {
+    let server = control_server(limits()).await;
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    tcp.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty")
+        .await
+        .unwrap();
+    let answered = read_to_eof(&mut tcp).await;
+    assert!(
+        answered.is_empty() || answered.starts_with(b"HTTP/1.1 408"),
+        "{}",
+        String::from_utf8_lossy(&answered)
+    );
+    // The server still serves.
+    let mut fresh = TcpStream::connect(server.addr).await.unwrap();
+    let (status, _) = exchange(&mut fresh, &initialize_request("127.0.0.1")).await;
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_idle_keep_alive_connection_is_closed() {
+    let server = control_server(limits()).await;
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (status, _) = exchange(&mut tcp, &initialize_request("localhost")).await;
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    assert!(read_to_eof(&mut tcp).await.is_empty());
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn connections_beyond_the_cap_are_refused_while_an_open_one_works() {
+    let server = control_server(Limits {
+        max_connections: 2,
+        ..Limits::default()
+    })
+    .await;
+    let mut first = TcpStream::connect(server.addr).await.unwrap();
+    let (status, _) = exchange(&mut first, &initialize_request("127.0.0.1")).await;
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    let _second = TcpStream::connect(server.addr).await.unwrap();
+    let mut third = TcpStream::connect(server.addr).await.unwrap();
+    let refused = String::from_utf8(read_to_eof(&mut third).await).unwrap();
+    assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
+    assert!(
+        refused.contains("too many open connections") && refused.contains("--max-connections"),
+        "{refused}"
+    );
+    // The open connection is still served.
+    let (status, _) = exchange(&mut first, &initialize_request("127.0.0.1")).await;
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_foreign_host_is_refused_on_every_route() {
+    let server = start(
+        Config::well_behaved(7)
+            .with_control(true)
+            .with_time_scale(0.0)
+            .with_allowed_hosts(vec!["dev.example".into()]),
+    )
+    .await;
+    let port = server.addr.port();
+    for host in [
+        format!("evil.example:{port}"),
+        "localhost.evil.example".into(),
+    ] {
+        for request in [
+            initialize_request(&host),
+            format!("GET /_chaos/ledger HTTP/1.1\r\nHost: {host}\r\n\r\n"),
+        ] {
+            let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+            let (status, body) = exchange(&mut tcp, &request).await;
+            assert!(status.starts_with("HTTP/1.1 403"), "{host}: {status}");
+            assert!(body.contains("DNS-rebinding"), "{body}");
+        }
+    }
+    for host in [
+        format!("localhost:{port}"),
+        format!("127.0.0.1:{port}"),
+        format!("[::1]:{port}"),
+        "dev.example".into(),
+    ] {
+        let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+        let (status, _) = exchange(&mut tcp, &initialize_request(&host)).await;
+        assert!(status.starts_with("HTTP/1.1 200"), "{host}: {status}");
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_control_api_refuses_cross_site_calls() {
+    let server = control_server(Limits::default()).await;
+    let host = server.addr.to_string();
+    let advance = r#"{"ms": 1000}"#;
+    let cases = [
+        (
+            "Origin: http://evil.example\r\nContent-Type: application/json\r\n",
+            "403",
+            "Origin",
+        ),
+        ("Content-Type: text/plain\r\n", "415", "application/json"),
+        (
+            "Content-Type: application/jsonx\r\n",
+            "415",
+            "application/json",
+        ),
+        ("", "415", "application/json"),
+    ];
+    for (headers, status_code, says) in cases {
+        let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+        let (status, body) = exchange(
+            &mut tcp,
+            &post(&host, "/_chaos/clock/advance", headers, advance),
+        )
+        .await;
+        assert!(status.contains(status_code), "{headers:?}: {status} {body}");
+        assert!(body.contains(says), "{body}");
+    }
+    // Nothing moved.
+    assert_eq!(ledger(server.addr).await.now_ms, 0);
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (status, body) = exchange(
+        &mut tcp,
+        &post(
+            &host,
+            "/_chaos/clock/advance",
+            "Origin: http://localhost:3000\r\nContent-Type: Application/JSON; charset=utf-8\r\n",
+            advance,
+        ),
+    )
+    .await;
+    assert!(status.starts_with("HTTP/1.1 200"), "{status} {body}");
+    // A body-less POST needs no content type (curl -X POST .../restart).
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (status, body) = exchange(&mut tcp, &post(&host, "/_chaos/restart", "", "")).await;
+    assert!(status.starts_with("HTTP/1.1 200"), "{status} {body}");
+    server.shutdown().await.unwrap();
+}
+
+/// Sends a `long_job(steps, 0)` with `Connection: close` (the server closes once the
+/// stream ended); the response is left unread.
+async fn start_job(tcp: &mut TcpStream, addr: SocketAddr, session: &str, steps: u32) {
+    let body = long_job(2, steps, 0).to_string();
+    let request = post(
+        &addr.to_string(),
+        "/mcp",
+        &format!(
+            "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\n"
+        ),
+        &body,
+    );
+    tcp.write_all(request.as_bytes()).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_fast_reader_is_never_cut_however_far_the_job_runs_ahead() {
+    // A queue bound far below one burst of the job, and a stall period longer than the
+    // test: only lack of progress may cut, and a reader that reads never lacks it.
+    let server = running_server(Limits {
+        stream_queue_bytes: 4 << 10,
+        stream_stall: Duration::from_secs(60),
+        ..Limits::default()
+    })
+    .await;
+    let session = initialize(server.addr, "2025-11-25").await;
+    let steps = 20_000;
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    start_job(&mut tcp, server.addr, &session, steps).await;
+    let mut stream = Vec::new();
+    let read = tokio::time::timeout(PATIENCE, tcp.read_to_end(&mut stream)).await;
+    let text = String::from_utf8_lossy(&stream);
+    assert!(read.is_ok(), "the stream did not end");
+    let progress = text.matches("notifications/progress").count();
+    assert_eq!(progress, steps as usize, "every step arrived");
+    assert!(text.contains("\"result\""), "the result arrived");
+    let cuts = server.app.with_engine(|e| e.server().ledger().cuts.clone());
+    assert!(cuts.is_empty(), "{cuts:?}");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_reader_that_stopped_is_cut_and_the_ledger_says_so() {
+    let server = running_server(Limits {
+        stream_queue_bytes: 16 << 10,
+        stream_stall: Duration::from_millis(50),
+        ..Limits::default()
+    })
+    .await;
+    let session = initialize(server.addr, "2025-11-25").await;
+    // A small receive window so that the kernel cannot swallow the whole stream.
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut tcp = socket.connect(server.addr).await.unwrap();
+    let conn = ConnId(server.app.next_conn());
+    // Well over what the kernel's socket buffers take (4 MiB of send buffer at most here):
+    // the rest has to wait in the server's queue.
+    start_job(&mut tcp, server.addr, &session, 60_000).await;
+    // The response head: the server has the stream open. Then the client reads no more.
+    let mut head = Vec::new();
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        let mut byte = [0u8; 1];
+        let n = tokio::time::timeout(PATIENCE, tcp.read(&mut byte))
+            .await
+            .expect("a response head in time")
+            .unwrap();
+        assert!(n > 0, "closed before the head");
+        head.push(byte[0]);
+    }
+    assert!(head.starts_with(b"HTTP/1.1 200"), "{head:?}");
+    tokio::time::timeout(PATIENCE, server.app.wait_closed(conn))
+        .await
+        .expect("the stalled stream was cut");
+    let cuts = server.app.with_engine(|e| e.server().ledger().cuts.clone());
+    assert_eq!(cuts.len(), 1, "{cuts:?}");
+    assert_eq!(cuts[0].conn, conn);
+    assert!(cuts[0].stream.is_some());
+    let CutReason::NotReading {
+        queued_bytes,
+        limit_bytes,
+    } = cuts[0].reason;
+    assert_eq!(limit_bytes, 16 << 10);
+    assert!(queued_bytes > limit_bytes);
+    // The ledger as served says it too.
+    let body = control(server.addr, "GET", "/_chaos/ledger", Value::Null).await;
+    assert_eq!(body["ledger"]["cuts"][0]["reason"], "not_reading");
+    // The connection is closed: the client sees the end after what was in flight.
+    read_to_eof(&mut tcp).await;
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_ledger_reads_in_pages() {
+    let server = control_server(Limits::default()).await;
+    let session = initialize(server.addr, "2025-11-25").await;
+    let response = Req::post(Some(&session), &long_job(2, 3, 0))
+        .header("mcp-protocol-version", "2025-11-25")
+        .send(server.addr)
+        .await;
+    body_bytes(response).await;
+    let whole = control(server.addr, "GET", "/_chaos/ledger", Value::Null).await;
+    let events = whole["ledger"]["events"].as_array().unwrap().clone();
+    assert!(events.len() >= 4, "{events:?}");
+    let first = control(
+        server.addr,
+        "GET",
+        "/_chaos/ledger?since=0&limit=2",
+        Value::Null,
+    )
+    .await;
+    assert_eq!(first["events"], json!(events[..2]));
+    assert_eq!(first["next"], 2);
+    assert_eq!(first["events_end"], events.len());
+    let rest = control(server.addr, "GET", "/_chaos/ledger?since=2", Value::Null).await;
+    assert_eq!(rest["events"], json!(events[2..]));
+    assert_eq!(rest["next"], events.len());
+    let sends = rest["sends"].as_array().unwrap();
+    assert!(sends.iter().all(|s| s["event"].as_u64().unwrap() >= 2));
+    let response = Req::new("GET")
+        .path("/_chaos/ledger?since=minus-one")
+        .send(server.addr)
+        .await;
+    assert_eq!(response.status(), 400);
+    let body = json_body(response).await;
+    assert!(body["error"].as_str().unwrap().contains("since"), "{body}");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_withheld_request_body_closes_the_connection() {
+    let server = control_server(limits()).await;
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    tcp.write_all(
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"",
+    )
+    .await
+    .unwrap();
+    let answered = read_to_eof(&mut tcp).await;
+    assert!(
+        !answered.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&answered)
+    );
+    server.shutdown().await.unwrap();
+}
