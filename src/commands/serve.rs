@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use faultline_server::{Config, event_channel};
+use faultline_server::{Config, Limits, MAX_TIME_SCALE, event_channel};
 
 use self::listen_addr::parse_listen_addr;
 
@@ -63,6 +63,37 @@ pub struct ServeArgs {
     /// until their scenario time, the `faultline.quiet` marker (implies --time-scale auto).
     #[arg(long, requires = "scenario")]
     pub grading: bool,
+    /// The most steps one `long_job` call may ask for; more gets a JSON-RPC error naming
+    /// the limit [default: 100000; with --scenario, the simulator's 1000000].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_job_steps: Option<u32>,
+    /// Job steps run per turn while holding the server's lock; steps still due run in
+    /// later turns, with other clients' requests served in between.
+    #[arg(long, default_value_t = Limits::default().job_steps_per_turn, value_parser = clap::value_parser!(u32).range(1..))]
+    pub job_steps_per_turn: u32,
+    /// SSE streams a session's event log may hold; a POST that would open one more gets
+    /// 429 Too Many Requests.
+    #[arg(long, default_value_t = Limits::default().max_streams_per_session, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_streams_per_session: u32,
+    /// Without --control: entries kept per ledger record (sessions, events, answers, ...).
+    #[arg(long, default_value_t = Limits::default().ledger_window, value_parser = clap::value_parser!(u32).range(1..))]
+    pub ledger_window: u32,
+    /// Without --control: bytes the ledger may weigh (an estimate of its heap use).
+    #[arg(long, default_value_t = Limits::default().ledger_window_bytes, value_parser = clap::value_parser!(u64).range(1..))]
+    pub ledger_window_bytes: u64,
+}
+
+impl ServeArgs {
+    /// The limits the flags set, on top of `base` (the config's own defaults).
+    fn limits(&self, base: Limits) -> Limits {
+        Limits {
+            max_job_steps: self.max_job_steps.unwrap_or(base.max_job_steps),
+            job_steps_per_turn: self.job_steps_per_turn,
+            max_streams_per_session: self.max_streams_per_session,
+            ledger_window: self.ledger_window,
+            ledger_window_bytes: self.ledger_window_bytes,
+        }
+    }
 }
 
 /// `--time-scale`: a factor, or `auto`.
@@ -77,9 +108,14 @@ fn parse_time_scale(text: &str) -> Result<TimeScaleArg, String> {
         return Ok(TimeScaleArg::Auto);
     }
     match text.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(TimeScaleArg::Scaled(v)),
+        Ok(v) if v.is_finite() && (0.0..=MAX_TIME_SCALE).contains(&v) => {
+            Ok(TimeScaleArg::Scaled(v))
+        }
+        Ok(v) if v.is_finite() && v > MAX_TIME_SCALE => Err(format!(
+            "{text:?}: at most {MAX_TIME_SCALE} virtual ms per wall ms (about 11.6 virtual days per second); a faster clock would pass the end of virtual time (100 years) within the hour"
+        )),
         _ => Err(format!(
-            "{text:?}: use a finite number >= 0 (virtual ms per wall ms) or `auto`"
+            "{text:?}: use a finite number from 0 to {MAX_TIME_SCALE} (virtual ms per wall ms) or `auto`"
         )),
     }
 }
@@ -146,7 +182,8 @@ pub fn serve(args: ServeArgs) -> ExitCode {
         },
         None => Config::well_behaved(args.seed.unwrap_or_else(faultline_server::random_seed)),
     };
-    let config = config.with_control(args.control);
+    let limits = args.limits(config.limits);
+    let config = config.with_control(args.control).with_limits(limits);
     let config = match args.time_scale {
         // The grading server brings its own clock.
         _ if args.grading => config,

@@ -37,12 +37,12 @@ fn a_resume_after_a_restart_replays_then_ends() {
         .expect("progress before the restart");
 
     let mut out = Vec::new();
-    server.restart(400, &mut out);
+    server.restart(350, &mut out);
     assert!(out.contains(&Output::End {
         conn: ConnId(2),
         how: EndMode::Reset
     }));
-    assert_eq!(server.ledger().jobs[0].ended, Some((400, JobEnd::Killed)));
+    assert_eq!(server.ledger().jobs[0].ended, Some((350, JobEnd::Killed)));
 
     // Resume from the first event: the rest is replayed, then the stream ends cleanly.
     let mut out = Vec::new();

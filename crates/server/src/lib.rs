@@ -26,6 +26,7 @@ mod counted_listener;
 mod death_watch;
 mod http;
 mod ledger_snapshot;
+mod limits;
 mod plan_notes;
 mod server_events;
 mod time_scale;
@@ -48,6 +49,8 @@ use tokio::net::TcpListener;
 use tokio::sync::{Notify, watch};
 
 pub use crate::auto_advance::{DEFAULT_GRACE, NO_GRACE};
+pub use crate::clock::{MAX_TIME_SCALE, MAX_VIRTUAL_MS};
+pub use crate::limits::Limits;
 pub use crate::core::QUIET_MARKER;
 use crate::core::{Source, State};
 pub use crate::server_events::{EventFeed, EventSink, Notice, ServerEvent, event_channel};
@@ -85,6 +88,8 @@ pub struct Config {
     /// virtual time reaches the scenario's time for call k (see `call_gates`), and, if
     /// the scenario's client listens, until its standalone stream is open.
     pub call_gates: bool,
+    /// Bounds on what clients can make the server do or keep (see [`Limits`]).
+    pub limits: Limits,
 }
 
 impl Config {
@@ -115,6 +120,7 @@ impl Config {
             journal: false,
             quiet_marker: false,
             call_gates: false,
+            limits: Limits::default(),
         }
     }
 
@@ -130,6 +136,7 @@ impl Config {
             journal: false,
             quiet_marker: false,
             call_gates: false,
+            limits: Limits::for_scenario(),
         }
     }
 
@@ -162,6 +169,11 @@ impl Config {
     /// Hold the client's calls until their scenario time (see [`Config::call_gates`]).
     pub fn with_call_gates(mut self, call_gates: bool) -> Config {
         self.call_gates = call_gates;
+        self
+    }
+
+    pub fn with_limits(mut self, limits: Limits) -> Config {
+        self.limits = limits;
         self
     }
 
@@ -251,6 +263,12 @@ struct Inner {
     /// When the last SSE event was handed to a connection (gated servers only; see
     /// `auto_advance`'s settle rule).
     last_event_out: Mutex<Option<std::time::Instant>>,
+    /// Callers blocked on (or about to take) the state lock. The ticker running a big job
+    /// turn by turn lets them all in before its next turn: a plain mutex is not fair, and
+    /// the ticker would win it back every time.
+    lock_waiters: AtomicUsize,
+    /// Signalled when the last of `lock_waiters` got the lock.
+    lock_free: Notify,
 }
 
 /// The shared handle the HTTP handlers, the ticker and the control API hold.
@@ -293,18 +311,40 @@ impl App {
                 quiet_marker,
                 gated,
                 last_event_out: Mutex::new(None),
+                lock_waiters: AtomicUsize::new(0),
+                lock_free: Notify::new(),
             }),
         };
         (app, notes)
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
+        self.inner.lock_waiters.fetch_add(1, AtomicOrdering::AcqRel);
         // A panic while holding the lock is a broken model invariant; keep serving (the
         // panic was logged) rather than turning every later request into a 500.
-        self.inner
+        let guard = self
+            .inner
             .state
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if self.inner.lock_waiters.fetch_sub(1, AtomicOrdering::AcqRel) == 1 {
+            self.inner.lock_free.notify_waiters();
+        }
+        guard
+    }
+
+    /// Between two turns of job steps: returns once every caller that was waiting for the
+    /// lock got it (at once if none was), so that requests are served between turns.
+    async fn let_waiters_in(&self) {
+        let free = self.inner.lock_free.notified();
+        tokio::pin!(free);
+        // Registered before the count is read, so the last waiter's signal is not missed.
+        free.as_mut().enable();
+        if self.inner.lock_waiters.load(AtomicOrdering::Acquire) > 0 {
+            free.await;
+        } else {
+            tokio::task::yield_now().await;
+        }
     }
 
     /// Runs `f` on the driver state, then wakes the ticker if work now comes due sooner.
@@ -420,11 +460,19 @@ impl App {
     }
 
     /// Moves virtual time forward to `at_ms` (never back) and runs what came due.
+    /// Job steps beyond one turn's budget run in further turns, the lock released in
+    /// between, until nothing due by `at_ms` is left.
     pub fn advance_to(&self, at_ms: u64) -> u64 {
-        self.with_state(|s| {
-            let now = s.clock.now_ms();
-            s.advance_clock(at_ms.saturating_sub(now))
-        })
+        loop {
+            let (now, waiting) = self.with_state(|s| {
+                let now = s.clock.now_ms();
+                let now = s.advance_clock(at_ms.saturating_sub(now));
+                (now, s.steps_waiting())
+            });
+            if !waiting {
+                return now;
+            }
+        }
     }
 
     /// Everything the engine emitted since the last call, in order (needs
@@ -500,11 +548,20 @@ pub fn router(app: App) -> Router {
 /// notifications) when it comes due in wall time.
 async fn ticker(app: App, mut stop: watch::Receiver<bool>) {
     loop {
-        let deadline = {
+        let (deadline, waiting) = {
             let mut state = app.lock();
             state.sync();
-            state.next_wake()
+            (state.next_wake(), state.steps_waiting())
         };
+        if waiting {
+            if *stop.borrow() {
+                return;
+            }
+            // A turn's budget of job steps ran and more are due: let the requests that
+            // queued behind the lock in, then take another turn.
+            app.let_waiters_in().await;
+            continue;
+        }
         let sleep = async {
             match deadline {
                 Some(at) => tokio::time::sleep_until(at.into()).await,
@@ -564,6 +621,15 @@ async fn start_with_events(
     addr: SocketAddr,
     events: Option<EventSink>,
 ) -> io::Result<Running> {
+    let scale = config.time_scale;
+    if !(scale.is_finite() && (0.0..=MAX_TIME_SCALE).contains(&scale)) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "time scale {scale}: use a number from 0 to {MAX_TIME_SCALE} (virtual ms per wall ms)"
+            ),
+        ));
+    }
     let (app, notes) = App::watched(config, events);
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;

@@ -100,7 +100,8 @@ impl LedgerBytes {
         let i = record as usize;
         let cut = cut.min(self.weighed[i]);
         let gone: u64 = (0..cut).map(|index| record.weight(ledger, index)).sum();
-        self.bytes[i] -= gone;
+        // Saturating: a session entry gains a generation at a restart after it was weighed.
+        self.bytes[i] = self.bytes[i].saturating_sub(gone);
         self.weighed[i] -= cut;
     }
 }

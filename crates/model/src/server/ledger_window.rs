@@ -82,7 +82,7 @@ impl Server {
                 let mut left = self.ledger_bytes.of(record);
                 let mut cut = 0;
                 while cut < len && left > share / 2 {
-                    left -= record.weight(&self.ledger, cut);
+                    left = left.saturating_sub(record.weight(&self.ledger, cut));
                     cut += 1;
                 }
                 cut
