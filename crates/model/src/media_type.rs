@@ -60,7 +60,13 @@ mod tests {
         assert!(accepts(both, "text/event-stream"));
         assert!(accepts("TEXT/EVENT-STREAM;q=0.9", "text/event-stream"));
         assert!(accepts("*/*", "application/json"));
-        assert!(!accepts("application/jsonx, text/event-streams", "application/json"));
-        assert!(!accepts("application/jsonx, text/event-streams", "text/event-stream"));
+        assert!(!accepts(
+            "application/jsonx, text/event-streams",
+            "application/json"
+        ));
+        assert!(!accepts(
+            "application/jsonx, text/event-streams",
+            "text/event-stream"
+        ));
     }
 }

@@ -172,8 +172,7 @@ impl Server {
             Some((kept, len)) => (Some(kept), len),
             None => (None, None),
         };
-        let (session_sent, session_sent_len) = match request.session_id.as_deref().map(kept_text)
-        {
+        let (session_sent, session_sent_len) = match request.session_id.as_deref().map(kept_text) {
             Some((kept, len)) => (Some(kept), len),
             None => (None, None),
         };

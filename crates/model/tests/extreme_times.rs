@@ -2,9 +2,7 @@
 //! `u64::MAX` must neither panic nor wrap (a wrapped deadline kills a session before it
 //! was created). A bounded number of cases, so it runs with the normal tests.
 
-use faultline_model::{
-    ConnId, HttpRequest, Output, PositiveDurationMs, Server, ServerKnobs,
-};
+use faultline_model::{ConnId, HttpRequest, Output, PositiveDurationMs, Server, ServerKnobs};
 use proptest::prelude::*;
 use serde_json::json;
 

@@ -26,9 +26,19 @@ fn long_header_values_are_kept_as_a_marked_prefix() {
     let huge_method = "m".repeat(10_000);
     let mut out = Vec::new();
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
-    server.handle(ConnId(2), HttpRequest::post(Some(huge_id.clone()), ping), 0, &mut out);
+    server.handle(
+        ConnId(2),
+        HttpRequest::post(Some(huge_id.clone()), ping),
+        0,
+        &mut out,
+    );
     let odd = json!({"jsonrpc": "2.0", "id": 2, "method": huge_method});
-    server.handle(ConnId(3), HttpRequest::post(Some(session.clone()), odd), 0, &mut out);
+    server.handle(
+        ConnId(3),
+        HttpRequest::post(Some(session.clone()), odd),
+        0,
+        &mut out,
+    );
     server.handle(
         ConnId(4),
         HttpRequest::get(Some(session.clone()), Some(huge_cursor.clone())),
@@ -38,12 +48,22 @@ fn long_header_values_are_kept_as_a_marked_prefix() {
     let ledger = server.ledger();
     let unknown = &ledger.answers[1];
     assert_eq!(unknown.status, 404, "the request is judged on the whole id");
-    assert_eq!(unknown.session_sent.as_deref().map(str::len), Some(KEPT_TEXT_BYTES));
+    assert_eq!(
+        unknown.session_sent.as_deref().map(str::len),
+        Some(KEPT_TEXT_BYTES)
+    );
     assert_eq!(unknown.session_sent_len, Some(200_000));
     let odd = &ledger.answers[2];
-    assert_eq!(odd.rpc_method.as_deref().map(str::len), Some(KEPT_TEXT_BYTES));
+    assert_eq!(
+        odd.rpc_method.as_deref().map(str::len),
+        Some(KEPT_TEXT_BYTES)
+    );
     assert_eq!(odd.rpc_method_len, Some(10_000));
-    assert_eq!(odd.session_sent.as_deref(), Some(session.as_str()), "short: whole");
+    assert_eq!(
+        odd.session_sent.as_deref(),
+        Some(session.as_str()),
+        "short: whole"
+    );
     assert_eq!(odd.session_sent_len, None);
     let resume = ledger.resumptions.last().expect("the resume is recorded");
     assert_eq!(resume.cursor.len(), KEPT_TEXT_BYTES);
@@ -89,7 +109,11 @@ fn the_byte_window_bounds_big_messages() {
         );
     }
     let ledger = server.ledger();
-    assert!(ledger.messages.len() < 100, "{} messages kept", ledger.messages.len());
+    assert!(
+        ledger.messages.len() < 100,
+        "{} messages kept",
+        ledger.messages.len()
+    );
     assert!(ledger.messages_base > 400, "old messages were trimmed");
 }
 
@@ -106,23 +130,40 @@ fn dead_sessions_leave_nothing_behind_once_out_of_the_window() {
         let session = initialize(&mut server, 2 * i + 1);
         first.get_or_insert_with(|| session.clone());
         let mut out = Vec::new();
-        server.handle(ConnId(2 * i + 2), HttpRequest::delete(Some(session)), 0, &mut out);
+        server.handle(
+            ConnId(2 * i + 2),
+            HttpRequest::delete(Some(session)),
+            0,
+            &mut out,
+        );
         server.trim_ledger();
         peak_bytes = peak_bytes.max(server.ledger_bytes());
     }
     let ledger = server.ledger();
     assert_eq!(ledger.sessions_end(), cycles as u32, "keys keep counting");
-    assert!(ledger.sessions.len() <= 200, "{} sessions kept", ledger.sessions.len());
+    assert!(
+        ledger.sessions.len() <= 200,
+        "{} sessions kept",
+        ledger.sessions.len()
+    );
     assert!(server.remembered_session_ids() <= 200);
     assert!(ledger.answers.len() <= 200);
     assert_eq!(server.live_session_count(), 0);
-    assert!(peak_bytes < 200_000, "the ledger weighed up to {peak_bytes} bytes");
+    assert!(
+        peak_bytes < 200_000,
+        "the ledger weighed up to {peak_bytes} bytes"
+    );
     // A trimmed session's id is answered like any unknown id: the dead-session status.
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
     let first = first.expect("a first session");
     assert_eq!(server.session_key(&first), None, "its id is forgotten");
     let mut out = Vec::new();
-    server.handle(ConnId(1 << 40), HttpRequest::post(Some(first), ping), 0, &mut out);
+    server.handle(
+        ConnId(1 << 40),
+        HttpRequest::post(Some(first), ping),
+        0,
+        &mut out,
+    );
     match &out[0] {
         Output::Respond { response, .. } => assert_eq!(response.status, 404),
         other => panic!("{other:?}"),
@@ -138,12 +179,22 @@ fn a_live_session_keeps_its_entry() {
     for i in 0..100u64 {
         let session = initialize(&mut server, 10 + 2 * i);
         let mut out = Vec::new();
-        server.handle(ConnId(11 + 2 * i), HttpRequest::delete(Some(session)), 0, &mut out);
+        server.handle(
+            ConnId(11 + 2 * i),
+            HttpRequest::delete(Some(session)),
+            0,
+            &mut out,
+        );
         server.trim_ledger();
     }
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
     let mut out = Vec::new();
-    server.handle(ConnId(1_000), HttpRequest::post(Some(keeper), ping), 0, &mut out);
+    server.handle(
+        ConnId(1_000),
+        HttpRequest::post(Some(keeper), ping),
+        0,
+        &mut out,
+    );
     match &out[0] {
         Output::Respond { response, .. } => assert_eq!(response.status, 200),
         other => panic!("{other:?}"),

@@ -60,7 +60,10 @@ fn a_job_above_the_step_limit_gets_an_error_naming_the_limit() {
         &mut out,
     );
     let (status, body) = answer(&out, 2);
-    assert_eq!(status, 200, "a tool error is a JSON-RPC error, not an HTTP one");
+    assert_eq!(
+        status, 200,
+        "a tool error is a JSON-RPC error, not an HTTP one"
+    );
     let body = body.expect("a JSON answer");
     assert_eq!(body["error"]["code"], -32602);
     let message = body["error"]["message"].as_str().unwrap();
@@ -90,7 +93,10 @@ fn a_turn_runs_at_most_its_budget_of_job_steps() {
     );
     assert_eq!(answer(&out, 3).0, 200);
     assert_eq!(events_on(&out, 3), 100, "one turn's budget of steps");
-    assert!(server.steps_waiting(0), "the rest is due and waits for a turn");
+    assert!(
+        server.steps_waiting(0),
+        "the rest is due and waits for a turn"
+    );
     assert_eq!(server.next_due(), Some(0));
     assert_eq!(server.next_due_this_turn(), None);
 
@@ -109,7 +115,10 @@ fn a_turn_runs_at_most_its_budget_of_job_steps() {
         server.begin_turn();
         let mut out = Vec::new();
         server.advance(0, &mut out);
-        assert!(events_on(&out, 3) <= 101, "100 steps (the last also sends the result)");
+        assert!(
+            events_on(&out, 3) <= 101,
+            "100 steps (the last also sends the result)"
+        );
         turns += 1;
         assert!(turns < 100, "the job ends");
     }
@@ -136,7 +145,11 @@ fn without_a_budget_every_due_step_runs_at_once() {
         0,
         &mut out,
     );
-    assert_eq!(events_on(&out, 2), 1_001, "1,000 progress events and the result");
+    assert_eq!(
+        events_on(&out, 2),
+        1_001,
+        "1,000 progress events and the result"
+    );
     assert!(!server.steps_waiting(0));
 }
 
@@ -166,13 +179,20 @@ fn a_session_at_its_stream_cap_gets_429_and_others_are_served() {
     }
     let (status, body) = post(&mut server, &a, long_job(3, 0));
     assert_eq!(status, 429);
-    let message = body.unwrap()["error"]["message"].as_str().unwrap().to_string();
+    let message = body.unwrap()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(message.contains("Too Many Requests"), "{message}");
     // A request that opens no stream still goes through; so does another session.
     let ping = json!({"jsonrpc": "2.0", "id": 7, "method": "ping"});
     assert_eq!(post(&mut server, &a, ping).0, 200);
     assert_eq!(post(&mut server, &b, long_job(4, 0)).0, 200);
-    assert_eq!(server.ledger().jobs.len(), 4, "the refused call started nothing");
+    assert_eq!(
+        server.ledger().jobs.len(),
+        4,
+        "the refused call started nothing"
+    );
 }
 
 #[test]

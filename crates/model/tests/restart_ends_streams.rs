@@ -25,7 +25,12 @@ fn a_resume_after_a_restart_replays_then_ends() {
         "params": {"name": "long_job", "arguments": {"steps": 100, "interval_ms": 100},
                    "_meta": {"progressToken": "p"}}});
     let mut out = Vec::new();
-    server.handle(ConnId(2), HttpRequest::post(Some(session.clone()), call), 0, &mut out);
+    server.handle(
+        ConnId(2),
+        HttpRequest::post(Some(session.clone()), call),
+        0,
+        &mut out,
+    );
     server.advance(350, &mut out);
     let last_id = out
         .iter()
@@ -54,7 +59,15 @@ fn a_resume_after_a_restart_replays_then_ends() {
     );
     let replayed = out
         .iter()
-        .filter(|o| matches!(o, Output::Event { conn: ConnId(3), .. }))
+        .filter(|o| {
+            matches!(
+                o,
+                Output::Event {
+                    conn: ConnId(3),
+                    ..
+                }
+            )
+        })
         .count();
     assert_eq!(replayed, 2);
     assert_eq!(

@@ -20,8 +20,8 @@ use bytes::Bytes;
 use faultline_model::EndMode;
 use serde_json::{Value, json};
 
-use crate::clock::MAX_VIRTUAL_MS;
 use crate::App;
+use crate::clock::MAX_VIRTUAL_MS;
 use crate::counted_listener::PeerAddr;
 use crate::http::json_response;
 use crate::ledger_snapshot::LedgerSnapshot;

@@ -199,7 +199,9 @@ impl State {
         if !config.control && !config.journal {
             // Nobody can read the ground truth without the control API: keep a window of
             // it so a long-lived server's memory stays bounded.
-            engine.server_mut().bound_ledger(config.limits.ledger_window);
+            engine
+                .server_mut()
+                .bound_ledger(config.limits.ledger_window);
             engine
                 .server_mut()
                 .bound_ledger_bytes(config.limits.ledger_window_bytes);

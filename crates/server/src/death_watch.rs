@@ -34,7 +34,12 @@ impl DeathWatch {
         self.scan_from = self.scan_from.max(base);
         let from = self.scan_from;
         self.reported.retain(|&key| key >= from);
-        for (offset, entry) in ledger.sessions.iter().enumerate().skip((from - base) as usize) {
+        for (offset, entry) in ledger
+            .sessions
+            .iter()
+            .enumerate()
+            .skip((from - base) as usize)
+        {
             let key = base + offset as u32;
             if self.reported.contains(&key) {
                 continue;

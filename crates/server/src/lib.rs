@@ -50,9 +50,9 @@ use tokio::sync::{Notify, watch};
 
 pub use crate::auto_advance::{DEFAULT_GRACE, NO_GRACE};
 pub use crate::clock::{MAX_TIME_SCALE, MAX_VIRTUAL_MS};
-pub use crate::limits::Limits;
 pub use crate::core::QUIET_MARKER;
 use crate::core::{Source, State};
+pub use crate::limits::Limits;
 pub use crate::server_events::{EventFeed, EventSink, Notice, ServerEvent, event_channel};
 
 /// Request bodies above this get 413.

@@ -27,7 +27,11 @@ async fn an_advance_past_the_end_of_time_is_refused_and_the_largest_one_works() 
     assert_eq!(status, 400, "{body}");
     let message = body["error"].as_str().unwrap();
     assert!(message.contains("end of virtual time"), "{message}");
-    assert_eq!(ledger(addr).await.now_ms, 0, "a refused advance moves nothing");
+    assert_eq!(
+        ledger(addr).await.now_ms,
+        0,
+        "a refused advance moves nothing"
+    );
 
     // The largest allowed advance, then a new session that works.
     assert_eq!(advance(addr, MAX_VIRTUAL_MS).await, MAX_VIRTUAL_MS);

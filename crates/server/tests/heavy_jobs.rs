@@ -37,7 +37,11 @@ async fn an_echo_is_served_while_a_big_interval_0_job_runs() {
     let job_stream = Req::post(Some(&busy), &job).send(addr).await;
     assert_eq!(job_stream.status(), 200);
 
-    let echo = rpc(2, "tools/call", json!({"name": "echo", "arguments": {"text": "hi"}}));
+    let echo = rpc(
+        2,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "hi"}}),
+    );
     let answer = Req::post(Some(&other), &echo).send(addr).await;
     assert_eq!(answer.status(), 200);
     let body = json_body(answer).await;
@@ -47,12 +51,18 @@ async fn an_echo_is_served_while_a_big_interval_0_job_runs() {
     let body = ledger(addr).await;
     let job = &body.ledger.jobs[0];
     assert_eq!(job.steps, 1_000_000);
-    assert_eq!(job.ended, None, "the job still runs after the echo was served");
+    assert_eq!(
+        job.ended, None,
+        "the job still runs after the echo was served"
+    );
     let echo_answer = body
         .ledger
         .answers
         .iter()
-        .find(|a| a.session_sent.as_deref() == Some(other.as_str()) && a.rpc_method.as_deref() == Some("tools/call"))
+        .find(|a| {
+            a.session_sent.as_deref() == Some(other.as_str())
+                && a.rpc_method.as_deref() == Some("tools/call")
+        })
         .expect("the echo is in the ledger");
     assert_eq!(echo_answer.status, 200);
 
@@ -63,7 +73,10 @@ async fn an_echo_is_served_while_a_big_interval_0_job_runs() {
         .await;
     assert_eq!(deleted.status(), 200);
     let body = ledger(addr).await;
-    assert!(matches!(body.ledger.jobs[0].ended, Some((_, JobEnd::Killed))));
+    assert!(matches!(
+        body.ledger.jobs[0].ended,
+        Some((_, JobEnd::Killed))
+    ));
     drop(job_stream);
     server.shutdown().await.unwrap();
 }

@@ -34,9 +34,15 @@ async fn a_thousand_200_kb_session_ids_are_kept_as_128_byte_prefixes() {
         .filter_map(|a| a.session_sent.as_ref())
         .map(String::len)
         .sum();
-    assert!(stored <= answers.len() * KEPT_TEXT_BYTES, "{stored} bytes of ids stored");
+    assert!(
+        stored <= answers.len() * KEPT_TEXT_BYTES,
+        "{stored} bytes of ids stored"
+    );
     for answer in &answers[..1_000] {
-        assert_eq!(answer.session_sent.as_deref().map(str::len), Some(KEPT_TEXT_BYTES));
+        assert_eq!(
+            answer.session_sent.as_deref().map(str::len),
+            Some(KEPT_TEXT_BYTES)
+        );
         assert_eq!(answer.session_sent_len, Some(200_000), "marked as cut");
     }
     assert_eq!(body.ledger.resumptions.len(), 10);

@@ -24,20 +24,32 @@ async fn a_resume_after_a_restart_replays_then_ends() {
     let restarted = control(addr, "POST", "/_chaos/restart", Value::Null).await;
     assert_eq!(restarted["restarted_at_ms"], 350);
     let (_, end) = stream.rest().await;
-    assert!(matches!(end, SseEnd::Aborted(_)), "the restart resets: {end:?}");
+    assert!(
+        matches!(end, SseEnd::Aborted(_)),
+        "the restart resets: {end:?}"
+    );
 
-    let resumed = Req::get(&session, Some(&first.to_string())).send(addr).await;
+    let resumed = Req::get(&session, Some(&first.to_string()))
+        .send(addr)
+        .await;
     let mut resumed = SseReader::new(resumed);
     let (replayed, end) = resumed.rest().await;
     assert_eq!(end, SseEnd::Closed, "the resumed stream ends");
     let ids: Vec<u64> = replayed.iter().filter_map(|e| e.id).collect();
-    assert_eq!(ids, vec![first + 1, first + 2], "the rest of what the log held");
+    assert_eq!(
+        ids,
+        vec![first + 1, first + 2],
+        "the rest of what the log held"
+    );
 
     let body = ledger(addr).await;
     assert_eq!(body.ledger.jobs[0].ended, Some((350, JobEnd::Killed)));
     let resume = body.ledger.resumptions.last().expect("the resume");
     assert!(
-        matches!(resume.resolution, CursorResolution::Honoured { replayed: 2, .. }),
+        matches!(
+            resume.resolution,
+            CursorResolution::Honoured { replayed: 2, .. }
+        ),
         "{resume:?}"
     );
     assert!(body.open_connections.is_empty(), "nothing left open");

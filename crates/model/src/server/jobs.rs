@@ -70,7 +70,8 @@ impl Server {
         if let Some(log) = self.log.get_mut(stream) {
             log.open_jobs.push(job);
         }
-        self.job_due.insert((self.now_ms.saturating_add(interval_ms), job));
+        self.job_due
+            .insert((self.now_ms.saturating_add(interval_ms), job));
     }
 
     /// `notifications/cancelled`: ends the session's job for that request, if it runs.

@@ -9,8 +9,7 @@
 use serde_json::Value;
 
 use crate::ledger::{
-    AnswerEntry, JobEntry, Ledger, ProducedEvent, ResumeEntry, SendEntry, SessionEntry,
-    StreamEntry,
+    AnswerEntry, JobEntry, Ledger, ProducedEvent, ResumeEntry, SendEntry, SessionEntry, StreamEntry,
 };
 
 /// The ledger's records that grow with traffic.

@@ -54,7 +54,16 @@ impl Server {
         }
         self.ledger_bytes.catch_up(&self.ledger);
         let cuts = Record::ALL.map(|record| self.wanted_cut(record));
-        let [sessions, streams, events, sends, answers, resumptions, jobs, messages] = cuts;
+        let [
+            sessions,
+            streams,
+            events,
+            sends,
+            answers,
+            resumptions,
+            jobs,
+            messages,
+        ] = cuts;
         self.cut(Record::Answers, answers);
         self.cut(Record::Sends, sends);
         self.cut(Record::Resumptions, resumptions);
@@ -135,9 +144,8 @@ impl Server {
             .next()
             .map_or(self.ledger.streams_end(), |s| s.0);
         // The new base: `cut` entries further, but never past what is needed.
-        let keep_from = |base: u32, cut: usize, needed: u32| {
-            (base + cut as u32).min(needed).max(base)
-        };
+        let keep_from =
+            |base: u32, cut: usize, needed: u32| (base + cut as u32).min(needed).max(base);
         let base = self.ledger.events_base;
         let new_base = keep_from(base, events, min_event);
         self.forget_front(Record::Events, (new_base - base) as usize);

@@ -130,9 +130,11 @@ impl Server {
             let due = self.sessions.get(key).and_then(|s| self.deadline_of(s));
             if due.is_some_and(|d| d <= now) {
                 let idle = self.knobs.session_idle_ttl.is_some_and(|t| {
-                    self.sessions
-                        .get(key)
-                        .is_some_and(|s| s.last_touch_ms.checked_add(t.ms()).is_some_and(|d| d <= now))
+                    self.sessions.get(key).is_some_and(|s| {
+                        s.last_touch_ms
+                            .checked_add(t.ms())
+                            .is_some_and(|d| d <= now)
+                    })
                 });
                 let cause = if idle {
                     DeathCause::IdleTtl
