@@ -248,3 +248,21 @@ fn start_error(addr: SocketAddr, error: &std::io::Error) -> (String, u8) {
         _ => (error.to_string(), 1),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_absurd_time_scale_is_refused_with_the_bound() {
+        let refused = parse_time_scale("1e300").expect_err("refused");
+        assert!(refused.contains("at most 1000000"), "{refused}");
+        assert!(parse_time_scale("inf").is_err());
+        assert!(parse_time_scale("-1").is_err());
+        assert_eq!(
+            parse_time_scale("1000000"),
+            Ok(TimeScaleArg::Scaled(MAX_TIME_SCALE))
+        );
+        assert_eq!(parse_time_scale("auto"), Ok(TimeScaleArg::Auto));
+    }
+}
