@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use faultline_server::{Config, event_channel};
+use faultline_server::{Config, Limits, MAX_TIME_SCALE, event_channel};
 
 use self::listen_addr::parse_listen_addr;
 
@@ -89,6 +89,46 @@ pub struct ServeArgs {
     /// localhost, loopback addresses and the bound address (DNS-rebinding protection).
     #[arg(long, value_name = "NAME")]
     pub allow_host: Vec<String>,
+    /// The most steps one `long_job` call may ask for; more gets a JSON-RPC error naming
+    /// the limit [default: 100000; with --scenario, the simulator's 1000000].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_job_steps: Option<u32>,
+    /// Job steps run per turn while holding the server's lock; steps still due run in
+    /// later turns, with other clients' requests served in between.
+    #[arg(long, default_value_t = Limits::default().job_steps_per_turn, value_parser = clap::value_parser!(u32).range(1..))]
+    pub job_steps_per_turn: u32,
+    /// SSE streams a session's event log may hold; a POST that would open one more gets
+    /// 429 Too Many Requests.
+    #[arg(long, default_value_t = Limits::default().max_streams_per_session, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_streams_per_session: u32,
+    /// Without --control: entries kept per ledger record (sessions, events, answers, ...).
+    #[arg(long, default_value_t = Limits::default().ledger_window, value_parser = clap::value_parser!(u32).range(1..))]
+    pub ledger_window: u32,
+    /// Without --control: bytes the ledger may weigh (an estimate of its heap use).
+    #[arg(long, default_value_t = Limits::default().ledger_window_bytes, value_parser = clap::value_parser!(u64).range(1..))]
+    pub ledger_window_bytes: u64,
+}
+
+impl ServeArgs {
+    /// The limits the flags set, on top of `base` (the config's own defaults).
+    fn limits(&self, base: Limits) -> Limits {
+        Limits {
+            header_timeout: Duration::from_millis(self.header_timeout_ms),
+            idle_timeout: Duration::from_millis(self.idle_timeout_ms),
+            max_connections: self
+                .max_connections
+                .map_or_else(faultline_server::default_max_connections, |n| {
+                    usize::try_from(n).unwrap_or(usize::MAX)
+                }),
+            stream_queue_bytes: usize::try_from(self.stream_queue_bytes).unwrap_or(usize::MAX),
+            stream_stall: Duration::from_millis(self.stream_stall_ms),
+            max_job_steps: self.max_job_steps.unwrap_or(base.max_job_steps),
+            job_steps_per_turn: self.job_steps_per_turn,
+            max_streams_per_session: self.max_streams_per_session,
+            ledger_window: self.ledger_window,
+            ledger_window_bytes: self.ledger_window_bytes,
+        }
+    }
 }
 
 /// `--time-scale`: a factor, or `auto`.
@@ -103,9 +143,14 @@ fn parse_time_scale(text: &str) -> Result<TimeScaleArg, String> {
         return Ok(TimeScaleArg::Auto);
     }
     match text.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(TimeScaleArg::Scaled(v)),
+        Ok(v) if v.is_finite() && (0.0..=MAX_TIME_SCALE).contains(&v) => {
+            Ok(TimeScaleArg::Scaled(v))
+        }
+        Ok(v) if v.is_finite() && v > MAX_TIME_SCALE => Err(format!(
+            "{text:?}: at most {MAX_TIME_SCALE} virtual ms per wall ms (about 11.6 virtual days per second); a faster clock would pass the end of virtual time (100 years) within the hour"
+        )),
         _ => Err(format!(
-            "{text:?}: use a finite number >= 0 (virtual ms per wall ms) or `auto`"
+            "{text:?}: use a finite number from 0 to {MAX_TIME_SCALE} (virtual ms per wall ms) or `auto`"
         )),
     }
 }
@@ -181,27 +226,15 @@ pub fn serve(args: ServeArgs) -> ExitCode {
         },
         None => Config::well_behaved(args.seed.unwrap_or_else(faultline_server::random_seed)),
     };
-    let config = config.with_control(args.control);
+    let limits = args.limits(config.limits);
+    let config = config.with_control(args.control).with_limits(limits);
     let config = match args.time_scale {
         // The grading server brings its own clock.
         _ if args.grading => config,
         TimeScaleArg::Scaled(scale) => config.with_time_scale(scale),
         TimeScaleArg::Auto => config.with_auto_time(args.auto_grace_ms),
     };
-    let limits = faultline_server::Limits {
-        header_timeout: Duration::from_millis(args.header_timeout_ms),
-        idle_timeout: Duration::from_millis(args.idle_timeout_ms),
-        max_connections: args
-            .max_connections
-            .map_or_else(faultline_server::default_max_connections, |n| {
-                usize::try_from(n).unwrap_or(usize::MAX)
-            }),
-        stream_queue_bytes: usize::try_from(args.stream_queue_bytes).unwrap_or(usize::MAX),
-        stream_stall: Duration::from_millis(args.stream_stall_ms),
-    };
-    let config = config
-        .with_limits(limits)
-        .with_allowed_hosts(args.allow_host.clone());
+    let config = config.with_allowed_hosts(args.allow_host.clone());
     let (events, printer) = if args.quiet {
         (None, None)
     } else {
@@ -272,5 +305,18 @@ mod tests {
             Ok(std::time::Duration::from_millis(0))
         );
         assert!(parse_auto_grace("soon").unwrap_err().contains("`never`"));
+    }
+
+    #[test]
+    fn an_absurd_time_scale_is_refused_with_the_bound() {
+        let refused = parse_time_scale("1e300").expect_err("refused");
+        assert!(refused.contains("at most 1000000"), "{refused}");
+        assert!(parse_time_scale("inf").is_err());
+        assert!(parse_time_scale("-1").is_err());
+        assert_eq!(
+            parse_time_scale("1000000"),
+            Ok(TimeScaleArg::Scaled(MAX_TIME_SCALE))
+        );
+        assert_eq!(parse_time_scale("auto"), Ok(TimeScaleArg::Auto));
     }
 }

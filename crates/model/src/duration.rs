@@ -17,11 +17,11 @@ impl DurationMs {
     pub const ZERO: DurationMs = DurationMs(0);
 
     pub fn from_secs(secs: u64) -> Self {
-        DurationMs(secs * 1_000)
+        DurationMs(secs.saturating_mul(1_000))
     }
 
     pub fn from_mins(mins: u64) -> Self {
-        DurationMs(mins * 60_000)
+        DurationMs(mins.saturating_mul(60_000))
     }
 
     pub fn ms(self) -> u64 {

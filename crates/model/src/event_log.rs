@@ -81,6 +81,9 @@ pub(crate) struct EventLog {
     /// whose event left early (capacity, a restart) is stale; stale entries are dropped
     /// whenever they reach the front, so the front is always a live event's deadline.
     expiry: VecDeque<(u64, StreamId, EventRef)>,
+    /// How many streams the log holds per session (sessions with none are absent), for
+    /// the cap on streams per session.
+    held: BTreeMap<SessionKey, u32>,
 }
 
 impl EventLog {
@@ -93,7 +96,27 @@ impl EventLog {
     }
 
     pub fn insert(&mut self, stream: StreamId, log: StreamLog) {
-        self.streams.insert(stream, log);
+        let session = log.session;
+        if self.streams.insert(stream, log).is_none() {
+            *self.held.entry(session).or_insert(0) += 1;
+        }
+    }
+
+    /// Forgets a stream (its expiry entries become stale and are dropped as they surface).
+    pub fn remove(&mut self, stream: StreamId) -> Option<StreamLog> {
+        let log = self.streams.remove(&stream)?;
+        if let Some(n) = self.held.get_mut(&log.session) {
+            *n -= 1;
+            if *n == 0 {
+                self.held.remove(&log.session);
+            }
+        }
+        Some(log)
+    }
+
+    /// How many streams the log holds for `session`.
+    pub fn streams_held(&self, session: SessionKey) -> u32 {
+        self.held.get(&session).copied().unwrap_or(0)
     }
 
     /// Room for `events` TTL deadlines (see [`crate::Server::reserve_events`]).
@@ -180,7 +203,7 @@ impl EventLog {
                 log.retained.pop_front();
             }
             if log.retained.is_empty() && log.attached.is_none() {
-                self.streams.remove(&stream);
+                self.remove(stream);
                 self.drop_stale_front();
                 continue;
             }
@@ -222,8 +245,8 @@ impl EventLog {
             .filter(|(_, l)| doomed(l))
             .map(|(&s, _)| s)
             .collect();
-        for s in &gone {
-            self.streams.remove(s);
+        for &s in &gone {
+            self.remove(s);
         }
         if !gone.is_empty() {
             self.expiry.retain(|(_, s, _)| !gone.contains(s));

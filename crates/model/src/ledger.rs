@@ -82,11 +82,19 @@ pub struct AnswerEntry {
     pub conn: ConnId,
     pub at_ms: u64,
     pub method: HttpMethod,
-    /// The JSON-RPC method of a POST, when it had one.
+    /// The JSON-RPC method of a POST, when it had one (at most
+    /// [`KEPT_TEXT_BYTES`](crate::KEPT_TEXT_BYTES) of it).
     pub rpc_method: Option<String>,
-    /// The `Mcp-Session-Id` the request carried.
+    /// The `Mcp-Session-Id` the request carried (at most
+    /// [`KEPT_TEXT_BYTES`](crate::KEPT_TEXT_BYTES) of it).
     pub session_sent: Option<String>,
     pub status: u16,
+    /// Set only when `rpc_method` was cut: the method's full length in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rpc_method_len: Option<u64>,
+    /// Set only when `session_sent` was cut: the header's full length in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_sent_len: Option<u64>,
 }
 
 /// How the server resolved a `Last-Event-ID`, as it actually did it.
@@ -125,11 +133,19 @@ pub enum CursorResolution {
 pub struct ResumeEntry {
     pub conn: ConnId,
     pub at_ms: u64,
+    /// The `Mcp-Session-Id` sent (at most [`KEPT_TEXT_BYTES`](crate::KEPT_TEXT_BYTES)).
     pub session_sent: Option<String>,
+    /// The `Last-Event-ID` sent (at most [`KEPT_TEXT_BYTES`](crate::KEPT_TEXT_BYTES)).
     pub cursor: String,
     pub resolution: CursorResolution,
     /// The stream the connection was attached to afterwards, if any.
     pub attached_to: Option<StreamId>,
+    /// Set only when `session_sent` was cut: the header's full length in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_sent_len: Option<u64>,
+    /// Set only when `cursor` was cut: the header's full length in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor_len: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -218,6 +234,14 @@ pub struct Ledger {
     pub jobs_base: u32,
     pub streams_base: u32,
     pub messages_base: u32,
+    /// Sessions below this key were trimmed (dead, and referred to by nothing kept).
+    /// Written only when set, so an untrimmed ledger reads as it always did.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sessions_base: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Ledger {
@@ -257,7 +281,17 @@ impl Ledger {
     }
 
     pub fn session(&self, key: SessionKey) -> &SessionEntry {
-        &self.sessions[key.0 as usize]
+        &self.sessions[(key.0 - self.sessions_base) as usize]
+    }
+
+    pub(crate) fn session_mut(&mut self, key: SessionKey) -> &mut SessionEntry {
+        let base = self.sessions_base;
+        &mut self.sessions[(key.0 - base) as usize]
+    }
+
+    /// One past the highest session key so far (keys keep counting across trims).
+    pub fn sessions_end(&self) -> u32 {
+        self.sessions_base + self.sessions.len() as u32
     }
 
     pub fn stream(&self, stream: StreamId) -> &StreamEntry {

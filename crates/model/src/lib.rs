@@ -19,6 +19,8 @@ mod ids;
 pub mod jsonrpc;
 mod knobs;
 mod ledger;
+mod limits;
+mod media_type;
 mod min_set;
 mod server;
 mod session_store;
@@ -32,4 +34,5 @@ pub use ledger::{
     AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, JobEnd, JobEntry, Ledger,
     Payload, ProducedEvent, ResumeEntry, SendEntry, SessionEntry, StreamEntry, StreamKind,
 };
+pub use limits::{KEPT_TEXT_BYTES, Limits};
 pub use server::{LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Server, origin_is_local};

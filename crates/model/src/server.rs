@@ -18,12 +18,14 @@
 //! - [`sessions`]: touching and killing sessions, DELETE;
 //! - [`expiry`]: TTLs, the sweeper, `next_due`/`advance`;
 //! - [`operator`]: disconnects, drops, notifications, restarts, forced GC;
-//! - [`inspect`] and [`ledger_window`]: read-only views, and trimming a long-lived ledger.
+//! - [`inspect`], [`ledger_window`] and [`ledger_bytes`]: read-only views, and trimming a
+//!   long-lived ledger by entries and by bytes.
 
 mod admission;
 mod expiry;
 mod inspect;
 mod jobs;
+mod ledger_bytes;
 mod ledger_window;
 mod operator;
 mod post;
@@ -44,6 +46,7 @@ use crate::http::{HttpMethod, HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, JobId, SessionKey, StreamId};
 use crate::knobs::ServerKnobs;
 use crate::ledger::{AnswerEntry, Ledger};
+use crate::limits::{Limits, kept_text};
 use crate::min_set::MinSet;
 use crate::session_store::SessionStore;
 
@@ -73,6 +76,13 @@ pub struct Server {
     /// Keep about this many of each ledger record (None: keep everything, as a simulation
     /// must). See [`Server::trim_ledger`].
     ledger_window: Option<u32>,
+    /// Keep the ledger to about this many bytes as well (None: no byte bound).
+    ledger_window_bytes: Option<u64>,
+    /// What the ledger's records weigh, kept up to date by [`Server::trim_ledger`].
+    ledger_bytes: ledger_bytes::LedgerBytes,
+    limits: Limits,
+    /// Job steps this turn may still run (None: no bound; see [`Limits`]).
+    turn_steps_left: Option<u32>,
 }
 
 impl Server {
@@ -90,7 +100,27 @@ impl Server {
             job_due: MinSet::default(),
             ledger: Ledger::default(),
             ledger_window: None,
+            ledger_window_bytes: None,
+            ledger_bytes: ledger_bytes::LedgerBytes::default(),
+            limits: Limits::default(),
+            turn_steps_left: None,
         }
+    }
+
+    /// Puts these bounds on what clients can make the server do (see [`Limits`]).
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+        self.turn_steps_left = limits.job_steps_per_turn;
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// A driver's turn begins (it took its lock): the job-step budget of
+    /// [`Limits::job_steps_per_turn`] is full again.
+    pub fn begin_turn(&mut self) {
+        self.turn_steps_left = self.limits.job_steps_per_turn;
     }
 
     /// Makes room for `events` events in the ledger and the log's expiry queue up front (a
@@ -138,13 +168,25 @@ impl Server {
         response: HttpResponse,
         out: &mut Vec<Output>,
     ) {
+        // Client-chosen text is kept only as a prefix: a 200 KB header must not become
+        // 200 KB of ledger per request.
+        let (rpc_method, rpc_method_len) = match rpc.as_deref().map(kept_text) {
+            Some((kept, len)) => (Some(kept), len),
+            None => (None, None),
+        };
+        let (session_sent, session_sent_len) = match request.session_id.as_deref().map(kept_text) {
+            Some((kept, len)) => (Some(kept), len),
+            None => (None, None),
+        };
         self.ledger.answers.push(AnswerEntry {
             conn,
             at_ms: self.now_ms,
             method: request.method,
-            rpc_method: rpc,
-            session_sent: request.session_id.clone(),
+            rpc_method,
+            session_sent,
             status: response.status,
+            rpc_method_len,
+            session_sent_len,
         });
         out.push(Output::Respond {
             conn,

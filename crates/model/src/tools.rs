@@ -104,7 +104,17 @@ pub fn job_result(steps: u32) -> Value {
     text_result(&format!("long_job finished {steps} steps"))
 }
 
+/// [`call_within`] with the model's widest bound on steps, [`MAX_JOB_STEPS`].
 pub fn call(params: &Value) -> ToolCall {
+    call_within(params, MAX_JOB_STEPS)
+}
+
+/// What a `tools/call` with `params` turns into, on a server that runs at most
+/// `max_job_steps` steps per job (a larger `steps` is refused with a message naming the
+/// limit). `steps` is the only argument that sets how much work a call makes: `interval_ms`
+/// only spaces it out (and is bounded too, so that a job's end stays in reach).
+pub fn call_within(params: &Value, max_job_steps: u32) -> ToolCall {
+    let max_job_steps = max_job_steps.min(MAX_JOB_STEPS);
     let invalid = |message: &str| ToolCall::Error {
         code: crate::jsonrpc::INVALID_PARAMS,
         message: message.to_string(),
@@ -122,9 +132,11 @@ pub fn call(params: &Value) -> ToolCall {
             let steps = match args.get("steps") {
                 None => 10,
                 Some(v) => match v.as_u64() {
-                    Some(n) if n <= MAX_JOB_STEPS as u64 => n as u32,
+                    Some(n) if n <= u64::from(max_job_steps) => n as u32,
                     _ => {
-                        return invalid("long_job: \"steps\" must be an integer from 0 to 1000000");
+                        return invalid(&format!(
+                            "long_job: \"steps\" must be an integer from 0 to {max_job_steps} (this server's limit on the work of one call)"
+                        ));
                     }
                 },
             };
@@ -224,6 +236,26 @@ mod tests {
             ToolCall::Job {
                 steps: 10,
                 interval_ms: 100
+            }
+        );
+    }
+
+    #[test]
+    fn steps_above_the_servers_limit_are_refused_with_the_limit_named() {
+        let asked = json!({"name": "long_job", "arguments": {"steps": 5_001, "interval_ms": 0}});
+        match call_within(&asked, 5_000) {
+            ToolCall::Error { code, message } => {
+                assert_eq!(code, crate::jsonrpc::INVALID_PARAMS);
+                assert!(message.contains("from 0 to 5000"), "{message}");
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+        let at_limit = json!({"name": "long_job", "arguments": {"steps": 5_000, "interval_ms": 0}});
+        assert_eq!(
+            call_within(&at_limit, 5_000),
+            ToolCall::Job {
+                steps: 5_000,
+                interval_ms: 0
             }
         );
     }

@@ -205,6 +205,9 @@ impl Engine {
     pub fn advance_to(&mut self, target: u64, out: &mut Vec<Emitted>) {
         let mut buf = std::mem::take(&mut self.buf);
         loop {
+            // What a driver can see is due (log expiry runs inside the model's next move),
+            // within this turn: a model whose job-step budget is spent waits for the
+            // driver's next turn (see `faultline_model::Limits::job_steps_per_turn`).
             let model_due = self.server.next_visible_due();
             let script_due = self.queue.peek().map(|&Reverse((t, _, _))| t);
             let next = match (model_due, script_due) {
@@ -269,10 +272,10 @@ impl Engine {
             Scripted::Notify { .. } => {
                 // Already rescheduled by `take_scripted`. It goes to the most recently
                 // initialized session: the ledger's last (keys are indices).
-                let newest = self.server.ledger().sessions.len().checked_sub(1);
+                let newest = self.server.ledger().sessions_end().checked_sub(1);
                 match newest {
                     Some(k) => {
-                        self.server.notify_key(SessionKey(k as u32), at, buf);
+                        self.server.notify_key(SessionKey(k), at, buf);
                     }
                     None => self.server.advance(at, buf),
                 }

@@ -76,10 +76,19 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
         let step = {
             let mut state = app.lock();
             state.sync();
-            match state.auto_step(app.open_tcp()) {
-                AutoStep::Quiet(_) if grace == NO_GRACE => AutoStep::Nothing,
-                step => step,
+            if state.steps_waiting() {
+                None
+            } else {
+                Some(match state.auto_step(app.open_tcp()) {
+                    AutoStep::Quiet(_) if grace == NO_GRACE => AutoStep::Nothing,
+                    step => step,
+                })
             }
+        };
+        let Some(step) = step else {
+            // A turn's budget of job steps ran and more are due: requests first.
+            app.let_waiters_in().await;
+            continue;
         };
         tracing::trace!(?step, "auto clock");
         if step == AutoStep::Nothing && app.quiet_marker() {

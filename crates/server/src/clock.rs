@@ -3,7 +3,10 @@
 //! The model only ever sees virtual milliseconds. A time scale of 1.0 is real time; 60.0
 //! runs a minute of TTL per wall second; 0.0 freezes the clock so that only
 //! `POST /_chaos/clock/advance` moves it (what the tests use: no sleeps, no races).
-//! Jumps add to the offset; the clock never runs backwards.
+//! Jumps add to the offset; the clock never runs backwards, and never past
+//! [`MAX_VIRTUAL_MS`]: a wrapped or saturated `u64` time would put every deadline the
+//! model computes at the end of time, so the range is bounded well before it, and the
+//! control API and `--time-scale` refuse what would leave it.
 
 use std::time::{Duration, Instant};
 
@@ -14,6 +17,15 @@ pub(crate) struct VirtualClock {
     scale: f64,
     last_ms: u64,
 }
+
+/// The end of virtual time: 100 years (of 365.25 days) in milliseconds. Far beyond any
+/// TTL worth testing, and far from `u64::MAX`, so that `now + ttl` never overflows for a
+/// TTL written in a scenario.
+pub const MAX_VIRTUAL_MS: u64 = 36_525 * 24 * 3_600 * 1_000;
+
+/// The fastest clock: a million virtual ms per wall ms (about 11.6 virtual days per wall
+/// second). Faster is refused.
+pub const MAX_TIME_SCALE: f64 = 1_000_000.0;
 
 /// Far enough ahead that the ticker re-checks now and then even when nothing is due.
 const MAX_SLEEP: Duration = Duration::from_secs(3_600);
@@ -35,7 +47,7 @@ impl VirtualClock {
     /// Virtual time now (monotonic).
     pub fn now_ms(&mut self) -> u64 {
         let elapsed = self.scaled(self.base.elapsed());
-        let v = self.offset_ms.saturating_add(elapsed);
+        let v = self.offset_ms.saturating_add(elapsed).min(MAX_VIRTUAL_MS);
         self.last_ms = self.last_ms.max(v);
         self.last_ms
     }
@@ -54,7 +66,12 @@ impl VirtualClock {
 
     /// Jumps virtual time forward by `ms`.
     pub fn jump(&mut self, ms: u64) {
-        self.offset_ms = self.offset_ms.saturating_add(ms);
+        self.offset_ms = self.offset_ms.saturating_add(ms).min(MAX_VIRTUAL_MS);
+    }
+
+    /// The most [`VirtualClock::jump`] may add now without passing [`MAX_VIRTUAL_MS`].
+    pub fn room_ms(&mut self) -> u64 {
+        MAX_VIRTUAL_MS - self.now_ms()
     }
 
     /// Back to virtual time 0 (for `/_chaos/reset`).
@@ -94,6 +111,18 @@ mod tests {
         assert!(c.wall_deadline(2_000).is_none());
         c.reset();
         assert_eq!(c.now_ms(), 0);
+    }
+
+    #[test]
+    fn the_clock_stops_at_the_end_of_virtual_time() {
+        let mut c = VirtualClock::new(0.0);
+        c.jump(u64::MAX);
+        assert_eq!(c.now_ms(), MAX_VIRTUAL_MS);
+        assert_eq!(c.room_ms(), 0);
+        let mut fast = VirtualClock::new(MAX_TIME_SCALE);
+        fast.jump(MAX_VIRTUAL_MS - 1);
+        std::thread::yield_now();
+        assert!(fast.now_ms() <= MAX_VIRTUAL_MS);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //!
 //! | endpoint | effect |
 //! |---|---|
-//! | `POST /_chaos/clock/advance {"ms":N}` | jump virtual time by N ms and run what came due |
+//! | `POST /_chaos/clock/advance {"ms":N}` | jump virtual time by N ms and run what came due (400 if it would pass [`MAX_VIRTUAL_MS`], 100 years) |
 //! | `POST /_chaos/streams/drop [{"session":ID,"mode":"close"\|"reset"}]` | cut open SSE connections (all, or one session's); default mode `reset` |
 //! | `POST /_chaos/restart` | `Server::restart` (what survives is `restart_persistence`) |
 //! | `POST /_chaos/reset` | a fresh model with the same knobs, script re-armed, virtual time 0 |
@@ -21,6 +21,7 @@ use faultline_model::EndMode;
 use serde_json::{Value, json};
 
 use crate::App;
+use crate::clock::MAX_VIRTUAL_MS;
 use crate::counted_listener::PeerAddr;
 use crate::http::json_response;
 use crate::ledger_page::{LedgerQuery, ledger_response};
@@ -143,8 +144,26 @@ pub(crate) async fn chaos(
                     "clock/advance needs a body {\"ms\": N} with N a non-negative integer",
                 );
             };
-            let now = app.with_state(|s| s.advance_clock(ms));
-            json_response(StatusCode::OK, &json!({"now_ms": now}))
+            // Refused whole rather than cut short: a script that asked for a jump it did
+            // not get would go on in the wrong virtual time.
+            let advanced = app.with_state(|s| {
+                let room = s.clock.room_ms();
+                if ms > room {
+                    Err(MAX_VIRTUAL_MS - room)
+                } else {
+                    Ok(s.advance_clock(ms))
+                }
+            });
+            match advanced {
+                Ok(now) => json_response(StatusCode::OK, &json!({"now_ms": now})),
+                Err(now) => error(
+                    StatusCode::BAD_REQUEST,
+                    &format!(
+                        "clock/advance: {ms} ms from {now} ms would pass the end of virtual time, {MAX_VIRTUAL_MS} ms (100 years); advance by at most {} ms",
+                        MAX_VIRTUAL_MS - now
+                    ),
+                ),
+            }
         }
         (Method::POST, "streams/drop") => {
             let session = parsed

@@ -118,9 +118,6 @@ pub(crate) struct State {
 /// listen for `message` events) ignore.
 pub const QUIET_MARKER: &[u8] = b"event: faultline.quiet\ndata: \n\n";
 
-/// Ledger entries kept per record by a server without the control API.
-const LEDGER_WINDOW: u32 = 10_000;
-
 /// Fired faults remembered for `GET /_chaos/ledger`.
 const FIRED_KEPT: usize = 10_000;
 
@@ -216,10 +213,16 @@ impl State {
                 Vec::new(),
             ),
         };
+        engine.server_mut().set_limits(config.limits.model());
         if !config.control && !config.journal {
             // Nobody can read the ground truth without the control API: keep a window of
             // it so a long-lived server's memory stays bounded.
-            engine.server_mut().bound_ledger(LEDGER_WINDOW);
+            engine
+                .server_mut()
+                .bound_ledger(config.limits.ledger_window);
+            engine
+                .server_mut()
+                .bound_ledger_bytes(config.limits.ledger_window_bytes);
         }
         (engine, notes)
     }
@@ -256,8 +259,10 @@ impl State {
     // Time
     // ----------------------------------------------------------------------------------
 
-    /// Steps everything due up to the clock's "now"; returns it.
+    /// Begins a turn (the caller holds the lock) and steps everything due up to the
+    /// clock's "now", job steps as far as the turn's budget goes; returns "now".
     pub fn sync(&mut self) -> u64 {
+        self.engine.server_mut().begin_turn();
         let now = self.clock.now_ms().max(self.server().now_ms());
         let mut out = Vec::new();
         self.engine.advance_to(now, &mut out);
@@ -452,8 +457,18 @@ impl State {
         self.advance_clock(due.saturating_sub(now));
     }
 
+    /// Job steps are due now but this turn's budget is spent: the ticker takes another
+    /// turn once the requests waiting for the lock had theirs.
+    pub fn steps_waiting(&self) -> bool {
+        let server = self.server();
+        server.steps_waiting(server.now_ms())
+    }
+
     /// True when work now comes due before the instant the ticker sleeps towards.
     pub fn ticker_must_wake(&self) -> bool {
+        if self.steps_waiting() {
+            return true;
+        }
         if self.config.auto_grace.is_some() {
             // The auto ticker re-decides on every change.
             return true;
@@ -637,10 +652,13 @@ impl State {
                 queue.push_front(o);
             }
         }
+        if self.events.is_some() {
+            // Before the trim: a death is told before its session may leave the window.
+            self.deaths.new_deaths(self.engine.server(), &mut feed);
+        }
         // Every output has been put on its connection: ledger ids may now be forgotten.
         self.engine.server_mut().trim_ledger();
         if let Some(sink) = &self.events {
-            self.deaths.new_deaths(self.engine.server(), &mut feed);
             // Faults come out of the loop above and deaths from the ledger afterwards;
             // one batch may hold both (a clock jump over a TTL and a fault): tell them in
             // the order they happened. Stable: a death caused by a fault follows it.

@@ -53,6 +53,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{Notify, watch};
 
 pub use crate::auto_advance::{DEFAULT_GRACE, NO_GRACE};
+pub use crate::clock::{MAX_TIME_SCALE, MAX_VIRTUAL_MS};
 pub use crate::core::QUIET_MARKER;
 use crate::core::{Source, State};
 pub use crate::limits::{
@@ -94,7 +95,7 @@ pub struct Config {
     /// virtual time reaches the scenario's time for call k (see `call_gates`), and, if
     /// the scenario's client listens, until its standalone stream is open.
     pub call_gates: bool,
-    /// Transport limits: timeouts, the connection cap, the per-stream queue bound.
+    /// Limits on what clients may make the server do, hold or keep (see [`Limits`]).
     pub limits: Limits,
     /// Host names accepted in `Host` besides `localhost`, loopback addresses and the bound
     /// address (`--allow-host`); compared without the port, case-insensitively.
@@ -146,7 +147,7 @@ impl Config {
             journal: false,
             quiet_marker: false,
             call_gates: false,
-            limits: Limits::default(),
+            limits: Limits::for_scenario(),
             allowed_hosts: Vec::new(),
         }
     }
@@ -183,7 +184,7 @@ impl Config {
         self
     }
 
-    /// Transport limits (see [`Limits`]).
+    /// Limits (see [`Limits`]).
     pub fn with_limits(mut self, limits: Limits) -> Config {
         self.limits = limits;
         self
@@ -283,6 +284,12 @@ struct Inner {
     last_event_out: Mutex<Option<std::time::Instant>>,
     /// Which `Host` names are answered; set once the address is bound (unset: any).
     host_policy: std::sync::OnceLock<host_check::HostPolicy>,
+    /// Callers blocked on (or about to take) the state lock. The ticker running a big job
+    /// turn by turn lets them all in before its next turn: a plain mutex is not fair, and
+    /// the ticker would win it back every time.
+    lock_waiters: AtomicUsize,
+    /// Signalled when the last of `lock_waiters` got the lock.
+    lock_free: Notify,
 }
 
 /// The shared handle the HTTP handlers, the ticker and the control API hold.
@@ -326,18 +333,40 @@ impl App {
                 gated,
                 last_event_out: Mutex::new(None),
                 host_policy: std::sync::OnceLock::new(),
+                lock_waiters: AtomicUsize::new(0),
+                lock_free: Notify::new(),
             }),
         };
         (app, notes)
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
+        self.inner.lock_waiters.fetch_add(1, AtomicOrdering::AcqRel);
         // A panic while holding the lock is a broken model invariant; keep serving (the
         // panic was logged) rather than turning every later request into a 500.
-        self.inner
+        let guard = self
+            .inner
             .state
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if self.inner.lock_waiters.fetch_sub(1, AtomicOrdering::AcqRel) == 1 {
+            self.inner.lock_free.notify_waiters();
+        }
+        guard
+    }
+
+    /// Between two turns of job steps: returns once every caller that was waiting for the
+    /// lock got it (at once if none was), so that requests are served between turns.
+    async fn let_waiters_in(&self) {
+        let free = self.inner.lock_free.notified();
+        tokio::pin!(free);
+        // Registered before the count is read, so the last waiter's signal is not missed.
+        free.as_mut().enable();
+        if self.inner.lock_waiters.load(AtomicOrdering::Acquire) > 0 {
+            free.await;
+        } else {
+            tokio::task::yield_now().await;
+        }
     }
 
     /// Runs `f` on the driver state, then wakes the ticker if work now comes due sooner.
@@ -457,11 +486,19 @@ impl App {
     }
 
     /// Moves virtual time forward to `at_ms` (never back) and runs what came due.
+    /// Job steps beyond one turn's budget run in further turns, the lock released in
+    /// between, until nothing due by `at_ms` is left.
     pub fn advance_to(&self, at_ms: u64) -> u64 {
-        self.with_state(|s| {
-            let now = s.clock.now_ms();
-            s.advance_clock(at_ms.saturating_sub(now))
-        })
+        loop {
+            let (now, waiting) = self.with_state(|s| {
+                let now = s.clock.now_ms();
+                let now = s.advance_clock(at_ms.saturating_sub(now));
+                (now, s.steps_waiting())
+            });
+            if !waiting {
+                return now;
+            }
+        }
     }
 
     /// Everything the engine emitted since the last call, in order (needs
@@ -541,11 +578,20 @@ pub fn router(app: App) -> Router {
 /// notifications) when it comes due in wall time.
 async fn ticker(app: App, mut stop: watch::Receiver<bool>) {
     loop {
-        let deadline = {
+        let (deadline, waiting) = {
             let mut state = app.lock();
             state.sync();
-            state.next_wake()
+            (state.next_wake(), state.steps_waiting())
         };
+        if waiting {
+            if *stop.borrow() {
+                return;
+            }
+            // A turn's budget of job steps ran and more are due: let the requests that
+            // queued behind the lock in, then take another turn.
+            app.let_waiters_in().await;
+            continue;
+        }
         let sleep = async {
             match deadline {
                 Some(at) => tokio::time::sleep_until(at.into()).await,
@@ -622,7 +668,16 @@ async fn start_with_events(
     addr: SocketAddr,
     events: Option<EventSink>,
 ) -> io::Result<Running> {
-    let limits = config.limits.clone();
+    let scale = config.time_scale;
+    if !(scale.is_finite() && (0.0..=MAX_TIME_SCALE).contains(&scale)) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "time scale {scale}: use a number from 0 to {MAX_TIME_SCALE} (virtual ms per wall ms)"
+            ),
+        ));
+    }
+    let limits = config.limits;
     let allowed_hosts = config.allowed_hosts.clone();
     let (app, notes) = App::watched(config, events);
     let listener = TcpListener::bind(addr).await?;

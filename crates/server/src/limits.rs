@@ -1,11 +1,27 @@
-//! The transport limits of the live server: what one client (or a crowd of them) may hold
-//! of it before it says no.
+//! The live server's limits: what one client (or a crowd of them) may make it do, hold or
+//! keep before it says no.
 //!
 //! Why they exist: a server reachable by any program on the machine must not be frozen or
 //! exhausted by one of them. A connection that never finishes its request headers, an idle
-//! keep-alive connection, a flood of connections up to the descriptor limit, and an SSE
-//! stream nobody reads would each hold a descriptor or memory forever. Every limit has a
-//! `faultline serve` flag; the README's "Limits" section lists them with their defaults.
+//! keep-alive connection, a flood of connections up to the descriptor limit, an SSE stream
+//! nobody reads, a `long_job` of a million steps at interval 0, a session that opens
+//! streams without end and a ledger that keeps every header as sent would each hold a
+//! descriptor, the server's lock or memory without bound. Every limit is a field here and a
+//! `faultline serve` flag; the defaults are far above what the bundled scenarios, the
+//! conformance suite and the SDK clients use. The README's "Limits" section lists them.
+//!
+//! | field | flag | default | bounds |
+//! |---|---|---|---|
+//! | `header_timeout` | `--header-timeout-ms` | 10 s | request headers (then the body) must arrive within it |
+//! | `idle_timeout` | `--idle-timeout-ms` | 60 s | an idle keep-alive connection is closed after it |
+//! | `max_connections` | `--max-connections` | descriptor limit - 64 | open connections; one more gets 503 |
+//! | `stream_queue_bytes` | `--stream-queue-bytes` | 1 MiB | queued SSE bytes before a stall counts |
+//! | `stream_stall` | `--stream-stall-ms` | 5 s | a stream over its queue bound whose reader took nothing this long is cut |
+//! | `max_job_steps` | `--max-job-steps` | 100,000 | steps one `long_job` may ask for (more: JSON-RPC invalid params naming the limit) |
+//! | `job_steps_per_turn` | `--job-steps-per-turn` | 1,000 | job steps run while holding the server's lock; the rest run in later turns, other requests in between |
+//! | `max_streams_per_session` | `--max-streams-per-session` | 1,000 | SSE streams a session's event log may hold; a POST that would open one more gets 429 |
+//! | `ledger_window` | `--ledger-window` | 10,000 | entries kept per ledger record without `--control` |
+//! | `ledger_window_bytes` | `--ledger-window-bytes` | 64 MiB | bytes the ledger may weigh without `--control` |
 
 use std::time::Duration;
 
@@ -29,8 +45,8 @@ const FALLBACK_MAX_CONNECTIONS: usize = 900;
 /// Descriptors kept back from the cap for the listener, logs, and refusals in progress.
 const DESCRIPTORS_RESERVED: u64 = 64;
 
-/// The transport limits (see the module docs).
-#[derive(Debug, Clone, PartialEq)]
+/// The live server's limits (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// See [`DEFAULT_HEADER_TIMEOUT`].
     pub header_timeout: Duration,
@@ -42,6 +58,11 @@ pub struct Limits {
     pub stream_queue_bytes: usize,
     /// See [`DEFAULT_STREAM_STALL`].
     pub stream_stall: Duration,
+    pub max_job_steps: u32,
+    pub job_steps_per_turn: u32,
+    pub max_streams_per_session: u32,
+    pub ledger_window: u32,
+    pub ledger_window_bytes: u64,
 }
 
 impl Default for Limits {
@@ -52,6 +73,31 @@ impl Default for Limits {
             max_connections: default_max_connections(),
             stream_queue_bytes: DEFAULT_STREAM_QUEUE_BYTES,
             stream_stall: DEFAULT_STREAM_STALL,
+            max_job_steps: 100_000,
+            job_steps_per_turn: 1_000,
+            max_streams_per_session: 1_000,
+            ledger_window: 10_000,
+            ledger_window_bytes: 64 << 20,
+        }
+    }
+}
+
+impl Limits {
+    /// The defaults, with the step bound of the simulator, so that a scenario played live
+    /// (`run --live`, `serve --scenario`) gets the answers it gets in simulation.
+    pub fn for_scenario() -> Self {
+        Limits {
+            max_job_steps: faultline_model::tools::MAX_JOB_STEPS,
+            ..Limits::default()
+        }
+    }
+
+    /// The model's share of these bounds.
+    pub(crate) fn model(&self) -> faultline_model::Limits {
+        faultline_model::Limits {
+            max_job_steps: self.max_job_steps,
+            job_steps_per_turn: Some(self.job_steps_per_turn.max(1)),
+            max_streams_per_session: Some(self.max_streams_per_session.max(1)),
         }
     }
 }
@@ -66,10 +112,7 @@ fn descriptor_limit() -> Option<u64> {
         };
         // SAFETY: getrlimit writes one rlimit through a valid pointer and nothing else.
         let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
-        // `rlim_t` is not `u64` on every unix.
-        #[allow(clippy::unnecessary_cast)]
-        let soft = limit.rlim_cur as u64;
-        (ok && limit.rlim_cur != libc::RLIM_INFINITY).then_some(soft)
+        (ok && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
     }
     #[cfg(not(unix))]
     {

@@ -12,6 +12,7 @@ use crate::http::{HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, SessionKey};
 use crate::jsonrpc::{INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND, error_without_id};
 use crate::knobs::DeadSessionAnswer;
+use crate::media_type;
 
 use super::{SUPPORTED_PROTOCOL_VERSIONS, Server};
 
@@ -57,6 +58,8 @@ pub(super) enum Rejection {
     CursorBadRequest,
     /// A cursor the log cannot honour, under `unknown_cursor: NotFound`.
     CursorNotFound,
+    /// The session's event log holds `max_streams_per_session` streams already.
+    StreamLimit,
 }
 
 impl Rejection {
@@ -134,6 +137,13 @@ impl Rejection {
                 "Bad Request: Last-Event-ID cannot be resumed",
             ),
             CursorNotFound => (404, INVALID_REQUEST, "Not Found: no such event"),
+            // RFC 6585 §4: the client sent too much; it may retry once its streams end or
+            // expire.
+            StreamLimit => (
+                429,
+                INVALID_REQUEST,
+                "Too Many Requests: this session holds as many SSE streams as the server allows; wait for its streams to end or expire",
+            ),
         };
         (status, code, Cow::Borrowed(message))
     }
@@ -208,19 +218,19 @@ pub(super) fn check_protocol_version(request: &HttpRequest) -> Result<(), Reject
     }
 }
 
-/// Checks a POST's `Accept` (JSON and SSE) and `Content-Type` (JSON).
+/// Checks a POST's `Accept` (JSON and SSE) and `Content-Type` (JSON), as media types: a
+/// `Content-Type: application/jsonx` is not JSON.
 pub(super) fn check_post_media(request: &HttpRequest) -> Result<(), Rejection> {
     let accept = request.accept.as_deref().unwrap_or("");
-    let accepts_both = accept.contains("*/*")
-        || (accept.contains("application/json") && accept.contains("text/event-stream"));
+    let accepts_both = media_type::accepts(accept, "application/json")
+        && media_type::accepts(accept, "text/event-stream");
     if !accepts_both {
         return Err(Rejection::PostNotAcceptable);
     }
-    let json_content = request.content_type.as_deref().is_some_and(|c| {
-        c.trim_start()
-            .to_ascii_lowercase()
-            .starts_with("application/json")
-    });
+    let json_content = request
+        .content_type
+        .as_deref()
+        .is_some_and(|c| media_type::is(c, "application/json"));
     if !json_content {
         return Err(Rejection::UnsupportedMediaType);
     }
@@ -230,7 +240,7 @@ pub(super) fn check_post_media(request: &HttpRequest) -> Result<(), Rejection> {
 /// Checks a GET's `Accept` (SSE).
 pub(super) fn check_get_media(request: &HttpRequest) -> Result<(), Rejection> {
     let accept = request.accept.as_deref().unwrap_or("");
-    if accept.contains("text/event-stream") || accept.contains("*/*") {
+    if media_type::accepts(accept, "text/event-stream") {
         Ok(())
     } else {
         Err(Rejection::GetNotAcceptable)

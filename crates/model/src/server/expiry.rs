@@ -42,8 +42,14 @@ impl Server {
     /// expiring event: the expiry then runs, in its order, on the next
     /// [`advance`](Server::advance). (The simulator does; the live server steps on every
     /// deadline, so that its control API's views of the log are current.)
+    ///
+    /// Like [`next_due_this_turn`](Server::next_due_this_turn), job steps wait once the
+    /// turn's step budget is spent.
     pub fn next_visible_due(&self) -> Option<u64> {
-        let job = self.job_due.first().map(|(t, _)| t);
+        let job = match self.turn_steps_left {
+            Some(0) => None,
+            _ => self.job_due.first().map(|(t, _)| t),
+        };
         let session = self.sessions.next_deadline().map(|t| self.swept_at(t));
         earliest(job, session)
     }
@@ -59,10 +65,29 @@ impl Server {
             .map(|t| self.swept_at(t))
     }
 
-    /// Runs everything due at or before `now_ms`, in time order.
+    /// [`Server::next_due`] as this turn sees it: once the turn's job-step budget is
+    /// spent (see [`crate::Limits::job_steps_per_turn`]), job steps wait for the next
+    /// turn and only expiry is due. Drivers that loop "while something is due" within one
+    /// turn ask this, so that they stop when the budget does.
+    pub fn next_due_this_turn(&self) -> Option<u64> {
+        if self.turn_steps_left != Some(0) {
+            return self.next_due();
+        }
+        let deadline = earliest(self.log.next_expiry(), self.sessions.next_deadline());
+        deadline.map(|t| self.swept_at(t))
+    }
+
+    /// True when job steps are due at or before `now_ms` but this turn's budget is spent:
+    /// the driver should come back for another turn soon.
+    pub fn steps_waiting(&self, now_ms: u64) -> bool {
+        self.turn_steps_left == Some(0) && self.job_due.first().is_some_and(|(t, _)| t <= now_ms)
+    }
+
+    /// Runs everything due at or before `now_ms`, in time order (job steps only as far as
+    /// this turn's budget goes: a step that waited is produced when it runs, at that time).
     pub fn advance(&mut self, now_ms: u64, out: &mut Vec<Output>) {
         let now_ms = now_ms.max(self.now_ms);
-        while let Some(due) = self.next_due() {
+        while let Some(due) = self.next_due_this_turn() {
             if due > now_ms {
                 break;
             }
@@ -91,24 +116,29 @@ impl Server {
             self.expire_session_if_due(key, due, out);
         }
         while let Some((t, job)) = self.job_due.first() {
-            if t > due {
+            if t > due || self.turn_steps_left == Some(0) {
                 break;
+            }
+            if let Some(left) = &mut self.turn_steps_left {
+                *left -= 1;
             }
             self.job_due.pop_first();
             self.step_job(job, t, out);
         }
     }
 
-    /// The instant a live session's TTLs run out.
+    /// The instant a live session's TTLs run out. A TTL that would run out past the end
+    /// of `u64` time never does (checked, not wrapped: a wrapped sum would kill a session
+    /// before it was created).
     pub(super) fn deadline_of(&self, session: &Session) -> Option<u64> {
         let idle = self
             .knobs
             .session_idle_ttl
-            .map(|t| session.last_touch_ms + t.ms());
+            .and_then(|t| session.last_touch_ms.checked_add(t.ms()));
         let absolute = self
             .knobs
             .session_absolute_ttl
-            .map(|t| session.created_ms + t.ms());
+            .and_then(|t| session.created_ms.checked_add(t.ms()));
         match (idle, absolute) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -132,7 +162,7 @@ impl Server {
         let idle = self
             .knobs
             .session_idle_ttl
-            .map(|t| session.last_touch_ms + t.ms());
+            .and_then(|t| session.last_touch_ms.checked_add(t.ms()));
         let cause = if idle == Some(deadline) {
             DeathCause::IdleTtl
         } else {

@@ -51,6 +51,12 @@ impl Server {
             .sum()
     }
 
+    /// How many wire ids the server remembers (live sessions, and dead ones whose ledger
+    /// entries are kept): what a long-lived server holds per session ever created.
+    pub fn remembered_session_ids(&self) -> usize {
+        self.ever_minted.len()
+    }
+
     pub fn session_key(&self, wire_id: &str) -> Option<SessionKey> {
         self.ever_minted.get(wire_id).copied()
     }

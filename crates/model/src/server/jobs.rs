@@ -70,7 +70,8 @@ impl Server {
         if let Some(log) = self.log.get_mut(stream) {
             log.open_jobs.push(job);
         }
-        self.job_due.insert((self.now_ms + interval_ms, job));
+        self.job_due
+            .insert((self.now_ms.saturating_add(interval_ms), job));
     }
 
     /// `notifications/cancelled`: ends the session's job for that request, if it runs.
@@ -137,7 +138,7 @@ impl Server {
             }
             self.jobs.get_mut(&job).expect("job").step = next;
             if next < total {
-                self.job_due.insert((at + interval, job));
+                self.job_due.insert((at.saturating_add(interval), job));
                 return;
             }
         }

@@ -1,12 +1,18 @@
 //! Bounding the ledger of a long-lived server, and handing a finished run's ledger over.
 //!
 //! A simulation keeps the whole ledger (it is the ground truth verdicts are checked
-//! against); the live server would grow without bound, so it trims to a window, never
-//! dropping what a retained event may still need.
+//! against); the live server would grow without bound, so it trims to a window, in
+//! entries and in bytes, never dropping what a retained event, a live session or a running
+//! job may still need. Dead sessions are trimmed by the same window, with the wire ids the
+//! server remembers for them: a server that creates and deletes sessions all day keeps a
+//! bounded memory of them.
+
+use std::collections::BTreeSet;
 
 use crate::ledger::{Ledger, Payload};
 
 use super::Server;
+use super::ledger_bytes::Record;
 
 impl Server {
     /// Takes the whole ledger out, leaving an empty one: for a driver that is done with
@@ -17,46 +23,108 @@ impl Server {
     }
 
     /// Bounds the ledger of a long-lived server to roughly `window` entries per record
-    /// (events, sends, answers, resumptions, jobs, streams, messages), on top of what the
-    /// event logs still retain. Sessions are not trimmed. Takes effect at
-    /// [`Server::trim_ledger`].
+    /// (sessions, events, sends, answers, resumptions, jobs, streams, messages), on top of
+    /// what the event logs, the live sessions and the running jobs still need. Takes
+    /// effect at [`Server::trim_ledger`].
     pub fn bound_ledger(&mut self, window: u32) {
         self.ledger_window = Some(window.max(1));
     }
 
+    /// Bounds the ledger to roughly `bytes` as well (each of its eight records to an
+    /// eighth), on top of what is still needed (see [`Server::bound_ledger`]).
+    pub fn bound_ledger_bytes(&mut self, bytes: u64) {
+        self.ledger_window_bytes = Some(bytes.max(1));
+    }
+
+    /// What the ledger's kept entries weigh, as of the last [`Server::trim_ledger`] (an
+    /// estimate of heap use; only a server with a window weighs its ledger).
+    pub fn ledger_bytes(&self) -> u64 {
+        self.ledger_bytes.total()
+    }
+
     /// Forgets ledger entries outside the window, never an event an event log still
-    /// retains (it may be replayed) nor the job or message such an event refers to. The
-    /// driver calls this when every output it was handed has been put on the wire: ids in
-    /// outputs stay resolvable until then. Amortized: works only once a record has grown to
-    /// twice the window.
+    /// retains (it may be replayed) nor the job or message such an event refers to, nor a
+    /// session that lives or that a kept entry names. The driver calls this when every
+    /// output it was handed has been put on the wire: ids in outputs stay resolvable until
+    /// then. Amortized: a record is cut only once it passed twice its window in entries,
+    /// or its share of the byte window, and then to half of that.
     pub fn trim_ledger(&mut self) {
-        let Some(w) = self.ledger_window else {
+        if self.ledger_window.is_none() && self.ledger_window_bytes.is_none() {
             return;
-        };
-        let w = w as usize;
-        if self.ledger.answers.len() > 2 * w {
-            let cut = self.ledger.answers.len() - w;
-            self.ledger.answers.drain(..cut);
         }
-        if self.ledger.sends.len() > 2 * w {
-            let cut = self.ledger.sends.len() - w;
-            self.ledger.sends.drain(..cut);
-        }
-        if self.ledger.cuts.len() > 2 * w {
+        self.ledger_bytes.catch_up(&self.ledger);
+        let cuts = Record::ALL.map(|record| self.wanted_cut(record));
+        let [
+            sessions,
+            streams,
+            events,
+            sends,
+            answers,
+            resumptions,
+            jobs,
+            messages,
+        ] = cuts;
+        self.cut(Record::Answers, answers);
+        self.cut(Record::Sends, sends);
+        self.cut(Record::Resumptions, resumptions);
+        // The server's own cuts of slow readers: rare, bounded by entries alone.
+        if let Some(w) = self.ledger_window.map(|w| w as usize)
+            && self.ledger.cuts.len() > 2 * w
+        {
             let cut = self.ledger.cuts.len() - w;
             self.ledger.cuts.drain(..cut);
         }
-        if self.ledger.resumptions.len() > 2 * w {
-            let cut = self.ledger.resumptions.len() - w;
-            self.ledger.resumptions.drain(..cut);
+        if events + jobs + streams + messages > 0 {
+            self.cut_referenced(events, jobs, streams, messages);
         }
-        let grown = self.ledger.events.len() > 2 * w
-            || self.ledger.jobs.len() > 2 * w
-            || self.ledger.streams.len() > 2 * w
-            || self.ledger.messages.len() > 2 * w;
-        if !grown {
+        if sessions > 0 {
+            self.cut_sessions(sessions);
+        }
+    }
+
+    /// How many of the record's oldest entries the window wants gone.
+    fn wanted_cut(&self, record: Record) -> usize {
+        let len = record.len(&self.ledger);
+        let by_entries = match self.ledger_window {
+            Some(w) if len > 2 * w as usize => len - w as usize,
+            _ => 0,
+        };
+        let share = self
+            .ledger_window_bytes
+            .map(|b| (b / Record::ALL.len() as u64).max(1));
+        let by_bytes = match share {
+            Some(share) if self.ledger_bytes.of(record) > share => {
+                // Cut the oldest until what is left weighs half the share.
+                let mut left = self.ledger_bytes.of(record);
+                let mut cut = 0;
+                while cut < len && left > share / 2 {
+                    left = left.saturating_sub(record.weight(&self.ledger, cut));
+                    cut += 1;
+                }
+                cut
+            }
+            _ => 0,
+        };
+        by_entries.max(by_bytes)
+    }
+
+    /// Drains the record's first `cut` entries (records nothing else refers to by index).
+    fn cut(&mut self, record: Record, cut: usize) {
+        if cut == 0 {
             return;
         }
+        self.ledger_bytes.forget(&self.ledger, record, cut);
+        match record {
+            Record::Answers => drop(self.ledger.answers.drain(..cut)),
+            Record::Sends => drop(self.ledger.sends.drain(..cut)),
+            Record::Resumptions => drop(self.ledger.resumptions.drain(..cut)),
+            _ => unreachable!("records with bases are cut by their own rules"),
+        }
+    }
+
+    /// Cuts events, jobs, streams and messages (records whose ids are offsets from a
+    /// base), each no further than what retained events and running jobs refer to.
+    fn cut_referenced(&mut self, events: usize, jobs: usize, streams: usize, messages: usize) {
         // What retained events still need.
         let mut min_event = self.ledger.next_event().0;
         let mut min_job = self.ledger.jobs_end();
@@ -82,25 +150,60 @@ impl Server {
             .keys()
             .next()
             .map_or(self.ledger.streams_end(), |s| s.0);
-        let keep_from = |end: u32, needed: u32| needed.min(end.saturating_sub(w as u32));
-        let ledger = &mut self.ledger;
-        let new_base = keep_from(ledger.next_event().0, min_event).max(ledger.events_base);
-        ledger
-            .events
-            .drain(..(new_base - ledger.events_base) as usize);
-        ledger.events_base = new_base;
-        let new_base = keep_from(ledger.jobs_end(), min_job).max(ledger.jobs_base);
-        ledger.jobs.drain(..(new_base - ledger.jobs_base) as usize);
-        ledger.jobs_base = new_base;
-        let new_base = keep_from(ledger.streams_end(), min_stream).max(ledger.streams_base);
-        ledger
-            .streams
-            .drain(..(new_base - ledger.streams_base) as usize);
-        ledger.streams_base = new_base;
-        let new_base = keep_from(ledger.messages_end(), min_message).max(ledger.messages_base);
-        ledger
-            .messages
-            .drain(..(new_base - ledger.messages_base) as usize);
-        ledger.messages_base = new_base;
+        // The new base: `cut` entries further, but never past what is needed.
+        let keep_from =
+            |base: u32, cut: usize, needed: u32| (base + cut as u32).min(needed).max(base);
+        let base = self.ledger.events_base;
+        let new_base = keep_from(base, events, min_event);
+        self.forget_front(Record::Events, (new_base - base) as usize);
+        self.ledger.events.drain(..(new_base - base) as usize);
+        self.ledger.events_base = new_base;
+        let base = self.ledger.jobs_base;
+        let new_base = keep_from(base, jobs, min_job);
+        self.forget_front(Record::Jobs, (new_base - base) as usize);
+        self.ledger.jobs.drain(..(new_base - base) as usize);
+        self.ledger.jobs_base = new_base;
+        let base = self.ledger.streams_base;
+        let new_base = keep_from(base, streams, min_stream);
+        self.forget_front(Record::Streams, (new_base - base) as usize);
+        self.ledger.streams.drain(..(new_base - base) as usize);
+        self.ledger.streams_base = new_base;
+        let base = self.ledger.messages_base;
+        let new_base = keep_from(base, messages, min_message);
+        self.forget_front(Record::Messages, (new_base - base) as usize);
+        self.ledger.messages.drain(..(new_base - base) as usize);
+        self.ledger.messages_base = new_base;
+    }
+
+    /// Cuts up to `cut` of the oldest sessions: only dead ones that no kept stream, event
+    /// or job names, and none past the first that is still needed. Their wire ids are
+    /// forgotten too (a request naming one is then answered as for an id never minted,
+    /// with the same dead-session status).
+    fn cut_sessions(&mut self, cut: usize) {
+        let base = self.ledger.sessions_base;
+        let mut needed: BTreeSet<u32> = BTreeSet::new();
+        needed.extend(self.sessions.keys().map(|k| k.0));
+        needed.extend(self.log.streams.values().map(|l| l.session.0));
+        needed.extend(self.jobs.values().map(|j| j.session.0));
+        needed.extend(self.ledger.streams.iter().map(|s| s.session.0));
+        needed.extend(self.ledger.events.iter().map(|e| e.session.0));
+        needed.extend(self.ledger.jobs.iter().map(|j| j.session.0));
+        let first_needed = needed.first().copied().unwrap_or(u32::MAX);
+        let new_base = (base + cut as u32).min(first_needed).max(base);
+        let cut = (new_base - base) as usize;
+        if cut == 0 {
+            return;
+        }
+        self.forget_front(Record::Sessions, cut);
+        for entry in self.ledger.sessions.drain(..cut) {
+            self.ever_minted.remove(&entry.wire_id);
+        }
+        self.ledger.sessions_base = new_base;
+    }
+
+    fn forget_front(&mut self, record: Record, cut: usize) {
+        if cut > 0 {
+            self.ledger_bytes.forget(&self.ledger, record, cut);
+        }
     }
 }

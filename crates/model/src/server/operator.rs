@@ -110,18 +110,19 @@ impl Server {
                 how: EndMode::Reset,
             });
         }
+        // Every job dies with the process. Its stream has no writer left: a stream the
+        // log keeps (`Everything`) is complete, so a resume replays what it holds and then
+        // ends, instead of waiting for a job that no longer exists. (Every connection was
+        // cut above, so nothing goes on the wire now.)
         let jobs: Vec<JobId> = self.jobs.keys().copied().collect();
         for job in jobs {
-            if let Some(j) = self.jobs.remove(&job) {
-                self.ledger.job_mut(job).ended = Some((now, JobEnd::Killed));
-                drop(j);
-            }
+            self.end_job(job, now, JobEnd::Killed, out);
         }
         self.job_due.clear();
         match self.knobs.restart_persistence {
             RestartPersistence::Nothing => {
                 for (key, _) in self.sessions.clear() {
-                    self.ledger.sessions[key.0 as usize].died = Some((now, DeathCause::Restart));
+                    self.ledger.session_mut(key).died = Some((now, DeathCause::Restart));
                 }
                 self.log.clear_where(|_| true);
             }
@@ -142,7 +143,7 @@ impl Server {
                             s.counter = 0;
                         }
                     }
-                    self.ledger.sessions[key.0 as usize].generations.push(now);
+                    self.ledger.session_mut(key).generations.push(now);
                 }
             }
         }
@@ -161,9 +162,11 @@ impl Server {
             let due = self.sessions.get(key).and_then(|s| self.deadline_of(s));
             if due.is_some_and(|d| d <= now) {
                 let idle = self.knobs.session_idle_ttl.is_some_and(|t| {
-                    self.sessions
-                        .get(key)
-                        .is_some_and(|s| s.last_touch_ms + t.ms() <= now)
+                    self.sessions.get(key).is_some_and(|s| {
+                        s.last_touch_ms
+                            .checked_add(t.ms())
+                            .is_some_and(|d| d <= now)
+                    })
                 });
                 let cause = if idle {
                     DeathCause::IdleTtl

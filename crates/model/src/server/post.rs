@@ -97,8 +97,25 @@ impl Server {
             self.reject(conn, &request, rpc, Rejection::BatchNeedsOldProtocol, out);
             return;
         }
+        // Dispatch is pure: decided for every request up front, so that a POST that would
+        // open one stream too many is refused before any of its messages acts.
+        let max_job_steps = self.limits.max_job_steps;
+        let dispatched: Vec<Option<Dispatch>> = messages
+            .items
+            .iter()
+            .map(|m| match m {
+                Incoming::Request { id, method, params } => {
+                    Some(dispatch(id, method, params, max_job_steps))
+                }
+                _ => None,
+            })
+            .collect();
+        if self.would_pass_stream_cap(key, &dispatched) {
+            self.reject(conn, &request, rpc, Rejection::StreamLimit, out);
+            return;
+        }
         self.touch(key);
-        let replies = self.run_messages(key, messages, out);
+        let replies = self.run_messages(key, messages, dispatched, out);
         self.answer_post(conn, &request, rpc, key, replies, out);
     }
 
@@ -108,6 +125,7 @@ impl Server {
         &mut self,
         key: SessionKey,
         messages: Messages,
+        dispatched: Vec<Option<Dispatch>>,
         out: &mut Vec<Output>,
     ) -> Replies {
         let mut replies = Replies {
@@ -115,15 +133,16 @@ impl Server {
             items: Vec::new(),
             stream: None,
         };
-        for message in messages.items {
-            match message {
-                Incoming::Response => {}
-                Incoming::Notification { method, params } => {
+        for (message, dispatched) in messages.items.into_iter().zip(dispatched) {
+            match (message, dispatched) {
+                (Incoming::Response, _) => {}
+                (Incoming::Notification { method, params }, _) => {
                     if method == "notifications/cancelled" {
                         self.cancel(key, params.get("requestId"), out);
                     }
                 }
-                Incoming::Request { id, method, params } => match dispatch(&id, &method, &params) {
+                (Incoming::Request { .. }, None) => {}
+                (Incoming::Request { id, params, .. }, Some(dispatched)) => match dispatched {
                     Dispatch::Now(v) => replies.items.push(Reply::Immediate(v)),
                     Dispatch::Job(spec) => {
                         let stream = *replies
@@ -201,6 +220,18 @@ impl Server {
         }
     }
 
+    /// Whether answering these requests would open a stream for a session whose event
+    /// log already holds [`crate::Limits::max_streams_per_session`] of them.
+    fn would_pass_stream_cap(&self, key: SessionKey, dispatched: &[Option<Dispatch>]) -> bool {
+        let Some(cap) = self.limits.max_streams_per_session else {
+            return false;
+        };
+        let mut requests = dispatched.iter().flatten().peekable();
+        let opens_stream = requests.peek().is_some()
+            && (!self.knobs.json_responses || requests.any(|d| matches!(d, Dispatch::Job(_))));
+        opens_stream && self.log.streams_held(key) >= cap
+    }
+
     fn initialize(
         &mut self,
         conn: ConnId,
@@ -245,7 +276,7 @@ impl Server {
 }
 
 /// What a request asks for: an answer now, or a tool job.
-fn dispatch(id: &Value, method: &str, params: &Value) -> Dispatch {
+fn dispatch(id: &Value, method: &str, params: &Value, max_job_steps: u32) -> Dispatch {
     match method {
         "ping" => Dispatch::Now(jsonrpc::result(id, json!({}))),
         "tools/list" => Dispatch::Now(jsonrpc::result(id, tools::list())),
@@ -257,7 +288,7 @@ fn dispatch(id: &Value, method: &str, params: &Value) -> Dispatch {
                 "logging/setLevel needs params.level",
             )),
         },
-        "tools/call" => match tools::call(params) {
+        "tools/call" => match tools::call_within(params, max_job_steps) {
             ToolCall::Immediate(result) => Dispatch::Now(jsonrpc::result(id, result)),
             ToolCall::Error { code, message } => Dispatch::Now(jsonrpc::error(id, code, &message)),
             ToolCall::Job { steps, interval_ms } => Dispatch::Job(JobSpec {

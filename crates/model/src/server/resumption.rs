@@ -10,6 +10,7 @@ use crate::http::{EndMode, HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, SessionKey, StreamId};
 use crate::knobs::UnknownCursor;
 use crate::ledger::{CursorResolution, ResumeEntry, SendEntry, StreamKind};
+use crate::limits::kept_text;
 
 use super::Server;
 use super::admission::Rejection;
@@ -159,7 +160,7 @@ impl Server {
             how: EndMode::Close,
         });
         // The throwaway stream never carries anything; forget it.
-        self.log.streams.remove(&stream);
+        self.log.remove(stream);
     }
 
     /// An answer that opens a stream, for a session that is gone: the dead-session answer.
@@ -213,13 +214,21 @@ impl Server {
         resolution: CursorResolution,
         attached_to: Option<StreamId>,
     ) {
+        let (session_sent, session_sent_len) =
+            match attempt.request.session_id.as_deref().map(kept_text) {
+                Some((kept, len)) => (Some(kept), len),
+                None => (None, None),
+            };
+        let (cursor, cursor_len) = kept_text(&attempt.cursor);
         self.ledger.resumptions.push(ResumeEntry {
             conn: attempt.conn,
             at_ms: self.now_ms,
-            session_sent: attempt.request.session_id.clone(),
-            cursor: attempt.cursor.clone(),
+            session_sent,
+            cursor,
             resolution,
             attached_to,
+            session_sent_len,
+            cursor_len,
         });
     }
 

@@ -19,7 +19,7 @@ impl Server {
     /// seeded generator so that a run is reproducible from its seed.
     pub(super) fn mint_session(&mut self, version: &'static str) -> String {
         let wire_id = format!("{:016x}{:016x}", self.rng.next_u64(), self.rng.next_u64());
-        let key = SessionKey(self.ledger.sessions.len() as u32);
+        let key = SessionKey(self.ledger.sessions_end());
         let now = self.now_ms;
         self.ledger.sessions.push(SessionEntry {
             wire_id: wire_id.clone(),
@@ -68,7 +68,7 @@ impl Server {
         if self.sessions.remove(key).is_none() {
             return;
         }
-        self.ledger.sessions[key.0 as usize].died = Some((now, cause));
+        self.ledger.session_mut(key).died = Some((now, cause));
         let doomed: Vec<JobId> = self
             .jobs
             .iter()

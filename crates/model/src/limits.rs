@@ -1,0 +1,70 @@
+//! Limits a long-lived server puts on what one client can make it do or keep.
+//!
+//! A simulation runs one scenario to its end and keeps everything; the live server meets
+//! clients it does not know, so every quantity a request can grow (the work of a tool
+//! call, the streams of a session, the text the ledger keeps of a header) has a bound
+//! here, with a clear refusal when a request would pass it. [`Limits::default`] is what
+//! the simulator uses; the live server sets its own from its flags.
+
+/// The most bytes of a client-chosen text (`Mcp-Session-Id`, `Last-Event-ID`, a JSON-RPC
+/// method name) the ledger keeps. The request itself is judged on the whole value; only
+/// the record is shortened, and it says by how much (the `*_len` fields of the ledger).
+pub const KEPT_TEXT_BYTES: usize = 128;
+
+/// Bounds on one client's demands. Every field is independent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The most steps a `long_job` may ask for; more gets a JSON-RPC "invalid params"
+    /// error that names the limit.
+    pub max_job_steps: u32,
+    /// `Some(n)`: one turn of the driver ([`crate::Server::begin_turn`]) runs at most `n`
+    /// job steps; steps still due wait for the next turn, so a driver that releases its
+    /// lock between turns lets other requests in while a big job runs. `None`: all due
+    /// steps run at once (the simulator).
+    pub job_steps_per_turn: Option<u32>,
+    /// `Some(n)`: a POST that would open a stream for a session whose event log already
+    /// holds `n` streams is refused (429). `None`: no cap.
+    pub max_streams_per_session: Option<u32>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_job_steps: crate::tools::MAX_JOB_STEPS,
+            job_steps_per_turn: None,
+            max_streams_per_session: None,
+        }
+    }
+}
+
+/// `text` cut to at most [`KEPT_TEXT_BYTES`] (at a character boundary), and its full
+/// length in bytes when it was cut.
+pub(crate) fn kept_text(text: &str) -> (String, Option<u64>) {
+    if text.len() <= KEPT_TEXT_BYTES {
+        return (text.to_string(), None);
+    }
+    let mut end = KEPT_TEXT_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (text[..end].to_string(), Some(text.len() as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_text_is_kept_whole_and_long_text_is_cut_at_a_character() {
+        assert_eq!(kept_text("abc"), ("abc".to_string(), None));
+        let long = "x".repeat(200_000);
+        let (kept, len) = kept_text(&long);
+        assert_eq!(kept.len(), KEPT_TEXT_BYTES);
+        assert_eq!(len, Some(200_000));
+        // A two-byte character straddling the cut is left out whole.
+        let straddling = format!("{}é{}", "a".repeat(KEPT_TEXT_BYTES - 1), "b".repeat(10));
+        let (kept, len) = kept_text(&straddling);
+        assert_eq!(kept, "a".repeat(KEPT_TEXT_BYTES - 1));
+        assert_eq!(len, Some(straddling.len() as u64));
+    }
+}
