@@ -593,6 +593,8 @@ mod tests {
             method: HttpMethod::Post,
             rpc_method: Some(rpc.to_string()),
             session_sent: session.map(str::to_string),
+            session_sent_len: None,
+            rpc_method_len: None,
             status,
         }
     }

@@ -82,7 +82,7 @@ pub(crate) async fn serve(
                     peer,
                     router.clone(),
                     watch,
-                    limits.clone(),
+                    limits,
                     stop.clone(),
                 ));
             }

@@ -112,6 +112,8 @@ fn descriptor_limit() -> Option<u64> {
         };
         // SAFETY: getrlimit writes one rlimit through a valid pointer and nothing else.
         let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
+        // `rlim_t` is u64 on Linux, not on every unix.
+        #[allow(clippy::unnecessary_cast)]
         (ok && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
     }
     #[cfg(not(unix))]
