@@ -256,3 +256,50 @@ fn the_html_card_draws_each_failing_run_with_its_losses_and_replay_command() {
         "the verdict is pinned to its first harmed row"
     );
 }
+
+/// A client that never reports is `hung`, and everything it started dies with it (its
+/// process group), not only the shell grade started: a grandchild left running would
+/// hold the terminal, ports and files of whoever ran grade.
+#[test]
+fn a_hung_client_is_killed_with_everything_it_started() {
+    let dir = std::env::temp_dir().join(format!("faultline-hung-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pid_file = dir.join("grandchild.pid");
+    let command = format!("sleep 300 & echo $! > {}; sleep 300; :", pid_file.display());
+    let (code, stdout, stderr) = grade(&[
+        "--command",
+        &command,
+        "--scenario",
+        "baseline",
+        "--timeout-s",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "hung is a silent loss\n{stdout}\n{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    assert_eq!(report["scenarios"][0]["verdicts"][0]["kind"], "hung");
+    let pid = std::fs::read_to_string(&pid_file).expect("the client wrote its grandchild's pid");
+    let stat = Path::new("/proc").join(pid.trim()).join("stat");
+    // SIGKILL is sent before grade exits; the reaper may take a moment to collect it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let gone = loop {
+        let state = std::fs::read_to_string(&stat)
+            .ok()
+            .and_then(|s| s.rsplit(')').next().map(|r| r.trim_start().chars().next()))
+            .flatten();
+        if matches!(state, None | Some('Z') | Some('X')) {
+            break true;
+        }
+        if std::time::Instant::now() > deadline {
+            break false;
+        }
+        std::thread::yield_now();
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        gone,
+        "the client's grandchild (pid {}) outlived grade",
+        pid.trim()
+    );
+}
