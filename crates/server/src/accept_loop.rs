@@ -123,34 +123,26 @@ async fn connection(
     let conn =
         hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service);
     tokio::pin!(conn);
-    let (mut phase, mut epoch) = watch.state();
-    let mut since = Instant::now();
     let mut stopping = false;
     loop {
-        let due = conn_watch::deadline(phase, since, limits.header_timeout, limits.idle_timeout);
-        let timeout = async move {
-            match due {
-                Some(at) => tokio::time::sleep_until(at).await,
-                None => std::future::pending().await,
+        let due = match watch.next_check(Instant::now(), limits.header_timeout, limits.idle_timeout)
+        {
+            conn_watch::Check::Close(phase) => {
+                tracing::debug!(%peer, ?phase, "connection closed: its phase ran out of time");
+                return;
             }
+            conn_watch::Check::At(at) => at,
         };
         tokio::select! {
             _ = conn.as_mut() => return,
-            _ = watch.changed() => {
+            _ = watch.cut_signalled() => {
                 if watch.is_cut() {
                     tracing::debug!(%peer, "connection cut by the server");
                     return;
                 }
-                let now = watch.state();
-                if now != (phase, epoch) {
-                    (phase, epoch) = now;
-                    since = Instant::now();
-                }
             }
-            _ = timeout => {
-                tracing::debug!(%peer, ?phase, "connection closed: its phase ran out of time");
-                return;
-            }
+            // Not a deadline yet: the phase is read again at the top of the loop.
+            _ = tokio::time::sleep_until(due) => {}
             _ = async { stop.wait_for(|stop| *stop).await.map(|_| ()) }, if !stopping => {
                 stopping = true;
                 conn.as_mut().graceful_shutdown();

@@ -24,6 +24,10 @@ pub(crate) enum Phase {
 }
 
 /// Shared by the connection's task, its IO (bytes read) and its requests (in flight).
+///
+/// A phase change only writes two atomics: nobody is woken. The connection's task reads
+/// the phase when its own timer fires (see [`ConnWatch::next_check`]), so a keep-alive
+/// request costs the watchdog nothing; only the server's cut wakes it at once.
 #[derive(Debug)]
 pub(crate) struct ConnWatch {
     /// Requests whose response is not over.
@@ -34,10 +38,14 @@ pub(crate) struct ConnWatch {
     fresh: AtomicBool,
     /// The server cut the connection (a reader that stopped reading).
     cut: AtomicBool,
-    /// Counts phase changes, so that the task sees a change that went and came back
-    /// between two of its wake-ups (`Idle`, `Head`, `Busy`, `Idle` again).
-    epoch: AtomicU64,
-    changed: Notify,
+    /// When the connection was accepted: the origin of `changed_at_ns`.
+    born: Instant,
+    /// When the phase last changed, in nanoseconds after `born`. Written *before* the
+    /// phase changes and read *after* it is read, so a reader may pair an old phase with a
+    /// newer time (a deadline too late, checked again then) but never a new phase with an
+    /// older time (a deadline too early: a connection closed that had time left).
+    changed_at_ns: AtomicU64,
+    cut_signal: Notify,
 }
 
 impl ConnWatch {
@@ -47,8 +55,9 @@ impl ConnWatch {
             head_started: AtomicBool::new(false),
             fresh: AtomicBool::new(true),
             cut: AtomicBool::new(false),
-            epoch: AtomicU64::new(0),
-            changed: Notify::new(),
+            born: Instant::now(),
+            changed_at_ns: AtomicU64::new(0),
+            cut_signal: Notify::new(),
         }
     }
 
@@ -64,47 +73,77 @@ impl ConnWatch {
 
     /// Bytes arrived on the socket.
     pub fn bytes_read(&self) {
-        if self.in_flight.load(Ordering::Acquire) == 0
-            && !self.head_started.swap(true, Ordering::AcqRel)
+        if self.in_flight.load(Ordering::Acquire) == 0 && !self.head_started.load(Ordering::Acquire)
         {
             self.note_change();
+            self.head_started.store(true, Ordering::Release);
         }
     }
 
+    /// Stamps a phase change; call it before the change itself (see `changed_at_ns`).
     fn note_change(&self) {
-        self.epoch.fetch_add(1, Ordering::AcqRel);
-        self.changed.notify_one();
+        let ns = u64::try_from(self.born.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.changed_at_ns.fetch_max(ns, Ordering::AcqRel);
     }
 
-    /// The phase and how many changes led to it.
-    pub fn state(&self) -> (Phase, u64) {
-        (self.phase(), self.epoch.load(Ordering::Acquire))
+    /// The phase and when it began (never earlier than it really began).
+    pub fn state(&self) -> (Phase, Instant) {
+        let phase = self.phase();
+        let since = self.born + Duration::from_nanos(self.changed_at_ns.load(Ordering::Acquire));
+        (phase, since)
     }
 
     /// A request's headers are complete: the connection is busy until the returned guard
     /// (moved into the response body) is dropped.
     pub fn request_started(self: &std::sync::Arc<Self>) -> InFlight {
+        self.note_change();
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         self.head_started.store(false, Ordering::Release);
         self.fresh.store(false, Ordering::Release);
-        self.note_change();
         InFlight(self.clone())
     }
 
     /// Closes the connection now, whatever it is doing.
     pub fn cut(&self) {
         self.cut.store(true, Ordering::Release);
-        self.changed.notify_one();
+        self.cut_signal.notify_one();
     }
 
     pub fn is_cut(&self) -> bool {
         self.cut.load(Ordering::Acquire)
     }
 
-    /// Resolves when the phase may have changed or the connection was cut.
-    pub async fn changed(&self) {
-        self.changed.notified().await
+    /// Resolves when the connection may have been cut.
+    pub async fn cut_signalled(&self) {
+        self.cut_signal.notified().await
     }
+
+    /// What the connection's task does next: close it now, or look again at the returned
+    /// instant. A `Busy` connection has no deadline but is looked at again every
+    /// `min(header_timeout, idle_timeout)`: a phase that began after one look then still
+    /// gets its whole time at the next (it began less than its timeout before it).
+    pub fn next_check(
+        &self,
+        now: Instant,
+        header_timeout: Duration,
+        idle_timeout: Duration,
+    ) -> Check {
+        let (phase, since) = self.state();
+        match deadline(phase, since, header_timeout, idle_timeout) {
+            Some(at) if at <= now => Check::Close(phase),
+            Some(at) => Check::At(at),
+            None => Check::At(now + header_timeout.min(idle_timeout)),
+        }
+    }
+}
+
+/// The watchdog's decision (see [`ConnWatch::next_check`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Check {
+    /// The phase ran out of time.
+    Close(Phase),
+    /// Look again then.
+    At(Instant),
 }
 
 /// A response being served; dropping it (the body ended, or the client left) ends it.
@@ -113,9 +152,10 @@ pub(crate) struct InFlight(std::sync::Arc<ConnWatch>);
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.0.note_change();
-        }
+        // Stamped first (see `changed_at_ns`); a stamp for a request that was not the last
+        // in flight only makes a later deadline, and `Busy` has none.
+        self.0.note_change();
+        self.0.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -137,3 +177,63 @@ pub(crate) fn deadline(
 /// keeps it with the response's queue, to close the connection if its reader stops.
 #[derive(Debug, Clone)]
 pub(crate) struct TcpConn(pub std::sync::Arc<ConnWatch>);
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    const HEADER: Duration = Duration::from_secs(10);
+    const IDLE: Duration = Duration::from_secs(60);
+
+    fn check(watch: &ConnWatch) -> Check {
+        watch.next_check(Instant::now(), HEADER, IDLE)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn each_phase_gets_its_whole_time_from_when_it_began_however_late_it_is_looked_at() {
+        let born = Instant::now();
+        let watch = Arc::new(ConnWatch::new());
+        // A fresh connection is `Head` from accept.
+        assert_eq!(check(&watch), Check::At(born + HEADER));
+        tokio::time::advance(Duration::from_secs(4)).await;
+        let in_flight = watch.request_started();
+        // `Busy` has no deadline: looked at again, never closed, however long it lasts.
+        tokio::time::advance(Duration::from_secs(100)).await;
+        assert_eq!(check(&watch), Check::At(Instant::now() + HEADER));
+        drop(in_flight);
+        let idle_from = Instant::now();
+        // Looked at late (the `Busy` re-check), `Idle` still gets its whole time.
+        tokio::time::advance(Duration::from_secs(9)).await;
+        assert_eq!(check(&watch), Check::At(idle_from + IDLE));
+        tokio::time::advance(Duration::from_secs(40)).await;
+        watch.bytes_read();
+        let head_from = Instant::now();
+        assert_eq!(check(&watch), Check::At(head_from + HEADER));
+        tokio::time::advance(HEADER).await;
+        assert_eq!(check(&watch), Check::Close(Phase::Head));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_idle_connection_closes_at_its_idle_timeout_and_not_before() {
+        let watch = Arc::new(ConnWatch::new());
+        drop(watch.request_started());
+        let idle_from = Instant::now();
+        tokio::time::advance(IDLE - Duration::from_millis(1)).await;
+        assert_eq!(check(&watch), Check::At(idle_from + IDLE));
+        tokio::time::advance(Duration::from_millis(1)).await;
+        assert_eq!(check(&watch), Check::Close(Phase::Idle));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn bytes_during_a_response_do_not_start_a_head() {
+        let watch = Arc::new(ConnWatch::new());
+        let in_flight = watch.request_started();
+        tokio::time::advance(HEADER * 3).await;
+        watch.bytes_read();
+        assert_eq!(watch.phase(), Phase::Busy);
+        drop(in_flight);
+        assert_eq!(check(&watch), Check::At(Instant::now() + IDLE));
+    }
+}

@@ -52,8 +52,7 @@ impl HostPolicy {
         let Ok(host) = host.to_str() else {
             return Err("Forbidden: the Host header is not ASCII".to_string());
         };
-        let name = host_name(host).to_ascii_lowercase();
-        if self.allows(&name) {
+        if self.allows(host_name(host)) {
             Ok(())
         } else {
             Err(format!(
@@ -66,7 +65,9 @@ impl HostPolicy {
     }
 
     fn allows(&self, name: &str) -> bool {
-        if name == "localhost" || self.extra.iter().any(|h| h == name) {
+        if name.eq_ignore_ascii_case("localhost")
+            || self.extra.iter().any(|h| h.eq_ignore_ascii_case(name))
+        {
             return true;
         }
         let literal = name.trim_start_matches('[').trim_end_matches(']');

@@ -288,6 +288,9 @@ struct Inner {
     /// turn by turn lets them all in before its next turn: a plain mutex is not fair, and
     /// the ticker would win it back every time.
     lock_waiters: AtomicUsize,
+    /// Tickers inside [`App::let_waiters_in`]: only then does the last waiter signal
+    /// `lock_free` (a signal takes the `Notify`'s own lock; most requests need none).
+    turn_waiting: AtomicUsize,
     /// Signalled when the last of `lock_waiters` got the lock.
     lock_free: Notify,
 }
@@ -334,6 +337,7 @@ impl App {
                 last_event_out: Mutex::new(None),
                 host_policy: std::sync::OnceLock::new(),
                 lock_waiters: AtomicUsize::new(0),
+                turn_waiting: AtomicUsize::new(0),
                 lock_free: Notify::new(),
             }),
         };
@@ -341,7 +345,7 @@ impl App {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.inner.lock_waiters.fetch_add(1, AtomicOrdering::AcqRel);
+        self.inner.lock_waiters.fetch_add(1, AtomicOrdering::SeqCst);
         // A panic while holding the lock is a broken model invariant; keep serving (the
         // panic was logged) rather than turning every later request into a 500.
         let guard = self
@@ -349,7 +353,11 @@ impl App {
             .state
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if self.inner.lock_waiters.fetch_sub(1, AtomicOrdering::AcqRel) == 1 {
+        // SeqCst with `let_waiters_in`: either the ticker sees this waiter, or this sees
+        // the ticker waiting and signals it.
+        if self.inner.lock_waiters.fetch_sub(1, AtomicOrdering::SeqCst) == 1
+            && self.inner.turn_waiting.load(AtomicOrdering::SeqCst) > 0
+        {
             self.inner.lock_free.notify_waiters();
         }
         guard
@@ -360,13 +368,16 @@ impl App {
     async fn let_waiters_in(&self) {
         let free = self.inner.lock_free.notified();
         tokio::pin!(free);
-        // Registered before the count is read, so the last waiter's signal is not missed.
+        // Registered and counted before the waiters are, so the last waiter's signal is
+        // not missed.
         free.as_mut().enable();
-        if self.inner.lock_waiters.load(AtomicOrdering::Acquire) > 0 {
+        self.inner.turn_waiting.fetch_add(1, AtomicOrdering::SeqCst);
+        if self.inner.lock_waiters.load(AtomicOrdering::SeqCst) > 0 {
             free.await;
         } else {
             tokio::task::yield_now().await;
         }
+        self.inner.turn_waiting.fetch_sub(1, AtomicOrdering::SeqCst);
     }
 
     /// Runs `f` on the driver state, then wakes the ticker if work now comes due sooner.
