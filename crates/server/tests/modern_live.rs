@@ -86,3 +86,24 @@ async fn a_stateless_client_discovers_and_calls_a_tool_without_a_session() {
     assert_eq!(header(&response, "allow").as_deref(), Some("POST"));
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_legacy_only_server_answers_a_modern_probe_in_plain_text() {
+    let mut config = faultline_server::Config::well_behaved(7)
+        .with_control(true)
+        .with_time_scale(0.0);
+    config.knobs.era = faultline_model::Era::LegacyOnly;
+    config.knobs.legacy_probe_answer = faultline_model::LegacyProbeAnswer::PlainText400;
+    let server = start(config).await;
+    let response = modern(1, "server/discover", json!({}))
+        .send(server.addr)
+        .await;
+    assert_eq!(response.status(), 400);
+    assert!(
+        header(&response, "content-type").is_some_and(|c| c.starts_with("text/plain")),
+        "a plain-text body"
+    );
+    let text = String::from_utf8(body_bytes(response).await).unwrap();
+    assert!(text.starts_with("Bad Request"), "{text}");
+    server.shutdown().await.unwrap();
+}
