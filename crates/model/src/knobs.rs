@@ -166,6 +166,6 @@ impl ServerKnobs {
         if self.max_sessions == 0 {
             return Err("max_sessions: 0 would refuse every initialize; use at least 1".into());
         }
-        Ok(())
+        modern::validate(self.era, self.legacy_probe_answer)
     }
 }

@@ -359,16 +359,34 @@ fn modern_knobs_are_written_only_when_not_default() {
         assert!(default.get(key).is_none(), "{key} written at its default");
     }
     let set = ServerKnobs {
-        era: Era::ModernOnly,
+        era: Era::LegacyOnly,
         legacy_probe_answer: LegacyProbeAnswer::Rpc400(-32000),
         list_ttl: None,
         ..ServerKnobs::default()
     };
     let written = serde_json::to_value(&set).unwrap();
-    assert_eq!(written["era"], json!("ModernOnly"));
+    assert_eq!(written["era"], json!("LegacyOnly"));
     assert_eq!(written["list_ttl"], Value::Null);
     let back: ServerKnobs = serde_json::from_value(written).unwrap();
     assert_eq!(back, set);
     let old: ServerKnobs = serde_json::from_value(default).unwrap();
     assert_eq!(old, ServerKnobs::default());
+}
+
+#[test]
+fn a_probe_answer_needs_a_legacy_only_server() {
+    assert!(
+        knobs(Era::LegacyOnly, LegacyProbeAnswer::NotFound)
+            .validate()
+            .is_ok()
+    );
+    assert!(
+        knobs(Era::ModernOnly, LegacyProbeAnswer::AsToday)
+            .validate()
+            .is_ok()
+    );
+    let err = knobs(Era::DualStatefulLegacy, LegacyProbeAnswer::NotFound)
+        .validate()
+        .unwrap_err();
+    assert!(err.contains("LegacyOnly"), "{err}");
 }

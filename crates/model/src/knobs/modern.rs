@@ -67,6 +67,17 @@ impl LegacyProbeAnswer {
     }
 }
 
+/// `legacy_probe_answer` describes a legacy-only server: set under another era it would
+/// never be used, and a scenario that sets it means something it does not get.
+pub(crate) fn validate(era: Era, probe: LegacyProbeAnswer) -> Result<(), String> {
+    if era != Era::LegacyOnly && !probe.is_default() {
+        return Err(format!(
+            "legacy_probe_answer: {probe:?} applies only under era: LegacyOnly (era is {era:?})"
+        ));
+    }
+    Ok(())
+}
+
 /// The default `list_ttl`: one minute.
 pub const DEFAULT_LIST_TTL_MS: u64 = 60_000;
 
