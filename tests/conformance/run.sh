@@ -2,16 +2,29 @@
 # The official MCP conformance suite (@modelcontextprotocol/conformance, server scenarios)
 # against a fault-free `faultline serve`.
 #
-# Installs what it needs itself (pinned in package.json / package-lock.json): the suite,
-# and Node 22 from the npm package `node` (the suite needs Node >= 22; the machine's own
-# node only runs npm). Builds faultline (release), starts `faultline serve` on a free
-# loopback port, runs each scenario below, and exits non-zero if any scenario has a failed
-# check, a warning, or no checks at all.
+# Two legs against the same server:
 #
-#   tests/conformance/run.sh                 # all scenarios below
-#   tests/conformance/run.sh ping tools-list # just these
+# - 2025: @modelcontextprotocol/conformance 0.1.16 (package.json), the scenarios below;
+#   fails if any scenario has a failed check, a warning, or no checks at all.
+# - 2026-07-28: @modelcontextprotocol/conformance 0.2.0-alpha.12 (modern/package.json),
+#   `--requirements 2026-07-28`, judged against the baseline
+#   modern/expected-failures-2026-07-28.yaml. The suite fails on a failure the baseline
+#   does not list *and* on a baseline entry that now passes, so the baseline only shrinks:
+#   a change that fixes checks deletes their lines.
 #
-# Results (checks.json per scenario) land in tests/conformance/results/ (git-ignored).
+# Installs what it needs itself from the npm registry (pinned by the lockfiles): the
+# suites, and Node 22 from the npm package `node` (the suites need Node >= 22; the
+# machine's own node only runs npm). Builds faultline (release), starts `faultline serve`
+# on a free loopback port, runs both legs, prints pass counts, and exits non-zero if
+# either leg fails.
+#
+#   tests/conformance/run.sh                 # both legs
+#   tests/conformance/run.sh 2025            # the 2025 leg only
+#   tests/conformance/run.sh 2026-07-28      # the 2026-07-28 leg only
+#   tests/conformance/run.sh ping tools-list # just these 2025 scenarios (no 2026-07-28 leg)
+#
+# Results (checks.json per scenario) land in tests/conformance/results/ (git-ignored);
+# the 2026-07-28 leg's in results/2026-07-28/.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -30,8 +43,16 @@ SCENARIOS=(
   server-sse-multiple-streams
   dns-rebinding-protection
 )
-if [ "$#" -gt 0 ]; then
+LEGACY_LEG=1
+MODERN_LEG=1
+MODERN_REVISION=2026-07-28
+if [ "$#" -eq 1 ] && [ "$1" = "$MODERN_REVISION" ]; then
+  LEGACY_LEG=0
+elif [ "$#" -eq 1 ] && [ "$1" = 2025 ]; then
+  MODERN_LEG=0
+elif [ "$#" -gt 0 ]; then
   SCENARIOS=("$@")
+  MODERN_LEG=0
 fi
 SCENARIO_TIMEOUT_S=120
 
@@ -53,6 +74,16 @@ if ! "$NODE_BIN/node" --version 2>/dev/null | grep -q '^v22\.'; then
 fi
 export PATH="$NODE_BIN:$PATH"
 log "node $(node --version), conformance $(node -p 'require("./node_modules/@modelcontextprotocol/conformance/package.json").version')"
+if [ "$MODERN_LEG" -eq 1 ]; then
+  MODERN_STAMP=modern/node_modules/.faultline-lock.sha256
+  want="$(sha256sum modern/package-lock.json modern/package.json | sha256sum | cut -d' ' -f1)"
+  if [ ! -f "$MODERN_STAMP" ] || [ "$(cat "$MODERN_STAMP")" != "$want" ] || [ ! -x modern/node_modules/.bin/conformance ]; then
+    log "npm ci in modern/ (pinned @modelcontextprotocol/conformance for $MODERN_REVISION)"
+    (cd modern && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$want" >"$MODERN_STAMP"
+  fi
+  log "conformance $(node -p 'require("./modern/node_modules/@modelcontextprotocol/conformance/package.json").version') for $MODERN_REVISION"
+fi
 
 # ---- build and start the server ---------------------------------------------------------
 log "cargo build --release"
@@ -91,10 +122,13 @@ if [ -z "$URL" ]; then
 fi
 log "faultline serve at $URL"
 
-# ---- run the scenarios ------------------------------------------------------------------
+# ---- the 2025 leg: run the scenarios ----------------------------------------------------
 mkdir -p results
 declare -a ROWS=()
 failures=0
+if [ "$LEGACY_LEG" -eq 0 ]; then
+  SCENARIOS=()
+fi
 for scenario in "${SCENARIOS[@]}"; do
   out="$WORK/$scenario.log"
   start=$(date +%s)
@@ -119,13 +153,47 @@ for scenario in "${SCENARIOS[@]}"; do
   ROWS+=("$(printf '| %-28s | %-4s | %-40s | %3ss |' "$scenario" "$verdict" "${summary:-no summary (exit $rc)}" "$secs")")
 done
 
-echo
-echo "MCP conformance ($(node -p 'require("./node_modules/@modelcontextprotocol/conformance/package.json").version')) against faultline serve (fault-free)"
-printf '| %-28s | %-4s | %-40s | %4s |\n' scenario ok checks time
-printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..30})" "------" "$(printf -- '-%.0s' {1..42})" "------"
-printf '%s\n' "${ROWS[@]}"
-if [ "$failures" -ne 0 ]; then
-  log "$failures scenario(s) failed"
+if [ "$LEGACY_LEG" -eq 1 ]; then
+  echo
+  echo "MCP conformance ($(node -p 'require("./node_modules/@modelcontextprotocol/conformance/package.json").version')) against faultline serve (fault-free)"
+  printf '| %-28s | %-4s | %-40s | %4s |\n' scenario ok checks time
+  printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..30})" "------" "$(printf -- '-%.0s' {1..42})" "------"
+  printf '%s\n' "${ROWS[@]}"
+  if [ "$failures" -ne 0 ]; then
+    log "$failures scenario(s) failed"
+  else
+    log "all ${#SCENARIOS[@]} scenarios passed"
+  fi
+fi
+
+# ---- the 2026-07-28 leg: the revision's requirements, against the baseline --------------
+modern_failed=0
+if [ "$MODERN_LEG" -eq 1 ]; then
+  out="$WORK/modern.log"
+  rm -rf "results/$MODERN_REVISION"
+  set +e
+  CI=true timeout 900 node modern/node_modules/@modelcontextprotocol/conformance/dist/index.js \
+    server --url "$URL" --requirements "$MODERN_REVISION" \
+    --expected-failures "modern/expected-failures-$MODERN_REVISION.yaml" \
+    -o "results/$MODERN_REVISION" </dev/null >"$out" 2>&1
+  rc=$?
+  set -e
+  plain="$(sed 's/\x1b\[[0-9;]*m//g' "$out")"
+  # "Total: 11 passed, 146 failed"
+  total="$(echo "$plain" | grep -Eo 'Total: [0-9]+ passed, [0-9]+ failed' | tail -n1 || true)"
+  echo
+  echo "MCP conformance ($(node -p 'require("./modern/node_modules/@modelcontextprotocol/conformance/package.json").version')) --requirements $MODERN_REVISION against faultline serve"
+  echo "$plain" | sed -n '/=== SUMMARY ===/,$p' | grep -E '^[✓✗] ' || true
+  echo "${total:-no total (exit $rc)} (checks; failures listed in the baseline are expected)"
+  if [ "$rc" -ne 0 ] || [ -z "$total" ]; then
+    modern_failed=1
+    log "---- $MODERN_REVISION leg (exit $rc): unexpected failures or stale baseline entries ----"
+    echo "$plain" | sed -n '/Stale baseline entries/,$p;/Unexpected failures/,$p' | head -n 80 >&2
+  else
+    log "$MODERN_REVISION leg: every failure is in the baseline, and every baseline entry still fails"
+  fi
+fi
+
+if [ "$failures" -ne 0 ] || [ "$modern_failed" -ne 0 ]; then
   exit 1
 fi
-log "all ${#SCENARIOS[@]} scenarios passed"

@@ -132,6 +132,8 @@ fn to_http(addr: SocketAddr, request: HttpRequest) -> Result<hyper::Request<Full
         (ACCEPT.as_str(), request.accept),
         (CONTENT_TYPE.as_str(), request.content_type),
         (ORIGIN.as_str(), request.origin),
+        ("mcp-method", request.mcp_method),
+        ("mcp-name", request.mcp_name),
     ];
     for (name, value) in headers {
         if let Some(value) = value {

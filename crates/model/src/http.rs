@@ -35,6 +35,10 @@ pub struct HttpRequest {
     pub content_type: Option<String>,
     pub last_event_id: Option<String>,
     pub origin: Option<String>,
+    /// `Mcp-Method` (2026-07-28: the JSON-RPC method, repeated as a header).
+    pub mcp_method: Option<String>,
+    /// `Mcp-Name` (2026-07-28: the tool, resource or prompt a request names).
+    pub mcp_name: Option<String>,
     pub body: RequestBody,
 }
 
@@ -49,6 +53,8 @@ impl HttpRequest {
             content_type: Some("application/json".into()),
             last_event_id: None,
             origin: None,
+            mcp_method: None,
+            mcp_name: None,
             body: RequestBody::Json(body),
         }
     }
@@ -63,6 +69,8 @@ impl HttpRequest {
             content_type: None,
             last_event_id,
             origin: None,
+            mcp_method: None,
+            mcp_name: None,
             body: RequestBody::Empty,
         }
     }
@@ -76,6 +84,8 @@ impl HttpRequest {
             content_type: None,
             last_event_id: None,
             origin: None,
+            mcp_method: None,
+            mcp_name: None,
             body: RequestBody::Empty,
         }
     }
@@ -88,6 +98,8 @@ pub enum ResponseBody {
     Json(Value),
     /// An SSE stream; its events follow as [`Output::Event`] and it ends with [`Output::End`].
     Sse(StreamId),
+    /// A `text/plain` body (the Go SDK's answer to a request it does not understand).
+    Text(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -10,6 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::duration::PositiveDurationMs;
 
+mod modern;
+
+pub use modern::{DEFAULT_LIST_TTL_MS, Era, LegacyProbeAnswer};
+
 /// How the server numbers SSE event ids (the `id:` field and hence `Last-Event-ID`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum IdScheme {
@@ -107,6 +111,16 @@ pub struct ServerKnobs {
     pub json_responses: bool,
     /// At most this many live sessions; `initialize` beyond it gets 503.
     pub max_sessions: u32,
+    /// Which protocol eras the server speaks (2026-07-28, 2025, or both).
+    #[serde(skip_serializing_if = "Era::is_default")]
+    pub era: Era,
+    /// How a [`Era::LegacyOnly`] server answers a 2026-07-28 request.
+    #[serde(skip_serializing_if = "LegacyProbeAnswer::is_default")]
+    pub legacy_probe_answer: LegacyProbeAnswer,
+    /// The `ttlMs` a 2026-07-28 list result carries (`cacheScope: "private"`); `None`:
+    /// no cache hint.
+    #[serde(skip_serializing_if = "modern::list_ttl_is_default")]
+    pub list_ttl: Option<PositiveDurationMs>,
 }
 
 impl Default for ServerKnobs {
@@ -127,6 +141,9 @@ impl Default for ServerKnobs {
             dead_session_answer: DeadSessionAnswer::NotFound,
             json_responses: true,
             max_sessions: 10_000,
+            era: Era::default(),
+            legacy_probe_answer: LegacyProbeAnswer::default(),
+            list_ttl: modern::default_list_ttl(),
         }
     }
 }
@@ -149,6 +166,6 @@ impl ServerKnobs {
         if self.max_sessions == 0 {
             return Err("max_sessions: 0 would refuse every initialize; use at least 1".into());
         }
-        Ok(())
+        modern::validate(self.era, self.legacy_probe_answer)
     }
 }

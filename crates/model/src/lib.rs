@@ -29,10 +29,16 @@ pub mod tools;
 pub use duration::{DurationError, DurationMs, PositiveDurationMs};
 pub use http::{EndMode, HttpMethod, HttpRequest, HttpResponse, Output, RequestBody, ResponseBody};
 pub use ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
-pub use knobs::{DeadSessionAnswer, IdScheme, RestartPersistence, ServerKnobs, UnknownCursor};
+pub use knobs::{
+    DEFAULT_LIST_TTL_MS, DeadSessionAnswer, Era, IdScheme, LegacyProbeAnswer, RestartPersistence,
+    ServerKnobs, UnknownCursor,
+};
 pub use ledger::{
     AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, JobEnd, JobEntry, Ledger,
     Payload, ProducedEvent, ResumeEntry, SendEntry, SessionEntry, StreamEntry, StreamKind,
 };
 pub use limits::{KEPT_TEXT_BYTES, Limits};
-pub use server::{LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Server, origin_is_local};
+pub use server::era::{MODERN_PROTOCOL_VERSIONS, RequestEra};
+pub use server::{
+    LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Server, era, modern, origin_is_local,
+};

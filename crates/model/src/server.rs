@@ -8,6 +8,8 @@
 //!
 //! The state lives here; the behaviour is split by where a request is in its life:
 //!
+//! - [`era`] and [`modern`]: which protocol era a request speaks, and the 2026-07-28
+//!   (stateless) path beside the 2025 one;
 //! - [`admission`]: origin, protocol version and session checks, and the one table of
 //!   rejections every handler answers from;
 //! - [`post`]: POST dispatch, `initialize`, `tools/call`;
@@ -22,11 +24,13 @@
 //!   long-lived ledger by entries and by bytes.
 
 mod admission;
+pub mod era;
 mod expiry;
 mod inspect;
 mod jobs;
 mod ledger_bytes;
 mod ledger_window;
+pub mod modern;
 mod operator;
 mod post;
 mod resumption;
@@ -138,7 +142,7 @@ impl Server {
     pub fn handle(
         &mut self,
         conn: ConnId,
-        request: HttpRequest,
+        mut request: HttpRequest,
         now_ms: u64,
         out: &mut Vec<Output>,
     ) {
@@ -147,6 +151,9 @@ impl Server {
             .admit(conn, &request, None, check_origin(&request), out)
             .is_none()
         {
+            return;
+        }
+        if request.method != HttpMethod::Post && self.route_non_post(conn, &mut request, out) {
             return;
         }
         match request.method {

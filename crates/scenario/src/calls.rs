@@ -165,6 +165,8 @@ mod tests {
             content_type: None,
             last_event_id: None,
             origin: None,
+            mcp_method: None,
+            mcp_name: None,
             body: RequestBody::Json(body),
         }
     }

@@ -26,6 +26,8 @@ use crate::core::{Frame, Source};
 pub(crate) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 
 /// `ANY /mcp`.
 pub(crate) async fn mcp(
@@ -83,6 +85,8 @@ pub(crate) fn to_model_request(method: &Method, headers: &HeaderMap, body: Bytes
         content_type: header_text(headers, &header::CONTENT_TYPE),
         last_event_id: header_text(headers, &LAST_EVENT_ID),
         origin: header_text(headers, &header::ORIGIN),
+        mcp_method: header_text(headers, &MCP_METHOD),
+        mcp_name: header_text(headers, &MCP_NAME),
         body: if body.is_empty() {
             RequestBody::Empty
         } else {
@@ -131,6 +135,15 @@ fn to_http_response(app: App, conn: ConnId, answer: HttpResponse, source: Source
         ResponseBody::Empty => {
             let mut r = Response::new(Body::empty());
             *r.status_mut() = status;
+            r
+        }
+        ResponseBody::Text(text) => {
+            let mut r = Response::new(Body::from(text));
+            *r.status_mut() = status;
+            r.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; charset=utf-8"),
+            );
             r
         }
         ResponseBody::Sse(_) => {

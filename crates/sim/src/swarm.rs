@@ -106,6 +106,7 @@ pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
         ][ms(rng, 0, 3) as usize],
         json_responses: maybe(rng, 0.8),
         max_sessions: 10_000,
+        ..ServerKnobs::default()
     };
     if !options.faults {
         server.session_idle_ttl = None;

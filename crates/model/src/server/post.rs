@@ -72,6 +72,9 @@ impl Server {
         let Some(messages) = self.admit(conn, &request, None, checked, out) else {
             return;
         };
+        if self.route_post(conn, &mut request, messages.batch, &messages.items, out) {
+            return;
+        }
         let rpc = messages.rpc();
         if messages
             .items

@@ -1,0 +1,90 @@
+//! Knobs for the MCP 2026-07-28 revision (the stateless protocol): which eras the server
+//! speaks, how a legacy-only server answers a modern probe, and the list cache hint.
+//!
+//! Every field these enums fill is written to a scenario only when it differs from its
+//! default, so scenarios and ledgers of 2025-era runs keep their bytes.
+//!
+//! - transport: <https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http>
+//! - versioning: <https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning>
+
+use serde::{Deserialize, Serialize};
+
+use crate::duration::PositiveDurationMs;
+
+/// Which protocol eras the server speaks.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub enum Era {
+    /// Both: a request that names 2026-07-28 is served statelessly, everything else by the
+    /// 2025 path with sessions (the Python SDK's server). Plain `faultline serve` is this.
+    #[default]
+    DualStatefulLegacy,
+    /// 2026-07-28 only: every POST is read as modern (a 2025 `initialize` lacks the
+    /// request `_meta` and gets 400 -32602), GET and DELETE get 405 `Allow: POST`.
+    ModernOnly,
+    /// 2025 only: a modern request gets [`LegacyProbeAnswer`].
+    LegacyOnly,
+}
+
+impl Era {
+    pub fn is_default(&self) -> bool {
+        *self == Era::default()
+    }
+
+    /// Whether a request classified as modern is served as one.
+    pub fn speaks_modern(self) -> bool {
+        self != Era::LegacyOnly
+    }
+}
+
+/// How a [`Era::LegacyOnly`] server answers a request that names 2026-07-28: what a client
+/// probing for the modern era meets in the field.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum LegacyProbeAnswer {
+    /// What the 2025 path answers anyway: 400 -32600 for the unknown
+    /// `MCP-Protocol-Version`, or 400 for the missing session.
+    #[default]
+    AsToday,
+    /// A plain-text 400 (the Go SDK).
+    PlainText400,
+    /// 400 with a JSON-RPC error of this code (e.g. -32000, which some clients do not
+    /// recognise as "fall back").
+    Rpc400(i64),
+    /// 404 with a JSON-RPC -32601.
+    NotFound,
+    /// 405 `Allow: GET, POST, DELETE`.
+    MethodNotAllowed,
+    /// The request runs down the 2025 path as if it named no modern version (its
+    /// `MCP-Protocol-Version` is dropped): an `initialize`-less request then fails on
+    /// its missing session.
+    RunAsLegacy,
+}
+
+impl LegacyProbeAnswer {
+    pub fn is_default(&self) -> bool {
+        *self == LegacyProbeAnswer::default()
+    }
+}
+
+/// `legacy_probe_answer` describes a legacy-only server: set under another era it would
+/// never be used, and a scenario that sets it means something it does not get.
+pub(crate) fn validate(era: Era, probe: LegacyProbeAnswer) -> Result<(), String> {
+    if era != Era::LegacyOnly && !probe.is_default() {
+        return Err(format!(
+            "legacy_probe_answer: {probe:?} applies only under era: LegacyOnly (era is {era:?})"
+        ));
+    }
+    Ok(())
+}
+
+/// The default `list_ttl`: one minute.
+pub const DEFAULT_LIST_TTL_MS: u64 = 60_000;
+
+pub(crate) fn default_list_ttl() -> Option<PositiveDurationMs> {
+    PositiveDurationMs::new(DEFAULT_LIST_TTL_MS)
+}
+
+pub(crate) fn list_ttl_is_default(ttl: &Option<PositiveDurationMs>) -> bool {
+    *ttl == default_list_ttl()
+}

@@ -1,0 +1,60 @@
+//! `server/discover`: what a 2026-07-28 client asks instead of `initialize`, and may cache.
+//! Every modern result names the server in `_meta["io.modelcontextprotocol/serverInfo"]`
+//! and says `resultType: "complete"` (the only kind this slice produces).
+//!
+//! <https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning>
+
+use serde_json::{Map, Value, json};
+
+use crate::knobs::ServerKnobs;
+
+use super::super::era::MODERN_PROTOCOL_VERSIONS;
+use super::meta::META_SERVER_INFO;
+
+/// Who this server is.
+pub fn server_info() -> Value {
+    json!({"name": "faultline", "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// What the modern path offers: tools (a fixed list, so no `listChanged`).
+pub fn capabilities() -> Value {
+    json!({"tools": {"listChanged": false}})
+}
+
+/// The result of `server/discover`.
+pub fn discover_result(knobs: &ServerKnobs) -> Value {
+    let mut result = json!({
+        "supportedVersions": MODERN_PROTOCOL_VERSIONS,
+        "capabilities": capabilities(),
+        "instructions": "faultline: a fault-injecting MCP server. Tools: echo, long_job.",
+    });
+    add_cache_hint(&mut result, knobs);
+    complete(result)
+}
+
+/// Adds `ttlMs` (the `list_ttl` knob; 0 when it is `None`: do not cache) and
+/// `cacheScope: "private"` to a cacheable result.
+pub fn add_cache_hint(result: &mut Value, knobs: &ServerKnobs) {
+    if let Some(object) = result.as_object_mut() {
+        let ttl = knobs.list_ttl.map_or(0, |d| d.ms());
+        object.insert("ttlMs".to_string(), Value::from(ttl));
+        object.insert("cacheScope".to_string(), Value::from("private"));
+    }
+}
+
+/// Marks a result complete and names the server in its `_meta` (kept alongside any
+/// `_meta` the result has already).
+pub fn complete(mut result: Value) -> Value {
+    if let Some(object) = result.as_object_mut() {
+        object
+            .entry("resultType")
+            .or_insert_with(|| Value::from("complete"));
+        let meta = object
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(meta) = meta.as_object_mut() {
+            meta.insert(META_SERVER_INFO.to_string(), server_info());
+        }
+    }
+    result
+}

@@ -1,0 +1,136 @@
+//! A 2026-07-28 POST: the checks in the spec's order, then a method table.
+//!
+//! 1. one message (no batches: 400 -32600);
+//! 2. notifications and responses are accepted (202), nothing else about them is checked;
+//! 3. `_meta`: protocol version and client capabilities are required (400 -32602);
+//! 4. headers against the body: `MCP-Protocol-Version` against `_meta`, `Mcp-Method`,
+//!    `Mcp-Name` (400 -32020);
+//! 5. the version is one this server speaks (400 -32022 with `supported`, `requested`);
+//! 6. the method: `server/discover`, `tools/list` and `tools/call` are served, anything
+//!    else (the removed `initialize`, `ping`, `logging/setLevel`, …) is 404 -32601.
+//!
+//! Every answer here is an immediate JSON body. A tool call that the 2025 path runs as a
+//! job over an SSE stream (`long_job`, `test_tool_with_progress`, `test_reconnection`)
+//! gets a JSON-RPC error [`STREAMING_NOT_SERVED`] saying so: request streams for
+//! 2026-07-28 come later. The `json_responses` knob is not consulted on this path.
+//!
+//! <https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http>
+
+use serde_json::Value;
+
+use crate::http::{HttpRequest, HttpResponse, Output};
+use crate::ids::ConnId;
+use crate::jsonrpc::{self, Incoming};
+use crate::tools::{self, ToolCall};
+
+use super::super::Server;
+use super::super::era::MODERN_PROTOCOL_VERSIONS;
+use super::discover::{add_cache_hint, complete, discover_result};
+use super::errors::ModernRejection;
+use super::headers::check_headers;
+use super::meta::{RequestMeta, read_meta};
+
+/// The JSON-RPC error code (a server error, -32000 to -32099) of a tool call that would
+/// need an SSE request stream on the 2026-07-28 path.
+pub const STREAMING_NOT_SERVED: i64 = -32000;
+
+/// A tool only the 2026-07-28 path lists: it needs the client's `sampling` capability and
+/// answers -32021 without it (the conformance suite's `server-stateless` probe).
+pub const TEST_MISSING_CAPABILITY: &str = "test_missing_capability";
+
+impl Server {
+    /// Answers a POST classified as 2026-07-28 (see the module docs for the order).
+    pub(in crate::server) fn handle_modern_post(
+        &mut self,
+        conn: ConnId,
+        request: &HttpRequest,
+        batch: bool,
+        items: &[Incoming],
+        out: &mut Vec<Output>,
+    ) {
+        if batch {
+            let response = ModernRejection::Batch.response(&Value::Null);
+            self.respond(conn, request, Some("batch".to_string()), response, out);
+            return;
+        }
+        let rpc = items[0].method().map(str::to_string);
+        let Incoming::Request { id, method, params } = &items[0] else {
+            self.respond(conn, request, rpc, HttpResponse::empty(202), out);
+            return;
+        };
+        let response = match self.modern_answer(request, id, method, params) {
+            Ok(message) => HttpResponse::json(200, message),
+            Err(why) => why.response(id),
+        };
+        self.respond(conn, request, rpc, response, out);
+    }
+
+    /// The JSON-RPC response to one modern request, or why it is refused.
+    fn modern_answer(
+        &self,
+        request: &HttpRequest,
+        id: &Value,
+        method: &str,
+        params: &Value,
+    ) -> Result<Value, ModernRejection> {
+        let meta = read_meta(params)?;
+        check_headers(request, method, params, &meta.protocol_version)?;
+        if !MODERN_PROTOCOL_VERSIONS.contains(&meta.protocol_version.as_str()) {
+            return Err(ModernRejection::UnsupportedVersion {
+                requested: meta.protocol_version,
+            });
+        }
+        match method {
+            "server/discover" => Ok(jsonrpc::result(id, discover_result(&self.knobs))),
+            "tools/list" => {
+                let mut result = modern_tool_list();
+                add_cache_hint(&mut result, &self.knobs);
+                Ok(jsonrpc::result(id, complete(result)))
+            }
+            "tools/call" => self.modern_tool_call(id, params, &meta),
+            other => Err(ModernRejection::MethodNotFound(other.to_string())),
+        }
+    }
+
+    fn modern_tool_call(
+        &self,
+        id: &Value,
+        params: &Value,
+        meta: &RequestMeta,
+    ) -> Result<Value, ModernRejection> {
+        if params.get("name").and_then(Value::as_str) == Some(TEST_MISSING_CAPABILITY) {
+            if !meta.declares("sampling") {
+                return Err(ModernRejection::MissingCapability("sampling"));
+            }
+            return Ok(jsonrpc::result(
+                id,
+                complete(tools::text_result("the client declared sampling")),
+            ));
+        }
+        Ok(
+            match tools::call_within(params, self.limits.max_job_steps) {
+                ToolCall::Immediate(result) => jsonrpc::result(id, complete(result)),
+                ToolCall::Error { code, message } => jsonrpc::error(id, code, &message),
+                ToolCall::Job { .. } => jsonrpc::error(
+                    id,
+                    STREAMING_NOT_SERVED,
+                    "this tool reports progress over an SSE request stream, which faultline does not \
+                 serve on MCP 2026-07-28 yet; call it over 2025-11-25",
+                ),
+            },
+        )
+    }
+}
+
+/// The tools of [`tools::list`] and the modern-only [`TEST_MISSING_CAPABILITY`].
+fn modern_tool_list() -> Value {
+    let mut list = tools::list();
+    if let Some(tools) = list.get_mut("tools").and_then(Value::as_array_mut) {
+        tools.push(serde_json::json!({
+            "name": TEST_MISSING_CAPABILITY,
+            "description": "Needs the client's sampling capability: answers -32021 when the request's _meta does not declare it.",
+            "inputSchema": {"type": "object", "properties": {}}
+        }));
+    }
+    list
+}

@@ -1,0 +1,109 @@
+//! MCP 2026-07-28 over a real socket: a stateless client's `server/discover`, `tools/call`
+//! and one refusal reach the model through `to_model_request` (the `Mcp-Method` and
+//! `Mcp-Name` headers included) and come back as the wire answers.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+const MODERN: &str = "2026-07-28";
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "modern_live", "version": "0"},
+    })
+}
+
+fn modern(id: u64, method: &str, mut params: Value) -> Req {
+    params["_meta"] = meta();
+    let name = params["name"].as_str().map(str::to_string);
+    let mut req = Req::post(None, &rpc(id, method, params))
+        .header("mcp-protocol-version", MODERN)
+        .header("mcp-method", method);
+    if let Some(name) = name {
+        req = req.header("mcp-name", &name);
+    }
+    req
+}
+
+#[tokio::test]
+async fn a_stateless_client_discovers_and_calls_a_tool_without_a_session() {
+    let server = start_frozen().await;
+    let addr = server.addr;
+
+    let response = modern(1, "server/discover", json!({})).send(addr).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(header(&response, "mcp-session-id"), None);
+    let body = json_body(response).await;
+    assert_eq!(body["id"], 1);
+    assert_eq!(body["result"]["supportedVersions"], json!([MODERN]));
+    assert_eq!(
+        body["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "faultline"
+    );
+
+    let response = modern(
+        2,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "stateless"}}),
+    )
+    .send(addr)
+    .await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(header(&response, "mcp-session-id"), None);
+    let body = json_body(response).await;
+    assert_eq!(body["id"], 2);
+    assert_eq!(body["result"]["content"][0]["text"], "stateless");
+    assert_eq!(body["result"]["resultType"], "complete");
+
+    // The Mcp-Name header reached the model: naming another tool is -32020.
+    let response = modern(
+        3,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "x"}}),
+    )
+    .without("mcp-name")
+    .header("mcp-name", "long_job")
+    .send(addr)
+    .await;
+    assert_eq!(response.status(), 400);
+    let body = json_body(response).await;
+    assert_eq!(
+        (body["id"].clone(), body["error"]["code"].clone()),
+        (json!(3), json!(-32020))
+    );
+
+    // A modern GET is 405 Allow: POST.
+    let response = Req::new("GET")
+        .header("accept", "text/event-stream")
+        .header("mcp-protocol-version", MODERN)
+        .send(addr)
+        .await;
+    assert_eq!(response.status(), 405);
+    assert_eq!(header(&response, "allow").as_deref(), Some("POST"));
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_legacy_only_server_answers_a_modern_probe_in_plain_text() {
+    let mut config = faultline_server::Config::well_behaved(7)
+        .with_control(true)
+        .with_time_scale(0.0);
+    config.knobs.era = faultline_model::Era::LegacyOnly;
+    config.knobs.legacy_probe_answer = faultline_model::LegacyProbeAnswer::PlainText400;
+    let server = start(config).await;
+    let response = modern(1, "server/discover", json!({}))
+        .send(server.addr)
+        .await;
+    assert_eq!(response.status(), 400);
+    assert!(
+        header(&response, "content-type").is_some_and(|c| c.starts_with("text/plain")),
+        "a plain-text body"
+    );
+    let text = String::from_utf8(body_bytes(response).await).unwrap();
+    assert!(text.starts_with("Bad Request"), "{text}");
+    server.shutdown().await.unwrap();
+}
