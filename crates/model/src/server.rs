@@ -84,6 +84,9 @@ pub struct Server {
     ledger_window_bytes: Option<u64>,
     /// What the ledger's records weigh, kept up to date by [`Server::trim_ledger`].
     ledger_bytes: ledger_bytes::LedgerBytes,
+    /// Per ledger record, a cut that what is still needed held back (see
+    /// `ledger_window`): not tried again before the record grew past these.
+    ledger_cut_held: [ledger_window::HeldCut; 8],
     limits: Limits,
     /// Job steps this turn may still run (None: no bound; see [`Limits`]).
     turn_steps_left: Option<u32>,
@@ -106,6 +109,7 @@ impl Server {
             ledger_window: None,
             ledger_window_bytes: None,
             ledger_bytes: ledger_bytes::LedgerBytes::default(),
+            ledger_cut_held: Default::default(),
             limits: Limits::default(),
             turn_steps_left: None,
         }

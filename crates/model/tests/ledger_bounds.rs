@@ -8,9 +8,18 @@ use faultline_model::{
 use serde_json::json;
 
 fn initialize(server: &mut Server, conn: u64) -> String {
+    initialize_at(server, conn, 0)
+}
+
+fn initialize_at(server: &mut Server, conn: u64, now_ms: u64) -> String {
     let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}});
     let mut out = Vec::new();
-    server.handle(ConnId(conn), HttpRequest::post(None, body), 0, &mut out);
+    server.handle(
+        ConnId(conn),
+        HttpRequest::post(None, body),
+        now_ms,
+        &mut out,
+    );
     match &out[0] {
         Output::Respond { response, .. } => response.session_id.clone().expect("a session"),
         other => panic!("{other:?}"),
@@ -199,4 +208,40 @@ fn a_live_session_keeps_its_entry() {
         Output::Respond { response, .. } => assert_eq!(response.status, 200),
         other => panic!("{other:?}"),
     }
+}
+
+/// A stream's log (here a standalone stream's, with its priming cursor) outlives its
+/// session, and keeps the session's ledger entry, and every later one, while it lives:
+/// the window never drops what a kept log still names. (Trimming stays cheap meanwhile:
+/// a held-back cut is tried again only once its record grew by half.)
+#[test]
+fn a_retained_log_keeps_its_session_entry() {
+    let mut server = Server::new(ServerKnobs::default(), 1);
+    server.bound_ledger(100);
+    for i in 0..1_000u64 {
+        let session = initialize_at(&mut server, 3 * i + 1, 0);
+        let mut out = Vec::new();
+        let get = ConnId(3 * i + 2);
+        server.handle(
+            get,
+            HttpRequest::get(Some(session.clone()), None),
+            0,
+            &mut out,
+        );
+        server.disconnect(get, 0, &mut out);
+        server.handle(
+            ConnId(3 * i + 3),
+            HttpRequest::delete(Some(session)),
+            0,
+            &mut out,
+        );
+        server.trim_ledger();
+    }
+    let ledger = server.ledger();
+    assert_eq!(
+        ledger.sessions_base, 0,
+        "the first session's log still names it"
+    );
+    assert_eq!(ledger.sessions.len(), 1_000);
+    assert!(ledger.answers.len() <= 200, "answers name no log: trimmed");
 }

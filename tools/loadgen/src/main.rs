@@ -71,6 +71,13 @@ pub struct Args {
     /// phase.
     #[arg(long, default_value_t = 10_000)]
     pub soak_sessions: usize,
+    /// `serve --ledger-window` in the soak phase: entries kept per ledger record. Small,
+    /// so that the windows are full before the second half of the loop, where the slope
+    /// is fitted (with the default 10,000 a 10,000-session soak measures windows filling).
+    /// Beyond about 25,000 sessions the loop meets the OS's ephemeral-port limit (each cut
+    /// stream leaves a socket in TIME_WAIT for a minute), not the server's.
+    #[arg(long, default_value_t = 1_000)]
+    pub soak_ledger_window: u32,
     /// Phases to run (comma-separated): echo1, echo, progress, rss, soak (soak only when
     /// named: `just soak`).
     #[arg(long, value_delimiter = ',', default_value = "echo1,echo,progress,rss")]

@@ -36,9 +36,10 @@ pub struct ServerChild {
 }
 
 impl ServerChild {
-    pub fn spawn(exe: &Path) -> Result<ServerChild> {
+    pub fn spawn(exe: &Path, flags: &[String]) -> Result<ServerChild> {
         let mut child = Command::new(exe)
             .args(["serve", "--addr", "127.0.0.1:0", "--seed", "1"])
+            .args(flags)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -6,13 +6,17 @@
 //! job may still need. Dead sessions are trimmed by the same window, with the wire ids the
 //! server remembers for them: a server that creates and deletes sessions all day keeps a
 //! bounded memory of them.
-
-use std::collections::BTreeSet;
+//!
+//! What is still needed is found by a scan (of the live sessions, the retained events, the
+//! kept entries that name a session). When that scan holds a cut back (a long-retained
+//! event log keeps its stream's session entry, and every later one, for its TTL), the
+//! record is not tried again until it grew by half, in entries or in bytes: the scan is
+//! then paid once per that many new entries, not on every request.
 
 use crate::ledger::{Ledger, Payload};
 
 use super::Server;
-use super::ledger_bytes::Record;
+use super::ledger_bytes::{LedgerBytes, Record};
 
 impl Server {
     /// Takes the whole ledger out, leaving an empty one: for a driver that is done with
@@ -53,7 +57,15 @@ impl Server {
             return;
         }
         self.ledger_bytes.catch_up(&self.ledger);
-        let cuts = Record::ALL.map(|record| self.wanted_cut(record));
+        let cuts = Record::ALL.map(|record| {
+            if self.ledger_cut_held[record as usize].holds(record, &self.ledger, &self.ledger_bytes)
+            {
+                0
+            } else {
+                self.wanted_cut(record)
+            }
+        });
+        let lens = Record::ALL.map(|record| record.len(&self.ledger));
         let [
             sessions,
             streams,
@@ -79,6 +91,14 @@ impl Server {
         }
         if sessions > 0 {
             self.cut_sessions(sessions);
+        }
+        for ((record, wanted), len) in Record::ALL.into_iter().zip(cuts).zip(lens) {
+            let left = record.len(&self.ledger);
+            self.ledger_cut_held[record as usize] = if wanted > 0 && left > len - wanted {
+                HeldCut::until_grown(left, self.ledger_bytes.of(record))
+            } else {
+                HeldCut::default()
+            };
         }
     }
 
@@ -181,14 +201,17 @@ impl Server {
     /// with the same dead-session status).
     fn cut_sessions(&mut self, cut: usize) {
         let base = self.ledger.sessions_base;
-        let mut needed: BTreeSet<u32> = BTreeSet::new();
-        needed.extend(self.sessions.keys().map(|k| k.0));
-        needed.extend(self.log.streams.values().map(|l| l.session.0));
-        needed.extend(self.jobs.values().map(|j| j.session.0));
-        needed.extend(self.ledger.streams.iter().map(|s| s.session.0));
-        needed.extend(self.ledger.events.iter().map(|e| e.session.0));
-        needed.extend(self.ledger.jobs.iter().map(|j| j.session.0));
-        let first_needed = needed.first().copied().unwrap_or(u32::MAX);
+        let first_needed = self
+            .sessions
+            .keys()
+            .map(|k| k.0)
+            .chain(self.log.streams.values().map(|l| l.session.0))
+            .chain(self.jobs.values().map(|j| j.session.0))
+            .chain(self.ledger.streams.iter().map(|s| s.session.0))
+            .chain(self.ledger.events.iter().map(|e| e.session.0))
+            .chain(self.ledger.jobs.iter().map(|j| j.session.0))
+            .min()
+            .unwrap_or(u32::MAX);
         let new_base = (base + cut as u32).min(first_needed).max(base);
         let cut = (new_base - base) as usize;
         if cut == 0 {
@@ -205,5 +228,26 @@ impl Server {
         if cut > 0 {
             self.ledger_bytes.forget(&self.ledger, record, cut);
         }
+    }
+}
+
+/// A record whose cut was held back: tried again once it has this many entries or weighs
+/// this much (half as much again as when it was held). The default holds nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct HeldCut {
+    len: usize,
+    bytes: u64,
+}
+
+impl HeldCut {
+    fn until_grown(len: usize, bytes: u64) -> HeldCut {
+        HeldCut {
+            len: len.saturating_add(len / 2 + 1),
+            bytes: bytes.saturating_add(bytes / 2 + 1),
+        }
+    }
+
+    fn holds(&self, record: Record, ledger: &Ledger, weights: &LedgerBytes) -> bool {
+        record.len(ledger) < self.len && weights.of(record) < self.bytes
     }
 }
