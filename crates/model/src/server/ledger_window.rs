@@ -74,6 +74,13 @@ impl Server {
             let cut = self.ledger.cuts.len() - w;
             self.ledger.cuts.drain(..cut);
         }
+        // A fleet's misroutes: bounded by entries alone, like the cuts.
+        if let Some(w) = self.ledger_window.map(|w| w as usize)
+            && self.ledger.misroutes.len() > 2 * w
+        {
+            let cut = self.ledger.misroutes.len() - w;
+            self.ledger.misroutes.drain(..cut);
+        }
         if events + jobs + streams + messages > 0 {
             self.cut_referenced(events, jobs, streams, messages);
         }
@@ -188,6 +195,7 @@ impl Server {
         needed.extend(self.ledger.streams.iter().map(|s| s.session.0));
         needed.extend(self.ledger.events.iter().map(|e| e.session.0));
         needed.extend(self.ledger.jobs.iter().map(|j| j.session.0));
+        needed.extend(self.ledger.misroutes.iter().map(|m| m.session.0));
         let first_needed = needed.first().copied().unwrap_or(u32::MAX);
         let new_base = (base + cut as u32).min(first_needed).max(base);
         let cut = (new_base - base) as usize;
