@@ -61,7 +61,10 @@ impl Marks {
                 GradeKind::CursorReuse => {
                     marks.cursor_reuses.extend(e["resumed_at_ms"].as_u64());
                 }
-                GradeKind::Clean | GradeKind::Hung | GradeKind::ZombieSession => {}
+                GradeKind::Clean
+                | GradeKind::Hung
+                | GradeKind::ZombieSession
+                | GradeKind::MisroutedSession => {}
             }
         }
         marks
