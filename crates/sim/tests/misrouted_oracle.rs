@@ -42,21 +42,25 @@ fn misroute(conn: u64, at_ms: u64, session: u32, answered_by: u8) -> MisrouteEnt
 
 #[test]
 fn each_misrouted_session_gets_one_verdict_with_both_replicas() {
-    let mut ledger = Ledger::default();
-    ledger.sessions = vec![session("aaaa"), session("bbbb")];
-    ledger.misroutes = vec![
-        misroute(2, 1_000, 0, 1),
-        misroute(3, 2_000, 0, 2),
-        misroute(5, 3_000, 1, 2),
-        // Not the client's request (no record of conn 9): not the client's misroute.
-        misroute(9, 4_000, 1, 1),
-    ];
-    let mut record = ClientRecord::default();
-    record.requests = vec![
-        request(2, 1_000, "aaaa"),
-        request(3, 2_000, "aaaa"),
-        request(5, 3_000, "bbbb"),
-    ];
+    let ledger = Ledger {
+        sessions: vec![session("aaaa"), session("bbbb")],
+        misroutes: vec![
+            misroute(2, 1_000, 0, 1),
+            misroute(3, 2_000, 0, 2),
+            misroute(5, 3_000, 1, 2),
+            // Not the client's request (no record of conn 9): not the client's misroute.
+            misroute(9, 4_000, 1, 1),
+        ],
+        ..Ledger::default()
+    };
+    let record = ClientRecord {
+        requests: vec![
+            request(2, 1_000, "aaaa"),
+            request(3, 2_000, "aaaa"),
+            request(5, 3_000, "bbbb"),
+        ],
+        ..ClientRecord::default()
+    };
     let verdicts = judge(&ledger, &record);
     let misrouted: Vec<_> = verdicts
         .iter()
@@ -91,10 +95,14 @@ fn each_misrouted_session_gets_one_verdict_with_both_replicas() {
 
 #[test]
 fn a_ledger_without_misroutes_gets_no_such_verdict() {
-    let mut ledger = Ledger::default();
-    ledger.sessions = vec![session("aaaa")];
-    let mut record = ClientRecord::default();
-    record.requests = vec![request(2, 1_000, "aaaa")];
+    let ledger = Ledger {
+        sessions: vec![session("aaaa")],
+        ..Ledger::default()
+    };
+    let record = ClientRecord {
+        requests: vec![request(2, 1_000, "aaaa")],
+        ..ClientRecord::default()
+    };
     let verdicts = judge(&ledger, &record);
     assert!(
         verdicts
