@@ -243,6 +243,33 @@ mod tests {
         assert_ne!(fingerprint(&arm(&s, 7)), fingerprint(&arm(&s, 8)));
     }
 
+    /// The balancer's seed is drawn after everything else, so a fleet changes no other
+    /// pick: the same file with and without `fleet` arms the same member.
+    #[test]
+    fn the_balancer_seed_is_drawn_last() {
+        let single = family();
+        let text = r#"Scenario(name: "t", summary: "t",
+                fleet: (replicas: 3, balancer: StickySessionId, session_store: Shared),
+                client: (start_at: "0s..10s"),
+                workload: [
+                    CallTool(at: "1s..2s", tool: LongJob(steps: "10..90", interval: "1s")),
+                    Notify(from: "1s..9s", every: "1s", count: "1..9"),
+                ],
+                faults: [
+                    Drop(when: AfterEvent(n: "1..40"), mode: Reset, away: Some("1m..9m")),
+                    Gc(when: At("1h..2h")),
+                ])"#;
+        let fleet = Scenario::parse(text, "t.ron").expect("valid");
+        for seed in 0..50 {
+            let (a, b) = (arm(&single, seed), arm(&fleet, seed));
+            assert_eq!(fingerprint(&a), fingerprint(&b));
+            assert_eq!(a.balancer_seed, b.balancer_seed);
+            assert_eq!(b.fleet.replicas, 3);
+            assert!(!a.fleet.is_multi());
+        }
+        assert_ne!(arm(&fleet, 1).balancer_seed, arm(&fleet, 2).balancer_seed);
+    }
+
     #[test]
     fn picks_stay_inside_their_ranges() {
         let s = family();
