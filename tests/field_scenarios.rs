@@ -118,7 +118,11 @@ fn the_guarded_client_behind_round_robin_loses_nothing_silently_and_stops_before
         "the client says why it stopped"
     );
     let kinds = kinds(&guarded);
-    assert!(kinds.contains(&"misrouted_session"), "{kinds:?}");
+    let sessions = kinds.iter().filter(|k| **k == "misrouted_session").count();
+    assert_eq!(
+        sessions, 4,
+        "the first session and 3 re-initializations, each misrouted"
+    );
     for loss in LOSSES {
         assert!(!kinds.contains(&loss), "{loss} in {kinds:?}");
     }
