@@ -166,7 +166,7 @@ impl Server {
         out: &mut Vec<Output>,
     ) -> u16 {
         if let Rejection::SessionElsewhere(key) = why {
-            self.push_misroute(conn, request, key);
+            self.push_misroute(conn, key);
         }
         let (status, code, message) = why.answer(self.knobs.dead_session_answer);
         let mut response = HttpResponse::json(status, error_without_id(code, &message));

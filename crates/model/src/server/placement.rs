@@ -9,7 +9,6 @@
 //! runs past its first test of `self.multi`.
 
 use crate::fleet::{FleetKnobs, SessionStoreScope};
-use crate::http::HttpRequest;
 use crate::ids::{ConnId, SessionKey};
 use crate::ledger::MisrouteEntry;
 use crate::route::{HeldBy, Route};
@@ -70,8 +69,8 @@ impl Server {
         })
     }
 
-    /// Records that `request` on `conn` named live session `key`, held by another replica.
-    pub(super) fn push_misroute(&mut self, conn: ConnId, _request: &HttpRequest, key: SessionKey) {
+    /// Records that the request on `conn` named live session `key`, held by another replica.
+    pub(super) fn push_misroute(&mut self, conn: ConnId, key: SessionKey) {
         let Some(session) = self.sessions.get(key) else {
             return;
         };
