@@ -39,6 +39,8 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios/field" / "rmcp_hang_400_on_resume",
     "scenarios/field" / "rmcp_hang_404_on_resume",
     "scenarios/field" / "rmcp_window_gap",
+    "scenarios/field" / "replicas_round_robin",
+    "scenarios/field" / "replicas_sticky_session",
     "scenarios/grade" / "baseline",
     "scenarios/grade" / "drop_close",
     "scenarios/grade" / "drop_reset",

@@ -174,7 +174,7 @@ fn a_bad_verdict_name_lists_each_verdict_once() {
         .expect("a list")
         .trim();
     let names: Vec<&str> = listed.split(", ").collect();
-    assert_eq!(names.len(), 11, "{err}");
+    assert_eq!(names.len(), 12, "{err}");
     assert!(names.contains(&"silent_gap"), "{err}");
     assert!(!names.contains(&"SilentGap"), "{err}");
 }
@@ -187,4 +187,24 @@ fn a_missing_file_is_bad_input() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read the scenario"));
+}
+
+#[test]
+fn a_fleet_out_of_range_or_an_unbuilt_balancer_is_refused() {
+    let (code, err) = run_text(
+        "zero_replicas.ron",
+        &format!("{HEAD}    fleet: (replicas: 0),\n)"),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("fleet.replicas: 0 is out of range"), "{err}");
+    let (code, err) = run_text(
+        "cookie.ron",
+        &format!("{HEAD}    fleet: (replicas: 2, balancer: StickyCookie),\n)"),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cookie.ron:4:"), "{err}");
+    assert!(
+        err.contains("StickySessionId"),
+        "lists the balancers that exist: {err}"
+    );
 }

@@ -1,4 +1,5 @@
-//! Field reports from public SDK issues and source, reproduced: rmcp's 16-event window and rust-sdk#958.
+//! Field reports from public SDK issues and source, reproduced: rmcp's 16-event window,
+//! rust-sdk#958, and replicas behind a load balancer (round robin; sticky with a shared store).
 
 use std::process::Command;
 
@@ -64,4 +65,78 @@ fn an_empty_200_makes_the_naive_client_reconnect_with_the_same_cursor_until_it_g
         .map(|v| v["kind"].as_str().unwrap())
         .collect();
     assert_eq!(kinds, vec!["surfaced_loss"]);
+}
+
+fn kinds(report: &serde_json::Value) -> Vec<&str> {
+    report["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["kind"].as_str().unwrap())
+        .collect()
+}
+
+const LOSSES: [&str; 5] = [
+    "silent_gap",
+    "cursor_reuse",
+    "quarantine_violation",
+    "foreign_event",
+    "duplicate",
+];
+
+#[test]
+fn round_robin_over_per_replica_stores_misroutes_the_live_session() {
+    let naive = run("scenarios/field/replicas_round_robin.ron", "naive", None);
+    assert!(kinds(&naive).contains(&"misrouted_session"), "{naive}");
+    let misrouted = naive["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["kind"] == "misrouted_session")
+        .unwrap();
+    let evidence = &misrouted["evidence"];
+    assert_eq!(evidence["held_by"], 0, "initialize went to r0");
+    let first = &evidence["requests"][0];
+    assert_eq!(first["method"], "POST notifications/initialized");
+    assert_eq!(first["answered_by"], 1);
+    assert_eq!(first["status"], 404);
+    assert_eq!(naive["expectation"]["holds"], true);
+}
+
+#[test]
+fn the_guarded_client_behind_round_robin_loses_nothing_silently_and_stops_before_the_horizon() {
+    let trace = std::env::temp_dir().join(format!("faultline-rr-{}.jsonl", std::process::id()));
+    let guarded = run(
+        "scenarios/field/replicas_round_robin.ron",
+        "guarded",
+        Some(&trace),
+    );
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let _ = std::fs::remove_file(&trace);
+    assert!(
+        text.contains("gave up after 3 re-initializations without progress"),
+        "the client says why it stopped"
+    );
+    let kinds = kinds(&guarded);
+    let sessions = kinds.iter().filter(|k| **k == "misrouted_session").count();
+    assert_eq!(
+        sessions, 4,
+        "the first session and 3 re-initializations, each misrouted"
+    );
+    for loss in LOSSES {
+        assert!(!kinds.contains(&loss), "{loss} in {kinds:?}");
+    }
+    let horizon_ms = 3_600_000;
+    let end = guarded["end_ms"].as_u64().unwrap();
+    assert!(end < horizon_ms, "ended at {end} ms, not at the horizon");
+    assert_eq!(guarded["expectation"]["holds"], true);
+}
+
+#[test]
+fn sticky_session_ids_over_a_shared_store_behave_as_one_server() {
+    for client in ["naive", "guarded"] {
+        let report = run("scenarios/field/replicas_sticky_session.ron", client, None);
+        assert_eq!(kinds(&report), vec!["clean"], "{client}");
+        assert_eq!(report["expectation"]["holds"], true);
+    }
 }

@@ -32,7 +32,51 @@ pub fn judge(
     reinit_collisions(ledger, &mut verdicts);
     zombies(ledger, &mut verdicts);
     cursor_reuse(ledger, &mut verdicts);
+    misrouted_sessions(ledger, &mut verdicts);
     verdicts
+}
+
+/// A fleet's misroutes (see `faultline_model::MisrouteEntry`): one verdict per session.
+fn misrouted_sessions(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+    let mut by_session: BTreeMap<u32, Vec<&faultline_model::MisrouteEntry>> = BTreeMap::new();
+    for m in &ledger.misroutes {
+        by_session.entry(m.session.0).or_default().push(m);
+    }
+    for (key, misroutes) in by_session {
+        let session = (key >= ledger.sessions_base).then(|| {
+            ledger
+                .session(faultline_model::SessionKey(key))
+                .wire_id
+                .clone()
+        });
+        let first = misroutes[0];
+        let requests: Vec<serde_json::Value> = misroutes
+            .iter()
+            .map(|m| {
+                let answer = ledger.answers.iter().find(|a| a.conn == m.conn);
+                json!({
+                    "at_ms": m.at_ms,
+                    "answered_by": m.answered_by,
+                    "request": answer.map(request_note),
+                })
+            })
+            .collect();
+        verdicts.push(GradeVerdict {
+            kind: GradeKind::MisroutedSession,
+            why: format!(
+                "{} request(s) for a live session held by r{} reached another replica (the first, at {} ms, r{}) and were answered as for an unknown session",
+                misroutes.len(),
+                first.held_by.0,
+                first.at_ms,
+                first.answered_by.0
+            ),
+            evidence: json!({
+                "session": session,
+                "held_by": first.held_by,
+                "requests": requests,
+            }),
+        });
+    }
 }
 
 /// What the server produced for the application: the judged call's progress steps and

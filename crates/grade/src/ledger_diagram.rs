@@ -61,7 +61,10 @@ impl Marks {
                 GradeKind::CursorReuse => {
                     marks.cursor_reuses.extend(e["resumed_at_ms"].as_u64());
                 }
-                GradeKind::Clean | GradeKind::Hung | GradeKind::ZombieSession => {}
+                GradeKind::Clean
+                | GradeKind::Hung
+                | GradeKind::ZombieSession
+                | GradeKind::MisroutedSession => {}
             }
         }
         marks
@@ -596,6 +599,7 @@ mod tests {
             session_sent_len: None,
             rpc_method_len: None,
             status,
+            route: None,
         }
     }
 
@@ -611,6 +615,7 @@ mod tests {
                 created_ms: 0,
                 generations: vec![0],
                 died: Some((5_000, DeathCause::IdleTtl)),
+                held_by: None,
             }],
             answers: vec![
                 answer(1, 0, "initialize", None, 200),

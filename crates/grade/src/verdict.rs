@@ -24,6 +24,8 @@ pub enum GradeKind {
     ZombieSession,
     /// A `Last-Event-ID` minted in one numbering was honoured against another.
     CursorReuse,
+    /// A request for a live session reached a replica of the fleet that does not hold it.
+    MisroutedSession,
 }
 
 impl GradeKind {
@@ -38,6 +40,7 @@ impl GradeKind {
             GradeKind::ReinitCollision => "reinit_collision",
             GradeKind::ZombieSession => "zombie_session",
             GradeKind::CursorReuse => "cursor_reuse",
+            GradeKind::MisroutedSession => "misrouted_session",
         }
     }
 

@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::http::HttpMethod;
 use crate::ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 use crate::knobs::UnknownCursor;
+use crate::route::{HeldBy, ReplicaId, Route};
 
 /// What an event carries. Kept compact: JSON is rendered only when a driver needs bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,6 +96,24 @@ pub struct AnswerEntry {
     /// Set only when `session_sent` was cut: the header's full length in bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_sent_len: Option<u64>,
+    /// In a fleet of more than one replica: which replica answered, and why the balancer
+    /// sent the request there. Never written for a single server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<Route>,
+}
+
+/// A request that named a live session the replica serving it does not hold (a
+/// per-replica session store behind a balancer without affinity). It was answered as an
+/// unknown session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MisrouteEntry {
+    pub conn: ConnId,
+    pub at_ms: u64,
+    pub session: SessionKey,
+    /// The replica that answered.
+    pub answered_by: ReplicaId,
+    /// The replica that holds the session.
+    pub held_by: ReplicaId,
 }
 
 /// How the server resolved a `Last-Event-ID`, as it actually did it.
@@ -165,6 +184,10 @@ pub struct SessionEntry {
     /// Start time of each generation; generation `g` (1-based) started at `generations[g-1]`.
     pub generations: Vec<u64>,
     pub died: Option<(u64, DeathCause)>,
+    /// In a fleet of more than one replica: who holds the session. Never written for a
+    /// single server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_by: Option<HeldBy>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -228,6 +251,10 @@ pub struct Ledger {
     /// the ledger of a run without cuts (every simulated run) keeps its bytes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cuts: Vec<CutEntry>,
+    /// Requests a replica answered as for an unknown session because another replica held
+    /// it (see [`MisrouteEntry`]). Never written when empty: a single server has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub misroutes: Vec<MisrouteEntry>,
     /// Ids below these bases were trimmed by a long-lived server keeping a bounded window
     /// (see [`crate::Server::bound_ledger`]); a simulation never trims, so they stay 0.
     pub events_base: u32,

@@ -14,6 +14,7 @@
 
 mod duration;
 mod event_log;
+mod fleet;
 mod http;
 mod ids;
 pub mod jsonrpc;
@@ -22,11 +23,13 @@ mod ledger;
 mod limits;
 mod media_type;
 mod min_set;
+mod route;
 mod server;
 mod session_store;
 pub mod tools;
 
 pub use duration::{DurationError, DurationMs, PositiveDurationMs};
+pub use fleet::{Balancer, FleetKnobs, MAX_REPLICAS, SessionStoreScope};
 pub use http::{EndMode, HttpMethod, HttpRequest, HttpResponse, Output, RequestBody, ResponseBody};
 pub use ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 pub use knobs::{
@@ -35,9 +38,11 @@ pub use knobs::{
 };
 pub use ledger::{
     AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, JobEnd, JobEntry, Ledger,
-    Payload, ProducedEvent, ResumeEntry, SendEntry, SessionEntry, StreamEntry, StreamKind,
+    MisrouteEntry, Payload, ProducedEvent, ResumeEntry, SendEntry, SessionEntry, StreamEntry,
+    StreamKind,
 };
 pub use limits::{KEPT_TEXT_BYTES, Limits};
+pub use route::{HeldBy, ReplicaId, Route, RouteWhy};
 pub use server::era::{MODERN_PROTOCOL_VERSIONS, RequestEra};
 pub use server::{
     LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Server, era, modern, origin_is_local,

@@ -20,6 +20,7 @@
 //! - [`sessions`]: touching and killing sessions, DELETE;
 //! - [`expiry`]: TTLs, the sweeper, `next_due`/`advance`;
 //! - [`operator`]: disconnects, drops, notifications, restarts, forced GC;
+//! - [`placement`]: which replica of a fleet holds a session, and the misroutes;
 //! - [`inspect`], [`ledger_window`] and [`ledger_bytes`]: read-only views, and trimming a
 //!   long-lived ledger by entries and by bytes.
 
@@ -32,6 +33,7 @@ mod ledger_bytes;
 mod ledger_window;
 pub mod modern;
 mod operator;
+mod placement;
 mod post;
 mod resumption;
 mod sessions;
@@ -46,12 +48,14 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::event_log::EventLog;
+use crate::fleet::FleetKnobs;
 use crate::http::{HttpMethod, HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, JobId, SessionKey, StreamId};
 use crate::knobs::ServerKnobs;
 use crate::ledger::{AnswerEntry, Ledger};
 use crate::limits::{Limits, kept_text};
 use crate::min_set::MinSet;
+use crate::route::Route;
 use crate::session_store::SessionStore;
 
 use admission::{Rejection, check_origin};
@@ -90,6 +94,13 @@ pub struct Server {
     limits: Limits,
     /// Job steps this turn may still run (None: no bound; see [`Limits`]).
     turn_steps_left: Option<u32>,
+    /// The replicas behind the one address, and what they share (see [`placement`]).
+    fleet: FleetKnobs,
+    /// More than one replica: placement is checked and recorded. False, every fleet check
+    /// short-circuits and the ledger is a single server's.
+    multi: bool,
+    /// The replica answering the request being handled.
+    serving: Route,
 }
 
 impl Server {
@@ -112,6 +123,9 @@ impl Server {
             ledger_cut_held: Default::default(),
             limits: Limits::default(),
             turn_steps_left: None,
+            fleet: FleetKnobs::default(),
+            multi: false,
+            serving: Route::FIRST,
         }
     }
 
@@ -142,7 +156,8 @@ impl Server {
         }
     }
 
-    /// Handles one HTTP request at virtual time `now_ms`.
+    /// Handles one HTTP request at virtual time `now_ms`, as replica 0 (the only one of a
+    /// single server).
     pub fn handle(
         &mut self,
         conn: ConnId,
@@ -150,7 +165,21 @@ impl Server {
         now_ms: u64,
         out: &mut Vec<Output>,
     ) {
+        self.handle_routed(conn, request, Route::FIRST, now_ms, out);
+    }
+
+    /// Handles one HTTP request at virtual time `now_ms`, as the replica `route` names
+    /// (the balancer's pick; see [`Server::set_fleet`]).
+    pub fn handle_routed(
+        &mut self,
+        conn: ConnId,
+        request: HttpRequest,
+        route: Route,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) {
         self.advance(now_ms, out);
+        self.serving = route;
         if self
             .admit(conn, &request, None, check_origin(&request), out)
             .is_none()
@@ -198,6 +227,7 @@ impl Server {
             status: response.status,
             rpc_method_len,
             session_sent_len,
+            route: self.multi.then_some(self.serving),
         });
         out.push(Output::Respond {
             conn,

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use crate::ids::{SessionKey, StreamId};
 use crate::min_set::MinSet;
+use crate::route::ReplicaId;
 
 #[derive(Debug)]
 pub(crate) struct Session {
@@ -25,6 +26,8 @@ pub(crate) struct Session {
     /// A standalone stream was opened at least once: someone listens for notifications.
     /// Until then server notifications are dropped, as the SDKs do.
     pub listening: bool,
+    /// The replica that minted the session (always 0 for a single server).
+    pub home: ReplicaId,
 }
 
 #[derive(Debug, Default)]

@@ -6,7 +6,8 @@
 //! The order is part of the format's contract (changing it changes which member a seed
 //! names): the server's session-id seed; the client's start; the workload in file order
 //! (a call's time, then a long job's step count; a notify's start, then its count); the
-//! faults in file order (the client's `away` first, then the trigger's time or event count).
+//! faults in file order (the client's `away` first, then the trigger's time or event count);
+//! last, the load balancer's seed (drawn last so that adding it moved nothing before it).
 
 use std::sync::Arc;
 
@@ -14,7 +15,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::Rng;
 
-use faultline_model::DurationMs;
+use faultline_model::{DurationMs, FleetKnobs};
 
 use crate::faults::{self, FaultAction};
 use crate::pick::PickCount;
@@ -35,6 +36,10 @@ pub struct Armed {
     pub faults: Vec<ArmedFault>,
     /// What the seed chose, in words, for reports.
     pub choices: Vec<String>,
+    /// The replicas behind the address and the balancer in front of them.
+    pub fleet: FleetKnobs,
+    /// Salts the balancer's hashes (drawn last).
+    pub balancer_seed: u64,
 }
 
 impl Armed {
@@ -156,6 +161,7 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
             action: faults::action_of(fault),
         });
     }
+    let balancer_seed = rng.next_u64();
     Armed {
         server_seed,
         client_start_ms,
@@ -163,6 +169,8 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
         notifies,
         faults: armed_faults,
         choices,
+        fleet: scenario.fleet,
+        balancer_seed,
     }
 }
 
@@ -179,6 +187,8 @@ mod tests {
             notifies: Vec::new(),
             faults: Vec::new(),
             choices: Vec::new(),
+            fleet: FleetKnobs::default(),
+            balancer_seed: 0,
         };
         assert_eq!(armed.events_hint(), 0);
         let plan = |count| ArmedNotify {
@@ -231,6 +241,33 @@ mod tests {
         let s = family();
         assert_eq!(fingerprint(&arm(&s, 7)), fingerprint(&arm(&s, 7)));
         assert_ne!(fingerprint(&arm(&s, 7)), fingerprint(&arm(&s, 8)));
+    }
+
+    /// The balancer's seed is drawn after everything else, so a fleet changes no other
+    /// pick: the same file with and without `fleet` arms the same member.
+    #[test]
+    fn the_balancer_seed_is_drawn_last() {
+        let single = family();
+        let text = r#"Scenario(name: "t", summary: "t",
+                fleet: (replicas: 3, balancer: StickySessionId, session_store: Shared),
+                client: (start_at: "0s..10s"),
+                workload: [
+                    CallTool(at: "1s..2s", tool: LongJob(steps: "10..90", interval: "1s")),
+                    Notify(from: "1s..9s", every: "1s", count: "1..9"),
+                ],
+                faults: [
+                    Drop(when: AfterEvent(n: "1..40"), mode: Reset, away: Some("1m..9m")),
+                    Gc(when: At("1h..2h")),
+                ])"#;
+        let fleet = Scenario::parse(text, "t.ron").expect("valid");
+        for seed in 0..50 {
+            let (a, b) = (arm(&single, seed), arm(&fleet, seed));
+            assert_eq!(fingerprint(&a), fingerprint(&b));
+            assert_eq!(a.balancer_seed, b.balancer_seed);
+            assert_eq!(b.fleet.replicas, 3);
+            assert!(!a.fleet.is_multi());
+        }
+        assert_ne!(arm(&fleet, 1).balancer_seed, arm(&fleet, 2).balancer_seed);
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! | `Notify { from, every, count }` | at `from`, then every `every`: a notification on the standalone stream of the most recently initialized session (in a one-client run, the client's current session) |
 //! | `Drop`, `Restart`, `Gc` | the fault's [`FaultAction`](crate::FaultAction), at `At(t)` or right after the `n`-th event of a matching stream |
 //! | `StaleTask`, `away` | fired at their time and reported (`Emitted::Fired`) for a driver with a modelled client to play |
+//! | `fleet` | one [`Balancer`] pick per request, then the model answers as that replica |
 //! | `CallTool` | not the server's: the client makes calls (the engine only recognises them, for `Call(k)`) |
 
 use std::cmp::Reverse;
@@ -31,6 +32,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::arming::{Armed, ArmedNotify, ArmedTrigger};
+use crate::balancer::Balancer;
 use crate::calls::CallTracker;
 use crate::faults::{ClientEffect, FaultAction, Target};
 use crate::scenario::StreamSel;
@@ -90,14 +92,20 @@ pub struct Engine {
     /// Scratch space for the model's outputs on their way through [`Engine::route`], kept
     /// between steps so that a step allocates nothing (taken and put back around each use).
     buf: Vec<Output>,
+    /// The load balancer in front of a fleet; `None` for a single server (every request
+    /// is replica 0's).
+    balancer: Option<Balancer>,
 }
 
 impl Engine {
     /// A server with `knobs` playing `armed`'s server-side half.
     pub fn new(knobs: ServerKnobs, armed: &Armed) -> Engine {
-        let mut server = Server::new(knobs, armed.server_seed);
+        let mut server = Server::new(knobs, armed.server_seed).with_fleet(armed.fleet);
         server.reserve_events(armed.events_hint());
         let mut engine = Engine::bare(server, CallTracker::new(&armed.calls));
+        if armed.fleet.is_multi() {
+            engine.balancer = Some(Balancer::new(&armed.fleet, armed.balancer_seed));
+        }
         engine.notifies = armed.notifies.clone();
         engine.faults = armed
             .faults
@@ -148,6 +156,7 @@ impl Engine {
             queue: BinaryHeap::new(),
             seq: 0,
             buf: Vec::new(),
+            balancer: None,
         }
     }
 
@@ -383,7 +392,14 @@ impl Engine {
         let closes_mid_call = closes_stream_mid_call(&request);
         let jobs_before = self.server.ledger().jobs_end();
         let mut buf = std::mem::take(&mut self.buf);
-        self.server.handle(conn, request, now, &mut buf);
+        // One pick per request, in the engine's order (live requests come through one lock
+        // in arrival order: the same order the simulator hands them over).
+        match self.balancer.as_mut().map(|b| b.pick(&request)) {
+            Some(route) => self
+                .server
+                .handle_routed(conn, request, route, now, &mut buf),
+            None => self.server.handle(conn, request, now, &mut buf),
+        }
         if let Some(k) = call {
             let answer = buf.iter().find_map(|o| match o {
                 Output::Respond { conn: c, response } if *c == conn => Some(response),

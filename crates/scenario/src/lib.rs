@@ -23,6 +23,7 @@
 //! ```
 
 mod arming;
+mod balancer;
 mod calls;
 mod engine;
 mod faults;
@@ -33,6 +34,7 @@ mod source_map;
 mod verdict_kind;
 
 pub use arming::{Armed, ArmedCall, ArmedFault, ArmedNotify, ArmedTrigger, arm};
+pub use balancer::Balancer;
 pub use engine::{Emitted, Engine, FiredFault};
 pub use faults::{ClientEffect, FaultAction};
 pub use pick::{PickCount, PickDuration};

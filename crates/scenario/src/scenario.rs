@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
-use faultline_model::{DurationMs, EndMode, PositiveDurationMs, ServerKnobs};
+use faultline_model::{DurationMs, EndMode, FleetKnobs, PositiveDurationMs, ServerKnobs};
 use serde::{Deserialize, Serialize};
 
 use crate::pick::{PickCount, PickDuration};
@@ -27,6 +27,10 @@ pub struct Scenario {
     pub seed: u64,
     #[serde(default)]
     pub server: ServerKnobs,
+    /// How many replicas of the server stand behind one address, how the load balancer
+    /// spreads requests over them and what they share. Default: one replica.
+    #[serde(default, skip_serializing_if = "FleetKnobs::is_default")]
+    pub fleet: FleetKnobs,
     #[serde(default)]
     pub client: ClientConfig,
     #[serde(default)]
@@ -303,6 +307,9 @@ impl Scenario {
         self.server
             .validate()
             .map_err(|e| (format!("server.{e}"), None))?;
+        self.fleet
+            .validate()
+            .map_err(|e| (format!("fleet.{e}"), None))?;
         if self.name.trim().is_empty() {
             return Err(("name: give the scenario a name".into(), None));
         }

@@ -44,6 +44,11 @@ pub enum VerdictKind {
     /// The client raised a typed resumption error and recovered without loss.
     #[serde(alias = "detected")]
     Detected,
+    /// A request for a live session reached a replica of the fleet that does not hold it
+    /// and was answered as for an unknown session. Not a loss by itself: what the client
+    /// does with the 404 decides that.
+    #[serde(alias = "misrouted_session")]
+    MisroutedSession,
 }
 
 impl VerdictKind {
@@ -72,10 +77,11 @@ impl VerdictKind {
             VerdictKind::Duplicate => "duplicate",
             VerdictKind::SurfacedLoss => "surfaced_loss",
             VerdictKind::Detected => "detected",
+            VerdictKind::MisroutedSession => "misrouted_session",
         }
     }
 
-    pub const ALL: [VerdictKind; 11] = [
+    pub const ALL: [VerdictKind; 12] = [
         VerdictKind::Clean,
         VerdictKind::SilentGap,
         VerdictKind::CursorReuse,
@@ -87,6 +93,7 @@ impl VerdictKind {
         VerdictKind::Duplicate,
         VerdictKind::SurfacedLoss,
         VerdictKind::Detected,
+        VerdictKind::MisroutedSession,
     ];
 }
 

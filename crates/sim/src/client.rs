@@ -217,6 +217,12 @@ struct CallState {
 const MAX_FRUITLESS_RECONNECTS: u32 = 5;
 /// A guarded client re-issues one call at most this many times (each in a new session).
 const MAX_REISSUES: u32 = 3;
+/// Either client re-initializes at most this many times in a row without progress (an
+/// applied event, a completed call, or any success answer to a request naming the
+/// session), then surfaces an error and stops: behind a
+/// round-robin balancer every new session can land elsewhere at once, and a client that
+/// rebuilds forever at one virtual instant would never let the run end.
+const MAX_REINITS_WITHOUT_PROGRESS: u32 = 3;
 /// Backoff between retries of a request that got 404/410 (ms): 1 s, 2 s, 4 s, ...
 const RETRY_BACKOFF_MS: u64 = 1_000;
 
@@ -240,6 +246,11 @@ pub struct Client {
     stale_tasks: u32,
     /// Reconnect attempts per logical stream since it last delivered an event.
     fruitless: BTreeMap<Logical, u32>,
+    /// Re-initializations since the last applied event, completed call or success answer
+    /// to a session-scoped request.
+    reinits_without_progress: u32,
+    /// Stopped re-initializing (see [`MAX_REINITS_WITHOUT_PROGRESS`]): no more sessions.
+    gave_up: bool,
     seq: u64,
     pub record: ClientRecord,
 }
@@ -269,6 +280,8 @@ impl Client {
             next_token: 0,
             stale_tasks: 0,
             fruitless: BTreeMap::new(),
+            reinits_without_progress: 0,
+            gave_up: false,
             seq: 0,
             record: ClientRecord::default(),
         }
@@ -502,6 +515,7 @@ impl Client {
 
     fn complete_call(&mut self, now: u64, call: usize) {
         if !self.calls[call].done {
+            self.reinits_without_progress = 0;
             self.calls[call].done = true;
             self.calls[call].failed = false;
             self.record.calls[call].completed_at_ms = Some(now);
@@ -515,6 +529,14 @@ impl Client {
 
     /// The workload asks for call `call` now.
     pub fn on_call(&mut self, io: &mut ClientIo, now: u64, call: usize) {
+        if self.gave_up {
+            self.fail_call(
+                now,
+                call,
+                "no session: the client gave up re-initializing".into(),
+            );
+            return;
+        }
         match self.session.clone() {
             Some(session) if !self.initializing => {
                 let retries = self.policy.retries_on_dead_session;
@@ -632,6 +654,10 @@ impl Client {
             let seq = self.tick();
             self.record.requests[i].status = Some(response.status);
             self.record.requests[i].answered_seq = Some(seq);
+            if (200..300).contains(&response.status) && self.record.requests[i].session.is_some() {
+                // The session answered: it works, whatever comes next.
+                self.reinits_without_progress = 0;
+            }
         }
         let Some(purpose) = self.purposes.remove(&conn) else {
             return;
@@ -989,9 +1015,45 @@ impl Client {
             self.purposes.remove(&conn);
             io.closes.push(conn);
         }
-        self.session = None;
+        let old = self.session.take().unwrap_or_default();
         self.fruitless.clear();
-        self.initialize(io, now);
+        self.initialize_again(io, now, &old);
+    }
+
+    /// Initializes a new session in place of `old`, unless the client has re-initialized
+    /// [`MAX_REINITS_WITHOUT_PROGRESS`] times in a row without progress: then it surfaces
+    /// an error, fails what is unfinished and stops.
+    fn initialize_again(&mut self, io: &mut ClientIo, now: u64, old: &str) {
+        if self.gave_up {
+            return;
+        }
+        self.reinits_without_progress += 1;
+        if self.reinits_without_progress <= MAX_REINITS_WITHOUT_PROGRESS {
+            self.initialize(io, now);
+            return;
+        }
+        self.gave_up = true;
+        self.raise(
+            now,
+            ClientError::Surfaced {
+                message: format!(
+                    "gave up after {MAX_REINITS_WITHOUT_PROGRESS} re-initializations without progress (no event applied, no call completed, no request in the session answered with success); the last session was {old}"
+                ),
+            },
+            ErrorScope::Session(old.to_string()),
+        );
+        for call in 0..self.calls.len() {
+            let state = &self.calls[call];
+            if !state.done && (state.deferred || !state.request_ids.is_empty()) {
+                self.fail_call(
+                    now,
+                    call,
+                    format!(
+                        "gave up after {MAX_REINITS_WITHOUT_PROGRESS} re-initializations without progress"
+                    ),
+                );
+            }
+        }
     }
 
     fn stream_conns_of(&self, session: Option<&str>) -> Vec<ConnId> {
@@ -1055,7 +1117,7 @@ impl Client {
         }
         self.session = None;
         self.fruitless.clear();
-        self.initialize(io, now);
+        self.initialize_again(io, now, session);
     }
 
     pub fn on_event(
@@ -1135,6 +1197,7 @@ impl Client {
     }
 
     fn apply(&mut self, now: u64, conn: ConnId, event: &WireEvent) {
+        self.reinits_without_progress = 0;
         self.record.applied.push(AppliedRecord {
             event: event.event,
             at_ms: now,

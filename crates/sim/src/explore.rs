@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use faultline_model::{IdScheme, ServerKnobs};
+use faultline_model::{FleetKnobs, IdScheme, ServerKnobs};
 use serde::{Deserialize, Serialize};
 
 use crate::swarm::{SwarmOptions, generate};
@@ -18,7 +18,7 @@ use faultline_scenario::{ClientModel, Scenario};
 pub type Signature = Vec<(String, String)>;
 
 /// Which knobs explain each kind of failure (the rest are noise for classification).
-pub fn signature_of(kind: VerdictKind, k: &ServerKnobs) -> Signature {
+pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> Signature {
     let mut sig = Vec::new();
     let mut put = |name: &str, value: String| sig.push((name.to_string(), value));
     match kind {
@@ -43,6 +43,10 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs) -> Signature {
             );
         }
         VerdictKind::SurfacedLoss => put("unknown_cursor", format!("{:?}", k.unknown_cursor)),
+        VerdictKind::MisroutedSession => {
+            put("balancer", format!("{:?}", fleet.balancer));
+            put("session_store", format!("{:?}", fleet.session_store));
+        }
         VerdictKind::Clean | VerdictKind::Detected => {}
     }
     sig
@@ -309,7 +313,7 @@ pub fn explore_seed(
         if !is_failure(kind) {
             continue;
         }
-        let signature = signature_of(kind, &scenario.server);
+        let signature = signature_of(kind, &scenario.server, &scenario.fleet);
         match agg
             .findings
             .iter_mut()

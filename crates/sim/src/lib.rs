@@ -30,7 +30,7 @@ mod world;
 
 pub use client::{Fate, Policy};
 pub use client_error::{ClientError, ResumptionCursorError, SessionResumptionError};
-pub use client_record::{ClientRecord, ErrorScope, Task};
+pub use client_record::{ClientRecord, ErrorScope, RequestRecord, Task};
 pub use faultline_scenario::{
     ClientConfig, ClientModel, Expectation, Fault, PickCount, PickDuration, Scenario,
     ScenarioError, StreamSel, Tool, Trigger, Work,
@@ -43,7 +43,7 @@ pub use spell::{short_id, vtime};
 pub use trace::{
     Trace, TraceEntry, TraceError, TraceHeader, TraceWhat, from_jsonl, sha256_hex, to_jsonl,
 };
-pub use verdict::{Evidence, IdRanges, Verdict, VerdictKind};
+pub use verdict::{Evidence, IdRanges, MisroutedNote, Verdict, VerdictKind};
 pub use world::RunResult;
 
 /// One finished run with its verdicts.

@@ -7,12 +7,17 @@
 
 use std::collections::BTreeMap;
 
-use faultline_model::{CursorResolution, EventRef, Ledger, Payload, StreamKind, UnknownCursor};
+use faultline_model::{
+    ConnId, CursorResolution, EventRef, Ledger, Payload, ReplicaId, SessionKey, StreamKind,
+    UnknownCursor,
+};
 
 use crate::client::call_key;
 use crate::client_record::{ClientRecord, ErrorScope, Task};
 use crate::spell::{short_id, vtime};
-use crate::verdict::{AppliedNote, Evidence, IdRanges, RequestNote, Verdict, VerdictKind};
+use crate::verdict::{
+    AppliedNote, Evidence, IdRanges, MisroutedNote, RequestNote, Verdict, VerdictKind,
+};
 
 /// How an unapplied event is accounted for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +42,7 @@ pub fn judge(ledger: &Ledger, record: &ClientRecord) -> Vec<Verdict> {
     reinit_collisions(record, &mut verdicts);
     quarantine_violations(ledger, record, &mut verdicts);
     foreign_events(ledger, record, &mut verdicts);
+    misrouted_sessions(ledger, record, &mut verdicts);
     let typed: Vec<String> = record
         .errors
         .iter()
@@ -667,6 +673,56 @@ fn foreign_events(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Ver
                 short_id(&session)
             ),
             evidence: Evidence::Applied { session, events },
+        });
+    }
+}
+
+/// A fleet's misroutes of the client's own requests: one verdict per session, naming each
+/// request, the replica that answered it and the replica that held the session.
+fn misrouted_sessions(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
+    if ledger.misroutes.is_empty() {
+        return;
+    }
+    let requests: BTreeMap<ConnId, &crate::client_record::RequestRecord> =
+        record.requests.iter().map(|q| (q.conn, q)).collect();
+    let mut by_session: BTreeMap<SessionKey, (ReplicaId, Vec<MisroutedNote>)> = BTreeMap::new();
+    for m in &ledger.misroutes {
+        let Some(q) = requests.get(&m.conn) else {
+            continue;
+        };
+        by_session
+            .entry(m.session)
+            .or_insert_with(|| (m.held_by, Vec::new()))
+            .1
+            .push(MisroutedNote {
+                at_ms: m.at_ms,
+                task: q.task.label(),
+                method: q.describe(),
+                status: q.status,
+                answered_by: m.answered_by.0,
+            });
+    }
+    for (key, (held_by, notes)) in by_session {
+        let session = ledger.session(key).wire_id.clone();
+        let first = &notes[0];
+        let summary = format!(
+            "{} request(s) for live session {} reached a replica that does not hold it and were answered as for an unknown session; the first, {} at {}, went to r{} while r{held_by_n} held the session",
+            notes.len(),
+            short_id(&session),
+            first.method,
+            vtime(first.at_ms),
+            first.answered_by,
+            held_by_n = held_by.0,
+        );
+        verdicts.push(Verdict {
+            kind: VerdictKind::MisroutedSession,
+            at_ms: first.at_ms,
+            summary,
+            evidence: Evidence::Misrouted {
+                session,
+                held_by: held_by.0,
+                requests: notes,
+            },
         });
     }
 }

@@ -27,7 +27,7 @@ fn still_fails(
     kind: VerdictKind,
     signature: &Signature,
 ) -> bool {
-    if signature_of(kind, &scenario.server) != *signature {
+    if signature_of(kind, &scenario.server, &scenario.fleet) != *signature {
         return false;
     }
     crate::run_untraced(scenario, scenario.seed, client).has(kind)

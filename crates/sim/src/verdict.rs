@@ -108,6 +108,13 @@ pub enum Evidence {
         errors: Vec<String>,
         recovered_calls: Vec<String>,
     },
+    /// Requests for a live session answered by a replica that does not hold it.
+    Misrouted {
+        session: String,
+        /// The replica holding the session.
+        held_by: u8,
+        requests: Vec<MisroutedNote>,
+    },
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -116,6 +123,16 @@ pub struct RequestNote {
     pub task: String,
     pub method: String,
     pub status: Option<u16>,
+}
+
+/// One misrouted request: what it was, and which replica answered it.
+#[derive(Debug, Clone, Serialize)]
+pub struct MisroutedNote {
+    pub at_ms: u64,
+    pub task: String,
+    pub method: String,
+    pub status: Option<u16>,
+    pub answered_by: u8,
 }
 
 #[derive(Debug, Clone, Serialize)]

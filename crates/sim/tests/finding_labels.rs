@@ -67,7 +67,8 @@ fn shrunk_durations_are_rounded_where_the_verdict_allows() {
     assert!(
         faultline_sim::run_untraced(&s, s.seed, ClientModel::Naive).has(VerdictKind::SilentGap)
     );
-    let signature = faultline_sim::explore::signature_of(VerdictKind::SilentGap, &s.server);
+    let signature =
+        faultline_sim::explore::signature_of(VerdictKind::SilentGap, &s.server, &s.fleet);
     let shrunk = shrink(&s, ClientModel::Naive, VerdictKind::SilentGap, &signature);
     let ron = shrunk.to_ron();
     assert!(

@@ -588,6 +588,31 @@ fn loss(v: &Verdict) -> String {
                 )
             }
         ),
+        Evidence::Misrouted {
+            session,
+            held_by,
+            requests,
+        } => {
+            let list: Vec<String> = requests
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} {} ({}) went to r{} -> {}",
+                        vtime(r.at_ms),
+                        r.method,
+                        r.task,
+                        r.answered_by,
+                        r.status.map_or("-".into(), |s| s.to_string())
+                    )
+                })
+                .collect();
+            format!(
+                "{name}: session {} was alive on r{held_by} (per-replica session store), but {} reached another replica and got the unknown-session answer: {}.",
+                short_id(session),
+                plural(requests.len(), "request"),
+                list.join("; ")
+            )
+        }
         Evidence::None => format!("{name}: {}.", v.summary),
     }
 }

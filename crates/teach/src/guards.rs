@@ -72,6 +72,11 @@ pub fn guard_for(kind: VerdictKind) -> Guard {
             rule: "raise ResumptionCursorError or SessionResumptionError (not a generic failure), re-initialize, and re-issue every unfinished call under its idempotency key, at most three times.",
             fix: "client: turn resumption failures into typed errors and re-issue unfinished calls idempotently.",
         },
+        VerdictKind::MisroutedSession => Guard {
+            name: "session affinity or a shared session store",
+            rule: "every request of a session must reach a replica that holds it: pin on `Mcp-Session-Id` at the balancer, or keep sessions in a store every replica reads; a client cannot tell a misroute from a dead session, so it must treat the 404 as one and re-initialize at most a bounded number of times.",
+            fix: "deployment: sticky routing on `Mcp-Session-Id` or a shared session store; client: typed SessionResumptionError on 404, capped re-initialization.",
+        },
         VerdictKind::Detected => Guard {
             name: "typed resumption errors",
             rule: "a guard fired and raised a typed error; the client tore the session down, re-initialized and re-issued what was unfinished, so nothing was lost silently.",

@@ -580,9 +580,11 @@ fn verdict_legend(s: &mut String, top: f64, lines: &[(String, Vec<String>)], wid
         let kind = head.split(' ').next().unwrap_or_default();
         let colour = match kind {
             "clean" | "detected" => GREEN,
-            "zombie_session" | "retry_amplification" | "reinit_collision" | "surfaced_loss" => {
-                ORANGE
-            }
+            "zombie_session"
+            | "retry_amplification"
+            | "reinit_collision"
+            | "surfaced_loss"
+            | "misrouted_session" => ORANGE,
             _ => RED,
         };
         let _ = write!(

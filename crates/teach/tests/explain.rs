@@ -102,6 +102,17 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
                     assert!(text.contains(e.as_str()), "{ctx}");
                 }
             }
+            Evidence::Misrouted {
+                held_by, requests, ..
+            } => {
+                assert!(text.contains(&format!("alive on r{held_by}")), "{ctx}");
+                for r in requests {
+                    assert!(
+                        text.contains(&format!("went to r{}", r.answered_by)),
+                        "{ctx}"
+                    );
+                }
+            }
             Evidence::None => {}
         }
     }
@@ -124,6 +135,20 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
     }
     if knobs.unknown_cursor == faultline_model::UnknownCursor::FreshStream {
         assert!(text.contains("unknown_cursor: FreshStream"), "{ctx}");
+    }
+}
+
+/// A fleet's misroute is explained with the replicas involved.
+#[test]
+fn a_misrouted_session_is_explained_with_both_replicas() {
+    let root: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", ".."].iter().collect();
+    let path = root.join("scenarios/field/replicas_round_robin.ron");
+    let scenario = Scenario::load(&path).expect("scenario loads");
+    for client in [ClientModel::Naive, ClientModel::Guarded] {
+        let outcome = faultline_sim::run(&scenario, scenario.seed, client);
+        assert!(outcome.has(VerdictKind::MisroutedSession));
+        let text = explain(&scenario, &outcome, None);
+        check("replicas_round_robin", &scenario, &outcome, &text);
     }
 }
 

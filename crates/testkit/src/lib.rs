@@ -543,6 +543,7 @@ impl Harness {
             summary: "A live run of a client under test (faultline-testkit): server knobs and faults; the CallTool describes the client's call and is not played live.".into(),
             seed: self.seed,
             server: self.knobs.clone(),
+            fleet: Default::default(),
             client: ClientConfig {
                 model: ClientModel::Naive,
                 start_at: PickDuration::fixed(DurationMs::ZERO),

@@ -34,6 +34,10 @@ pub(super) enum Rejection {
     SessionExpired,
     /// The `Mcp-Session-Id` was never minted here.
     SessionUnknown,
+    /// The `Mcp-Session-Id` names a live session that another replica of the fleet holds
+    /// (per-replica session stores): answered exactly as [`Rejection::SessionUnknown`],
+    /// since that is all the serving replica can know, and recorded as a misroute.
+    SessionElsewhere(SessionKey),
     /// A POST whose `Accept` does not list both JSON and SSE.
     PostNotAcceptable,
     /// A POST whose body is not declared JSON.
@@ -81,7 +85,9 @@ impl Rejection {
                 "Bad Request: Mcp-Session-Id header is required",
             ),
             SessionExpired => (dead.status(), SESSION_NOT_FOUND, "session expired"),
-            SessionUnknown => (dead.status(), SESSION_NOT_FOUND, "Session not found"),
+            SessionUnknown | SessionElsewhere(_) => {
+                (dead.status(), SESSION_NOT_FOUND, "Session not found")
+            }
             PostNotAcceptable => (
                 406,
                 INVALID_REQUEST,
@@ -159,6 +165,9 @@ impl Server {
         why: Rejection,
         out: &mut Vec<Output>,
     ) -> u16 {
+        if let Rejection::SessionElsewhere(key) = why {
+            self.push_misroute(conn, key);
+        }
         let (status, code, message) = why.answer(self.knobs.dead_session_answer);
         let mut response = HttpResponse::json(status, error_without_id(code, &message));
         if why == Rejection::MethodNotAllowed {
@@ -190,7 +199,7 @@ impl Server {
     pub(super) fn live_session(&self, request: &HttpRequest) -> Result<SessionKey, Rejection> {
         let wire = session_header(request)?;
         match self.sessions.lookup(wire) {
-            Some(key) => Ok(key),
+            Some(key) => self.visible(key),
             None if self.ever_minted.contains_key(wire) => Err(Rejection::SessionExpired),
             None => Err(Rejection::SessionUnknown),
         }

@@ -86,6 +86,13 @@ impl Server {
             let cut = self.ledger.cuts.len() - w;
             self.ledger.cuts.drain(..cut);
         }
+        // A fleet's misroutes: bounded by entries alone, like the cuts.
+        if let Some(w) = self.ledger_window.map(|w| w as usize)
+            && self.ledger.misroutes.len() > 2 * w
+        {
+            let cut = self.ledger.misroutes.len() - w;
+            self.ledger.misroutes.drain(..cut);
+        }
         if events + jobs + streams + messages > 0 {
             self.cut_referenced(events, jobs, streams, messages);
         }
@@ -210,6 +217,7 @@ impl Server {
             .chain(self.ledger.streams.iter().map(|s| s.session.0))
             .chain(self.ledger.events.iter().map(|e| e.session.0))
             .chain(self.ledger.jobs.iter().map(|j| j.session.0))
+            .chain(self.ledger.misroutes.iter().map(|m| m.session.0))
             .min()
             .unwrap_or(u32::MAX);
         let new_base = (base + cut as u32).min(first_needed).max(base);

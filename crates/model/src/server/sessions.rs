@@ -26,6 +26,7 @@ impl Server {
             created_ms: now,
             generations: vec![now],
             died: None,
+            held_by: self.held_by_new(),
         });
         self.ever_minted.insert(wire_id.clone(), key);
         let session = Session {
@@ -38,6 +39,7 @@ impl Server {
             notifications: 0,
             standalone: None,
             listening: false,
+            home: self.serving.replica,
         };
         let deadline = self.deadline_of(&session);
         self.sessions.insert(key, session, deadline);

@@ -37,7 +37,14 @@ impl Server {
             let Some(wire) = self.admit(conn, &request, None, session_header(&request), out) else {
                 return;
             };
-            self.sessions.lookup(wire)
+            let found = self.sessions.lookup(wire);
+            // In a fleet, a live session held by another replica is unknown here as well.
+            if let Some(Err(why)) = found.map(|key| self.visible(key)) {
+                let status = self.reject(conn, &request, None, why, out);
+                self.record_rejected_resume(conn, &request, status);
+                return;
+            }
+            found
         };
         match request.last_event_id.clone() {
             Some(cursor) => self.resume(conn, &request, live, cursor, out),
