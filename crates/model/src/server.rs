@@ -161,7 +161,7 @@ impl Server {
     pub fn handle(
         &mut self,
         conn: ConnId,
-        mut request: HttpRequest,
+        request: HttpRequest,
         now_ms: u64,
         out: &mut Vec<Output>,
     ) {
@@ -173,7 +173,7 @@ impl Server {
     pub fn handle_routed(
         &mut self,
         conn: ConnId,
-        request: HttpRequest,
+        mut request: HttpRequest,
         route: Route,
         now_ms: u64,
         out: &mut Vec<Output>,
