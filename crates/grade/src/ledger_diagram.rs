@@ -611,6 +611,7 @@ mod tests {
                 created_ms: 0,
                 generations: vec![0],
                 died: Some((5_000, DeathCause::IdleTtl)),
+                stateless: false,
             }],
             answers: vec![
                 answer(1, 0, "initialize", None, 200),

@@ -87,6 +87,8 @@ pub struct Server {
     limits: Limits,
     /// Job steps this turn may still run (None: no bound; see [`Limits`]).
     turn_steps_left: Option<u32>,
+    /// The 2026-07-28 request streams and their jobs (see [`modern::request_stream`]).
+    modern: modern::ModernState,
 }
 
 impl Server {
@@ -108,6 +110,7 @@ impl Server {
             ledger_bytes: ledger_bytes::LedgerBytes::default(),
             limits: Limits::default(),
             turn_steps_left: None,
+            modern: modern::ModernState::default(),
         }
     }
 

@@ -26,6 +26,7 @@ impl Server {
             created_ms: now,
             generations: vec![now],
             died: None,
+            stateless: false,
         });
         self.ever_minted.insert(wire_id.clone(), key);
         let session = Session {
