@@ -616,6 +616,7 @@ mod tests {
                 generations: vec![0],
                 died: Some((5_000, DeathCause::IdleTtl)),
                 held_by: None,
+                stateless: false,
             }],
             answers: vec![
                 answer(1, 0, "initialize", None, 200),

@@ -12,7 +12,7 @@ use crate::duration::PositiveDurationMs;
 
 mod modern;
 
-pub use modern::{DEFAULT_LIST_TTL_MS, Era, LegacyProbeAnswer};
+pub use modern::{DEFAULT_LIST_TTL_MS, Era, LegacyProbeAnswer, OnStreamCut};
 
 /// How the server numbers SSE event ids (the `id:` field and hence `Last-Event-ID`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -121,6 +121,9 @@ pub struct ServerKnobs {
     /// no cache hint.
     #[serde(skip_serializing_if = "modern::list_ttl_is_default")]
     pub list_ttl: Option<PositiveDurationMs>,
+    /// What a 2026-07-28 job does when its request stream is cut.
+    #[serde(skip_serializing_if = "OnStreamCut::is_default")]
+    pub on_stream_cut: OnStreamCut,
 }
 
 impl Default for ServerKnobs {
@@ -144,6 +147,7 @@ impl Default for ServerKnobs {
             era: Era::default(),
             legacy_probe_answer: LegacyProbeAnswer::default(),
             list_ttl: modern::default_list_ttl(),
+            on_stream_cut: OnStreamCut::default(),
         }
     }
 }

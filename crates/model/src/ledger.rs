@@ -67,6 +67,14 @@ pub struct StreamEntry {
     pub generation: u32,
     pub kind: StreamKind,
     pub opened_ms: u64,
+    /// A 2026-07-28 request stream: its events carry no `id:` and it cannot be resumed.
+    /// Written only when true, so 2025 ledgers keep their bytes.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub modern: bool,
+    /// When a 2026-07-28 request stream was cut before it completed (its connection closed
+    /// or dropped). Written only when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -188,6 +196,11 @@ pub struct SessionEntry {
     /// single server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub held_by: Option<HeldBy>,
+    /// The 2026-07-28 stateless scope: the one ledger session every modern request stream
+    /// belongs to, outside the session store (it has no wire id and never expires).
+    /// Written only when true.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub stateless: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -211,6 +224,24 @@ pub enum JobEnd {
     Cancelled,
     /// The session died or the server restarted under it.
     Killed,
+    /// A 2026-07-28 request stream was cut: the job stopped as the `on_stream_cut` knob
+    /// says (at once, after its commit, or at its end), and nothing it produced after the
+    /// cut was sent. Occurs only in modern runs.
+    StreamClosed,
+}
+
+/// A non-idempotent side effect committed by a tool (`place_order`): the record the
+/// `duplicate_effect` verdict reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EffectEntry {
+    /// The order key the call named (`arguments.order`).
+    pub order: String,
+    pub job: JobId,
+    /// The JSON-RPC id of the `tools/call` that committed it.
+    pub request_id: Value,
+    /// The request stream the call was answered on.
+    pub stream: StreamId,
+    pub at_ms: u64,
 }
 
 /// Why the server itself cut a connection: neither a scripted fault nor the client's doing.
@@ -255,6 +286,10 @@ pub struct Ledger {
     /// it (see [`MisrouteEntry`]). Never written when empty: a single server has none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub misroutes: Vec<MisrouteEntry>,
+    /// Side effects committed by non-idempotent tools (2026-07-28 `place_order`). Never
+    /// written when empty, so 2025 ledgers keep their bytes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<EffectEntry>,
     /// Ids below these bases were trimmed by a long-lived server keeping a bounded window
     /// (see [`crate::Server::bound_ledger`]); a simulation never trims, so they stay 0.
     pub events_base: u32,
@@ -269,6 +304,10 @@ pub struct Ledger {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Ledger {
@@ -323,6 +362,11 @@ impl Ledger {
 
     pub fn stream(&self, stream: StreamId) -> &StreamEntry {
         &self.streams[(stream.0 - self.streams_base) as usize]
+    }
+
+    pub(crate) fn stream_mut(&mut self, stream: StreamId) -> &mut StreamEntry {
+        let base = self.streams_base;
+        &mut self.streams[(stream.0 - base) as usize]
     }
 
     /// The time the session died, if it did.

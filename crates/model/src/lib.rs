@@ -33,13 +33,13 @@ pub use fleet::{Balancer, FleetKnobs, MAX_REPLICAS, SessionStoreScope};
 pub use http::{EndMode, HttpMethod, HttpRequest, HttpResponse, Output, RequestBody, ResponseBody};
 pub use ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 pub use knobs::{
-    DEFAULT_LIST_TTL_MS, DeadSessionAnswer, Era, IdScheme, LegacyProbeAnswer, RestartPersistence,
-    ServerKnobs, UnknownCursor,
+    DEFAULT_LIST_TTL_MS, DeadSessionAnswer, Era, IdScheme, LegacyProbeAnswer, OnStreamCut,
+    RestartPersistence, ServerKnobs, UnknownCursor,
 };
 pub use ledger::{
-    AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, JobEnd, JobEntry, Ledger,
-    MisrouteEntry, Payload, ProducedEvent, ResumeEntry, SendEntry, SessionEntry, StreamEntry,
-    StreamKind,
+    AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, EffectEntry, JobEnd, JobEntry,
+    Ledger, MisrouteEntry, Payload, ProducedEvent, ResumeEntry, SendEntry, SessionEntry,
+    StreamEntry, StreamKind,
 };
 pub use limits::{KEPT_TEXT_BYTES, Limits};
 pub use route::{HeldBy, ReplicaId, Route, RouteWhy};

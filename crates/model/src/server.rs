@@ -101,6 +101,8 @@ pub struct Server {
     multi: bool,
     /// The replica answering the request being handled.
     serving: Route,
+    /// The 2026-07-28 request streams and their jobs (see [`modern::request_stream`]).
+    modern: modern::ModernState,
 }
 
 impl Server {
@@ -126,6 +128,7 @@ impl Server {
             fleet: FleetKnobs::default(),
             multi: false,
             serving: Route::FIRST,
+            modern: modern::ModernState::default(),
         }
     }
 

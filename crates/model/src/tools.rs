@@ -55,8 +55,16 @@ fn no_arguments(name: &str, description: &str) -> Value {
 /// its priming event, mid-call (SEP-1699 polling: the client resumes with
 /// `Last-Event-ID` and gets the result there). The model never closes a stream on its
 /// own; the live driver does it with `Server::drop_connection`.
+///
+/// Never for a 2026-07-28 call (its `_meta` names the protocol version): a modern request
+/// stream cannot be resumed, so closing it would lose the call (the job ends by
+/// `on_stream_cut`); it streams its result instead.
 pub fn closes_stream_mid_call(params: &Value) -> bool {
-    params.get("name").and_then(Value::as_str) == Some(TEST_RECONNECTION)
+    let modern = params
+        .get("_meta")
+        .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+        .is_some();
+    params.get("name").and_then(Value::as_str) == Some(TEST_RECONNECTION) && !modern
 }
 
 pub fn list() -> Value {
@@ -223,6 +231,10 @@ mod tests {
         ));
         assert!(closes_stream_mid_call(&json!({"name": TEST_RECONNECTION})));
         assert!(!closes_stream_mid_call(&json!({"name": "long_job"})));
+        assert!(!closes_stream_mid_call(&json!({
+            "name": TEST_RECONNECTION,
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+        })));
     }
 
     #[test]

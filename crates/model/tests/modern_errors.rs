@@ -224,7 +224,7 @@ fn discover_and_lists_carry_server_info_result_type_and_the_cache_hint() {
 }
 
 #[test]
-fn immediate_tools_answer_at_once_and_streaming_tools_say_they_are_not_served() {
+fn immediate_tools_answer_at_once_and_streaming_tools_open_a_request_stream() {
     let mut server = dual();
     let echo = modern_post(
         7,
@@ -246,10 +246,15 @@ fn immediate_tools_answer_at_once_and_streaming_tools_say_they_are_not_served() 
         with_meta(json!({"name": "long_job", "arguments": {"steps": 2, "interval_ms": 10}})),
     );
     let response = answer(&mut server, job);
-    assert_eq!((response.status, code(&response)), (200, Some(-32000)));
-    assert_eq!(body(&response)["id"], json!(8));
+    assert_eq!(response.status, 200);
+    assert!(
+        matches!(response.body, ResponseBody::Sse(_)),
+        "a job is answered over SSE: {:?}",
+        response.body
+    );
     assert_eq!(server.live_session_count(), 0);
-    assert!(server.ledger().streams.is_empty(), "no stream was opened");
+    assert_eq!(server.ledger().streams.len(), 1, "one request stream");
+    assert!(server.ledger().streams[0].modern);
     assert_eq!(
         server.ledger().answers.len(),
         2,

@@ -107,3 +107,46 @@ async fn a_legacy_only_server_answers_a_modern_probe_in_plain_text() {
     assert!(text.starts_with("Bad Request"), "{text}");
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_modern_long_job_streams_its_progress_and_result_over_sse() {
+    let server = start_frozen().await;
+    let addr = server.addr;
+    let mut params = json!({"name": "long_job", "arguments": {"steps": 3, "interval_ms": 10}});
+    params["_meta"] = meta();
+    params["_meta"]["progressToken"] = json!("p");
+    let request = Req::post(None, &rpc(5, "tools/call", params))
+        .header("mcp-protocol-version", MODERN)
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "long_job");
+    let response = request.send(addr).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(header(&response, "mcp-session-id"), None);
+    assert!(
+        header(&response, "content-type").is_some_and(|c| c.starts_with("text/event-stream")),
+        "an SSE request stream"
+    );
+    let mut reader = SseReader::new(response);
+    advance(addr, 100).await;
+    let (events, end) = reader.rest().await;
+    assert_eq!(end, SseEnd::Closed, "the stream ends after the response");
+    assert_eq!(events.len(), 4, "{events:?}");
+    for event in &events {
+        assert_eq!((event.id, event.retry), (None, None), "no id:, no retry:");
+        assert!(!event.is_priming(), "no priming event");
+    }
+    let progress: Vec<Value> = events[..3]
+        .iter()
+        .map(|e| e.json()["params"]["progress"].clone())
+        .collect();
+    assert_eq!(progress, vec![json!(1), json!(2), json!(3)]);
+    assert_eq!(events[0].json()["params"]["progressToken"], "p");
+    let result = events[3].json();
+    assert_eq!(result["id"], 5);
+    assert_eq!(result["result"]["resultType"], "complete");
+    assert_eq!(
+        result["result"]["content"][0]["text"],
+        "long_job finished 3 steps"
+    );
+    server.shutdown().await.unwrap();
+}

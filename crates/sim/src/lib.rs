@@ -18,6 +18,7 @@ pub mod explore;
 pub mod failure_map;
 mod fold;
 mod link;
+pub mod modern_oracle;
 mod oracle;
 mod report;
 mod scheduler;

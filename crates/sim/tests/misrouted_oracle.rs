@@ -11,6 +11,7 @@ fn session(wire_id: &str) -> SessionEntry {
         created_ms: 0,
         generations: vec![0],
         died: None,
+        stateless: false,
         held_by: Some(HeldBy::Replica(ReplicaId(0))),
     }
 }

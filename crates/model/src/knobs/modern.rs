@@ -88,3 +88,26 @@ pub(crate) fn default_list_ttl() -> Option<PositiveDurationMs> {
 pub(crate) fn list_ttl_is_default(ttl: &Option<PositiveDurationMs>) -> bool {
     *ttl == default_list_ttl()
 }
+
+/// What a 2026-07-28 job does when the connection carrying its request stream closes
+/// (the client went away, or a middlebox cut it). The stream cannot be resumed
+/// (<https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http>),
+/// so nothing the job produces afterwards reaches anyone; what differs is how much of its
+/// work (a committed side effect) still happens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum OnStreamCut {
+    /// The job stops at the cut: a commit not yet made never happens.
+    #[default]
+    StopAtOnce,
+    /// The job runs silently until its commit step is done, then stops (a job without a
+    /// commit step, or past it, stops at once).
+    FinishThroughCommit,
+    /// The job runs silently to its end.
+    RunToEnd,
+}
+
+impl OnStreamCut {
+    pub fn is_default(&self) -> bool {
+        *self == OnStreamCut::default()
+    }
+}

@@ -156,6 +156,9 @@ impl Server {
             }
             Payload::ToolResult { job } => {
                 let entry = self.ledger.job(job);
+                if self.modern.scope() == Some(entry.session) {
+                    return Some(super::modern::request_stream::job_result(entry));
+                }
                 Some(jsonrpc::result(
                     &entry.request_id,
                     tools::job_result(entry.steps),

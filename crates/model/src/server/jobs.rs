@@ -125,7 +125,9 @@ impl Server {
         let stream = self.job_stream(job);
         if step < total {
             let next = step + 1;
-            if progress {
+            // On 2026-07-28: a commit due at this step, and whether the stream was cut.
+            let plan = self.modern_step(job, next);
+            if progress && plan.emit {
                 self.emit(
                     stream,
                     Payload::Progress {
@@ -137,10 +139,18 @@ impl Server {
                 );
             }
             self.jobs.get_mut(&job).expect("job").step = next;
+            if plan.stop {
+                self.end_job(job, at, JobEnd::StreamClosed, out);
+                return;
+            }
             if next < total {
                 self.job_due.insert((at.saturating_add(interval), job));
                 return;
             }
+        }
+        if let Some(how) = self.modern_end(job) {
+            self.end_job(job, at, how, out);
+            return;
         }
         self.emit(stream, Payload::ToolResult { job }, out);
         self.end_job(job, at, JobEnd::Finished, out);
@@ -153,6 +163,7 @@ impl Server {
         };
         self.job_due.retain(|&(_, id)| id != job);
         self.ledger.job_mut(job).ended = Some((at, how));
+        self.modern.forget_job(job);
         if let Some(log) = self.log.get_mut(j.stream) {
             log.open_jobs.retain(|&id| id != job);
             if log.open_jobs.is_empty() && log.kind == StreamKind::Request {

@@ -79,19 +79,12 @@ impl Server {
         self.cut(Record::Answers, answers);
         self.cut(Record::Sends, sends);
         self.cut(Record::Resumptions, resumptions);
-        // The server's own cuts of slow readers: rare, bounded by entries alone.
-        if let Some(w) = self.ledger_window.map(|w| w as usize)
-            && self.ledger.cuts.len() > 2 * w
-        {
-            let cut = self.ledger.cuts.len() - w;
-            self.ledger.cuts.drain(..cut);
-        }
-        // A fleet's misroutes: bounded by entries alone, like the cuts.
-        if let Some(w) = self.ledger_window.map(|w| w as usize)
-            && self.ledger.misroutes.len() > 2 * w
-        {
-            let cut = self.ledger.misroutes.len() - w;
-            self.ledger.misroutes.drain(..cut);
+        // Records nothing refers to by index, bounded by entries alone: the server's own
+        // cuts of slow readers (rare), a fleet's misroutes, 2026-07-28 committed effects.
+        if let Some(w) = self.ledger_window.map(|w| w as usize) {
+            drain_to_window(&mut self.ledger.cuts, w);
+            drain_to_window(&mut self.ledger.misroutes, w);
+            drain_to_window(&mut self.ledger.effects, w);
         }
         if events + jobs + streams + messages > 0 {
             self.cut_referenced(events, jobs, streams, messages);
@@ -257,5 +250,12 @@ impl HeldCut {
 
     fn holds(&self, record: Record, ledger: &Ledger, weights: &LedgerBytes) -> bool {
         record.len(ledger) < self.len && weights.of(record) < self.bytes
+    }
+}
+
+/// Amortized like the other records: once past twice the window, back to the window.
+fn drain_to_window<T>(record: &mut Vec<T>, window: usize) {
+    if record.len() > 2 * window {
+        record.drain(..record.len() - window);
     }
 }

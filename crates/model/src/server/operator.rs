@@ -14,7 +14,9 @@ impl Server {
     /// The client (or the network) closed `conn`. Its stream stays in the log, detached.
     pub fn disconnect(&mut self, conn: ConnId, now_ms: u64, out: &mut Vec<Output>) {
         self.advance(now_ms, out);
+        let stream = self.stream_of(conn);
         self.detach(conn);
+        self.close_modern_stream(stream, out);
     }
 
     /// The driver cut `conn` on its own account (`reason`); recorded in the ledger's
@@ -46,7 +48,9 @@ impl Server {
             stream,
             reason,
         });
+        let attached = self.stream_of(conn);
         self.detach(conn);
+        self.close_modern_stream(attached, out);
     }
 
     /// The server (or a middlebox) cuts `conn`, gracefully or not.
@@ -59,8 +63,10 @@ impl Server {
     ) {
         self.advance(now_ms, out);
         if self.conns.contains_key(&conn) {
+            let stream = self.stream_of(conn);
             self.detach(conn);
             out.push(Output::End { conn, how });
+            self.close_modern_stream(stream, out);
         }
     }
 

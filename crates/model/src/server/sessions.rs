@@ -27,6 +27,7 @@ impl Server {
             generations: vec![now],
             died: None,
             held_by: self.held_by_new(),
+            stateless: false,
         });
         self.ever_minted.insert(wire_id.clone(), key);
         let session = Session {

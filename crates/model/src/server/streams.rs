@@ -22,6 +22,8 @@ impl Server {
             generation,
             kind,
             opened_ms: self.now_ms,
+            modern: false,
+            closed_ms: None,
         });
         self.log
             .insert(id, StreamLog::new(session, generation, kind));
@@ -83,6 +85,8 @@ impl Server {
     ) -> EventRef {
         let now = self.now_ms;
         let scheme = self.knobs.id_scheme;
+        // A 2026-07-28 request stream's events go out without an `id:` (it cannot be resumed).
+        let wire_id = !self.modern.is_request_stream(stream);
         let log = self
             .log
             .get_mut(stream)
@@ -135,7 +139,7 @@ impl Server {
             out.push(Output::Event {
                 conn,
                 event,
-                id: Some(id),
+                id: wire_id.then_some(id),
                 retry_ms,
             });
             self.ledger.sends.push(SendEntry {

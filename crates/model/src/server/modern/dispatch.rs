@@ -9,10 +9,10 @@
 //! 6. the method: `server/discover`, `tools/list` and `tools/call` are served, anything
 //!    else (the removed `initialize`, `ping`, `logging/setLevel`, …) is 404 -32601.
 //!
-//! Every answer here is an immediate JSON body. A tool call that the 2025 path runs as a
-//! job over an SSE stream (`long_job`, `test_tool_with_progress`, `test_reconnection`)
-//! gets a JSON-RPC error [`STREAMING_NOT_SERVED`] saying so: request streams for
-//! 2026-07-28 come later. The `json_responses` knob is not consulted on this path.
+//! Every answer here is an immediate JSON body, except a tool call that runs as a job
+//! (`long_job`, `test_tool_with_progress`, `test_reconnection`, `place_order`): that one is
+//! answered with a request stream ([`super::request_stream`]). The `json_responses` knob is
+//! not consulted on this path.
 //!
 //! <https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http>
 
@@ -25,14 +25,12 @@ use crate::tools::{self, ToolCall};
 
 use super::super::Server;
 use super::super::era::MODERN_PROTOCOL_VERSIONS;
+use super::super::jobs::JobSpec;
 use super::discover::{add_cache_hint, complete, discover_result};
+use super::effects::{PLACE_ORDER, PlaceOrder, parse_place_order, place_order_tool};
 use super::errors::ModernRejection;
 use super::headers::check_headers;
 use super::meta::{RequestMeta, read_meta};
-
-/// The JSON-RPC error code (a server error, -32000 to -32099) of a tool call that would
-/// need an SSE request stream on the 2026-07-28 path.
-pub const STREAMING_NOT_SERVED: i64 = -32000;
 
 /// A tool only the 2026-07-28 path lists: it needs the client's `sampling` capability and
 /// answers -32021 without it (the conformance suite's `server-stateless` probe).
@@ -59,7 +57,11 @@ impl Server {
             return;
         };
         let response = match self.modern_answer(request, id, method, params) {
-            Ok(message) => HttpResponse::json(200, message),
+            Ok(Answer::Now(message)) => HttpResponse::json(200, message),
+            Ok(Answer::Stream(spec, order)) => {
+                self.serve_request_stream(conn, request, rpc, id, params, spec, order, out);
+                return;
+            }
             Err(why) => why.response(id),
         };
         self.respond(conn, request, rpc, response, out);
@@ -72,7 +74,7 @@ impl Server {
         id: &Value,
         method: &str,
         params: &Value,
-    ) -> Result<Value, ModernRejection> {
+    ) -> Result<Answer, ModernRejection> {
         let meta = read_meta(params)?;
         check_headers(request, method, params, &meta.protocol_version)?;
         if !MODERN_PROTOCOL_VERSIONS.contains(&meta.protocol_version.as_str()) {
@@ -81,11 +83,14 @@ impl Server {
             });
         }
         match method {
-            "server/discover" => Ok(jsonrpc::result(id, discover_result(&self.knobs))),
+            "server/discover" => Ok(Answer::Now(jsonrpc::result(
+                id,
+                discover_result(&self.knobs),
+            ))),
             "tools/list" => {
                 let mut result = modern_tool_list();
                 add_cache_hint(&mut result, &self.knobs);
-                Ok(jsonrpc::result(id, complete(result)))
+                Ok(Answer::Now(jsonrpc::result(id, complete(result))))
             }
             "tools/call" => self.modern_tool_call(id, params, &meta),
             other => Err(ModernRejection::MethodNotFound(other.to_string())),
@@ -97,32 +102,57 @@ impl Server {
         id: &Value,
         params: &Value,
         meta: &RequestMeta,
-    ) -> Result<Value, ModernRejection> {
+    ) -> Result<Answer, ModernRejection> {
         if params.get("name").and_then(Value::as_str) == Some(TEST_MISSING_CAPABILITY) {
             if !meta.declares("sampling") {
                 return Err(ModernRejection::MissingCapability("sampling"));
             }
-            return Ok(jsonrpc::result(
+            return Ok(Answer::Now(jsonrpc::result(
                 id,
                 complete(tools::text_result("the client declared sampling")),
-            ));
+            )));
         }
-        Ok(
-            match tools::call_within(params, self.limits.max_job_steps) {
-                ToolCall::Immediate(result) => jsonrpc::result(id, complete(result)),
-                ToolCall::Error { code, message } => jsonrpc::error(id, code, &message),
-                ToolCall::Job { .. } => jsonrpc::error(
-                    id,
-                    STREAMING_NOT_SERVED,
-                    "this tool reports progress over an SSE request stream, which faultline does not \
-                 serve on MCP 2026-07-28 yet; call it over 2025-11-25",
+        let max_job_steps = self.limits.max_job_steps;
+        if let Some(order) = parse_place_order(params, max_job_steps) {
+            return Ok(match order {
+                Ok(order) => Answer::Stream(
+                    JobSpec {
+                        tool: PLACE_ORDER.to_string(),
+                        steps: order.steps,
+                        interval_ms: order.interval_ms,
+                    },
+                    Some(order),
                 ),
-            },
-        )
+                Err(message) => Answer::Now(jsonrpc::error(id, jsonrpc::INVALID_PARAMS, &message)),
+            });
+        }
+        Ok(match tools::call_within(params, max_job_steps) {
+            ToolCall::Immediate(result) => Answer::Now(jsonrpc::result(id, complete(result))),
+            ToolCall::Error { code, message } => Answer::Now(jsonrpc::error(id, code, &message)),
+            ToolCall::Job { steps, interval_ms } => Answer::Stream(
+                JobSpec {
+                    tool: params
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("long_job")
+                        .to_string(),
+                    steps,
+                    interval_ms,
+                },
+                None,
+            ),
+        })
     }
 }
 
-/// The tools of [`tools::list`] and the modern-only [`TEST_MISSING_CAPABILITY`].
+/// How a modern request is answered: a JSON body now, or a request stream for a job.
+enum Answer {
+    Now(Value),
+    Stream(JobSpec, Option<PlaceOrder>),
+}
+
+/// The tools of [`tools::list`] and the modern-only [`TEST_MISSING_CAPABILITY`] and
+/// [`PLACE_ORDER`].
 fn modern_tool_list() -> Value {
     let mut list = tools::list();
     if let Some(tools) = list.get_mut("tools").and_then(Value::as_array_mut) {
@@ -131,6 +161,7 @@ fn modern_tool_list() -> Value {
             "description": "Needs the client's sampling capability: answers -32021 when the request's _meta does not declare it.",
             "inputSchema": {"type": "object", "properties": {}}
         }));
+        tools.push(place_order_tool());
     }
     list
 }

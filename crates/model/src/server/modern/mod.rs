@@ -20,13 +20,20 @@
 //!
 //! The files, one concept each: [`headers`] (headers against the body), [`meta`] (the
 //! request `_meta`), [`errors`] (the refusal table), [`discover`] (`server/discover` and
-//! what every result carries), [`dispatch`] (the checks in order, then the methods).
+//! what every result carries), [`dispatch`] (the checks in order, then the methods),
+//! [`request_stream`] (a long tool call answered over SSE), [`cancel_on_close`] (what a
+//! cut stream does to its job), [`effects`] (`place_order`, the non-idempotent tool).
 
+pub mod cancel_on_close;
 pub mod discover;
 pub mod dispatch;
+pub mod effects;
 pub mod errors;
 pub mod headers;
 pub mod meta;
+pub mod request_stream;
+
+pub use request_stream::ModernState;
 
 use serde_json::Value;
 
