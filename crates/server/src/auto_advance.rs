@@ -72,6 +72,10 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
     // Wake-ups that are not client activity (control calls, the ticker's own jumps) do
     // not restart it.
     let mut quiet: Option<(u64, Instant)> = None;
+    // A grace in progress (a client's return, a listener) and when it runs out: kept
+    // across wake-ups, so that a periodic wake (the stall sweep's every few seconds) does
+    // not restart it for ever.
+    let mut grace_until: Option<(AutoStep, Instant)> = None;
     loop {
         let step = {
             let mut state = app.lock();
@@ -91,6 +95,9 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
             continue;
         };
         tracing::trace!(?step, "auto clock");
+        if !matches!(step, AutoStep::AwaitReturn(_) | AutoStep::AwaitListener) {
+            grace_until = None;
+        }
         if step == AutoStep::Nothing && app.quiet_marker() {
             // Nothing moves time until a client acts: say so on every open stream.
             app.lock().mark_quiet();
@@ -126,8 +133,9 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
                 quiet = None;
                 // The client comes back after its own back-off, in wall time; one that has
                 // not within the grace is not coming back (it has no reconnect logic).
+                let deadline = grace_deadline(&mut grace_until, step, RETURN_GRACE);
                 tokio::select! {
-                    _ = tokio::time::sleep(RETURN_GRACE) => {
+                    _ = tokio::time::sleep_until(deadline.into()) => {
                         app.with_state(|s| {
                             if s.auto_step(app.open_tcp()) == AutoStep::AwaitReturn(until) {
                                 s.release_held(until);
@@ -143,8 +151,9 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
                 // The scenario's client listens on the standalone stream; an SDK opens it
                 // right after initializing. A client that has not within the grace never
                 // will: stop waiting for it.
+                let deadline = grace_deadline(&mut grace_until, step, LISTENER_GRACE);
                 tokio::select! {
-                    _ = tokio::time::sleep(LISTENER_GRACE) => {
+                    _ = tokio::time::sleep_until(deadline.into()) => {
                         app.with_state(|s| s.waive_listener());
                     }
                     _ = app.inner.wake.notified() => {}
@@ -186,5 +195,42 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
                 }
             }
         }
+    }
+}
+
+/// When the grace for `step` runs out: the deadline already running for the same step, or
+/// `grace` from now for a new one.
+fn grace_deadline(
+    running: &mut Option<(AutoStep, Instant)>,
+    step: AutoStep,
+    grace: Duration,
+) -> Instant {
+    match *running {
+        Some((same, deadline)) if same == step => deadline,
+        _ => {
+            let deadline = Instant::now() + grace;
+            *running = Some((step, deadline));
+            deadline
+        }
+    }
+}
+
+#[cfg(test)]
+mod grace_tests {
+    use super::*;
+
+    /// The stall sweep wakes the ticker every 5 s, as long as `RETURN_GRACE`: a grace
+    /// restarted on every wake-up never ran out, and a graded client waiting for its held
+    /// call hung (about half the runs of replay_404_cascade).
+    #[test]
+    fn a_wake_up_does_not_restart_a_running_grace() {
+        let mut running = None;
+        let step = AutoStep::AwaitReturn(360_000);
+        let first = grace_deadline(&mut running, step, RETURN_GRACE);
+        std::thread::yield_now();
+        assert_eq!(grace_deadline(&mut running, step, RETURN_GRACE), first);
+        let other = AutoStep::AwaitReturn(420_000);
+        assert!(grace_deadline(&mut running, other, RETURN_GRACE) >= first);
+        assert_eq!(running.map(|(s, _)| s), Some(other));
     }
 }

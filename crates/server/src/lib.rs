@@ -625,8 +625,12 @@ async fn stall_sweep(app: App, stall: Duration, mut stop: watch::Receiver<bool>)
     loop {
         tokio::select! {
             _ = every.tick() => {
-                if app.with_state(|s| s.cut_stalled_readers()) {
+                // Not `with_state`: a sweep that cut nothing changed nothing, and must not
+                // wake the ticker (an auto clock re-decides on every wake).
+                let cut = app.lock().cut_stalled_readers();
+                if cut {
                     app.inner.changed.notify_waiters();
+                    app.inner.wake.notify_one();
                 }
             }
             _ = stop.changed() => return,
