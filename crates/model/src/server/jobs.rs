@@ -18,6 +18,23 @@ pub(super) struct JobSpec {
     pub(super) interval_ms: u64,
 }
 
+impl JobSpec {
+    /// The job a `tools/call` with `params` asked for (`ToolCall::Job`'s steps and
+    /// interval), named after its tool: the legacy and the 2026-07-28 dispatch both start
+    /// jobs this way.
+    pub(super) fn of_call(params: &Value, steps: u32, interval_ms: u64) -> JobSpec {
+        JobSpec {
+            tool: params
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("long_job")
+                .to_string(),
+            steps,
+            interval_ms,
+        }
+    }
+}
+
 use super::Server;
 
 impl Server {

@@ -294,15 +294,9 @@ fn dispatch(id: &Value, method: &str, params: &Value, max_job_steps: u32) -> Dis
         "tools/call" => match tools::call_within(params, max_job_steps) {
             ToolCall::Immediate(result) => Dispatch::Now(jsonrpc::result(id, result)),
             ToolCall::Error { code, message } => Dispatch::Now(jsonrpc::error(id, code, &message)),
-            ToolCall::Job { steps, interval_ms } => Dispatch::Job(JobSpec {
-                tool: params
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("long_job")
-                    .to_string(),
-                steps,
-                interval_ms,
-            }),
+            ToolCall::Job { steps, interval_ms } => {
+                Dispatch::Job(JobSpec::of_call(params, steps, interval_ms))
+            }
         },
         "initialize" => Dispatch::Now(jsonrpc::error(
             id,

@@ -129,18 +129,9 @@ impl Server {
         Ok(match tools::call_within(params, max_job_steps) {
             ToolCall::Immediate(result) => Answer::Now(jsonrpc::result(id, complete(result))),
             ToolCall::Error { code, message } => Answer::Now(jsonrpc::error(id, code, &message)),
-            ToolCall::Job { steps, interval_ms } => Answer::Stream(
-                JobSpec {
-                    tool: params
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or("long_job")
-                        .to_string(),
-                    steps,
-                    interval_ms,
-                },
-                None,
-            ),
+            ToolCall::Job { steps, interval_ms } => {
+                Answer::Stream(JobSpec::of_call(params, steps, interval_ms), None)
+            }
         })
     }
 }
