@@ -127,6 +127,7 @@ impl ServeArgs {
             max_streams_per_session: self.max_streams_per_session,
             ledger_window: self.ledger_window,
             ledger_window_bytes: self.ledger_window_bytes,
+            forget_dead_sessions: base.forget_dead_sessions,
         }
     }
 }

@@ -81,6 +81,12 @@ pub(crate) struct EventLog {
     /// whose event left early (capacity, a restart) is stale; stale entries are dropped
     /// whenever they reach the front, so the front is always a live event's deadline.
     expiry: VecDeque<(u64, StreamId, EventRef)>,
+    /// About how many entries of `expiry` are stale (counted as they go stale, discounted
+    /// as they are dropped at the front; an estimate, which only decides when to compact). When they are most of the
+    /// queue, it is compacted: a server forgetting a log per session (a dead session's,
+    /// see `server/dead_logs.rs`) would otherwise hold one entry per event of every
+    /// session of the last TTL.
+    stale: usize,
     /// How many streams the log holds per session (sessions with none are absent), for
     /// the cap on streams per session.
     held: BTreeMap<SessionKey, u32>,
@@ -105,6 +111,10 @@ impl EventLog {
     /// Forgets a stream (its expiry entries become stale and are dropped as they surface).
     pub fn remove(&mut self, stream: StreamId) -> Option<StreamLog> {
         let log = self.streams.remove(&stream)?;
+        if !self.expiry.is_empty() {
+            self.stale += log.retained.len();
+            self.compact_if_mostly_stale();
+        }
         if let Some(n) = self.held.get_mut(&log.session) {
             *n -= 1;
             if *n == 0 {
@@ -136,19 +146,21 @@ impl EventLog {
             return;
         };
         log.retained.push_back(logged);
-        let mut evicted = false;
+        let mut evicted = 0;
         if let Some(cap) = capacity {
             while log.retained.len() > cap as usize {
                 log.retained.pop_front();
-                evicted = true;
+                evicted += 1;
             }
         }
         if let Some(ttl) = ttl_ms {
             let due = logged.at_ms.saturating_add(ttl);
             debug_assert!(self.expiry.back().is_none_or(|&(last, _, _)| last <= due));
             self.expiry.push_back((due, stream, logged.event));
-            if evicted {
+            if evicted > 0 {
+                self.stale += evicted;
                 self.drop_stale_front();
+                self.compact_if_mostly_stale();
             }
         }
     }
@@ -234,7 +246,27 @@ impl EventLog {
                 break;
             }
             self.expiry.pop_front();
+            self.stale = self.stale.saturating_sub(1);
         }
+    }
+
+    /// Drops every stale entry once they are likely most of the queue (so the work is
+    /// paid for by the entries that went stale since the last time). The order of the
+    /// live ones, and so every expiry, is unchanged.
+    fn compact_if_mostly_stale(&mut self) {
+        const AT_LEAST: usize = 1024;
+        if self.stale < AT_LEAST || self.stale * 2 < self.expiry.len() {
+            return;
+        }
+        let streams = &self.streams;
+        self.expiry.retain(|&(_, stream, event)| {
+            streams.get(&stream).is_some_and(|log| {
+                log.retained
+                    .binary_search_by_key(&event, |e| e.event)
+                    .is_ok()
+            })
+        });
+        self.stale = 0;
     }
 
     /// Forgets every stream of `session` (or of all sessions), e.g. on restart.
@@ -367,5 +399,39 @@ mod tests {
         log.expire(1_000, 50);
         assert!(log.get(StreamId(0)).is_none());
         assert_eq!(log.next_expiry(), None);
+    }
+
+    /// Forgetting most streams compacts the deadline queue (it does not keep one entry
+    /// per forgotten event until its TTL), and the live deadlines keep their order.
+    #[test]
+    fn forgotten_streams_leave_no_deadlines_behind() {
+        let streams: Vec<u32> = (0..4_000).collect();
+        let mut log = log_with(&streams);
+        for &s in &streams {
+            log.append(StreamId(s), logged(1, u64::from(s), s), None, Some(1_000));
+        }
+        // Keep every tenth stream, the first among them.
+        for &s in &streams {
+            if s % 10 != 0 {
+                log.remove(StreamId(s));
+            }
+        }
+        assert!(
+            log.expiry.len() < 2 * 400 + 1_024,
+            "compacted: {} entries for 400 live events",
+            log.expiry.len()
+        );
+        let mut expected: Vec<u64> = (0..4_000)
+            .filter(|s| s % 10 == 0)
+            .map(|s| s + 1_000)
+            .collect();
+        let mut seen = Vec::new();
+        while let Some(due) = log.next_expiry() {
+            seen.push(due);
+            log.expire(due, 1_000);
+        }
+        expected.dedup();
+        assert_eq!(seen, expected, "every live deadline, in order, once");
+        assert!(log.streams.is_empty());
     }
 }

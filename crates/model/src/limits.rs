@@ -25,6 +25,16 @@ pub struct Limits {
     /// `Some(n)`: a POST that would open a stream for a session whose event log already
     /// holds `n` streams is refused (429). `None`: no cap.
     pub max_streams_per_session: Option<u32>,
+    /// `true`: what a dead session leaves that no request can reach is let go when it
+    /// dies: its event logs, on a server whose GET validates the session (when their
+    /// last reader leaves, for a stream still read; see `server/dead_logs.rs`), and its
+    /// queued TTL deadline. Otherwise both stay until their own TTLs run out (a log with
+    /// no TTL, for ever). No request can tell, and the ledger is the same; what differs
+    /// is the server's view of its state and the instants at which it has work due,
+    /// which the simulator's trace shows: so the simulator, and a scenario played live,
+    /// keep them. A long-lived server sets it, so that its memory follows the sessions
+    /// alive, not the sessions ever created.
+    pub forget_dead_sessions: bool,
 }
 
 impl Default for Limits {
@@ -33,6 +43,7 @@ impl Default for Limits {
             max_job_steps: crate::tools::MAX_JOB_STEPS,
             job_steps_per_turn: None,
             max_streams_per_session: None,
+            forget_dead_sessions: false,
         }
     }
 }

@@ -45,6 +45,14 @@ impl<T: Ord + Copy> MinSet<T> {
         first
     }
 
+    pub fn remove(&mut self, value: &T) -> bool {
+        let removed = self.set.remove(value);
+        if removed && self.min.as_ref() == Some(value) {
+            self.min = self.set.first().copied();
+        }
+        removed
+    }
+
     pub fn retain(&mut self, keep: impl FnMut(&T) -> bool) {
         self.set.retain(keep);
         self.min = self.set.first().copied();
@@ -77,6 +85,12 @@ mod tests {
         s.retain(|&(t, _)| t != 10);
         check(&s);
         assert_eq!(s.first(), Some((50, 0)));
+        assert!(s.remove(&(90, 5)), "a later element");
+        check(&s);
+        assert!(s.remove(&(50, 0)), "the minimum");
+        check(&s);
+        assert_eq!(s.first(), Some((70, 2)));
+        assert!(!s.remove(&(50, 0)), "gone already");
         s.clear();
         check(&s);
         assert_eq!(s.pop_first(), None);

@@ -25,6 +25,7 @@
 //!   long-lived ledger by entries and by bytes.
 
 mod admission;
+mod dead_logs;
 pub mod era;
 mod expiry;
 mod inspect;

@@ -28,6 +28,9 @@ pub(crate) struct Session {
     pub listening: bool,
     /// The replica that minted the session (always 0 for a single server).
     pub home: ReplicaId,
+    /// The deadline queued for it, if any (at most one at a time: a request moves only
+    /// the timestamp, and the real deadline is queued when the early one pops).
+    pub queued_deadline: Option<u64>,
 }
 
 #[derive(Debug, Default)]
@@ -43,7 +46,8 @@ impl SessionStore {
         self.live.len()
     }
 
-    pub fn insert(&mut self, key: SessionKey, session: Session, deadline: Option<u64>) {
+    pub fn insert(&mut self, key: SessionKey, mut session: Session, deadline: Option<u64>) {
+        session.queued_deadline = deadline;
         self.by_wire_id.insert(session.wire_id.clone(), key);
         self.live.insert(key, session);
         if let Some(d) = deadline {
@@ -68,6 +72,9 @@ impl SessionStore {
     }
 
     pub fn push_deadline(&mut self, key: SessionKey, deadline: u64) {
+        if let Some(s) = self.live.get_mut(&key) {
+            s.queued_deadline = Some(deadline);
+        }
         self.deadlines.insert((deadline, key));
     }
 
@@ -77,15 +84,29 @@ impl SessionStore {
 
     /// Pops the earliest recorded deadline at or before `cutoff`.
     pub fn pop_deadline(&mut self, cutoff: u64) -> Option<(u64, SessionKey)> {
-        match self.deadlines.first() {
+        let popped = match self.deadlines.first() {
             Some((d, _)) if d <= cutoff => self.deadlines.pop_first(),
             _ => None,
+        };
+        if let Some((d, key)) = popped
+            && let Some(s) = self.live.get_mut(&key)
+            && s.queued_deadline == Some(d)
+        {
+            s.queued_deadline = None;
         }
+        popped
     }
 
-    pub fn remove(&mut self, key: SessionKey) -> Option<Session> {
+    /// Takes a session out of the store. Its queued deadline stays queued when
+    /// `keep_deadline` (it pops later and finds nobody: the simulator steps there, as it
+    /// always has), else it goes too (a long-lived server would otherwise hold one entry
+    /// per dead session for a whole TTL).
+    pub fn remove(&mut self, key: SessionKey, keep_deadline: bool) -> Option<Session> {
         let session = self.live.remove(&key)?;
         self.by_wire_id.remove(&session.wire_id);
+        if !keep_deadline && let Some(d) = session.queued_deadline {
+            self.deadlines.remove(&(d, key));
+        }
         Some(session)
     }
 

@@ -3,7 +3,7 @@
 //! per session once a dead session leaves the window.
 
 use faultline_model::{
-    ConnId, HttpRequest, KEPT_TEXT_BYTES, Output, PositiveDurationMs, Server, ServerKnobs,
+    ConnId, HttpRequest, KEPT_TEXT_BYTES, Limits, Output, PositiveDurationMs, Server, ServerKnobs,
 };
 use serde_json::json;
 
@@ -210,14 +210,16 @@ fn a_live_session_keeps_its_entry() {
     }
 }
 
-/// A stream's log (here a standalone stream's, with its priming cursor) outlives its
-/// session, and keeps the session's ledger entry, and every later one, while it lives:
-/// the window never drops what a kept log still names. (Trimming stays cheap meanwhile:
-/// a held-back cut is tried again only once its record grew by half.)
-#[test]
-fn a_retained_log_keeps_its_session_entry() {
-    let mut server = Server::new(ServerKnobs::default(), 1);
+/// 1,000 sessions, each opening its standalone stream and deleting itself (after leaving
+/// the stream when `leave_first`, else while reading it: the DELETE ends it), under a
+/// ledger window of 100; the ledger after.
+fn sessions_come_and_go(knobs: ServerKnobs, leave_first: bool) -> faultline_model::Ledger {
+    let mut server = Server::new(knobs, 1);
     server.bound_ledger(100);
+    server.set_limits(Limits {
+        forget_dead_sessions: true,
+        ..Limits::default()
+    });
     for i in 0..1_000u64 {
         let session = initialize_at(&mut server, 3 * i + 1, 0);
         let mut out = Vec::new();
@@ -228,7 +230,9 @@ fn a_retained_log_keeps_its_session_entry() {
             0,
             &mut out,
         );
-        server.disconnect(get, 0, &mut out);
+        if leave_first {
+            server.disconnect(get, 0, &mut out);
+        }
         server.handle(
             ConnId(3 * i + 3),
             HttpRequest::delete(Some(session)),
@@ -237,11 +241,79 @@ fn a_retained_log_keeps_its_session_entry() {
         );
         server.trim_ledger();
     }
-    let ledger = server.ledger();
+    server.ledger().clone()
+}
+
+/// On a server whose GET does not validate the session, a stream's log outlives its
+/// session (the cascade's precondition) and, with no TTL, lives for ever: it keeps the
+/// session's ledger entry, and every later one, since the window never drops what a kept
+/// log still names. (Trimming stays cheap meanwhile: a held-back cut is tried again only
+/// once its record grew by half.)
+#[test]
+fn a_reachable_log_keeps_its_session_entry() {
+    let ledger = sessions_come_and_go(
+        ServerKnobs {
+            get_validates_session: false,
+            ..ServerKnobs::default()
+        },
+        true,
+    );
     assert_eq!(
         ledger.sessions_base, 0,
         "the first session's log still names it"
     );
     assert_eq!(ledger.sessions.len(), 1_000);
     assert!(ledger.answers.len() <= 200, "answers name no log: trimmed");
+}
+
+/// On a server whose GET validates the session, a dead session's log can never be read
+/// again; with no TTL to remove it, a long-lived server lets it go with its session, and
+/// the window trims the session's entries like any other.
+#[test]
+fn an_unreachable_log_goes_with_its_session() {
+    for leave_first in [true, false] {
+        let ledger = sessions_come_and_go(ServerKnobs::default(), leave_first);
+        assert!(
+            ledger.sessions_base >= 800,
+            "dead sessions leave the window (leave_first {leave_first}): base {}",
+            ledger.sessions_base
+        );
+        assert!(ledger.sessions.len() <= 200, "{}", ledger.sessions.len());
+        assert!(ledger.streams.len() <= 200, "{}", ledger.streams.len());
+    }
+}
+
+/// A deleted session's TTL deadline stays queued on the simulator (it pops later, finds
+/// nobody, and the run steps there as it always has), and goes with the session on a
+/// long-lived server: else every session deleted in the last day (the live server's idle
+/// TTL) would hold one queue entry.
+#[test]
+fn a_dead_sessions_deadline_goes_with_it_on_a_long_lived_server() {
+    for forget in [false, true] {
+        let knobs = ServerKnobs {
+            session_idle_ttl: PositiveDurationMs::new(60_000),
+            ..ServerKnobs::default()
+        };
+        let mut server = Server::new(knobs, 1);
+        server.set_limits(Limits {
+            forget_dead_sessions: forget,
+            ..Limits::default()
+        });
+        let mut out = Vec::new();
+        for i in 0..100u64 {
+            let session = initialize_at(&mut server, 2 * i + 1, i);
+            server.handle(
+                ConnId(2 * i + 2),
+                HttpRequest::delete(Some(session)),
+                i,
+                &mut out,
+            );
+        }
+        let due = server.next_due();
+        if forget {
+            assert_eq!(due, None, "nothing is left to expire");
+        } else {
+            assert_eq!(due, Some(60_000), "the first dead session's deadline");
+        }
+    }
 }

@@ -63,6 +63,11 @@ pub struct Limits {
     pub max_streams_per_session: u32,
     pub ledger_window: u32,
     pub ledger_window_bytes: u64,
+    /// What a dead session leaves that no request can reach (its logs, when GET
+    /// validates the session; its TTL deadline) goes when it dies, so that memory
+    /// follows the sessions alive. Off for a scenario, whose run must step where the
+    /// simulator's does (see [`faultline_model::Limits::forget_dead_sessions`]).
+    pub forget_dead_sessions: bool,
 }
 
 impl Default for Limits {
@@ -78,6 +83,7 @@ impl Default for Limits {
             max_streams_per_session: 1_000,
             ledger_window: 10_000,
             ledger_window_bytes: 64 << 20,
+            forget_dead_sessions: true,
         }
     }
 }
@@ -88,6 +94,7 @@ impl Limits {
     pub fn for_scenario() -> Self {
         Limits {
             max_job_steps: faultline_model::tools::MAX_JOB_STEPS,
+            forget_dead_sessions: false,
             ..Limits::default()
         }
     }
@@ -98,6 +105,7 @@ impl Limits {
             max_job_steps: self.max_job_steps,
             job_steps_per_turn: Some(self.job_steps_per_turn.max(1)),
             max_streams_per_session: Some(self.max_streams_per_session.max(1)),
+            forget_dead_sessions: self.forget_dead_sessions,
         }
     }
 }

@@ -16,6 +16,13 @@ use crate::server::ServerChild;
 use crate::stats::median;
 use crate::{Args, Result, echo, os, progress, rss, server, soak};
 
+/// The soak's server returns freed pages to the OS at once. By default mimalloc (the
+/// `faultline` binary's allocator) keeps them a while for reuse, and under a loop that
+/// allocates as fast as this one RSS then grows with the pages it holds (about 300
+/// bytes per session over 20,000 sessions), which would hide a real leak's slope or
+/// fake one. With the delay at 0, RSS follows what the server really holds.
+const SOAK_ALLOCATOR_ENV: (&str, &str) = ("MIMALLOC_PURGE_DELAY", "0");
+
 const PHASES: [&str; 5] = ["echo1", "echo", "progress", "rss", "soak"];
 
 /// What one run measured, with the server's CPU time and RSS read right after it.
@@ -30,16 +37,17 @@ async fn on_fresh_server<T>(
     exe: &Path,
     phase: impl AsyncFnOnce(&ServerChild) -> Result<T>,
 ) -> Result<Measured<T>> {
-    on_fresh_server_with(exe, &[], phase).await
+    on_fresh_server_with(exe, &[], &[], phase).await
 }
 
-/// [`on_fresh_server`] with more `serve` flags.
+/// [`on_fresh_server`] with more `serve` flags and environment.
 async fn on_fresh_server_with<T>(
     exe: &Path,
     flags: &[String],
+    env: &[(&str, &str)],
     phase: impl AsyncFnOnce(&ServerChild) -> Result<T>,
 ) -> Result<Measured<T>> {
-    let mut server = ServerChild::spawn(exe, flags)?;
+    let mut server = ServerChild::spawn(exe, flags, env)?;
     let result = phase(&server).await;
     let server_cpu_s = server.cpu_seconds();
     let server_rss_mib = server.rss_mib();
@@ -233,18 +241,29 @@ pub async fn run_all(args: &Args) -> Result<Value> {
             "--ledger-window".to_string(),
             args.soak_ledger_window.to_string(),
         ];
-        let r = on_fresh_server_with(&exe, &flags, async |s| {
+        let r = on_fresh_server_with(&exe, &flags, &[SOAK_ALLOCATOR_ENV], async |s| {
             soak::run(s, args.soak_sessions).await
         })
         .await?
         .result;
+        let steady = &r.samples[r.samples.len() / 2..];
+        let mib = |b: u64| b as f64 / 1048576.0;
+        let steady_min = steady.iter().map(|s| s.1).min().map_or(0.0, mib);
+        let steady_max = steady.iter().map(|s| s.1).max().map_or(0.0, mib);
+        // The range beside the slope: allocators grow in steps (an arena, a doubled
+        // buffer), and one step near the middle of the second half tilts a fitted line
+        // although nothing grows after it; a leak shows as a wide range *and* a slope.
         println!(
-            "soak       {} sessions created, their GET streams opened and cut, deleted in {:.1} s (serve --ledger-window {}): RSS {:.1} -> {:.1} MiB, slope {:.1} bytes/session (second half)",
+            "soak       {} sessions created, their GET streams opened and cut, deleted in {:.1} s (serve --ledger-window {}, {}={}): RSS {:.1} -> {:.1} MiB, second half {:.1}..{:.1} MiB, slope {:.1} bytes/session",
             r.sessions,
             r.seconds,
             args.soak_ledger_window,
+            SOAK_ALLOCATOR_ENV.0,
+            SOAK_ALLOCATOR_ENV.1,
             r.rss_start_mib,
             r.rss_end_mib,
+            steady_min,
+            steady_max,
             r.bytes_per_session,
         );
         report.insert(
@@ -252,6 +271,7 @@ pub async fn run_all(args: &Args) -> Result<Value> {
             json!({
                 "sessions": r.sessions,
                 "ledger_window": args.soak_ledger_window,
+                "server_env": {SOAK_ALLOCATOR_ENV.0: SOAK_ALLOCATOR_ENV.1},
                 "bytes_per_session": r.bytes_per_session,
                 "rss_start_mib": r.rss_start_mib,
                 "rss_end_mib": r.rss_end_mib,

@@ -36,10 +36,12 @@ pub struct ServerChild {
 }
 
 impl ServerChild {
-    pub fn spawn(exe: &Path, flags: &[String]) -> Result<ServerChild> {
+    /// With `flags` after the fixed ones, and `env` set for the child.
+    pub fn spawn(exe: &Path, flags: &[String], env: &[(&str, &str)]) -> Result<ServerChild> {
         let mut child = Command::new(exe)
             .args(["serve", "--addr", "127.0.0.1:0", "--seed", "1"])
             .args(flags)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

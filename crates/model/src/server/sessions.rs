@@ -2,7 +2,8 @@
 //! validate it, killed by a TTL, a DELETE or a restart.
 //!
 //! Killing a session never touches its event log: the two expire independently, and that
-//! independence is the precondition of the 404-after-replay cascade.
+//! independence is the precondition of the 404-after-replay cascade. (The one exception is
+//! a log no request can reach again and no TTL would ever remove: `dead_logs.rs`.)
 
 use rand_chacha::rand_core::Rng;
 
@@ -41,6 +42,7 @@ impl Server {
             standalone: None,
             listening: false,
             home: self.serving.replica,
+            queued_deadline: None,
         };
         let deadline = self.deadline_of(&session);
         self.sessions.insert(key, session, deadline);
@@ -60,7 +62,8 @@ impl Server {
     }
 
     /// Removes a session from the store. Its event log is left alone: the log has its own
-    /// TTL, and that independence is the cascade's precondition.
+    /// TTL, and that independence is the cascade's precondition (unless no request can
+    /// ever reach the log again: see `dead_logs.rs`).
     pub(super) fn kill_session(
         &mut self,
         key: SessionKey,
@@ -68,7 +71,8 @@ impl Server {
         cause: DeathCause,
         out: &mut Vec<Output>,
     ) {
-        if self.sessions.remove(key).is_none() {
+        let keep_deadline = !self.limits.forget_dead_sessions;
+        if self.sessions.remove(key, keep_deadline).is_none() {
             return;
         }
         self.ledger.session_mut(key).died = Some((now, cause));
@@ -81,6 +85,7 @@ impl Server {
         for job in doomed {
             self.end_job(job, now, JobEnd::Killed, out);
         }
+        self.forget_dead_session_logs(key);
     }
 
     /// DELETE: the client ends its session; its open streams are closed.

@@ -72,6 +72,7 @@ impl Server {
         {
             log.attached = None;
             log.detached_ms = Some(self.now_ms);
+            self.forget_if_dead(stream);
         }
     }
 
