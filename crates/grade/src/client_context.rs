@@ -93,7 +93,7 @@ pub fn plan(scenario: &Scenario) -> Result<GradingPlan, String> {
             ));
         }
     }
-    let (tool, arguments) = first.tool.wire_call();
+    let (tool, arguments) = first.tool.wire_call(0);
     Ok(GradingPlan {
         context: ClientContext {
             call: CallSpec {

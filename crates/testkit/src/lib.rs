@@ -146,7 +146,7 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
             Fault::Gc { when } => Some(Fault::Gc {
                 when: trigger(when),
             }),
-            Fault::StaleTask { .. } => None,
+            Fault::StaleTask { .. } | Fault::CutCall { .. } => None,
         })
         .collect()
 }
