@@ -613,6 +613,34 @@ fn loss(v: &Verdict) -> String {
                 list.join("; ")
             )
         }
+        Evidence::DuplicateEffect {
+            order,
+            commits,
+            cut_at_ms,
+            reissued_at_ms,
+        } => format!(
+            "{name}: order {order} was placed {} times. {}{}; the 2026-07-28 stream could not be resumed, so the client could not learn that the order had gone through, and {}. The server did the work again.",
+            commits.len(),
+            commits
+                .first()
+                .map(|c| format!("The first call committed it at {}", vtime(c.at_ms)))
+                .unwrap_or_default(),
+            cut_at_ms
+                .map(|t| format!(", and its request stream was cut at {}", vtime(t)))
+                .unwrap_or_default(),
+            if reissued_at_ms.is_empty() {
+                "the call was made again".to_string()
+            } else {
+                format!(
+                    "the call was re-issued with a new request id at {}",
+                    reissued_at_ms
+                        .iter()
+                        .map(|t| vtime(*t))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        ),
         Evidence::None => format!("{name}: {}.", v.summary),
     }
 }
