@@ -35,8 +35,8 @@ pub use client::{Fate, Policy};
 pub use client_error::{CallCutError, ClientError, ResumptionCursorError, SessionResumptionError};
 pub use client_record::{ClientRecord, ErrorScope, RequestRecord, Task};
 pub use faultline_scenario::{
-    ClientConfig, ClientModel, Expectation, Fault, PickCount, PickDuration, Scenario,
-    ScenarioError, StreamSel, Tool, Trigger, Work,
+    ClientConfig, ClientEra, ClientModel, CutAt, Expectation, Fault, PickCount, PickDuration,
+    Scenario, ScenarioError, StreamSel, Tool, Trigger, Work,
 };
 pub use fold::{EventRun, Folded, fold_trace, payload_label};
 pub use link::{Link, SimLink};
