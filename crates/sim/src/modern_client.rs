@@ -252,12 +252,10 @@ impl ModernClient {
                     }
                 }
             }
-            Some(Wake::Reissue(call)) => {
-                if !self.calls[call].done && !self.calls[call].failed {
-                    self.send_call(io, now, call);
-                }
+            Some(Wake::Reissue(call)) if !self.calls[call].done && !self.calls[call].failed => {
+                self.send_call(io, now, call);
             }
-            None => {}
+            Some(Wake::Reissue(_)) | None => {}
         }
     }
 
