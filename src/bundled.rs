@@ -41,6 +41,7 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios/field" / "rmcp_window_gap",
     "scenarios/field" / "replicas_round_robin",
     "scenarios/field" / "replicas_sticky_session",
+    "scenarios/field" / "reissue_duplicate_effect",
     "scenarios/grade" / "baseline",
     "scenarios/grade" / "drop_close",
     "scenarios/grade" / "drop_reset",

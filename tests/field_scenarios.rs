@@ -1,5 +1,6 @@
 //! Field reports from public SDK issues and source, reproduced: rmcp's 16-event window,
-//! rust-sdk#958, and replicas behind a load balancer (round robin; sticky with a shared store).
+//! rust-sdk#958, replicas behind a load balancer (round robin; sticky with a shared store),
+//! and a cut 2026-07-28 call re-issued (tya5/reyn#2600, smg-project/smg#2441).
 
 use std::process::Command;
 
@@ -139,4 +140,39 @@ fn sticky_session_ids_over_a_shared_store_behave_as_one_server() {
         assert_eq!(kinds(&report), vec!["clean"], "{client}");
         assert_eq!(report["expectation"]["holds"], true);
     }
+}
+
+/// The naive 2026-07-28 client re-issues the cut `place_order` with a new request id and
+/// the order is committed twice; the evidence names both commits, the cut and the
+/// re-issue. The guarded client does not re-issue it: one commit, a typed CallCutError.
+#[test]
+fn a_cut_place_order_re_issued_commits_twice_and_the_guarded_client_does_not_re_issue() {
+    let scenario = "scenarios/field/reissue_duplicate_effect.ron";
+    let naive = run(scenario, "naive", None);
+    assert_eq!(kinds(&naive), vec!["duplicate_effect"], "{naive}");
+    let evidence = &naive["verdicts"][0]["evidence"];
+    assert_eq!(evidence["type"], "duplicate_effect");
+    assert_eq!(evidence["order"], "call-0");
+    assert_eq!(evidence["cut_at_ms"], 3_000, "cut right after progress 2");
+    assert_eq!(evidence["reissued_at_ms"], serde_json::json!([4_000]));
+    let commits = evidence["commits"].as_array().expect("commits");
+    let seen: Vec<(u64, u64)> = commits
+        .iter()
+        .map(|c| {
+            (
+                c["request_id"].as_u64().unwrap(),
+                c["at_ms"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(seen, vec![(1, 3_000), (2, 6_000)], "{evidence}");
+    assert_eq!(commits[0]["stream_cut_ms"], 3_000);
+    let guarded = run(scenario, "guarded", None);
+    assert_eq!(kinds(&guarded), vec!["detected"], "{guarded}");
+    assert!(
+        guarded["verdicts"][0]["evidence"]["errors"][0]
+            .as_str()
+            .is_some_and(|e| e.starts_with("CallCutError: tools/call place_order (call-0")),
+        "{guarded}"
+    );
 }

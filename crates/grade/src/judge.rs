@@ -33,7 +33,40 @@ pub fn judge(
     zombies(ledger, &mut verdicts);
     cursor_reuse(ledger, &mut verdicts);
     misrouted_sessions(ledger, &mut verdicts);
+    duplicate_effects(ledger, &mut verdicts);
     verdicts
+}
+
+/// Orders committed more than once (`place_order` on 2026-07-28), from the ledger alone:
+/// the simulator's oracle reads the same function, so a real client is judged alike.
+fn duplicate_effects(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+    for dup in faultline_sim::modern_oracle::duplicate_effect::duplicate_effects(ledger) {
+        let first = &dup.commits[0];
+        verdicts.push(GradeVerdict {
+            kind: GradeKind::DuplicateEffect,
+            why: format!(
+                "order {} was committed {} times (first at {} ms{}; again at {} ms)",
+                dup.order,
+                dup.commits.len(),
+                first.at_ms,
+                first
+                    .stream_cut_ms
+                    .map(|t| format!(", its request stream cut at {t} ms"))
+                    .unwrap_or_default(),
+                dup.commits[1..]
+                    .iter()
+                    .map(|c| c.at_ms.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            evidence: json!({
+                "order": dup.order,
+                "cut_at_ms": first.stream_cut_ms,
+                "reissued_at_ms": dup.commits[1..].iter().filter_map(|c| c.started_ms).collect::<Vec<_>>(),
+                "commits": dup.commits,
+            }),
+        });
+    }
 }
 
 /// A fleet's misroutes (see `faultline_model::MisrouteEntry`): one verdict per session.
@@ -461,4 +494,74 @@ pub(crate) fn ranges<T: Copy + Into<u64>>(values: &[T]) -> String {
     let mut sorted: Vec<u64> = values.iter().map(|&v| v.into()).collect();
     sorted.sort_unstable();
     faultline_sim::IdRanges::from_sorted(sorted).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use faultline_sim::{ClientModel, Scenario};
+
+    use super::*;
+    use crate::client_context::CallSpec;
+
+    /// The ledger of the bundled `reissue_duplicate_effect` run with `client`.
+    fn reissue_ledger(client: ClientModel) -> Ledger {
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios/field/reissue_duplicate_effect.ron");
+        let scenario = Scenario::load(&file).expect("loads");
+        faultline_sim::run(&scenario, scenario.seed, client)
+            .result
+            .ledger
+    }
+
+    fn context() -> ClientContext {
+        ClientContext {
+            call: CallSpec {
+                tool: "place_order".into(),
+                arguments: json!({"order": "call-0", "steps": 3, "interval_ms": 1000, "commit_step": 2}),
+                progress: true,
+            },
+            followup_echo: 0,
+        }
+    }
+
+    /// A real client is judged from the same ledger function as the modelled one: an
+    /// order committed twice is `duplicate_effect` with both commits, the cut and the
+    /// re-issue, whatever the client reported.
+    #[test]
+    fn an_order_committed_twice_is_a_duplicate_effect_from_the_ledger_alone() {
+        let report = ClientReport {
+            progress: vec![1.0, 2.0, 3.0],
+            result: Some("place_order finished 3 steps".into()),
+            ..ClientReport::default()
+        };
+        let verdicts = judge(
+            &reissue_ledger(ClientModel::Naive),
+            &context(),
+            Some(&report),
+        );
+        let dup = verdicts
+            .iter()
+            .find(|v| v.kind == GradeKind::DuplicateEffect)
+            .expect("duplicate_effect");
+        assert!(dup.kind.is_silent_loss());
+        assert_eq!(dup.evidence["order"], "call-0");
+        assert_eq!(dup.evidence["cut_at_ms"], 3_000);
+        assert_eq!(dup.evidence["reissued_at_ms"], json!([4_000]));
+        assert_eq!(dup.evidence["commits"].as_array().map(Vec::len), Some(2));
+        assert!(
+            dup.why.starts_with("order call-0 was committed 2 times"),
+            "{}",
+            dup.why
+        );
+        // One commit: no such verdict.
+        let once = judge(
+            &reissue_ledger(ClientModel::Guarded),
+            &context(),
+            Some(&report),
+        );
+        assert!(
+            once.iter().all(|v| v.kind != GradeKind::DuplicateEffect),
+            "{once:?}"
+        );
+    }
 }

@@ -14,8 +14,8 @@
 use std::collections::BTreeSet;
 
 use faultline_model::{
-    AnswerEntry, CursorResolution, DeathCause, JobEnd, Ledger, Payload, ProducedEvent, ResumeEntry,
-    SendEntry,
+    AnswerEntry, CursorResolution, DeathCause, EffectEntry, JobEnd, Ledger, Payload, ProducedEvent,
+    ResumeEntry, SendEntry,
 };
 use faultline_scenario::FiredFault;
 use faultline_sim::{short_id, vtime};
@@ -64,7 +64,8 @@ impl Marks {
                 GradeKind::Clean
                 | GradeKind::Hung
                 | GradeKind::ZombieSession
-                | GradeKind::MisroutedSession => {}
+                | GradeKind::MisroutedSession
+                | GradeKind::DuplicateEffect => {}
             }
         }
         marks
@@ -97,6 +98,11 @@ enum Item<'a> {
     Restart,
     Death(&'a str, DeathCause),
     JobKilled(u32, &'a str),
+    /// A 2026-07-28 job ended because its request stream was cut (`JobEnd::StreamClosed`).
+    JobStreamClosed(u32, &'a str),
+    /// A non-idempotent tool committed its effect; `true` when the order was committed
+    /// before (a duplicate effect).
+    Effect(&'a EffectEntry, bool),
     /// The answer and its index in the ledger.
     Answer(usize, &'a AnswerEntry),
     Created(&'a str),
@@ -113,13 +119,15 @@ impl Item<'_> {
             Item::Fault(_) => 0,
             Item::Restart => 1,
             Item::Death(..) => 2,
-            Item::JobKilled(..) => 3,
+            Item::JobKilled(..) | Item::Effect(..) => 3,
             // A session appears right after the answer that created it (see `order`).
             Item::Answer(..) | Item::Created(_) => 4,
             Item::Generation(..) => 5,
             Item::Resume(_) => 6,
             Item::Send(_) => 7,
             Item::NeverSent(_) => 8,
+            // A cut comes right after the event it followed, at the same instant.
+            Item::JobStreamClosed(..) => 9,
         }
     }
 }
@@ -136,6 +144,10 @@ pub fn diagram_of_grade(
     items.extend(faults.iter().map(|f| (f.at_ms, Item::Fault(f))));
     items.extend(ledger.restarts.iter().map(|&at| (at, Item::Restart)));
     for s in &ledger.sessions {
+        if s.stateless {
+            // The 2026-07-28 requests' ledger scope: no session was created.
+            continue;
+        }
         items.push((s.created_ms, Item::Created(&s.wire_id)));
         for (g, &at) in s.generations.iter().enumerate().skip(1) {
             items.push((at, Item::Generation(&s.wire_id, g + 1)));
@@ -145,9 +157,19 @@ pub fn diagram_of_grade(
         }
     }
     for (i, job) in ledger.jobs.iter().enumerate() {
-        if let Some((at, JobEnd::Killed)) = job.ended {
-            items.push((at, Item::JobKilled(ledger.jobs_base + i as u32, &job.tool)));
+        let id = ledger.jobs_base + i as u32;
+        match job.ended {
+            Some((at, JobEnd::Killed)) => items.push((at, Item::JobKilled(id, &job.tool))),
+            Some((at, JobEnd::StreamClosed)) => {
+                items.push((at, Item::JobStreamClosed(id, &job.tool)));
+            }
+            _ => {}
         }
+    }
+    let mut orders: BTreeSet<&str> = BTreeSet::new();
+    for effect in &ledger.effects {
+        let again = !orders.insert(effect.order.as_str());
+        items.push((effect.at_ms, Item::Effect(effect, again)));
     }
     items.extend(
         ledger
@@ -222,6 +244,26 @@ pub fn diagram_of_grade(
                 Lane::Server,
                 Tone::Death,
                 &format!("job #{job} ({tool}) killed: its session or server went away"),
+            ),
+            Item::JobStreamClosed(job, tool) => note(
+                at,
+                Lane::Server,
+                Tone::Death,
+                &format!(
+                    "job #{job} ({tool}) ended: its 2026-07-28 request stream was cut (on_stream_cut)"
+                ),
+            ),
+            Item::Effect(e, again) => note(
+                at,
+                Lane::Server,
+                if *again { Tone::Fault } else { Tone::Neutral },
+                &format!(
+                    "order {} committed{} by request {} (job #{})",
+                    e.order,
+                    if *again { " AGAIN" } else { "" },
+                    e.request_id,
+                    e.job.0
+                ),
             ),
             Item::Answer(_, a) => answer_row(a, &marks),
             Item::Created(id) => note(
@@ -638,6 +680,48 @@ mod tests {
         );
         // A request to a dead session is harm even without a verdict about it.
         assert_eq!(d.rows[4].harm, Some(Harm::DeadSession));
+    }
+
+    /// A 2026-07-28 run: no session is drawn for the stateless scope, a job ended by its
+    /// cut stream says so, and each commit of an order is a row, the second marked.
+    #[test]
+    fn a_cut_request_stream_and_a_second_commit_are_drawn() {
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios/field/reissue_duplicate_effect.ron");
+        let scenario = faultline_sim::Scenario::load(&file).expect("loads");
+        let outcome =
+            faultline_sim::run(&scenario, scenario.seed, faultline_sim::ClientModel::Naive);
+        let d = diagram_of_grade(&outcome.result.ledger, &[], &[], "t");
+        let labels = labels(&d);
+        assert!(
+            !labels.iter().any(|l| l.starts_with("session")),
+            "{labels:?}"
+        );
+        let at = |text: &str| {
+            labels
+                .iter()
+                .position(|l| *l == text)
+                .unwrap_or_else(|| panic!("no row {text:?} in {labels:?}"))
+        };
+        let first = at("order call-0 committed by request 1 (job #0)");
+        let closed =
+            at("job #0 (place_order) ended: its 2026-07-28 request stream was cut (on_stream_cut)");
+        let again = at("order call-0 committed AGAIN by request 2 (job #1)");
+        assert!(first < closed && closed < again, "{labels:?}");
+        assert!(matches!(
+            d.rows[again].shape,
+            Shape::Note {
+                tone: Tone::Fault,
+                ..
+            }
+        ));
+        assert!(matches!(
+            d.rows[first].shape,
+            Shape::Note {
+                tone: Tone::Neutral,
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub enum GradeKind {
     CursorReuse,
     /// A request for a live session reached a replica of the fleet that does not hold it.
     MisroutedSession,
+    /// A non-idempotent tool's effect (a `place_order` order) was committed more than once.
+    DuplicateEffect,
 }
 
 impl GradeKind {
@@ -41,12 +43,16 @@ impl GradeKind {
             GradeKind::ZombieSession => "zombie_session",
             GradeKind::CursorReuse => "cursor_reuse",
             GradeKind::MisroutedSession => "misrouted_session",
+            GradeKind::DuplicateEffect => "duplicate_effect",
         }
     }
 
-    /// The application lost something without being told.
+    /// The application lost something, or something was done twice, without being told.
     pub fn is_silent_loss(self) -> bool {
-        matches!(self, GradeKind::SilentGap | GradeKind::Hung)
+        matches!(
+            self,
+            GradeKind::SilentGap | GradeKind::Hung | GradeKind::DuplicateEffect
+        )
     }
 }
 

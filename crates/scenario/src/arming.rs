@@ -19,7 +19,7 @@ use faultline_model::{DurationMs, FleetKnobs};
 
 use crate::faults::{self, FaultAction};
 use crate::pick::PickCount;
-use crate::scenario::{Fault, Scenario, StreamSel, Tool, Trigger, Work};
+use crate::scenario::{CutAt, Fault, Scenario, StreamSel, Tool, Trigger, Work};
 
 /// A scenario with every range picked.
 #[derive(Debug, Clone)]
@@ -138,9 +138,9 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
     let mut armed_faults = Vec::with_capacity(scenario.faults.len());
     for fault in &scenario.faults {
         let away_ms = match fault {
-            Fault::Drop { away, .. } | Fault::Restart { away, .. } => {
-                away.map(|a| a.pick(&mut rng))
-            }
+            Fault::Drop { away, .. }
+            | Fault::Restart { away, .. }
+            | Fault::CutCall { away, .. } => away.map(|a| a.pick(&mut rng)),
             Fault::Gc { .. } | Fault::StaleTask { .. } => None,
         };
         let trigger = match fault {
@@ -154,6 +154,15 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
                 }
             }
             Fault::StaleTask { at, .. } => ArmedTrigger::At(at.pick(&mut rng)),
+            // A cut after the call's n-th progress event is an `AfterEvent` on its stream:
+            // a 2026-07-28 request stream has no priming event, so event n is progress n.
+            Fault::CutCall { call, at, .. } => match at {
+                CutAt::At(t) => ArmedTrigger::At(t.pick(&mut rng)),
+                CutAt::AfterProgress(n) => ArmedTrigger::AfterEvent {
+                    n: u32::try_from(n.pick(&mut rng)).unwrap_or(u32::MAX),
+                    on: StreamSel::Call(*call),
+                },
+            },
         };
         armed_faults.push(ArmedFault {
             trigger,
@@ -226,7 +235,8 @@ mod tests {
             a.client_start_ms,
             a.calls
                 .iter()
-                .map(|c| (c.at_ms, c.tool.wire_call()))
+                .enumerate()
+                .map(|(k, c)| (c.at_ms, c.tool.wire_call(k)))
                 .collect::<Vec<_>>(),
             a.notifies,
             a.faults
@@ -277,7 +287,7 @@ mod tests {
             let a = arm(&s, seed);
             assert!(a.client_start_ms <= 10_000);
             assert!((1_000..=2_000).contains(&a.calls[0].at_ms));
-            let (_, args) = a.calls[0].tool.wire_call();
+            let (_, args) = a.calls[0].tool.wire_call(0);
             assert!((10..=90).contains(&args["steps"].as_u64().expect("steps")));
             assert!((1..=9).contains(&a.notifies[0].count));
             match a.faults[0].trigger {

@@ -2,7 +2,9 @@
 //! same thing to the simulator and to the live server.
 //!
 //! A `tools/call` request is workload call `k` when its `_meta.idempotencyKey` is
-//! `call-k` (what the modelled clients send), or else when its tool name and arguments are
+//! `call-k` (what the modelled 2025 clients send), or when it is a `place_order` whose
+//! `arguments.order` is `call-k` (the order key names the call, re-issues included: a
+//! 2026-07-28 client sends no idempotency key), or else when its tool name and arguments are
 //! those of workload call `k` (what a real client told the workload sends): the lowest such
 //! `k` not yet seen, or the latest one seen when all are (a retry or a re-issue). Requests
 //! that match no workload call (another task's `echo`, the conformance tools) are nobody's.
@@ -46,8 +48,9 @@ impl CallTracker {
         CallTracker {
             calls: calls
                 .iter()
-                .map(|c| {
-                    let (name, arguments) = c.tool.wire_call();
+                .enumerate()
+                .map(|(k, c)| {
+                    let (name, arguments) = c.tool.wire_call(k);
                     Tracked {
                         name,
                         arguments,
@@ -81,11 +84,33 @@ impl CallTracker {
             .and_then(|n| n.parse::<usize>().ok())
         {
             Some(k) => (k < self.calls.len()).then_some(k)?,
-            None => self.by_signature(params)?,
+            None => match self.by_order(params) {
+                Some(k) => k,
+                None => self.by_signature(params)?,
+            },
         };
         self.calls[k].seen = true;
         self.last_seen = Some(k);
         Some(k)
+    }
+
+    /// A `place_order` names its call by its order key: every attempt at call `k`, the
+    /// re-issues with new request ids included, orders `call-k` (matching by signature
+    /// would credit a re-issue to the next identical call not yet seen).
+    fn by_order(&self, params: &Value) -> Option<usize> {
+        if params.get("name").and_then(Value::as_str) != Some("place_order") {
+            return None;
+        }
+        let k = params
+            .get("arguments")
+            .and_then(|a| a.get("order"))
+            .and_then(Value::as_str)
+            .and_then(|order| order.strip_prefix("call-"))
+            .and_then(|n| n.parse::<usize>().ok())?;
+        self.calls
+            .get(k)
+            .is_some_and(|c| c.name == "place_order")
+            .then_some(k)
     }
 
     fn by_signature(&self, params: &Value) -> Option<usize> {
@@ -241,5 +266,38 @@ mod tests {
             t.attribute(&post(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))),
             None
         );
+    }
+
+    /// A re-issued `place_order` carries no idempotency key and a new request id, but
+    /// the same order key: it is the same workload call, never the next identical one.
+    #[test]
+    fn a_place_order_is_its_order_keys_call_re_issues_included() {
+        let order = |steps| ArmedCall {
+            at_ms: 0,
+            tool: Tool::PlaceOrder {
+                steps,
+                interval: DurationMs(100),
+                commit_step: None,
+            },
+            progress: true,
+        };
+        let mut t = CallTracker::new(&[order(3), order(3)]);
+        let (name, args) = t.calls[1].clone_wire();
+        assert_eq!(args["order"], "call-1");
+        // Call 1 first, then again (a re-issue): both are call 1, though call 0 has the
+        // same tool and steps and was never seen.
+        assert_eq!(t.attribute(&call(name, args.clone(), json!({}))), Some(1));
+        assert_eq!(t.attribute(&call(name, args, json!({}))), Some(1));
+        let (name, args) = t.calls[0].clone_wire();
+        assert_eq!(t.attribute(&call(name, args, json!({}))), Some(0));
+        // An order key past the workload is nobody's by key; its arguments match no call.
+        let stray = json!({"order": "call-9", "steps": 3, "interval_ms": 100});
+        assert_eq!(t.attribute(&call("place_order", stray, json!({}))), None);
+    }
+
+    impl Tracked {
+        fn clone_wire(&self) -> (&'static str, Value) {
+            (self.name, self.arguments.clone())
+        }
     }
 }

@@ -582,7 +582,7 @@ mod tests {
                 _ => None,
             })
             .expect("initialize answers with a session");
-        let (name, arguments) = armed.calls[0].tool.wire_call();
+        let (name, arguments) = armed.calls[0].tool.wire_call(0);
         let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": name, "arguments": arguments, "_meta": {"progressToken": "p"}}});
         let mut request = bytes_post(Some(session.clone()), call.to_string().as_bytes());

@@ -39,7 +39,7 @@ pub use engine::{Emitted, Engine, FiredFault};
 pub use faults::{ClientEffect, FaultAction};
 pub use pick::{PickCount, PickDuration};
 pub use scenario::{
-    ClientConfig, ClientModel, Expectation, Fault, Scenario, ScenarioError, StreamSel, Tool,
-    Trigger, Work,
+    ClientConfig, ClientEra, ClientModel, CutAt, Expectation, Fault, Scenario, ScenarioError,
+    StreamSel, Tool, Trigger, Work,
 };
 pub use verdict_kind::VerdictKind;

@@ -87,8 +87,31 @@ pub struct ClientConfig {
     pub protocol_version: String,
     /// Delay before reconnecting a dropped stream when the server sent no `retry:`.
     pub reconnect_delay: DurationMs,
-    /// Whether the client opens the standalone GET stream after initializing.
+    /// Whether the client opens the standalone GET stream after initializing (a 2025
+    /// client's; a 2026-07-28 client has no standalone stream and ignores it).
     pub standalone_stream: bool,
+    /// Which revision the client speaks: the 2025 session transport (`Legacy`) or the
+    /// stateless 2026-07-28 one (`Modern`). Written only when it is `Modern`.
+    #[serde(skip_serializing_if = "ClientEra::is_legacy")]
+    pub era: ClientEra,
+}
+
+/// The protocol revision a modelled client speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum ClientEra {
+    /// 2025-03-26 to 2025-11-25: `initialize`, `Mcp-Session-Id`, resumable SSE streams.
+    #[default]
+    Legacy,
+    /// 2026-07-28: no session, no `initialize`; every POST carries its protocol version
+    /// and capabilities in `_meta` and repeats its method in `Mcp-Method`/`Mcp-Name`; a
+    /// request's SSE stream cannot be resumed.
+    Modern,
+}
+
+impl ClientEra {
+    pub fn is_legacy(&self) -> bool {
+        *self == ClientEra::Legacy
+    }
 }
 
 impl Default for ClientConfig {
@@ -99,6 +122,7 @@ impl Default for ClientConfig {
             protocol_version: "2025-11-25".into(),
             reconnect_delay: DurationMs::from_secs(1),
             standalone_stream: true,
+            era: ClientEra::Legacy,
         }
     }
 }
@@ -114,20 +138,57 @@ pub enum Tool {
         steps: PickCount,
         interval: DurationMs,
     },
+    /// `place_order`, a non-idempotent tool served on the 2026-07-28 path: `steps` steps
+    /// `interval` apart, committing its order at `commit_step` (default: the last step).
+    /// The order key is the call's own (`call-k`), so a re-issue names the same order.
+    PlaceOrder {
+        steps: u32,
+        interval: DurationMs,
+        #[serde(default)]
+        commit_step: Option<u32>,
+    },
 }
 
 impl Tool {
-    /// The `tools/call` name and arguments this tool is called with on the wire (`steps`
-    /// as picked: call it on an armed tool). The modelled clients send exactly this, and
-    /// the engine recognises a real client's call to a workload tool by it.
-    pub fn wire_call(&self) -> (&'static str, serde_json::Value) {
+    /// The `tools/call` name and arguments this tool is called with on the wire as
+    /// workload call `call` (`steps` as picked: call it on an armed tool). The modelled
+    /// clients send exactly this, and the engine recognises a real client's call to a
+    /// workload tool by it. Only `place_order` reads `call`: its order key is `call-k`.
+    pub fn wire_call(&self, call: usize) -> (&'static str, serde_json::Value) {
         match self {
             Tool::Echo { text } => ("echo", serde_json::json!({ "text": text })),
             Tool::LongJob { steps, interval } => (
                 "long_job",
                 serde_json::json!({ "steps": steps.lo, "interval_ms": interval.ms() }),
             ),
+            Tool::PlaceOrder {
+                steps,
+                interval,
+                commit_step,
+            } => {
+                let mut args = serde_json::json!({
+                    "order": format!("call-{call}"),
+                    "steps": steps,
+                    "interval_ms": interval.ms(),
+                });
+                if let Some(c) = commit_step {
+                    args["commit_step"] = serde_json::json!(c);
+                }
+                ("place_order", args)
+            }
         }
+    }
+
+    /// Whether calling the tool again does no harm: what a guarded client asks before it
+    /// re-issues a call whose answer it lost. The model's `tools/list` says the same
+    /// (`place_order` carries `annotations.idempotentHint: false`).
+    pub fn idempotent(&self) -> bool {
+        !matches!(self, Tool::PlaceOrder { .. })
+    }
+
+    /// Whether the tool runs as a job whose answer streams (and can be cut).
+    fn streams(&self) -> bool {
+        !matches!(self, Tool::Echo { .. })
     }
 }
 
@@ -210,6 +271,26 @@ pub enum Fault {
         at: PickDuration,
         holds_session_from: DurationMs,
     },
+    /// The network cuts the 2026-07-28 request stream answering workload call `call`
+    /// (a reset), at a time or right after its `n`-th progress event. Such a stream
+    /// cannot be resumed: the server ends the call as `on_stream_cut` says. The client
+    /// then stays away for `away`.
+    CutCall {
+        call: usize,
+        at: CutAt,
+        #[serde(default)]
+        away: Option<PickDuration>,
+    },
+}
+
+/// When a `CutCall` fires.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum CutAt {
+    /// At a virtual time (a call whose stream is not open then is not cut).
+    At(PickDuration),
+    /// Right after the call's `n`-th progress event (1-based) is put on the wire.
+    AfterProgress(PickCount),
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -318,6 +399,7 @@ impl Scenario {
             .iter()
             .filter(|w| matches!(w, Work::CallTool { .. }))
             .count();
+        self.check_modern(calls)?;
         for (i, fault) in self.faults.iter().enumerate() {
             let (Fault::Drop { when, .. } | Fault::Restart { when, .. } | Fault::Gc { when }) =
                 fault
@@ -356,6 +438,116 @@ impl Scenario {
                     ),
                     Some(("workload", i)),
                 ));
+            }
+        }
+        Ok(())
+    }
+
+    /// What only a 2026-07-28 client can do (`place_order`, `CutCall`), and what it
+    /// cannot (a standalone stream's notifications, another task's session id).
+    fn check_modern(&self, calls: usize) -> Result<(), CheckError> {
+        let modern = self.client.era == ClientEra::Modern;
+        let workload_calls: Vec<(&Tool, bool)> = self
+            .workload
+            .iter()
+            .filter_map(|w| match w {
+                Work::CallTool { tool, progress, .. } => Some((tool, *progress)),
+                Work::Notify { .. } => None,
+            })
+            .collect();
+        for (i, work) in self.workload.iter().enumerate() {
+            match work {
+                Work::CallTool {
+                    tool:
+                        Tool::PlaceOrder {
+                            steps, commit_step, ..
+                        },
+                    ..
+                } => {
+                    if !modern {
+                        return Err((
+                            format!(
+                                "workload[{i}]: place_order is served on the 2026-07-28 path only; set client: (era: Modern)"
+                            ),
+                            Some(("workload", i)),
+                        ));
+                    }
+                    if *steps == 0 {
+                        return Err((
+                            format!("workload[{i}]: PlaceOrder steps counts from 1"),
+                            Some(("workload", i)),
+                        ));
+                    }
+                    if let Some(c) = commit_step
+                        && !(1..=*steps).contains(c)
+                    {
+                        return Err((
+                            format!(
+                                "workload[{i}]: PlaceOrder commit_step must be from 1 to steps ({steps}), not {c}"
+                            ),
+                            Some(("workload", i)),
+                        ));
+                    }
+                }
+                Work::Notify { .. } if modern => {
+                    return Err((
+                        format!(
+                            "workload[{i}]: Notify goes to a standalone stream, which a 2026-07-28 client does not open"
+                        ),
+                        Some(("workload", i)),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        for (i, fault) in self.faults.iter().enumerate() {
+            match fault {
+                Fault::StaleTask { .. } if modern => {
+                    return Err((
+                        format!(
+                            "faults[{i}]: StaleTask replays a remembered session id, and a 2026-07-28 client has no session"
+                        ),
+                        Some(("faults", i)),
+                    ));
+                }
+                Fault::CutCall { call, at, .. } => {
+                    if !modern {
+                        return Err((
+                            format!(
+                                "faults[{i}]: CutCall cuts a 2026-07-28 request stream; set client: (era: Modern), or use Drop for a 2025 stream"
+                            ),
+                            Some(("faults", i)),
+                        ));
+                    }
+                    let Some((tool, progress)) = workload_calls.get(*call) else {
+                        return Err((missing_call(i, *call, calls), Some(("faults", i))));
+                    };
+                    if !tool.streams() {
+                        return Err((
+                            format!(
+                                "faults[{i}]: call {call} is an echo, answered at once: it has no stream to cut"
+                            ),
+                            Some(("faults", i)),
+                        ));
+                    }
+                    if let CutAt::AfterProgress(n) = at {
+                        if n.lo == 0 {
+                            return Err((
+                                format!("faults[{i}]: AfterProgress counts from 1; 0 never fires"),
+                                Some(("faults", i)),
+                            ));
+                        }
+                        if !progress {
+                            return Err((
+                                format!(
+                                    "faults[{i}]: call {call} asks for no progress (progress: false), so AfterProgress never fires"
+                                ),
+                                Some(("faults", i)),
+                            ));
+                        }
+                    }
+                }
+                _ => {}
             }
         }
         Ok(())

@@ -49,6 +49,10 @@ pub enum VerdictKind {
     /// does with the 404 decides that.
     #[serde(alias = "misrouted_session")]
     MisroutedSession,
+    /// A non-idempotent tool's effect (a `place_order` order) was committed more than
+    /// once: a 2026-07-28 call cut before its response and re-issued with a new request id.
+    #[serde(alias = "duplicate_effect")]
+    DuplicateEffect,
 }
 
 impl VerdictKind {
@@ -61,6 +65,7 @@ impl VerdictKind {
                 | VerdictKind::QuarantineViolation
                 | VerdictKind::ForeignEvent
                 | VerdictKind::Duplicate
+                | VerdictKind::DuplicateEffect
         )
     }
 
@@ -78,10 +83,11 @@ impl VerdictKind {
             VerdictKind::SurfacedLoss => "surfaced_loss",
             VerdictKind::Detected => "detected",
             VerdictKind::MisroutedSession => "misrouted_session",
+            VerdictKind::DuplicateEffect => "duplicate_effect",
         }
     }
 
-    pub const ALL: [VerdictKind; 12] = [
+    pub const ALL: [VerdictKind; 13] = [
         VerdictKind::Clean,
         VerdictKind::SilentGap,
         VerdictKind::CursorReuse,
@@ -94,6 +100,7 @@ impl VerdictKind {
         VerdictKind::SurfacedLoss,
         VerdictKind::Detected,
         VerdictKind::MisroutedSession,
+        VerdictKind::DuplicateEffect,
     ];
 }
 

@@ -36,6 +36,7 @@ pub(crate) fn plan_notes(scenario: &Scenario, armed: &Armed) -> Vec<String> {
             Fault::Drop { mode, stream, .. } => format!("drop ({mode:?}) of {stream:?} streams"),
             Fault::Restart { .. } => "server restart".into(),
             Fault::Gc { .. } => "gc sweep".into(),
+            Fault::CutCall { call, .. } => format!("cut of call {call}'s request stream"),
             Fault::StaleTask { .. } => {
                 notes.push(format!(
                     "faults[{i}] StaleTask is client-side: not played live"

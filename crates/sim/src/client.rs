@@ -40,6 +40,10 @@ pub struct Policy {
     pub reissue_after_reinit: bool,
     /// Surface untyped failures as typed resumption errors and rebuild the session.
     pub typed_errors: bool,
+    /// (2026-07-28 client) Re-issue a call whose request stream was cut even when its tool
+    /// is not idempotent, with a new request id. Without it a cut non-idempotent call is
+    /// a typed `CallCutError` for the application to settle.
+    pub reissue_non_idempotent_after_cut: bool,
 }
 
 impl Policy {
@@ -54,6 +58,7 @@ impl Policy {
                 shared_session_handle: false,
                 reissue_after_reinit: false,
                 typed_errors: false,
+                reissue_non_idempotent_after_cut: true,
             },
             ClientModel::Guarded => Policy {
                 skip_ids_at_or_below_cursor: false,
@@ -64,6 +69,7 @@ impl Policy {
                 shared_session_handle: true,
                 reissue_after_reinit: true,
                 typed_errors: true,
+                reissue_non_idempotent_after_cut: false,
             },
         }
     }
@@ -134,7 +140,7 @@ pub struct ClientIo {
 }
 
 impl ClientIo {
-    fn conn(&mut self) -> ConnId {
+    pub(crate) fn conn(&mut self) -> ConnId {
         self.next_conn += 1;
         ConnId(self.next_conn)
     }
@@ -422,7 +428,7 @@ impl Client {
         let state = &mut self.calls[call];
         state.request_ids.push(rid);
         let key = call_key(call);
-        let (name, arguments) = state.tool.wire_call();
+        let (name, arguments) = state.tool.wire_call(call);
         // The message `json!` would build, built as maps directly (fields inserted in the
         // same order): `json!` would serialize the arguments and the key into copies.
         let mut meta = Map::new();

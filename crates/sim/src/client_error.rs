@@ -22,6 +22,26 @@ pub struct ResumptionCursorError {
     pub message: String,
 }
 
+/// A 2026-07-28 call whose request stream was cut before its response, for a tool that is
+/// not idempotent: the stream cannot be resumed, and calling again might do the work twice,
+/// so the client hands the question to its application (did the order go through?) rather
+/// than re-issue it blindly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CallCutError {
+    /// The workload call's key (`call-k`).
+    pub call: String,
+    pub tool: String,
+    pub message: String,
+}
+
+impl fmt::Display for CallCutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CallCutError: {}", self.message)
+    }
+}
+
+impl std::error::Error for CallCutError {}
+
 impl fmt::Display for SessionResumptionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "SessionResumptionError: {}", self.message)
@@ -43,6 +63,7 @@ impl std::error::Error for ResumptionCursorError {}
 pub enum ClientError {
     SessionResumption(SessionResumptionError),
     ResumptionCursor(ResumptionCursorError),
+    CallCut(CallCutError),
     /// An untyped failure handed to the application (a tool call failed, a stream gave up).
     Surfaced {
         message: String,
@@ -60,6 +81,7 @@ impl fmt::Display for ClientError {
         match self {
             ClientError::SessionResumption(e) => e.fmt(f),
             ClientError::ResumptionCursor(e) => e.fmt(f),
+            ClientError::CallCut(e) => e.fmt(f),
             ClientError::Surfaced { message } => {
                 write!(f, "error surfaced to the application: {message}")
             }

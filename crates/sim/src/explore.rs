@@ -47,6 +47,9 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> S
             put("balancer", format!("{:?}", fleet.balancer));
             put("session_store", format!("{:?}", fleet.session_store));
         }
+        VerdictKind::DuplicateEffect => {
+            put("on_stream_cut", format!("{:?}", k.on_stream_cut));
+        }
         VerdictKind::Clean | VerdictKind::Detected => {}
     }
     sig

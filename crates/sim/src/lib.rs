@@ -14,10 +14,12 @@
 mod client;
 mod client_error;
 mod client_record;
+mod client_side;
 pub mod explore;
 pub mod failure_map;
 mod fold;
 mod link;
+mod modern_client;
 pub mod modern_oracle;
 mod oracle;
 mod report;
@@ -30,11 +32,11 @@ mod verdict;
 mod world;
 
 pub use client::{Fate, Policy};
-pub use client_error::{ClientError, ResumptionCursorError, SessionResumptionError};
+pub use client_error::{CallCutError, ClientError, ResumptionCursorError, SessionResumptionError};
 pub use client_record::{ClientRecord, ErrorScope, RequestRecord, Task};
 pub use faultline_scenario::{
-    ClientConfig, ClientModel, Expectation, Fault, PickCount, PickDuration, Scenario,
-    ScenarioError, StreamSel, Tool, Trigger, Work,
+    ClientConfig, ClientEra, ClientModel, CutAt, Expectation, Fault, PickCount, PickDuration,
+    Scenario, ScenarioError, StreamSel, Tool, Trigger, Work,
 };
 pub use fold::{EventRun, Folded, fold_trace, payload_label};
 pub use link::{Link, SimLink};

@@ -43,6 +43,7 @@ pub fn judge(ledger: &Ledger, record: &ClientRecord) -> Vec<Verdict> {
     quarantine_violations(ledger, record, &mut verdicts);
     foreign_events(ledger, record, &mut verdicts);
     misrouted_sessions(ledger, record, &mut verdicts);
+    crate::modern_oracle::duplicate_effect::verdicts(ledger, &mut verdicts);
     let typed: Vec<String> = record
         .errors
         .iter()
@@ -64,15 +65,45 @@ pub fn judge(ledger: &Ledger, record: &ClientRecord) -> Vec<Verdict> {
             .filter(|c| c.attempts > 1 && c.completed_at_ms.is_some())
             .map(|c| c.key.clone())
             .collect();
+        // 2026-07-28 calls cut and deliberately not re-issued (not idempotent).
+        let left: Vec<&str> = record
+            .errors
+            .iter()
+            .filter_map(|e| match &e.error {
+                crate::ClientError::CallCut(cut) => Some(cut.call.as_str()),
+                _ => None,
+            })
+            .collect();
+        let (noun, outcome) = if !left.is_empty() {
+            (
+                "typed error(s)",
+                format!(
+                    "cut and not re-issued, their outcome left to the application: {}",
+                    left.join(", ")
+                ),
+            )
+        } else if recovered_calls.is_empty() {
+            (
+                "typed resumption error(s)",
+                "re-issued and completed: none needed".to_string(),
+            )
+        } else {
+            (
+                "typed resumption error(s)",
+                format!("re-issued and completed: {}", recovered_calls.join(", ")),
+            )
+        };
         verdicts.push(Verdict {
             kind: VerdictKind::Detected,
             at_ms,
             summary: format!(
-                "the client raised {} typed resumption error(s) and lost nothing silently; re-issued and completed: {}",
+                "the client raised {} {noun} and lost nothing silently; {outcome}",
                 typed.len(),
-                if recovered_calls.is_empty() { "none needed".to_string() } else { recovered_calls.join(", ") }
             ),
-            evidence: Evidence::Detected { errors: typed, recovered_calls },
+            evidence: Evidence::Detected {
+                errors: typed,
+                recovered_calls,
+            },
         });
     }
     if verdicts.is_empty() {

@@ -87,14 +87,20 @@ fn harm_expected(outcome: &RunOutcome) -> String {
     if harms.is_empty() {
         return String::new();
     }
-    let loses = outcome
-        .kinds()
-        .iter()
-        .any(|k| k.is_loss() || *k == VerdictKind::SurfacedLoss);
+    let kinds = outcome.kinds();
+    let loses = kinds.iter().any(|k| {
+        (k.is_loss() && *k != VerdictKind::DuplicateEffect) || *k == VerdictKind::SurfacedLoss
+    });
+    let twice = kinds.contains(&VerdictKind::DuplicateEffect);
     format!(
         ": the {client} client {what} here ({harms}), as the scenario says it should; exit 0 means the incident reproduced, not that the client is safe",
         client = outcome.client.name(),
-        what = if loses { "loses data" } else { "goes wrong" },
+        what = match (loses, twice) {
+            (true, true) => "loses data and does work twice",
+            (true, false) => "loses data",
+            (false, true) => "does work twice",
+            (false, false) => "goes wrong",
+        },
         harms = harms.join(", "),
     )
 }

@@ -17,7 +17,7 @@ use faultline_model::{DurationMs, EndMode, PositiveDurationMs, ServerKnobs};
 
 use crate::explore::{Signature, signature_of};
 use crate::verdict::VerdictKind;
-use faultline_scenario::{ClientModel, Fault, Scenario, Tool, Trigger, Work};
+use faultline_scenario::{ClientModel, CutAt, Fault, Scenario, Tool, Trigger, Work};
 use faultline_scenario::{PickCount, PickDuration, StreamSel};
 
 /// Whether `scenario` (run with its own seed) still shows `kind` with `signature`.
@@ -123,6 +123,10 @@ fn candidates(s: &Scenario) -> Vec<Scenario> {
                 }
             }
             Fault::StaleTask { at, .. } => halve_duration(*at).map(|h| *at = h).is_some(),
+            Fault::CutCall { at, .. } => match at {
+                CutAt::At(t) => halve_duration(*t).map(|h| *t = h).is_some(),
+                CutAt::AfterProgress(n) => halve_count(*n).map(|h| *n = h).is_some(),
+            },
         };
         if changed {
             out.push(c);
@@ -153,6 +157,7 @@ fn mentions_call(fault: &Fault, calls: usize) -> bool {
             matches!(when, Trigger::AfterEvent { on, .. } if sel_bad(on))
         }
         Fault::StaleTask { .. } => false,
+        Fault::CutCall { call, .. } => *call >= calls,
     }
 }
 
@@ -349,6 +354,14 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
                 v.pick(at);
                 v.plain(holds_session_from);
             }
+            Fault::CutCall { at, away, .. } => {
+                if let CutAt::At(t) = at {
+                    v.pick(t);
+                }
+                if let Some(a) = away {
+                    v.pick(a);
+                }
+            }
         }
     }
     let k = &mut s.server;
@@ -489,6 +502,19 @@ pub fn describe_fault(fault: &Fault) -> String {
             at,
             holds_session_from,
         } => format!("a stale task at {at} holding the session id of {holds_session_from}"),
+        Fault::CutCall { call, at, away: a } => format!(
+            "a cut of call {call}'s request stream {}{}",
+            match at {
+                CutAt::At(t) => format!("at {t}"),
+                CutAt::AfterProgress(n) if n.lo == n.hi => {
+                    format!("after its progress event {}", n.lo)
+                }
+                CutAt::AfterProgress(n) => {
+                    format!("after its progress event {}..{}", n.lo, n.hi)
+                }
+            },
+            away(a)
+        ),
     }
 }
 

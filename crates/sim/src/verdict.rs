@@ -8,6 +8,8 @@ use serde::Serialize;
 
 pub use faultline_scenario::VerdictKind;
 
+use crate::modern_oracle::duplicate_effect::Commit;
+
 /// Ids as compact inclusive ranges: `[[1,41],[50,50]]`, printed `1..=41, 50`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct IdRanges(pub Vec<(u64, u64)>);
@@ -107,6 +109,18 @@ pub enum Evidence {
     Detected {
         errors: Vec<String>,
         recovered_calls: Vec<String>,
+    },
+    /// One order committed more than once (`place_order` on 2026-07-28).
+    DuplicateEffect {
+        /// The order key the calls named (`call-k`: workload call `k`).
+        order: String,
+        /// Each commit: its job, request id, when it committed, when its job started and
+        /// when its request stream was cut, if it was.
+        commits: Vec<Commit>,
+        /// When the first committing call's request stream was cut, if it was.
+        cut_at_ms: Option<u64>,
+        /// When each later commit's call was sent (the re-issues).
+        reissued_at_ms: Vec<u64>,
     },
     /// Requests for a live session answered by a replica that does not hold it.
     Misrouted {

@@ -16,8 +16,9 @@ use std::collections::BTreeSet;
 use faultline_model::{ConnId, HttpRequest, Ledger, Output, Payload, ResponseBody};
 use faultline_scenario::{Armed, ClientEffect, Emitted, FiredFault, Scenario};
 
-use crate::client::{Client, ClientIo, Policy, WireEvent, WireKind};
+use crate::client::{ClientIo, Policy, WireEvent, WireKind};
 use crate::client_record::{ClientRecord, Task};
+use crate::client_side::ClientSide;
 use crate::link::Link;
 use crate::scheduler::Scheduler;
 use crate::trace::{TraceEntry, TraceWhat};
@@ -46,7 +47,7 @@ pub struct RunResult {
 
 pub struct World<L: Link> {
     link: L,
-    client: Client,
+    client: ClientSide,
     scheduler: Scheduler<Action>,
     io: ClientIo,
     /// What the engine emitted and the client has not been handed yet, in order.
@@ -71,13 +72,8 @@ impl<L: Link> World<L> {
     /// A world playing `armed` (the scenario with its ranges picked) over `link`.
     pub fn new(scenario: &Scenario, armed: &Armed, policy: Policy, link: L) -> Self {
         let cfg = &scenario.client;
-        let mut client = Client::new(
-            policy,
-            &cfg.protocol_version,
-            cfg.reconnect_delay.ms(),
-            cfg.standalone_stream,
-        );
-        client.record.applied.reserve(armed.events_hint());
+        let mut client = ClientSide::of(cfg, policy);
+        client.record_mut().applied.reserve(armed.events_hint());
         let mut scheduler = Scheduler::new();
         let mut io = ClientIo::default();
         client.schedule_start(&mut io, armed.client_start_ms);
@@ -163,7 +159,7 @@ impl<L: Link> World<L> {
         let ledger = self.link.final_ledger();
         let result = RunResult {
             ledger,
-            record: self.client.record,
+            record: self.client.into_record(),
             trace: self.trace,
             end_ms,
             choices: self.choices,
@@ -402,11 +398,11 @@ impl<L: Link> World<L> {
         if !self.record_trace {
             return;
         }
-        let errors: Vec<String> = self.client.record.errors[self.errors_seen..]
+        let errors: Vec<String> = self.client.record().errors[self.errors_seen..]
             .iter()
             .map(|e| e.error.to_string())
             .collect();
-        self.errors_seen = self.client.record.errors.len();
+        self.errors_seen = self.client.record().errors.len();
         for error in errors {
             self.note(TraceWhat::ClientError { error });
         }

@@ -13,12 +13,14 @@
 
 use std::fmt::Write as _;
 
-use faultline_model::{CursorResolution, DeathCause, Ledger, UnknownCursor};
+use faultline_model::{CursorResolution, DeathCause, JobEnd, Ledger, OnStreamCut, UnknownCursor};
+
 use faultline_sim::{
-    ClientModel, Evidence, RunOutcome, Scenario, TraceWhat, Verdict, VerdictKind, short_id, vtime,
+    ClientEra, ClientModel, Evidence, RunOutcome, Scenario, TraceWhat, Verdict, VerdictKind,
+    short_id, vtime,
 };
 
-use crate::guards::{guard_for_verdict, guards_fired};
+use crate::guards::{guard_for, guard_for_verdict, guards_fired};
 use crate::knobs_story::trap;
 
 /// The explanation of one run. `contrast` is the same scenario and seed run with the other
@@ -37,9 +39,16 @@ pub fn explain(scenario: &Scenario, outcome: &RunOutcome, contrast: Option<&RunO
     let _ = writeln!(out, "{}", scenario.summary);
 
     section(&mut out, "The trap");
-    let restarts = !outcome.result.ledger.restarts.is_empty();
-    for line in trap(&scenario.server, restarts) {
-        bullet(&mut out, &line);
+    let modern = scenario.client.era == ClientEra::Modern;
+    if modern {
+        // Sessions, cursors and logs do not exist for a 2026-07-28 client: its trap is
+        // what a cut request stream does to the call.
+        bullet(&mut out, &modern_trap(scenario.server.on_stream_cut));
+    } else {
+        let restarts = !outcome.result.ledger.restarts.is_empty();
+        for line in trap(&scenario.server, restarts) {
+            bullet(&mut out, &line);
+        }
     }
     for e in &outcome.result.trace {
         if let TraceWhat::Fault { fault } = &e.what {
@@ -51,7 +60,7 @@ pub fn explain(scenario: &Scenario, outcome: &RunOutcome, contrast: Option<&RunO
     }
 
     section(&mut out, "What the client believed, and why");
-    for line in beliefs(outcome) {
+    for line in beliefs(outcome, modern) {
         bullet(&mut out, &line);
     }
 
@@ -97,8 +106,26 @@ fn plural(n: usize, one: &str) -> String {
     }
 }
 
+/// The 2026-07-28 trap: a request stream is the call, and a cut one cannot be resumed.
+fn modern_trap(on_cut: OnStreamCut) -> String {
+    let job = match on_cut {
+        OnStreamCut::StopAtOnce => {
+            "stops the call's job at the cut (`on_stream_cut: StopAtOnce`): what it committed before the cut stays committed"
+        }
+        OnStreamCut::FinishThroughCommit => {
+            "lets the call's job run on silently through its commit (`on_stream_cut: FinishThroughCommit`)"
+        }
+        OnStreamCut::RunToEnd => {
+            "lets the call's job run on silently to its end (`on_stream_cut: RunToEnd`)"
+        }
+    };
+    format!(
+        "The client speaks 2026-07-28: each call is one POST answered on its own SSE stream, with no event ids, so a cut stream cannot be resumed and the client cannot ask what became of the call. The server {job}."
+    )
+}
+
 /// What the client saw and concluded, from its record and the trace.
-fn beliefs(outcome: &RunOutcome) -> Vec<String> {
+fn beliefs(outcome: &RunOutcome, modern: bool) -> Vec<String> {
     let record = &outcome.result.record;
     let mut out: Vec<(u64, String)> = Vec::new();
     for (i, (at, session)) in record.sessions.iter().enumerate() {
@@ -236,6 +263,25 @@ fn beliefs(outcome: &RunOutcome) -> Vec<String> {
         }
         out.push((q.at_ms, s));
     }
+    for e in &outcome.result.trace {
+        if let TraceWhat::End { conn, how } = &e.what
+            && modern
+            && let Some(q) = record.requests.iter().find(|q| q.conn.0 == *conn)
+            && !outcome.result.trace.iter().any(|t| {
+                matches!(&t.what, TraceWhat::Event { conn: c, payload: faultline_model::Payload::ToolResult { .. }, .. } if c == conn)
+            })
+        {
+            out.push((
+                e.at_ms,
+                format!(
+                    "At {} the stream answering its {} sent at {} ended ({how:?}) before the response: it could not tell whether the call had taken effect.",
+                    vtime(e.at_ms),
+                    q.describe(),
+                    vtime(q.at_ms)
+                ),
+            ));
+        }
+    }
     for e in &record.errors {
         out.push((
             e.at_ms,
@@ -243,7 +289,9 @@ fn beliefs(outcome: &RunOutcome) -> Vec<String> {
                 "At {} it raised: {}{}",
                 vtime(e.at_ms),
                 e.error,
-                if e.error.is_typed() {
+                if matches!(e.error, faultline_sim::ClientError::CallCut(_)) {
+                    " (a typed error: a guard fired)."
+                } else if e.error.is_typed() {
                     " (a typed resumption error: a guard fired)."
                 } else {
                     " (untyped: the application learns that something failed, not what was lost)."
@@ -266,9 +314,14 @@ fn beliefs(outcome: &RunOutcome) -> Vec<String> {
             out.push((
                 u64::MAX,
                 format!(
-                    "It sent {} {} times, under the same idempotency key{}.",
+                    "It sent {} {} times, {}{}.",
                     c.key,
                     c.attempts,
+                    if modern {
+                        "each as a new request with a new id (a 2026-07-28 client has no idempotency key to send)"
+                    } else {
+                        "under the same idempotency key"
+                    },
                     c.completed_at_ms.map_or_else(
                         || "; it never completed".to_string(),
                         |t| format!("; it completed at {}", vtime(t))
@@ -282,7 +335,8 @@ fn beliefs(outcome: &RunOutcome) -> Vec<String> {
             )));
         }
     }
-    if out.len() <= 1 {
+    // A 2025 client's first line is its initialize; a 2026-07-28 client has none.
+    if out.len() <= usize::from(!modern) {
         out.push((
             u64::MAX,
             "Nothing went wrong that it could see: every stream it opened stayed healthy.".into(),
@@ -328,6 +382,13 @@ fn truths(scenario: &Scenario, outcome: &RunOutcome) -> Vec<String> {
     let ledger: &Ledger = &outcome.result.ledger;
     let mut out = Vec::new();
     for s in &ledger.sessions {
+        if s.stateless {
+            out.push(format!(
+                "From {} the 2026-07-28 requests ran without a session (the ledger's stateless scope).",
+                vtime(s.created_ms)
+            ));
+            continue;
+        }
         let mut line = format!(
             "Session {} was created at {}",
             short_id(&s.wire_id),
@@ -349,6 +410,27 @@ fn truths(scenario: &Scenario, outcome: &RunOutcome) -> Vec<String> {
             None => line.push_str("; it was alive when the run ended."),
         }
         out.push(line);
+    }
+    for (i, job) in ledger.jobs.iter().enumerate() {
+        if let Some((at, JobEnd::StreamClosed)) = job.ended {
+            out.push(format!(
+                "Job #{} ({}, request {}) ended at {} because its request stream was cut (`on_stream_cut: {:?}`); it produced nothing after the cut.",
+                ledger.jobs_base + i as u32,
+                job.tool,
+                job.request_id,
+                vtime(at),
+                scenario.server.on_stream_cut
+            ));
+        }
+    }
+    for e in &ledger.effects {
+        out.push(format!(
+            "At {} order {} was committed by request {} (job #{}).",
+            vtime(e.at_ms),
+            e.order,
+            e.request_id,
+            e.job.0
+        ));
     }
     let log_ttl = scenario.server.event_log_ttl.map(|d| d.ms());
     for r in &outcome.result.record.resumptions {
@@ -613,6 +695,34 @@ fn loss(v: &Verdict) -> String {
                 list.join("; ")
             )
         }
+        Evidence::DuplicateEffect {
+            order,
+            commits,
+            cut_at_ms,
+            reissued_at_ms,
+        } => format!(
+            "{name}: order {order} was placed {} times. {}{}; the 2026-07-28 stream could not be resumed, so the client could not learn that the order had gone through, and {}. The server did the work again.",
+            commits.len(),
+            commits
+                .first()
+                .map(|c| format!("The first call committed it at {}", vtime(c.at_ms)))
+                .unwrap_or_default(),
+            cut_at_ms
+                .map(|t| format!(", and its request stream was cut at {}", vtime(t)))
+                .unwrap_or_default(),
+            if reissued_at_ms.is_empty() {
+                "the call was made again".to_string()
+            } else {
+                format!(
+                    "the call was re-issued with a new request id at {}",
+                    reissued_at_ms
+                        .iter()
+                        .map(|t| vtime(*t))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        ),
         Evidence::None => format!("{name}: {}.", v.summary),
     }
 }
@@ -636,16 +746,22 @@ fn guards(outcome: &RunOutcome) -> Vec<String> {
                 if outcome.result.record.calls.iter().any(|c| c.attempts > 1) {
                     fired.push("idempotent re-issue");
                 }
-                format!(
-                    "detected: {} ({}) fired: {}",
-                    g.name,
-                    if fired.is_empty() {
-                        "unnamed".to_string()
-                    } else {
-                        fired.join(", ")
-                    },
-                    g.rule
-                )
+                let cut = guard_for(VerdictKind::DuplicateEffect);
+                if fired == [cut.name] {
+                    // A 2026-07-28 client: no session to tear down, one guard that fired.
+                    format!("detected: {} fired: {}", cut.name, cut.rule)
+                } else {
+                    format!(
+                        "detected: {} ({}) fired: {}",
+                        g.name,
+                        if fired.is_empty() {
+                            "unnamed".to_string()
+                        } else {
+                            fired.join(", ")
+                        },
+                        g.rule
+                    )
+                }
             }
             VerdictKind::Clean => format!("clean: {}; {}", g.name, g.rule),
             kind if named.contains(&g.name) => {

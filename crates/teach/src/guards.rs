@@ -77,6 +77,11 @@ pub fn guard_for(kind: VerdictKind) -> Guard {
             rule: "every request of a session must reach a replica that holds it: pin on `Mcp-Session-Id` at the balancer, or keep sessions in a store every replica reads; a client cannot tell a misroute from a dead session, so it must treat the 404 as one and re-initialize at most a bounded number of times.",
             fix: "deployment: sticky routing on `Mcp-Session-Id` or a shared session store; client: typed SessionResumptionError on 404, capped re-initialization.",
         },
+        VerdictKind::DuplicateEffect => Guard {
+            name: "no blind re-issue of a non-idempotent call",
+            rule: "a 2026-07-28 request stream cut before its response cannot be resumed, and the call may or may not have taken effect: re-issue it only if its tool is idempotent (`idempotentHint`); otherwise raise CallCutError and let the application find out whether it took effect.",
+            fix: "client: never re-issue a cut non-idempotent call blindly; server: give such tools an idempotency key the server deduplicates, or run them as tasks that survive the stream.",
+        },
         VerdictKind::Detected => Guard {
             name: "typed resumption errors",
             rule: "a guard fired and raised a typed error; the client tore the session down, re-initialized and re-issued what was unfinished, so nothing was lost silently.",
@@ -114,6 +119,9 @@ pub fn guards_fired(error: &str) -> Vec<&'static str> {
         } else {
             out.push(guard_for(VerdictKind::SilentGap).name);
         }
+    }
+    if error.starts_with("CallCutError") {
+        out.push(guard_for(VerdictKind::DuplicateEffect).name);
     }
     if error.starts_with("SessionResumptionError") {
         if error.contains("despite successful SSE replay") || error.contains("liveness probe") {

@@ -102,6 +102,20 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
                     assert!(text.contains(e.as_str()), "{ctx}");
                 }
             }
+            Evidence::DuplicateEffect {
+                order,
+                commits,
+                cut_at_ms,
+                ..
+            } => {
+                assert!(
+                    text.contains(&format!("order {order} was placed {} times", commits.len())),
+                    "{ctx}"
+                );
+                if let Some(cut) = cut_at_ms {
+                    assert!(text.contains(&format!("cut at {}", vtime(*cut))), "{ctx}");
+                }
+            }
             Evidence::Misrouted {
                 held_by, requests, ..
             } => {
@@ -234,4 +248,42 @@ fn a_session_deleted_at_the_resumption_instant_is_not_called_already_dead() {
         text.contains("the client deleted it right after, at the same instant"),
         "{text}"
     );
+}
+
+/// A 2026-07-28 run is told without sessions or cursors: the trap is the unresumable
+/// request stream and `on_stream_cut`, the client saw its stream end before the response,
+/// the ledger shows each commit of the order, and the guarded client's guard is named.
+#[test]
+fn a_cut_2026_call_is_told_as_a_call_not_a_session() {
+    let root: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", ".."].iter().collect();
+    let s =
+        Scenario::load(&root.join("scenarios/field/reissue_duplicate_effect.ron")).expect("loads");
+    let naive = faultline_sim::run(&s, s.seed, ClientModel::Naive);
+    let guarded = faultline_sim::run(&s, s.seed, ClientModel::Guarded);
+    let text = explain(&s, &naive, Some(&guarded));
+    check("reissue_duplicate_effect", &s, &naive, &text);
+    for want in [
+        "`on_stream_cut: StopAtOnce`",
+        "ended (Reset) before the response",
+        "each as a new request with a new id",
+        "At T+3s order call-0 was committed by request 1 (job #0).",
+        "At T+6s order call-0 was committed by request 2 (job #1).",
+        "re-issued with a new request id at T+4s",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
+    for unwanted in [
+        "Session  was created",
+        "idempotency key{",
+        "stayed healthy",
+        "id_scheme",
+    ] {
+        assert!(!text.contains(unwanted), "{unwanted:?} in:\n{text}");
+    }
+    let text = explain(&s, &guarded, Some(&naive));
+    assert!(
+        text.contains("detected: no blind re-issue of a non-idempotent call fired"),
+        "{text}"
+    );
+    assert!(!text.contains("tore the session down"), "{text}");
 }

@@ -146,7 +146,7 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
             Fault::Gc { when } => Some(Fault::Gc {
                 when: trigger(when),
             }),
-            Fault::StaleTask { .. } => None,
+            Fault::StaleTask { .. } | Fault::CutCall { .. } => None,
         })
         .collect()
 }
@@ -640,6 +640,7 @@ mod tests {
                     Fault::Restart { .. } => {}
                     Fault::Gc { .. } => {}
                     Fault::StaleTask { .. } => panic!("StaleTask is client-side"),
+                    Fault::CutCall { .. } => panic!("CutCall needs a 2026-07-28 client"),
                 }
             }
             // The reproduction scenario must load with `faultline serve --scenario`.

@@ -91,6 +91,9 @@ impl Server {
             .sessions
             .iter()
             .map(|entry| {
+                if entry.stateless {
+                    return "stateless scope (2026-07-28 requests: no session)".to_string();
+                }
                 let short = &entry.wire_id[..8.min(entry.wire_id.len())];
                 match (self.sessions.lookup(&entry.wire_id), entry.died) {
                     (Some(k), _) => {

@@ -6,6 +6,7 @@
 //! means for the modelled client (a stale task, an away window) travels with the fired
 //! record as a [`ClientEffect`] or `away_ms`, for the driver that has a modelled client.
 
+mod cut_call;
 mod drop;
 mod gc;
 mod restart;
@@ -86,5 +87,6 @@ pub(crate) fn action_of(fault: &Fault) -> Arc<dyn FaultAction> {
         } => Arc::new(stale_task::StaleTask {
             holds_session_from_ms: holds_session_from.ms(),
         }),
+        Fault::CutCall { call, .. } => Arc::new(cut_call::CutCall { call: *call }),
     }
 }

@@ -14,6 +14,9 @@ use faultline_model::{JobId, Ledger};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::spell::vtime;
+use crate::verdict::{Evidence, Verdict, VerdictKind};
+
 /// One commit of a duplicated order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Commit {
@@ -65,6 +68,56 @@ pub fn duplicate_effects(ledger: &Ledger) -> Vec<DuplicateEffect> {
             commits,
         })
         .collect()
+}
+
+/// The `duplicate_effect` verdicts of a run: one per order committed more than once, at
+/// the time of its second commit (the harm).
+pub(crate) fn verdicts(ledger: &Ledger, out: &mut Vec<Verdict>) {
+    for dup in duplicate_effects(ledger) {
+        let first = &dup.commits[0];
+        let later = &dup.commits[1..];
+        let request = |c: &Commit| match &c.request_id {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let cut = match first.stream_cut_ms {
+            Some(at) => format!(", whose request stream was cut at {}", vtime(at)),
+            None => String::new(),
+        };
+        let again: Vec<String> = later
+            .iter()
+            .map(|c| {
+                format!(
+                    "request {} (job #{}{}) committed it again at {}",
+                    request(c),
+                    c.job.0,
+                    c.started_ms
+                        .map(|t| format!(", sent at {}", vtime(t)))
+                        .unwrap_or_default(),
+                    vtime(c.at_ms)
+                )
+            })
+            .collect();
+        out.push(Verdict {
+            kind: VerdictKind::DuplicateEffect,
+            at_ms: later[0].at_ms,
+            summary: format!(
+                "order {} was committed {} times: request {} (job #{}) committed it at {}{cut}; {}",
+                dup.order,
+                dup.commits.len(),
+                request(first),
+                first.job.0,
+                vtime(first.at_ms),
+                again.join("; ")
+            ),
+            evidence: Evidence::DuplicateEffect {
+                order: dup.order.clone(),
+                cut_at_ms: first.stream_cut_ms,
+                reissued_at_ms: later.iter().filter_map(|c| c.started_ms).collect(),
+                commits: dup.commits,
+            },
+        });
+    }
 }
 
 #[cfg(test)]

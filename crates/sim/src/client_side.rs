@@ -1,0 +1,107 @@
+//! The client half of a simulated world: the 2025 session client or the 2026-07-28
+//! stateless one, chosen by the scenario's `client.era`. Both answer the same callbacks,
+//! so the world loop, the scheduler and the links do not care which revision is spoken.
+
+use faultline_model::{ConnId, EndMode, HttpResponse};
+use faultline_scenario::{ClientConfig, ClientEra, Tool};
+
+use crate::client::{Client, ClientIo, Fate, Policy, WireEvent};
+use crate::client_record::ClientRecord;
+use crate::modern_client::ModernClient;
+
+#[derive(Debug)]
+pub enum ClientSide {
+    Legacy(Client),
+    Modern(ModernClient),
+}
+
+/// Calls the same method on whichever client this is.
+macro_rules! each {
+    ($self:expr, $c:ident => $call:expr) => {
+        match $self {
+            ClientSide::Legacy($c) => $call,
+            ClientSide::Modern($c) => $call,
+        }
+    };
+}
+
+impl ClientSide {
+    /// The client `cfg` describes, with `policy`'s guards.
+    pub fn of(cfg: &ClientConfig, policy: Policy) -> ClientSide {
+        match cfg.era {
+            ClientEra::Legacy => ClientSide::Legacy(Client::new(
+                policy,
+                &cfg.protocol_version,
+                cfg.reconnect_delay.ms(),
+                cfg.standalone_stream,
+            )),
+            ClientEra::Modern => {
+                ClientSide::Modern(ModernClient::new(policy, cfg.reconnect_delay.ms()))
+            }
+        }
+    }
+
+    pub fn record(&self) -> &ClientRecord {
+        each!(self, c => &c.record)
+    }
+
+    pub fn record_mut(&mut self) -> &mut ClientRecord {
+        each!(self, c => &mut c.record)
+    }
+
+    pub fn into_record(self) -> ClientRecord {
+        each!(self, c => c.record)
+    }
+
+    pub fn schedule_start(&mut self, io: &mut ClientIo, at: u64) {
+        each!(self, c => c.schedule_start(io, at))
+    }
+
+    pub fn plan_call(&mut self, tool: Tool, progress: bool) -> usize {
+        each!(self, c => c.plan_call(tool, progress))
+    }
+
+    pub fn mark_sent(&mut self, conn: ConnId, now: u64) {
+        each!(self, c => c.mark_sent(conn, now))
+    }
+
+    pub fn on_call(&mut self, io: &mut ClientIo, now: u64, call: usize) {
+        each!(self, c => c.on_call(io, now, call))
+    }
+
+    pub fn on_wake(&mut self, io: &mut ClientIo, now: u64, token: u64) {
+        each!(self, c => c.on_wake(io, now, token))
+    }
+
+    /// Another task with a remembered session id: only a 2025 client has one (the
+    /// scenario check refuses `StaleTask` for a 2026-07-28 client).
+    pub fn on_stale_task(&mut self, io: &mut ClientIo, now: u64, from_ms: u64) {
+        if let ClientSide::Legacy(c) = self {
+            c.on_stale_task(io, now, from_ms);
+        }
+    }
+
+    pub fn on_response(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        conn: ConnId,
+        response: &HttpResponse,
+    ) {
+        each!(self, c => c.on_response(io, now, conn, response))
+    }
+
+    pub fn on_event(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        conn: ConnId,
+        event: &WireEvent,
+    ) -> Fate {
+        each!(self, c => c.on_event(io, now, conn, event))
+    }
+
+    pub fn on_end(&mut self, io: &mut ClientIo, now: u64, conn: ConnId, how: EndMode) {
+        each!(self, c => c.on_end(io, now, conn, how))
+    }
+}

@@ -1,0 +1,360 @@
+//! The modelled MCP 2026-07-28 client: no `initialize`, no session. Every workload call is
+//! one POST carrying its protocol version, capabilities and identity in `_meta`, with the
+//! method and tool name repeated in `Mcp-Method` / `Mcp-Name` and `MCP-Protocol-Version:
+//! 2026-07-28`; a job tool answers on an SSE stream of its own (progress, then the
+//! response), which has no event ids and cannot be resumed
+//! (<https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http>;
+//! SEP-2575: <https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/seps/2575-stateless-mcp.md>).
+//!
+//! So when a call's stream is cut before its response, the call's outcome is unknown: the
+//! server may have done the work (committed an order) or not. The two policies differ in
+//! one guard, [`Policy::reissue_non_idempotent_after_cut`]:
+//!
+//! - **naive** re-issues the cut call, whatever the tool, as a new request with a new id,
+//!   after its reconnect delay (at most [`MAX_REISSUES`] times): a non-idempotent tool runs
+//!   twice, which the `duplicate_effect` verdict finds in the server's ledger;
+//! - **guarded** re-issues only idempotent tools (`echo`, `long_job`); for a
+//!   non-idempotent one (`place_order`, whose `tools/list` entry says `idempotentHint:
+//!   false`) it raises a typed [`CallCutError`] and leaves the call failed. The model
+//!   offers no idempotency handle a re-issue could carry to be deduplicated, so not
+//!   re-issuing is the one safe thing a client can do on its own; settling whether the
+//!   order went through is the application's job.
+//!
+//! Both clients are told which tools are idempotent (the scenario's [`Tool::idempotent`])
+//! rather than listing tools first, so that a run's requests are its calls alone.
+//! `StaleTask` and `Notify` have no meaning here and the scenario check refuses them.
+
+use std::collections::BTreeMap;
+
+use faultline_model::{ConnId, EndMode, HttpRequest, HttpResponse, ResponseBody};
+use faultline_scenario::Tool;
+use serde_json::{Map, Value, json};
+
+use crate::client::{ClientIo, Fate, Policy, WireEvent, WireKind, call_key};
+use crate::client_error::{CallCutError, ClientError};
+use crate::client_record::{
+    AppliedRecord, CallRecord, ClientRecord, ErrorRecord, ErrorScope, RequestRecord, Task,
+};
+
+/// The protocol revision this client speaks.
+pub const MODERN_VERSION: &str = "2026-07-28";
+
+/// A cut call is re-issued at most this many times (the run must end even against a
+/// network that cuts every attempt).
+pub const MAX_REISSUES: usize = 3;
+
+#[derive(Debug, Clone)]
+struct ModernCall {
+    tool: Tool,
+    progress: bool,
+    /// Request ids of every attempt, in order.
+    request_ids: Vec<u64>,
+    done: bool,
+    failed: bool,
+    /// Asked for before the client started: sent when it starts.
+    deferred: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Purpose {
+    /// A `tools/call` awaiting its answer.
+    Call(usize),
+    /// The SSE stream answering call `k`.
+    Stream(usize),
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Wake {
+    Start,
+    Reissue(usize),
+}
+
+#[derive(Debug)]
+pub struct ModernClient {
+    policy: Policy,
+    reconnect_delay_ms: u64,
+    started: bool,
+    calls: Vec<ModernCall>,
+    purposes: BTreeMap<ConnId, Purpose>,
+    request_index: BTreeMap<ConnId, usize>,
+    request_to_call: BTreeMap<u64, usize>,
+    next_request_id: u64,
+    wakes: BTreeMap<u64, Wake>,
+    next_token: u64,
+    seq: u64,
+    pub record: ClientRecord,
+}
+
+impl ModernClient {
+    pub fn new(policy: Policy, reconnect_delay_ms: u64) -> Self {
+        ModernClient {
+            policy,
+            reconnect_delay_ms,
+            started: false,
+            calls: Vec::new(),
+            purposes: BTreeMap::new(),
+            request_index: BTreeMap::new(),
+            request_to_call: BTreeMap::new(),
+            next_request_id: 0,
+            wakes: BTreeMap::new(),
+            next_token: 0,
+            seq: 0,
+            record: ClientRecord::default(),
+        }
+    }
+
+    /// Registers a workload call (in file order) before the run starts.
+    pub fn plan_call(&mut self, tool: Tool, progress: bool) -> usize {
+        let index = self.calls.len();
+        self.calls.push(ModernCall {
+            tool,
+            progress,
+            request_ids: Vec::new(),
+            done: false,
+            failed: false,
+            deferred: false,
+        });
+        self.record.calls.push(CallRecord {
+            key: call_key(index),
+            attempts: 0,
+            completed_at_ms: None,
+            failed_at_ms: None,
+        });
+        index
+    }
+
+    /// The client starts at `at` (there is nothing to initialize: it only begins sending).
+    pub fn schedule_start(&mut self, io: &mut ClientIo, at: u64) {
+        self.wake(io, at, Wake::Start);
+    }
+
+    /// A request held back while the client was away really left at `now`.
+    pub fn mark_sent(&mut self, conn: ConnId, now: u64) {
+        if let Some(&i) = self.request_index.get(&conn) {
+            self.record.requests[i].at_ms = now;
+        }
+    }
+
+    fn tick(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    fn wake(&mut self, io: &mut ClientIo, at: u64, wake: Wake) {
+        self.next_token += 1;
+        self.wakes.insert(self.next_token, wake);
+        io.wakes.push((at, self.next_token));
+    }
+
+    /// The POST of one attempt at `call`, as a 2026-07-28 client sends it.
+    fn request(&self, call: usize, rid: u64) -> HttpRequest {
+        let state = &self.calls[call];
+        let (name, arguments) = state.tool.wire_call(call);
+        let mut meta = Map::new();
+        meta.insert(
+            "io.modelcontextprotocol/protocolVersion".into(),
+            Value::from(MODERN_VERSION),
+        );
+        meta.insert(
+            "io.modelcontextprotocol/clientCapabilities".into(),
+            json!({}),
+        );
+        meta.insert(
+            "io.modelcontextprotocol/clientInfo".into(),
+            json!({"name": "faultline-modelled-client", "version": "0"}),
+        );
+        if state.progress {
+            meta.insert("progressToken".into(), Value::String(call_key(call)));
+        }
+        let body = json!({
+            "jsonrpc": "2.0",
+            "id": rid,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": Value::Object(meta)},
+        });
+        let mut request = HttpRequest::post(None, body);
+        request.protocol_version = Some(MODERN_VERSION.into());
+        request.mcp_method = Some("tools/call".into());
+        request.mcp_name = Some(name.into());
+        request
+    }
+
+    fn send_call(&mut self, io: &mut ClientIo, now: u64, call: usize) {
+        self.next_request_id += 1;
+        let rid = self.next_request_id;
+        let request = self.request(call, rid);
+        self.request_to_call.insert(rid, call);
+        self.calls[call].request_ids.push(rid);
+        self.record.calls[call].attempts += 1;
+        let conn = io.conn();
+        self.request_index.insert(conn, self.record.requests.len());
+        let sent_seq = self.tick();
+        self.record.requests.push(RequestRecord {
+            at_ms: now,
+            conn,
+            task: Task::Main,
+            http: "POST",
+            rpc: Some("tools/call".into()),
+            session: None,
+            last_event_id: None,
+            status: None,
+            sent_seq,
+            answered_seq: None,
+        });
+        self.purposes.insert(conn, Purpose::Call(call));
+        io.sends.push((conn, request, Task::Main));
+    }
+
+    fn raise(&mut self, now: u64, error: ClientError, call: usize) {
+        self.record.errors.push(ErrorRecord {
+            at_ms: now,
+            error,
+            scope: ErrorScope::Call(call),
+        });
+    }
+
+    fn fail_call(&mut self, now: u64, call: usize, error: ClientError) {
+        if self.calls[call].done || self.calls[call].failed {
+            return;
+        }
+        self.calls[call].failed = true;
+        self.record.calls[call].failed_at_ms = Some(now);
+        self.raise(now, error, call);
+    }
+
+    fn complete_call(&mut self, now: u64, call: usize) {
+        if !self.calls[call].done {
+            self.calls[call].done = true;
+            self.record.calls[call].completed_at_ms = Some(now);
+        }
+    }
+
+    // ------------------------------------------------------------------------------
+    // Callbacks from the simulator
+    // ------------------------------------------------------------------------------
+
+    /// The workload asks for call `call` now.
+    pub fn on_call(&mut self, io: &mut ClientIo, now: u64, call: usize) {
+        if self.started {
+            self.send_call(io, now, call);
+        } else {
+            self.calls[call].deferred = true;
+        }
+    }
+
+    pub fn on_wake(&mut self, io: &mut ClientIo, now: u64, token: u64) {
+        match self.wakes.remove(&token) {
+            Some(Wake::Start) => {
+                self.started = true;
+                for call in 0..self.calls.len() {
+                    if std::mem::take(&mut self.calls[call].deferred) {
+                        self.send_call(io, now, call);
+                    }
+                }
+            }
+            Some(Wake::Reissue(call)) if !self.calls[call].done && !self.calls[call].failed => {
+                self.send_call(io, now, call);
+            }
+            Some(Wake::Reissue(_)) | None => {}
+        }
+    }
+
+    pub fn on_response(
+        &mut self,
+        _io: &mut ClientIo,
+        now: u64,
+        conn: ConnId,
+        response: &HttpResponse,
+    ) {
+        if let Some(&i) = self.request_index.get(&conn) {
+            let seq = self.tick();
+            self.record.requests[i].status = Some(response.status);
+            self.record.requests[i].answered_seq = Some(seq);
+        }
+        let Some(Purpose::Call(call)) = self.purposes.remove(&conn) else {
+            return;
+        };
+        match (&response.body, response.status) {
+            (ResponseBody::Sse(_), 200) => {
+                self.purposes.insert(conn, Purpose::Stream(call));
+            }
+            (ResponseBody::Json(body), 200) if body.get("result").is_some() => {
+                self.complete_call(now, call);
+            }
+            (ResponseBody::Json(body), _) if body.get("error").is_some() => {
+                let message = format!("tools/call returned a JSON-RPC error: {}", body["error"]);
+                self.fail_call(now, call, ClientError::Surfaced { message });
+            }
+            (_, status) => {
+                let message = format!("tools/call failed with HTTP {status}");
+                self.fail_call(now, call, ClientError::Surfaced { message });
+            }
+        }
+    }
+
+    pub fn on_event(
+        &mut self,
+        _io: &mut ClientIo,
+        now: u64,
+        conn: ConnId,
+        event: &WireEvent,
+    ) -> Fate {
+        let Some(Purpose::Stream(call)) = self.purposes.get(&conn).copied() else {
+            return Fate::Ignored;
+        };
+        self.record.applied.push(AppliedRecord {
+            event: event.event,
+            at_ms: now,
+            conn,
+        });
+        if let WireKind::Response {
+            request_id: Some(rid),
+        } = event.kind
+            && self.request_to_call.get(&rid) == Some(&call)
+        {
+            self.complete_call(now, call);
+        }
+        Fate::Applied
+    }
+
+    /// A call's stream ended: after its response that is the normal end; before it, the
+    /// call was cut and its outcome is unknown.
+    pub fn on_end(&mut self, io: &mut ClientIo, now: u64, conn: ConnId, how: EndMode) {
+        let Some(Purpose::Stream(call)) = self.purposes.remove(&conn) else {
+            return;
+        };
+        let state = &self.calls[call];
+        if state.done || state.failed {
+            return;
+        }
+        let how = match how {
+            EndMode::Close => "closed",
+            EndMode::Reset => "reset",
+        };
+        let tool = state.tool.wire_call(call).0;
+        if state.request_ids.len() > MAX_REISSUES {
+            let message = format!(
+                "tools/call {tool} ({}): the request stream was {how} before the response, {} times; gave up re-issuing",
+                call_key(call),
+                state.request_ids.len()
+            );
+            self.fail_call(now, call, ClientError::Surfaced { message });
+            return;
+        }
+        if state.tool.idempotent() || self.policy.reissue_non_idempotent_after_cut {
+            let at = now + self.reconnect_delay_ms;
+            self.wake(io, at, Wake::Reissue(call));
+            return;
+        }
+        let error = CallCutError {
+            call: call_key(call),
+            tool: tool.to_string(),
+            message: format!(
+                "tools/call {tool} ({}, request id {}): the request stream was {how} before the response; a 2026-07-28 stream cannot be resumed and {tool} is not idempotent, so it is not re-issued: whether it took effect is unknown",
+                call_key(call),
+                state.request_ids.last().copied().unwrap_or(0)
+            ),
+        };
+        self.fail_call(now, call, ClientError::CallCut(error));
+    }
+}
