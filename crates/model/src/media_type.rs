@@ -44,12 +44,25 @@ fn essence(media_type: &str) -> Option<&str> {
 /// True when a `Content-Type` value is exactly `wanted` (a lowercase `type/subtype`),
 /// whatever its parameters.
 pub(crate) fn is(content_type: &str, wanted: &str) -> bool {
+    // What every modelled client sends (and most real ones): known without parsing.
+    if content_type == "application/json" {
+        return wanted.eq_ignore_ascii_case(content_type);
+    }
     essence(content_type).is_some_and(|e| e.eq_ignore_ascii_case(wanted))
 }
 
 /// True when an `Accept` value lists `wanted` (a lowercase `type/subtype`), itself or
 /// through `*/*`.
 pub(crate) fn accepts(accept: &str, wanted: &str) -> bool {
+    // The lists every modelled client sends (and most real ones): known without parsing.
+    match accept {
+        "application/json, text/event-stream" => {
+            return wanted.eq_ignore_ascii_case("application/json")
+                || wanted.eq_ignore_ascii_case("text/event-stream");
+        }
+        "text/event-stream" => return wanted.eq_ignore_ascii_case(accept),
+        _ => {}
+    }
     accept
         .split(',')
         .filter_map(essence)
@@ -88,5 +101,28 @@ mod tests {
             "application/jsonx, text/event-streams",
             "text/event-stream"
         ));
+    }
+
+    /// The lists answered without parsing answer what parsing them would (the same lists,
+    /// spelled so that they take the parsing path).
+    #[test]
+    fn the_unparsed_common_lists_agree_with_parsing() {
+        for wanted in ["application/json", "text/event-stream", "text/plain", "*/*"] {
+            assert_eq!(
+                accepts("application/json, text/event-stream", wanted),
+                accepts("application/json ,text/event-stream", wanted),
+                "{wanted}"
+            );
+            assert_eq!(
+                accepts("text/event-stream", wanted),
+                accepts("text/event-stream ", wanted),
+                "{wanted}"
+            );
+            assert_eq!(
+                is("application/json", wanted),
+                is("application/json ", wanted),
+                "{wanted}"
+            );
+        }
     }
 }
