@@ -90,6 +90,11 @@ pub(crate) struct EventLog {
     /// How many streams the log holds per session (sessions with none are absent), for
     /// the cap on streams per session.
     held: BTreeMap<SessionKey, u32>,
+    /// Room for the events a driver expects scripted notifications to bring (see
+    /// [`EventLog::reserve`]), given once, to the first standalone stream opened: they go
+    /// to a standalone stream, and a long run's one otherwise regrew and copied its
+    /// retained events a dozen times.
+    standalone_room: usize,
 }
 
 impl EventLog {
@@ -101,7 +106,11 @@ impl EventLog {
         self.streams.get_mut(&stream)
     }
 
-    pub fn insert(&mut self, stream: StreamId, log: StreamLog) {
+    pub fn insert(&mut self, stream: StreamId, mut log: StreamLog) {
+        if log.kind == StreamKind::Standalone && self.standalone_room > 0 {
+            log.retained
+                .reserve(std::mem::take(&mut self.standalone_room));
+        }
         let session = log.session;
         if self.streams.insert(stream, log).is_none() {
             *self.held.entry(session).or_insert(0) += 1;
@@ -129,9 +138,14 @@ impl EventLog {
         self.held.get(&session).copied().unwrap_or(0)
     }
 
-    /// Room for `events` TTL deadlines (see [`crate::Server::reserve_events`]).
-    pub fn reserve(&mut self, events: usize) {
-        self.expiry.reserve(events);
+    /// Room for `events` TTL deadlines when the log has a TTL, and for as many retained
+    /// events (at most `capacity` and the one over it) in the first standalone stream (see
+    /// [`crate::Server::reserve_events`]). Changes nothing else.
+    pub fn reserve(&mut self, events: usize, ttl: bool, capacity: Option<u32>) {
+        if ttl {
+            self.expiry.reserve(events);
+        }
+        self.standalone_room = capacity.map_or(events, |c| events.min(c as usize + 1));
     }
 
     /// Appends an event, evicting the oldest beyond `capacity`.

@@ -149,15 +149,18 @@ impl Server {
         self.turn_steps_left = self.limits.job_steps_per_turn;
     }
 
-    /// Makes room for `events` events in the ledger and the log's expiry queue up front (a
-    /// capacity hint from a driver that knows its scenario: a long run then fills its
-    /// records without regrowing and copying them). Changes nothing else.
+    /// Makes room for `events` events in the ledger, the log's expiry queue and the first
+    /// standalone stream up front (a capacity hint from a driver that knows its scenario: a
+    /// long run then fills its records without regrowing and copying them). Changes
+    /// nothing else.
     pub fn reserve_events(&mut self, events: usize) {
         self.ledger.events.reserve(events);
         self.ledger.sends.reserve(events);
-        if self.knobs.event_log_ttl.is_some() {
-            self.log.reserve(events);
-        }
+        self.log.reserve(
+            events,
+            self.knobs.event_log_ttl.is_some(),
+            self.knobs.event_log_capacity,
+        );
     }
 
     /// Handles one HTTP request at virtual time `now_ms`, as replica 0 (the only one of a

@@ -49,6 +49,9 @@ pub struct World<L: Link> {
     link: L,
     client: ClientSide,
     scheduler: Scheduler<Action>,
+    /// What the client asks for in a callback, executed right after it
+    /// ([`absorb_client_io`](Self::absorb_client_io)); its buffers are kept, emptied,
+    /// between callbacks.
     io: ClientIo,
     /// What the engine emitted and the client has not been handed yet, in order.
     emitted: Vec<Emitted>,
@@ -99,7 +102,8 @@ impl<L: Link> World<L> {
             horizon: scenario.horizon.map_or(DEFAULT_HORIZON_MS, |h| h.ms()),
             choices: armed.choices.clone(),
         };
-        world.absorb_client_io(io);
+        world.io = io;
+        world.absorb_client_io();
         world
     }
 
@@ -169,10 +173,9 @@ impl<L: Link> World<L> {
 
     fn perform(&mut self, action: Action) {
         let now = self.now;
-        let mut io = self.take_io();
         match action {
-            Action::ClientWake(token) => self.client.on_wake(&mut io, now, token),
-            Action::Call(index) => self.client.on_call(&mut io, now, index),
+            Action::ClientWake(token) => self.client.on_wake(&mut self.io, now, token),
+            Action::Call(index) => self.client.on_call(&mut self.io, now, index),
             Action::ClientReturn => {
                 if now >= self.away_until {
                     let held = std::mem::take(&mut self.held_back);
@@ -182,31 +185,38 @@ impl<L: Link> World<L> {
                 }
             }
         }
-        self.absorb_client_io(io);
+        self.absorb_client_io();
     }
 
-    fn take_io(&mut self) -> ClientIo {
-        ClientIo {
-            next_conn: self.io.next_conn,
-            ..ClientIo::default()
-        }
-    }
-
-    /// Executes what the client asked for: closes, timers, sends (held back while away).
-    fn absorb_client_io(&mut self, io: ClientIo) {
-        self.io.next_conn = io.next_conn;
-        for conn in io.closes {
-            self.link.disconnect(conn, self.now, &mut self.emitted);
-        }
-        for (at, token) in io.wakes {
-            self.scheduler.schedule(at, Action::ClientWake(token));
-        }
-        for (conn, request, task) in io.sends {
-            if self.now < self.away_until {
-                self.held_back.push((conn, request, task));
-            } else {
-                self.deliver_to_server(conn, request, task, false);
+    /// Executes what the client asked for in its last callback (`self.io`): closes,
+    /// timers, sends (held back while away). The buffers go back into `self.io`, emptied:
+    /// a callback that asks for nothing (most events) costs three length checks, and one
+    /// that sends allocates nothing.
+    fn absorb_client_io(&mut self) {
+        if !self.io.closes.is_empty() {
+            let mut closes = std::mem::take(&mut self.io.closes);
+            for conn in closes.drain(..) {
+                self.link.disconnect(conn, self.now, &mut self.emitted);
             }
+            self.io.closes = closes;
+        }
+        if !self.io.wakes.is_empty() {
+            let mut wakes = std::mem::take(&mut self.io.wakes);
+            for (at, token) in wakes.drain(..) {
+                self.scheduler.schedule(at, Action::ClientWake(token));
+            }
+            self.io.wakes = wakes;
+        }
+        if !self.io.sends.is_empty() {
+            let mut sends = std::mem::take(&mut self.io.sends);
+            for (conn, request, task) in sends.drain(..) {
+                if self.now < self.away_until {
+                    self.held_back.push((conn, request, task));
+                } else {
+                    self.deliver_to_server(conn, request, task, false);
+                }
+            }
+            self.io.sends = sends;
         }
     }
 
@@ -273,10 +283,16 @@ impl<L: Link> World<L> {
         self.batch = batch;
     }
 
+    /// Called after every step and every output: inlined, so that an untraced run pays
+    /// one test of a flag for it.
+    #[inline(always)]
     fn note_deaths(&mut self) {
-        if !self.record_trace {
-            return;
+        if self.record_trace {
+            self.note_deaths_traced();
         }
+    }
+
+    fn note_deaths_traced(&mut self) {
         let died: Vec<_> = self.link.with_engine(|e| {
             e.server()
                 .ledger()
@@ -320,10 +336,9 @@ impl<L: Link> World<L> {
             Some(ClientEffect::StaleTask {
                 holds_session_from_ms,
             }) => {
-                let mut io = self.take_io();
                 self.client
-                    .on_stale_task(&mut io, now, holds_session_from_ms);
-                self.absorb_client_io(io);
+                    .on_stale_task(&mut self.io, now, holds_session_from_ms);
+                self.absorb_client_io();
             }
             None => self.note_state(),
         }
@@ -331,7 +346,6 @@ impl<L: Link> World<L> {
 
     fn deliver_to_client(&mut self, output: Output) {
         let now = self.now;
-        let mut io = self.take_io();
         match output {
             Output::Respond { conn, response } => {
                 if self.record_trace {
@@ -346,7 +360,7 @@ impl<L: Link> World<L> {
                         stream,
                     });
                 }
-                self.client.on_response(&mut io, now, conn, &response);
+                self.client.on_response(&mut self.io, now, conn, &response);
                 self.note_errors();
             }
             Output::Event {
@@ -357,12 +371,17 @@ impl<L: Link> World<L> {
             } => {
                 let sends_seen = self.sends_seen;
                 self.sends_seen += 1;
-                let (replay, produced, kind) = self.link.with_engine(|e| {
+                // The client needs only the event's kind; the replay flag and the copy of
+                // the ledger entry are for the trace (untraced: benchmarks, the explorer).
+                let traced = self.record_trace;
+                let (seen, kind) = self.link.with_engine(|e| {
                     let ledger = e.server().ledger();
-                    let replay = ledger.sends.get(sends_seen).is_some_and(|s| s.replay);
-                    let produced = ledger.event(event).clone();
-                    let kind = wire_kind(ledger, produced.payload);
-                    (replay, produced, kind)
+                    let produced = ledger.event(event);
+                    let seen = traced.then(|| {
+                        let replay = ledger.sends.get(sends_seen).is_some_and(|s| s.replay);
+                        (replay, produced.clone())
+                    });
+                    (seen, wire_kind(ledger, produced.payload))
                 });
                 let wire = WireEvent {
                     event,
@@ -370,8 +389,8 @@ impl<L: Link> World<L> {
                     retry_ms,
                     kind,
                 };
-                let fate = self.client.on_event(&mut io, now, conn, &wire);
-                if self.record_trace {
+                let fate = self.client.on_event(&mut self.io, now, conn, &wire);
+                if let Some((replay, produced)) = seen {
                     self.note(TraceWhat::Event {
                         conn: conn.0,
                         id,
@@ -387,17 +406,23 @@ impl<L: Link> World<L> {
             }
             Output::End { conn, how } => {
                 self.note(TraceWhat::End { conn: conn.0, how });
-                self.client.on_end(&mut io, now, conn, how);
+                self.client.on_end(&mut self.io, now, conn, how);
                 self.note_errors();
             }
         }
-        self.absorb_client_io(io);
+        self.absorb_client_io();
     }
 
+    /// Called after every output handed to the client: inlined like
+    /// [`note_deaths`](Self::note_deaths).
+    #[inline(always)]
     fn note_errors(&mut self) {
-        if !self.record_trace {
-            return;
+        if self.record_trace {
+            self.note_errors_traced();
         }
+    }
+
+    fn note_errors_traced(&mut self) {
         let errors: Vec<String> = self.client.record().errors[self.errors_seen..]
             .iter()
             .map(|e| e.error.to_string())

@@ -92,18 +92,20 @@ impl Server {
                 break;
             }
             self.now_ms = self.now_ms.max(due);
-            self.run_due(due, out);
+            self.run_due(due, now_ms, out);
         }
         self.now_ms = now_ms;
     }
 
     /// Runs the work due at `due`: event-log expiry, then session expiry, then job steps.
-    fn run_due(&mut self, due: u64, out: &mut Vec<Output>) {
+    /// `until` is where the caller's advance stops.
+    fn run_due(&mut self, due: u64, until: u64, out: &mut Vec<Output>) {
         // Expiry before job steps at the same instant: a TTL is a deadline, not a grace period.
         if let Some(ttl) = self.knobs.event_log_ttl
             && self.log.next_expiry().map(|t| self.swept_at(t)) == Some(due)
         {
-            self.log.expire(due, ttl.ms());
+            self.log
+                .expire(self.log_expiry_cutoff(due, until), ttl.ms());
         }
         // Deadlines are ordered by raw time; a sweep at `due` removes those it has reached.
         while let Some(deadline) = self.sessions.next_deadline() {
@@ -125,6 +127,27 @@ impl Server {
             self.job_due.pop_first();
             self.step_job(job, t, out);
         }
+    }
+
+    /// How far one call may expire the event log from `due` on: through every sweep up to
+    /// the next other work (a session deadline, a job step this turn) or `until`, whichever
+    /// is first. Expiry touches nothing but the log, and at one instant it goes before the
+    /// other work, so expiring the sweeps in between in one call does what a call per sweep
+    /// did, in the same order (a long run's log otherwise took a call, and two `next_due`s,
+    /// per expiring event).
+    fn log_expiry_cutoff(&self, due: u64, until: u64) -> u64 {
+        let job = match self.turn_steps_left {
+            Some(0) => None,
+            _ => self.job_due.first().map(|(t, _)| t),
+        };
+        let session = self.sessions.next_deadline().map(|t| self.swept_at(t));
+        let other = earliest(job, session).map_or(until, |t| t.min(until));
+        // The last sweep at or before `other` (`due` is a sweep, at or before it).
+        let cutoff = match self.knobs.gc_interval {
+            None => other,
+            Some(p) => other / p.ms() * p.ms(),
+        };
+        cutoff.max(due)
     }
 
     /// The instant a live session's TTLs run out. A TTL that would run out past the end
