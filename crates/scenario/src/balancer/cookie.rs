@@ -19,6 +19,7 @@ pub fn set_cookie(epoch: u32, replica: ReplicaId) -> String {
 pub fn pin_of(cookie_header: &str) -> Option<(u32, ReplicaId)> {
     cookie_header
         .split(';')
+        .rev()
         .filter_map(|pair| {
             let (name, value) = pair.trim().split_once('=')?;
             if name.trim() != COOKIE_NAME {
@@ -27,7 +28,7 @@ pub fn pin_of(cookie_header: &str) -> Option<(u32, ReplicaId)> {
             let (epoch, replica) = value.trim().split_once('.')?;
             Some((epoch.parse().ok()?, ReplicaId(replica.parse().ok()?)))
         })
-        .last()
+        .next()
 }
 
 #[cfg(test)]
