@@ -42,6 +42,8 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios/field" / "replicas_round_robin",
     "scenarios/field" / "replicas_sticky_session",
     "scenarios/field" / "reissue_duplicate_effect",
+    "scenarios/field" / "sticky_cookie_dropped",
+    "scenarios/field" / "replica_down",
     "scenarios/grade" / "baseline",
     "scenarios/grade" / "drop_close",
     "scenarios/grade" / "drop_reset",

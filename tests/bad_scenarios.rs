@@ -190,7 +190,7 @@ fn a_missing_file_is_bad_input() {
 }
 
 #[test]
-fn a_fleet_out_of_range_or_an_unbuilt_balancer_is_refused() {
+fn a_fleet_out_of_range_or_an_unknown_balancer_is_refused() {
     let (code, err) = run_text(
         "zero_replicas.ron",
         &format!("{HEAD}    fleet: (replicas: 0),\n)"),
@@ -199,12 +199,25 @@ fn a_fleet_out_of_range_or_an_unbuilt_balancer_is_refused() {
     assert!(err.contains("fleet.replicas: 0 is out of range"), "{err}");
     let (code, err) = run_text(
         "cookie.ron",
-        &format!("{HEAD}    fleet: (replicas: 2, balancer: StickyCookie),\n)"),
+        &format!("{HEAD}    fleet: (replicas: 2, balancer: LeastConnections),\n)"),
     );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cookie.ron:4:"), "{err}");
     assert!(
-        err.contains("StickySessionId"),
+        err.contains("StickySessionId") && err.contains("ClientAddress"),
         "lists the balancers that exist: {err}"
     );
+}
+
+#[test]
+fn a_replica_down_of_a_replica_the_fleet_lacks_is_refused_at_its_line() {
+    let (code, err) = run_text(
+        "down.ron",
+        &format!(
+            "{HEAD}    fleet: (replicas: 2),\n    faults: [\n        ReplicaDown(when: At(\"1s\"), replica: 2, down: \"10s\"),\n    ],\n)"
+        ),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("down.ron:6:9: faults[0]"), "{err}");
+    assert!(err.contains("replica 2, but the fleet has 2"), "{err}");
 }

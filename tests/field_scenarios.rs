@@ -1,5 +1,6 @@
 //! Field reports from public SDK issues and source, reproduced: rmcp's 16-event window,
-//! rust-sdk#958, replicas behind a load balancer (round robin; sticky with a shared store),
+//! rust-sdk#958, replicas behind a load balancer (round robin; sticky with a shared store;
+//! cookie affinity that a client without a cookie jar defeats; a replica that goes down),
 //! and a cut 2026-07-28 call re-issued (tya5/reyn#2600, smg-project/smg#2441).
 
 use std::process::Command;
@@ -175,4 +176,45 @@ fn a_cut_place_order_re_issued_commits_twice_and_the_guarded_client_does_not_re_
             .is_some_and(|e| e.starts_with("CallCutError: tools/call place_order (call-0")),
         "{guarded}"
     );
+}
+
+#[test]
+fn a_client_that_drops_the_affinity_cookie_is_misrouted_and_one_that_keeps_it_is_not() {
+    let naive = run("scenarios/field/sticky_cookie_dropped.ron", "naive", None);
+    assert!(kinds(&naive).contains(&"misrouted_session"), "{naive}");
+    let misrouted = naive["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["kind"] == "misrouted_session")
+        .unwrap();
+    assert_eq!(misrouted["evidence"]["held_by"], 0, "initialize went to r0");
+    assert_eq!(misrouted["evidence"]["requests"][0]["answered_by"], 1);
+    assert_eq!(naive["expectation"]["holds"], true);
+    let guarded = run("scenarios/field/sticky_cookie_dropped.ron", "guarded", None);
+    assert_eq!(kinds(&guarded), vec!["clean"], "{guarded}");
+    assert_eq!(guarded["expectation"]["holds"], true);
+}
+
+#[test]
+fn a_replica_down_loses_its_sessions_and_the_balancer_fails_over() {
+    let trace = std::env::temp_dir().join(format!("faultline-down-{}.jsonl", std::process::id()));
+    let naive = run("scenarios/field/replica_down.ron", "naive", Some(&trace));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let _ = std::fs::remove_file(&trace);
+    assert!(text.contains("replica r2 down for 10m"), "the fault fired");
+    assert!(
+        text.contains("ReplicaDown"),
+        "the session died with its replica"
+    );
+    let kinds_naive = kinds(&naive);
+    assert!(kinds_naive.contains(&"retry_amplification"), "{naive}");
+    assert!(
+        !kinds_naive.contains(&"misrouted_session"),
+        "a dead session is not a misroute: {naive}"
+    );
+    assert_eq!(naive["expectation"]["holds"], true);
+    let guarded = run("scenarios/field/replica_down.ron", "guarded", None);
+    assert_eq!(kinds(&guarded), vec!["detected"], "{guarded}");
+    assert_eq!(guarded["expectation"]["holds"], true);
 }

@@ -49,15 +49,21 @@ pub enum GradeFormat {
     Json,
 }
 
+/// Bundled scenarios left out of the default set until a run of the real SDK clients has
+/// recorded what they do there (`tests/interop/expectations.json`); `grade` still takes
+/// them by name.
+const NOT_YET_RECORDED: [&str; 2] = ["sticky_cookie_dropped", "replica_down"];
+
 /// The default set: the bundled scenarios whose workload fits the contract, the grading
-/// set first, then the incidents and the field scenarios.
+/// set first, then the incidents and the field scenarios (less [`NOT_YET_RECORDED`]).
 fn default_scenarios() -> Result<Vec<Scenario>, String> {
-    let grading = BUNDLED
+    let recorded = BUNDLED
         .iter()
+        .filter(|b| !NOT_YET_RECORDED.contains(&b.name));
+    let grading = recorded
+        .clone()
         .filter(|b| b.path.starts_with("scenarios/grade/"));
-    let others = BUNDLED
-        .iter()
-        .filter(|b| !b.path.starts_with("scenarios/grade/"));
+    let others = recorded.filter(|b| !b.path.starts_with("scenarios/grade/"));
     let mut scenarios = Vec::new();
     for bundled in grading.chain(others) {
         let scenario = bundled.scenario().map_err(|e| e.to_string())?;

@@ -406,6 +406,7 @@ fn death_words(cause: DeathCause) -> &'static str {
         DeathCause::AbsoluteTtl => "absolute TTL",
         DeathCause::Deleted => "deleted",
         DeathCause::Restart => "lost in a restart",
+        DeathCause::ReplicaDown => "lost with its replica",
     }
 }
 

@@ -14,7 +14,7 @@ use faultline_model::{HttpMethod, HttpRequest, RequestBody};
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
+use hyper::header::{ACCEPT, CONTENT_TYPE, COOKIE, HOST, ORIGIN, SET_COOKIE};
 use hyper_util::rt::TokioIo;
 use sse_stream::{Sse, SseStream};
 use tokio::net::TcpStream;
@@ -36,6 +36,8 @@ pub(crate) enum Body {
 pub(crate) struct Exchange {
     pub status: u16,
     pub session_id: Option<String>,
+    /// `Set-Cookie` (a fleet's `StickyCookie` balancer pinning the client).
+    pub set_cookie: Option<String>,
     pub content_type: Option<String>,
     pub body: Body,
     /// Drives the client side of the connection; aborting it closes the socket.
@@ -76,6 +78,7 @@ pub(crate) async fn send(addr: SocketAddr, request: HttpRequest) -> Result<Excha
     };
     let status = response.status().as_u16();
     let session_id = header("mcp-session-id");
+    let set_cookie = header(SET_COOKIE.as_str());
     let content_type = header("content-type");
     let sse = content_type
         .as_deref()
@@ -94,6 +97,7 @@ pub(crate) async fn send(addr: SocketAddr, request: HttpRequest) -> Result<Excha
     Ok(Exchange {
         status,
         session_id,
+        set_cookie,
         content_type,
         body,
         connection,
@@ -134,6 +138,7 @@ fn to_http(addr: SocketAddr, request: HttpRequest) -> Result<hyper::Request<Full
         (ORIGIN.as_str(), request.origin),
         ("mcp-method", request.mcp_method),
         ("mcp-name", request.mcp_name),
+        (COOKIE.as_str(), request.cookie),
     ];
     for (name, value) in headers {
         if let Some(value) = value {

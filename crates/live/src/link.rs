@@ -103,6 +103,12 @@ impl LiveLink {
                 got.session_id, expected.session_id
             ));
         }
+        if got.set_cookie != expected.set_cookie {
+            problems.push(format!(
+                "Set-Cookie {:?} (expected {:?})",
+                got.set_cookie, expected.set_cookie
+            ));
+        }
         match (&expected.body, &got.body) {
             (ResponseBody::Json(want), Body::Whole(bytes)) => {
                 match serde_json::from_slice::<Value>(bytes) {

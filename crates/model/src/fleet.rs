@@ -68,6 +68,16 @@ pub enum Balancer {
     /// Rendezvous hashing on `Mcp-Session-Id`; a request without one (`initialize`) goes
     /// round robin, since nothing pins it yet.
     StickySessionId,
+    /// Each request goes to a replica drawn from the balancer's own seeded stream (nginx's
+    /// `random`, Envoy's `RANDOM`).
+    Random,
+    /// The balancer pins a client with a cookie (`faultline-replica=<epoch>.<r>`, set on
+    /// the first answer it routes): only a client that sends the cookie back stays on its
+    /// replica (cookie affinity, as in Kubernetes ingress-nginx or AWS ALB stickiness).
+    StickyCookie,
+    /// Rendezvous hashing on the client's IP address (`sessionAffinity: ClientIP`, nginx
+    /// `ip_hash`): every request from one address goes to one replica.
+    ClientAddress,
 }
 
 /// Where a replica looks sessions up.

@@ -4,6 +4,8 @@
 //! codes) but no HTTP bytes: the simulator builds these values directly and the live
 //! server converts axum requests into them, so both drivers share one protocol core.
 
+use std::net::IpAddr;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -39,6 +41,11 @@ pub struct HttpRequest {
     pub mcp_method: Option<String>,
     /// `Mcp-Name` (2026-07-28: the tool, resource or prompt a request names).
     pub mcp_name: Option<String>,
+    /// `Cookie`, as sent (only a fleet's balancer reads it: `StickyCookie`).
+    pub cookie: Option<String>,
+    /// The address the request came from (only a fleet's balancer reads it:
+    /// `ClientAddress`). The simulator says 127.0.0.1, where a live run connects from.
+    pub peer: Option<IpAddr>,
     pub body: RequestBody,
 }
 
@@ -55,6 +62,8 @@ impl HttpRequest {
             origin: None,
             mcp_method: None,
             mcp_name: None,
+            cookie: None,
+            peer: None,
             body: RequestBody::Json(body),
         }
     }
@@ -71,6 +80,8 @@ impl HttpRequest {
             origin: None,
             mcp_method: None,
             mcp_name: None,
+            cookie: None,
+            peer: None,
             body: RequestBody::Empty,
         }
     }
@@ -86,6 +97,8 @@ impl HttpRequest {
             origin: None,
             mcp_method: None,
             mcp_name: None,
+            cookie: None,
+            peer: None,
             body: RequestBody::Empty,
         }
     }
@@ -109,6 +122,8 @@ pub struct HttpResponse {
     pub session_id: Option<String>,
     /// `Allow` header for 405 answers.
     pub allow: Option<&'static str>,
+    /// `Set-Cookie`, written by a fleet's `StickyCookie` balancer (never by the model).
+    pub set_cookie: Option<String>,
     pub body: ResponseBody,
 }
 
@@ -118,6 +133,7 @@ impl HttpResponse {
             status,
             session_id: None,
             allow: None,
+            set_cookie: None,
             body: ResponseBody::Json(body),
         }
     }
@@ -127,6 +143,7 @@ impl HttpResponse {
             status,
             session_id: None,
             allow: None,
+            set_cookie: None,
             body: ResponseBody::Empty,
         }
     }
@@ -137,6 +154,7 @@ impl HttpResponse {
             status: 200,
             session_id: None,
             allow: None,
+            set_cookie: None,
             body: ResponseBody::Sse(stream),
         }
     }

@@ -122,6 +122,29 @@ pub struct MisrouteEntry {
     pub answered_by: ReplicaId,
     /// The replica that holds the session.
     pub held_by: ReplicaId,
+    /// The holder was down until then (`ReplicaDown`): the request failed over to a
+    /// replica that never had the session. Written only when the holder was down.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder_down_until: Option<u64>,
+}
+
+/// Something that happened to one replica of a fleet (a `ReplicaDown` fault).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplicaEvent {
+    pub at_ms: u64,
+    pub replica: ReplicaId,
+    #[serde(flatten)]
+    pub what: ReplicaChange,
+}
+
+/// What happened to the replica.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum ReplicaChange {
+    /// It crashed: its connections were reset, its jobs died, and its in-memory state
+    /// went the way `restart_persistence` says. It takes no requests until `until_ms`,
+    /// and then comes back as a fresh process.
+    Down { until_ms: u64 },
 }
 
 /// How the server resolved a `Last-Event-ID`, as it actually did it.
@@ -183,6 +206,8 @@ pub enum DeathCause {
     Deleted,
     /// Lost in a restart with `restart_persistence: Nothing`.
     Restart,
+    /// Held in memory by a fleet replica that went down (`restart_persistence: Nothing`).
+    ReplicaDown,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -286,6 +311,9 @@ pub struct Ledger {
     /// it (see [`MisrouteEntry`]). Never written when empty: a single server has none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub misroutes: Vec<MisrouteEntry>,
+    /// Replicas that went down (see [`ReplicaEvent`]). Never written when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replica_events: Vec<ReplicaEvent>,
     /// Side effects committed by non-idempotent tools (2026-07-28 `place_order`). Never
     /// written when empty, so 2025 ledgers keep their bytes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

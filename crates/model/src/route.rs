@@ -25,6 +25,18 @@ pub enum RouteWhy {
     RoundRobin,
     /// The rendezvous hash of the request's `Mcp-Session-Id`.
     SessionHash,
+    /// A draw from the balancer's seeded stream.
+    Random,
+    /// The request's affinity cookie named this replica.
+    Cookie,
+    /// No (current) affinity cookie: the next replica in turn, pinned with a new cookie.
+    NewPin,
+    /// The rendezvous hash of the client's address.
+    AddressHash,
+    /// The replica the request was pinned to is down: another one, that is up.
+    Failover,
+    /// No replica is up: the balancer answers 503 itself.
+    NoneHealthy,
 }
 
 impl RouteWhy {
@@ -33,6 +45,12 @@ impl RouteWhy {
         match self {
             RouteWhy::RoundRobin => "round robin",
             RouteWhy::SessionHash => "session-id hash",
+            RouteWhy::Random => "random pick",
+            RouteWhy::Cookie => "affinity cookie",
+            RouteWhy::NewPin => "round robin, pinned by a new cookie",
+            RouteWhy::AddressHash => "client-address hash",
+            RouteWhy::Failover => "failover (its replica is down)",
+            RouteWhy::NoneHealthy => "no replica up",
         }
     }
 }

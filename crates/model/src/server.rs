@@ -21,6 +21,7 @@
 //! - [`expiry`]: TTLs, the sweeper, `next_due`/`advance`;
 //! - [`operator`]: disconnects, drops, notifications, restarts, forced GC;
 //! - [`placement`]: which replica of a fleet holds a session, and the misroutes;
+//! - [`replicas`]: one replica of a fleet going down, and which are up;
 //! - [`inspect`], [`ledger_window`] and [`ledger_bytes`]: read-only views, and trimming a
 //!   long-lived ledger by entries and by bytes.
 
@@ -36,6 +37,7 @@ pub mod modern;
 mod operator;
 mod placement;
 mod post;
+mod replicas;
 mod resumption;
 mod sessions;
 mod standalone;
@@ -102,6 +104,11 @@ pub struct Server {
     multi: bool,
     /// The replica answering the request being handled.
     serving: Route,
+    /// Per replica of a fleet: down until this time (0: up). Empty for a single server.
+    down_until: Vec<u64>,
+    /// In a fleet: the replica each attached SSE connection was opened on (what a
+    /// replica's crash resets). Empty for a single server.
+    conn_replica: BTreeMap<ConnId, crate::route::ReplicaId>,
     /// The 2026-07-28 request streams and their jobs (see [`modern::request_stream`]).
     modern: modern::ModernState,
 }
@@ -129,6 +136,8 @@ impl Server {
             fleet: FleetKnobs::default(),
             multi: false,
             serving: Route::FIRST,
+            down_until: Vec::new(),
+            conn_replica: BTreeMap::new(),
             modern: modern::ModernState::default(),
         }
     }
@@ -187,6 +196,10 @@ impl Server {
     ) {
         self.advance(now_ms, out);
         self.serving = route;
+        if route.why == crate::route::RouteWhy::NoneHealthy {
+            self.refuse_unavailable(conn, &request, out);
+            return;
+        }
         if self
             .admit(conn, &request, None, check_origin(&request), out)
             .is_none()

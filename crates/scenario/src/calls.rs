@@ -192,6 +192,8 @@ mod tests {
             origin: None,
             mcp_method: None,
             mcp_name: None,
+            cookie: None,
+            peer: None,
             body: RequestBody::Json(body),
         }
     }

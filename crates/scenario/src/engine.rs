@@ -13,7 +13,8 @@
 //! | `Notify { from, every, count }` | at `from`, then every `every`: a notification on the standalone stream of the most recently initialized session (in a one-client run, the client's current session) |
 //! | `Drop`, `Restart`, `Gc` | the fault's [`FaultAction`](crate::FaultAction), at `At(t)` or right after the `n`-th event of a matching stream |
 //! | `StaleTask`, `away` | fired at their time and reported (`Emitted::Fired`) for a driver with a modelled client to play |
-//! | `fleet` | one [`Balancer`] pick per request, then the model answers as that replica |
+//! | `fleet` | one [`Balancer`] pick per request, then the model answers as that replica (and the balancer's `Set-Cookie`, if it pinned the client, goes on the answer) |
+//! | `ReplicaDown`, `StickyLost` | a fleet's replica crashes for a while; the balancer forgets its pins |
 //! | `CallTool` | not the server's: the client makes calls (the engine only recognises them, for `Call(k)`) |
 
 use std::cmp::Reverse;
@@ -312,6 +313,7 @@ impl Engine {
             &mut Target {
                 server: &mut self.server,
                 calls: &self.calls,
+                balancer: self.balancer.as_mut(),
             },
             now,
             &mut buf,
@@ -394,10 +396,15 @@ impl Engine {
         let mut buf = std::mem::take(&mut self.buf);
         // One pick per request, in the engine's order (live requests come through one lock
         // in arrival order: the same order the simulator hands them over).
-        match self.balancer.as_mut().map(|b| b.pick(&request)) {
-            Some(route) => self
-                .server
-                .handle_routed(conn, request, route, now, &mut buf),
+        let up = self.server.replicas_up();
+        match self.balancer.as_mut().map(|b| b.pick(&request, up)) {
+            Some(pick) => {
+                self.server
+                    .handle_routed(conn, request, pick.route, now, &mut buf);
+                if let Some(cookie) = pick.set_cookie {
+                    set_cookie_on(&mut buf, conn, cookie);
+                }
+            }
             None => self.server.handle(conn, request, now, &mut buf),
         }
         if let Some(k) = call {
@@ -508,6 +515,17 @@ impl Engine {
     /// Whether `sel` names `stream` (for drivers and tests).
     pub fn stream_matches(&self, sel: StreamSel, stream: StreamId) -> bool {
         self.calls.matches(&self.server, sel, stream)
+    }
+}
+
+/// The balancer's `Set-Cookie` goes on its answer to `conn` (the model answers every
+/// request at once, so the answer is in `buf`).
+fn set_cookie_on(buf: &mut [Output], conn: ConnId, cookie: String) {
+    if let Some(response) = buf.iter_mut().find_map(|o| match o {
+        Output::Respond { conn: c, response } if *c == conn => Some(response),
+        _ => None,
+    }) {
+        response.set_cookie = Some(cookie);
     }
 }
 

@@ -34,7 +34,7 @@ mod source_map;
 mod verdict_kind;
 
 pub use arming::{Armed, ArmedCall, ArmedFault, ArmedNotify, ArmedTrigger, arm};
-pub use balancer::Balancer;
+pub use balancer::{Balancer, COOKIE_NAME, Pick};
 pub use engine::{Emitted, Engine, FiredFault};
 pub use faults::{ClientEffect, FaultAction};
 pub use pick::{PickCount, PickDuration};

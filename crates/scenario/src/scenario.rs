@@ -281,6 +281,16 @@ pub enum Fault {
         #[serde(default)]
         away: Option<PickDuration>,
     },
+    /// Replica `replica` of the fleet (counted from 0) crashes and stays down for `down`:
+    /// its connections are reset, its jobs die, and its in-memory sessions and logs go
+    /// the way `restart_persistence` says. The balancer fails its pinned traffic over.
+    ReplicaDown {
+        when: Trigger,
+        replica: u8,
+        down: DurationMs,
+    },
+    /// The load balancer forgets its pins: cookies it set name nothing, hashes re-salt.
+    StickyLost { when: Trigger },
 }
 
 /// When a `CutCall` fires.
@@ -401,8 +411,22 @@ impl Scenario {
             .count();
         self.check_modern(calls)?;
         for (i, fault) in self.faults.iter().enumerate() {
-            let (Fault::Drop { when, .. } | Fault::Restart { when, .. } | Fault::Gc { when }) =
-                fault
+            if let Fault::ReplicaDown { replica, .. } = fault
+                && *replica >= self.fleet.replicas
+            {
+                return Err((
+                    format!(
+                        "faults[{i}]: ReplicaDown names replica {replica}, but the fleet has {} (replicas count from 0)",
+                        self.fleet.replicas
+                    ),
+                    Some(("faults", i)),
+                ));
+            }
+            let (Fault::Drop { when, .. }
+            | Fault::Restart { when, .. }
+            | Fault::Gc { when }
+            | Fault::ReplicaDown { when, .. }
+            | Fault::StickyLost { when }) = fault
             else {
                 continue;
             };

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Extension, State};
+use axum::extract::{ConnectInfo, Extension, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
@@ -22,6 +22,7 @@ use faultline_model::{
 use crate::App;
 use crate::conn_watch::TcpConn;
 use crate::core::{Frame, Source};
+use crate::counted_listener::PeerAddr;
 
 pub(crate) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -33,6 +34,7 @@ const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 pub(crate) async fn mcp(
     State(app): State<App>,
     tcp: Option<Extension<TcpConn>>,
+    peer: Option<Extension<ConnectInfo<PeerAddr>>>,
     method: Method,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -41,7 +43,9 @@ pub(crate) async fn mcp(
         Ok(b) => b,
         Err(rejection) => return body_rejected(&rejection),
     };
-    let request = to_model_request(&method, &headers, body);
+    let mut request = to_model_request(&method, &headers, body);
+    // Canonical, so that an IPv4 client of a dual-stack socket is its IPv4 address.
+    request.peer = peer.map(|Extension(ConnectInfo(PeerAddr(addr)))| addr.ip().to_canonical());
     let (conn, mut source) = app.handle(request, tcp.map(|Extension(tcp)| tcp)).await;
     let response = match source.rx.try_recv() {
         Ok(Frame::Respond(response)) => response,
@@ -87,6 +91,8 @@ pub(crate) fn to_model_request(method: &Method, headers: &HeaderMap, body: Bytes
         origin: header_text(headers, &header::ORIGIN),
         mcp_method: header_text(headers, &MCP_METHOD),
         mcp_name: header_text(headers, &MCP_NAME),
+        cookie: header_text(headers, &header::COOKIE),
+        peer: None,
         body: if body.is_empty() {
             RequestBody::Empty
         } else {
@@ -168,6 +174,11 @@ fn to_http_response(app: App, conn: ConnId, answer: HttpResponse, source: Source
         && let Ok(v) = HeaderValue::from_str(&id)
     {
         response.headers_mut().insert(MCP_SESSION_ID, v);
+    }
+    if let Some(cookie) = answer.set_cookie
+        && let Ok(v) = HeaderValue::from_str(&cookie)
+    {
+        response.headers_mut().insert(header::SET_COOKIE, v);
     }
     if let Some(allow) = answer.allow {
         response

@@ -37,6 +37,10 @@ pub(crate) fn plan_notes(scenario: &Scenario, armed: &Armed) -> Vec<String> {
             Fault::Restart { .. } => "server restart".into(),
             Fault::Gc { .. } => "gc sweep".into(),
             Fault::CutCall { call, .. } => format!("cut of call {call}'s request stream"),
+            Fault::ReplicaDown { replica, down, .. } => {
+                format!("replica r{replica} down for {down}")
+            }
+            Fault::StickyLost { .. } => "the balancer forgets its pins".into(),
             Fault::StaleTask { .. } => {
                 notes.push(format!(
                     "faults[{i}] StaleTask is client-side: not played live"

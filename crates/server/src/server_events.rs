@@ -80,6 +80,9 @@ impl fmt::Display for ServerEvent {
                     DeathCause::AbsoluteTtl => "absolute TTL",
                     DeathCause::Deleted => "deleted by the client (DELETE)",
                     DeathCause::Restart => "lost in a restart (restart_persistence: Nothing)",
+                    DeathCause::ReplicaDown => {
+                        "lost with its replica (restart_persistence: Nothing)"
+                    }
                 };
                 write!(f, "T+{} session {session} died: {why}", DurationMs(*at_ms))
             }

@@ -44,6 +44,9 @@ pub struct Policy {
     /// is not idempotent, with a new request id. Without it a cut non-idempotent call is
     /// a typed `CallCutError` for the application to settle.
     pub reissue_non_idempotent_after_cut: bool,
+    /// Keep the cookies a response sets and send them back (an HTTP client with a cookie
+    /// jar): what keeps it pinned behind a `StickyCookie` balancer.
+    pub keeps_cookies: bool,
 }
 
 impl Policy {
@@ -59,6 +62,7 @@ impl Policy {
                 reissue_after_reinit: false,
                 typed_errors: false,
                 reissue_non_idempotent_after_cut: true,
+                keeps_cookies: false,
             },
             ClientModel::Guarded => Policy {
                 skip_ids_at_or_below_cursor: false,
@@ -70,6 +74,7 @@ impl Policy {
                 reissue_after_reinit: true,
                 typed_errors: true,
                 reissue_non_idempotent_after_cut: false,
+                keeps_cookies: true,
             },
         }
     }
@@ -257,6 +262,9 @@ pub struct Client {
     reinits_without_progress: u32,
     /// Stopped re-initializing (see [`MAX_REINITS_WITHOUT_PROGRESS`]): no more sessions.
     gave_up: bool,
+    /// The cookie jar (`name=value`, the last `Set-Cookie` kept), sent as `Cookie` on
+    /// every request when the policy keeps cookies.
+    cookie: Option<String>,
     seq: u64,
     pub record: ClientRecord,
 }
@@ -288,6 +296,7 @@ impl Client {
             fruitless: BTreeMap::new(),
             reinits_without_progress: 0,
             gave_up: false,
+            cookie: None,
             seq: 0,
             record: ClientRecord::default(),
         }
@@ -339,9 +348,12 @@ impl Client {
         now: u64,
         task: Task,
         purpose: Purpose,
-        request: HttpRequest,
+        mut request: HttpRequest,
     ) -> ConnId {
         let conn = io.conn();
+        if request.cookie.is_none() {
+            request.cookie = self.cookie.clone();
+        }
         let (http, rpc) = match request.method {
             faultline_model::HttpMethod::Post => {
                 let rpc = match &request.body {
@@ -656,6 +668,13 @@ impl Client {
         conn: ConnId,
         response: &HttpResponse,
     ) {
+        if self.policy.keeps_cookies
+            && let Some(set) = &response.set_cookie
+        {
+            // The jar keeps the `name=value` part; attributes (`Path=/`) stay behind.
+            let pair = set.split(';').next().unwrap_or_default().trim();
+            self.cookie = Some(pair.to_string());
+        }
         if let Some(&i) = self.request_index.get(&conn) {
             let seq = self.tick();
             self.record.requests[i].status = Some(response.status);

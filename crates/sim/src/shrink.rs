@@ -116,12 +116,14 @@ fn candidates(s: &Scenario) -> Vec<Scenario> {
         }
         let mut c = s.clone();
         let changed = match &mut c.faults[i] {
-            Fault::Drop { when, .. } | Fault::Restart { when, .. } | Fault::Gc { when } => {
-                match when {
-                    Trigger::At(t) => halve_duration(*t).map(|h| *t = h).is_some(),
-                    Trigger::AfterEvent { n, .. } => halve_count(*n).map(|h| *n = h).is_some(),
-                }
-            }
+            Fault::Drop { when, .. }
+            | Fault::Restart { when, .. }
+            | Fault::Gc { when }
+            | Fault::ReplicaDown { when, .. }
+            | Fault::StickyLost { when } => match when {
+                Trigger::At(t) => halve_duration(*t).map(|h| *t = h).is_some(),
+                Trigger::AfterEvent { n, .. } => halve_count(*n).map(|h| *n = h).is_some(),
+            },
             Fault::StaleTask { at, .. } => halve_duration(*at).map(|h| *at = h).is_some(),
             Fault::CutCall { at, .. } => match at {
                 CutAt::At(t) => halve_duration(*t).map(|h| *t = h).is_some(),
@@ -153,7 +155,10 @@ fn mentions_call(fault: &Fault, calls: usize) -> bool {
         Fault::Drop { when, stream, .. } => {
             sel_bad(stream) || matches!(when, Trigger::AfterEvent { on, .. } if sel_bad(on))
         }
-        Fault::Restart { when, .. } | Fault::Gc { when } => {
+        Fault::Restart { when, .. }
+        | Fault::Gc { when }
+        | Fault::ReplicaDown { when, .. }
+        | Fault::StickyLost { when } => {
             matches!(when, Trigger::AfterEvent { on, .. } if sel_bad(on))
         }
         Fault::StaleTask { .. } => false,
@@ -342,10 +347,16 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
                     v.pick(a);
                 }
             }
-            Fault::Gc { when } => {
+            Fault::Gc { when } | Fault::StickyLost { when } => {
                 if let Trigger::At(t) = when {
                     v.pick(t);
                 }
+            }
+            Fault::ReplicaDown { when, down, .. } => {
+                if let Trigger::At(t) = when {
+                    v.pick(t);
+                }
+                v.plain(down);
             }
             Fault::StaleTask {
                 at,
@@ -498,6 +509,20 @@ pub fn describe_fault(fault: &Fault) -> String {
             format!("a server restart {}{}", describe_trigger(when), away(a))
         }
         Fault::Gc { when } => format!("a GC sweep {}", describe_trigger(when)),
+        Fault::ReplicaDown {
+            when,
+            replica,
+            down,
+        } => format!(
+            "replica r{replica} down for {down} {}",
+            describe_trigger(when)
+        ),
+        Fault::StickyLost { when } => {
+            format!(
+                "the balancer forgetting its pins {}",
+                describe_trigger(when)
+            )
+        }
         Fault::StaleTask {
             at,
             holds_session_from,

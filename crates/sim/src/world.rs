@@ -223,10 +223,13 @@ impl<L: Link> World<L> {
     fn deliver_to_server(
         &mut self,
         conn: ConnId,
-        request: HttpRequest,
+        mut request: HttpRequest,
         task: Task,
         deferred: bool,
     ) {
+        // Where a live run connects from: a `ClientAddress` balancer hashes the same
+        // address in both.
+        request.peer = Some(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST));
         if deferred {
             self.client.mark_sent(conn, self.now);
         }

@@ -38,6 +38,7 @@ fn misroute(conn: u64, at_ms: u64, session: u32, answered_by: u8) -> MisrouteEnt
         session: SessionKey(session),
         answered_by: ReplicaId(answered_by),
         held_by: ReplicaId(0),
+        holder_down_until: None,
     }
 }
 

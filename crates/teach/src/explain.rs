@@ -364,6 +364,7 @@ fn cause_words(cause: DeathCause) -> &'static str {
         DeathCause::AbsoluteTtl => "its absolute TTL ran out",
         DeathCause::Deleted => "the client deleted it",
         DeathCause::Restart => "a restart forgot it",
+        DeathCause::ReplicaDown => "its replica went down and forgot it",
     }
 }
 

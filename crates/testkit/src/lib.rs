@@ -146,6 +146,18 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
             Fault::Gc { when } => Some(Fault::Gc {
                 when: trigger(when),
             }),
+            Fault::ReplicaDown {
+                when,
+                replica,
+                down,
+            } => Some(Fault::ReplicaDown {
+                when: trigger(when),
+                replica,
+                down,
+            }),
+            Fault::StickyLost { when } => Some(Fault::StickyLost {
+                when: trigger(when),
+            }),
             Fault::StaleTask { .. } | Fault::CutCall { .. } => None,
         })
         .collect()
@@ -639,6 +651,9 @@ mod tests {
                     }
                     Fault::Restart { .. } => {}
                     Fault::Gc { .. } => {}
+                    Fault::ReplicaDown { .. } | Fault::StickyLost { .. } => {
+                        panic!("the swarm draws no fleet faults yet")
+                    }
                     Fault::StaleTask { .. } => panic!("StaleTask is client-side"),
                     Fault::CutCall { .. } => panic!("CutCall needs a 2026-07-28 client"),
                 }

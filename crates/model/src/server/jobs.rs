@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::http::Output;
 use crate::ids::{JobId, SessionKey, StreamId};
 use crate::ledger::{JobEnd, JobEntry, Payload, StreamKind};
+use crate::route::ReplicaId;
 
 /// What a `tools/call` asked to run: the tool, and how many steps how far apart.
 pub(super) struct JobSpec {
@@ -76,6 +77,7 @@ impl Server {
             job,
             Job {
                 session: key,
+                replica: self.serving.replica,
                 stream,
                 step: 0,
                 total: steps,
@@ -194,6 +196,9 @@ impl Server {
 #[derive(Debug)]
 pub(super) struct Job {
     pub(super) session: SessionKey,
+    /// The replica of a fleet that runs it (the one that took the call; 0 for a single
+    /// server): it dies with that replica.
+    pub(super) replica: ReplicaId,
     stream: StreamId,
     step: u32,
     total: u32,

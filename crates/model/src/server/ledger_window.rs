@@ -84,6 +84,7 @@ impl Server {
         if let Some(w) = self.ledger_window.map(|w| w as usize) {
             drain_to_window(&mut self.ledger.cuts, w);
             drain_to_window(&mut self.ledger.misroutes, w);
+            drain_to_window(&mut self.ledger.replica_events, w);
             drain_to_window(&mut self.ledger.effects, w);
         }
         if events + jobs + streams + messages > 0 {

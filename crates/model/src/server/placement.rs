@@ -22,6 +22,11 @@ impl Server {
     pub fn set_fleet(&mut self, fleet: FleetKnobs) {
         self.fleet = fleet;
         self.multi = fleet.is_multi();
+        self.down_until = if self.multi {
+            vec![0; usize::from(fleet.replicas)]
+        } else {
+            Vec::new()
+        };
     }
 
     /// A server with these fleet knobs (see [`Server::set_fleet`]).
@@ -75,12 +80,18 @@ impl Server {
             return;
         };
         let held_by = session.home;
+        let holder_down_until = self
+            .down_until
+            .get(usize::from(held_by.0))
+            .copied()
+            .filter(|&until| until > self.now_ms);
         self.ledger.misroutes.push(MisrouteEntry {
             conn,
             at_ms: self.now_ms,
             session: key,
             answered_by: self.serving.replica,
             held_by,
+            holder_down_until,
         });
     }
 }

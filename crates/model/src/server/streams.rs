@@ -54,6 +54,7 @@ impl Server {
             if let Some(previous) = log.attached.replace(conn) {
                 // A second GET for the same stream takes it over; the old one is cut.
                 self.conns.remove(&previous);
+                self.conn_replica.remove(&previous);
                 out.push(Output::End {
                     conn: previous,
                     how: EndMode::Reset,
@@ -62,10 +63,16 @@ impl Server {
             log.detached_ms = None;
         }
         self.conns.insert(conn, stream);
+        if self.multi {
+            self.conn_replica.insert(conn, self.serving.replica);
+        }
     }
 
     /// `conn` stops reading its stream; the stream stays in the log, producing unsent.
     pub(super) fn detach(&mut self, conn: ConnId) {
+        if self.multi {
+            self.conn_replica.remove(&conn);
+        }
         if let Some(stream) = self.conns.remove(&conn)
             && let Some(log) = self.log.get_mut(stream)
             && log.attached == Some(conn)
@@ -174,6 +181,7 @@ impl Server {
         if let Some(conn) = log.attached.take() {
             log.detached_ms = Some(self.now_ms);
             self.conns.remove(&conn);
+            self.conn_replica.remove(&conn);
             out.push(Output::End {
                 conn,
                 how: EndMode::Close,

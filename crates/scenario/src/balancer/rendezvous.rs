@@ -27,16 +27,26 @@ pub(crate) fn splitmix64(x: u64) -> u64 {
 
 /// The replica among `0..replicas` that `key` goes to under `seed` (ties: the lowest).
 pub fn rendezvous(key: &[u8], seed: u64, replicas: u8) -> ReplicaId {
+    rendezvous_among(key, seed, replicas, u16::MAX).unwrap_or(ReplicaId(0))
+}
+
+/// The replica among the replicas of `0..replicas` in the bit set `up` that `key` goes
+/// to under `seed`; `None` when none is up. A key whose replica is up goes where
+/// [`rendezvous`] sends it; the keys of a replica that is down spread over the others.
+pub fn rendezvous_among(key: &[u8], seed: u64, replicas: u8, up: u16) -> Option<ReplicaId> {
     let key = fnv1a(key);
     let salt = splitmix64(seed);
-    let mut best = (0u64, 0u8);
-    for r in 0..replicas.max(1) {
+    let mut best: Option<(u64, u8)> = None;
+    for r in 0..replicas.clamp(1, 16) {
+        if up & (1 << r) == 0 {
+            continue;
+        }
         let weight = splitmix64(key ^ splitmix64(salt ^ u64::from(r)));
-        if r == 0 || weight > best.0 {
-            best = (weight, r);
+        if best.is_none_or(|(w, _)| weight > w) {
+            best = Some((weight, r));
         }
     }
-    ReplicaId(best.1)
+    best.map(|(_, r)| ReplicaId(r))
 }
 
 #[cfg(test)]
@@ -50,6 +60,20 @@ mod tests {
         assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
         // splitmix64 from state 0: its first output.
         assert_eq!(splitmix64(0), 0xe220_a839_7b1d_cdaf);
+    }
+
+    #[test]
+    fn a_replica_down_moves_only_its_keys() {
+        for i in 0..200u32 {
+            let key = i.to_be_bytes();
+            let home = rendezvous(&key, 9, 3);
+            let without_1 = rendezvous_among(&key, 9, 3, 0b101).unwrap();
+            assert_ne!(without_1, ReplicaId(1));
+            if home != ReplicaId(1) {
+                assert_eq!(without_1, home);
+            }
+        }
+        assert_eq!(rendezvous_among(b"k", 9, 3, 0), None);
     }
 
     #[test]

@@ -9,14 +9,17 @@
 mod cut_call;
 mod drop;
 mod gc;
+mod replica_down;
 mod restart;
 mod stale_task;
+mod sticky_lost;
 
 use std::fmt;
 use std::sync::Arc;
 
 use faultline_model::{ConnId, Output, Server};
 
+use crate::balancer::Balancer;
 use crate::calls::CallTracker;
 use crate::scenario::{Fault, StreamSel};
 
@@ -48,15 +51,22 @@ pub enum ClientEffect {
     StaleTask { holds_session_from_ms: u64 },
 }
 
-/// What a fault may act on: the server model, and the streams the scenario can name.
+/// What a fault may act on: the server model, the streams the scenario can name, and a
+/// fleet's load balancer.
 pub struct Target<'a> {
     pub(crate) server: &'a mut Server,
     pub(crate) calls: &'a CallTracker,
+    pub(crate) balancer: Option<&'a mut Balancer>,
 }
 
 impl Target<'_> {
     pub fn server(&mut self) -> &mut Server {
         self.server
+    }
+
+    /// The fleet's load balancer (`None` for a single server).
+    pub fn balancer(&mut self) -> Option<&mut Balancer> {
+        self.balancer.as_deref_mut()
     }
 
     /// Open SSE connections whose stream matches `sel`, in connection order.
@@ -82,6 +92,11 @@ pub(crate) fn action_of(fault: &Fault) -> Arc<dyn FaultAction> {
         }),
         Fault::Restart { .. } => Arc::new(restart::Restart),
         Fault::Gc { .. } => Arc::new(gc::GcSweep),
+        Fault::ReplicaDown { replica, down, .. } => Arc::new(replica_down::ReplicaDown {
+            replica: faultline_model::ReplicaId(*replica),
+            down_ms: down.ms(),
+        }),
+        Fault::StickyLost { .. } => Arc::new(sticky_lost::StickyLost),
         Fault::StaleTask {
             holds_session_from, ..
         } => Arc::new(stale_task::StaleTask {

@@ -1,0 +1,138 @@
+//! One replica of a fleet going down, and which replicas are up.
+//!
+//! A replica is a process: when it crashes, the connections it served are reset and the
+//! jobs it ran die, exactly as in a whole-server [`restart`](Server::restart), but only
+//! its own. What it kept in memory (its sessions and their event logs, when the session
+//! store is per replica) goes the way `restart_persistence` says; a shared store lives
+//! outside the replica and loses nothing. While it is down the balancer sends nothing
+//! to it (pinned traffic fails over); when `down` has passed it is back, as a fresh
+//! process. With one replica nothing here runs.
+
+use crate::fleet::SessionStoreScope;
+use crate::http::{EndMode, HttpRequest, HttpResponse, Output};
+use crate::ids::{ConnId, JobId, SessionKey};
+use crate::jsonrpc;
+use crate::knobs::{IdScheme, RestartPersistence};
+use crate::ledger::{DeathCause, JobEnd, ReplicaChange, ReplicaEvent};
+use crate::route::ReplicaId;
+
+use super::Server;
+
+/// The JSON-RPC error code of the balancer's 503 (implementation-defined server error).
+const NO_REPLICA_UP: i64 = -32000;
+
+impl Server {
+    /// The replicas up at the model's current time, as a bit set (bit r: replica r). A
+    /// single server is always up.
+    pub fn replicas_up(&self) -> u16 {
+        if !self.multi {
+            return 1;
+        }
+        self.down_until
+            .iter()
+            .enumerate()
+            .filter(|&(_, &until)| until <= self.now_ms)
+            .fold(0u16, |set, (r, _)| set | (1 << r))
+    }
+
+    /// Whether replica `r` takes requests now.
+    pub fn is_up(&self, r: ReplicaId) -> bool {
+        self.replicas_up() & (1u16 << r.0.min(15)) != 0
+    }
+
+    /// Replica `replica` crashes at `now_ms` and stays down for `down_ms`. Returns the
+    /// connections it reset. Nothing happens to a single server or to a replica the
+    /// fleet does not have.
+    pub fn replica_down(
+        &mut self,
+        replica: ReplicaId,
+        down_ms: u64,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) -> Vec<ConnId> {
+        self.advance(now_ms, out);
+        let Some(slot) = self.down_until.get_mut(usize::from(replica.0)) else {
+            return Vec::new();
+        };
+        let now = self.now_ms;
+        let until_ms = now.saturating_add(down_ms);
+        *slot = (*slot).max(until_ms);
+        self.ledger.replica_events.push(ReplicaEvent {
+            at_ms: now,
+            replica,
+            what: ReplicaChange::Down { until_ms },
+        });
+        let conns: Vec<ConnId> = self
+            .conn_replica
+            .iter()
+            .filter(|&(_, &on)| on == replica)
+            .map(|(&conn, _)| conn)
+            .collect();
+        for &conn in &conns {
+            self.detach(conn);
+            out.push(Output::End {
+                conn,
+                how: EndMode::Reset,
+            });
+        }
+        let jobs: Vec<JobId> = self
+            .jobs
+            .iter()
+            .filter(|(_, j)| j.replica == replica)
+            .map(|(&id, _)| id)
+            .collect();
+        for job in jobs {
+            self.end_job(job, now, JobEnd::Killed, out);
+        }
+        if self.fleet.session_store == SessionStoreScope::PerReplica {
+            self.forget_replica_memory(replica, now, out);
+        }
+        conns
+    }
+
+    /// What a crashed replica kept in memory (its sessions and their logs) goes the way
+    /// `restart_persistence` says, as in a whole-server restart.
+    fn forget_replica_memory(&mut self, replica: ReplicaId, now: u64, out: &mut Vec<Output>) {
+        let held: Vec<SessionKey> = self
+            .sessions
+            .keys()
+            .filter(|&k| self.sessions.get(k).is_some_and(|s| s.home == replica))
+            .collect();
+        let persistence = self.knobs.restart_persistence;
+        if persistence != RestartPersistence::Everything {
+            self.log.clear_where(|l| held.contains(&l.session));
+        }
+        for key in held {
+            if persistence == RestartPersistence::Nothing {
+                self.kill_session(key, now, DeathCause::ReplicaDown, out);
+                continue;
+            }
+            let scheme = self.knobs.id_scheme;
+            if let Some(s) = self.sessions.get_mut(key) {
+                s.generation += 1;
+                if persistence != RestartPersistence::Everything {
+                    s.standalone = None;
+                }
+                if scheme != IdScheme::SessionMonotonic {
+                    s.counter = 0;
+                }
+            }
+            self.ledger.session_mut(key).generations.push(now);
+        }
+    }
+
+    /// The balancer found no replica up: it answers 503 itself, and the request reaches
+    /// no replica.
+    pub(super) fn refuse_unavailable(
+        &mut self,
+        conn: ConnId,
+        request: &HttpRequest,
+        out: &mut Vec<Output>,
+    ) {
+        let body = jsonrpc::error_without_id(
+            NO_REPLICA_UP,
+            "Service Unavailable: no replica of the fleet is up",
+        );
+        self.respond(conn, request, None, HttpResponse::json(503, body), out);
+    }
+}
