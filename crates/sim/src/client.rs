@@ -212,15 +212,42 @@ enum Wake {
     },
 }
 
+/// One workload call as a client tracks it (both eras' clients).
 #[derive(Debug, Clone)]
-struct CallState {
+pub(crate) struct CallState {
+    pub tool: Tool,
+    pub progress: bool,
+    /// Request ids of every attempt, in order.
+    pub request_ids: Vec<u64>,
+    pub done: bool,
+    pub failed: bool,
+    /// Not yet sent: no session was ready, or the client had not started.
+    pub deferred: bool,
+}
+
+/// Registers a workload call (in file order) in a client's calls and its record; its index.
+pub(crate) fn plan_call_into(
+    calls: &mut Vec<CallState>,
+    record: &mut ClientRecord,
     tool: Tool,
     progress: bool,
-    request_ids: Vec<u64>,
-    done: bool,
-    failed: bool,
-    /// Not yet sent because no session was ready.
-    deferred: bool,
+) -> usize {
+    let index = calls.len();
+    calls.push(CallState {
+        tool,
+        progress,
+        request_ids: Vec::new(),
+        done: false,
+        failed: false,
+        deferred: false,
+    });
+    record.calls.push(CallRecord {
+        key: call_key(index),
+        attempts: 0,
+        completed_at_ms: None,
+        failed_at_ms: None,
+    });
+    index
 }
 
 /// Give up reconnecting a stream after this many attempts that delivered nothing new
@@ -304,22 +331,7 @@ impl Client {
 
     /// Registers the workload's calls (in file order) before the run starts.
     pub fn plan_call(&mut self, tool: Tool, progress: bool) -> usize {
-        let index = self.calls.len();
-        self.calls.push(CallState {
-            tool,
-            progress,
-            request_ids: Vec::new(),
-            done: false,
-            failed: false,
-            deferred: false,
-        });
-        self.record.calls.push(CallRecord {
-            key: call_key(index),
-            attempts: 0,
-            completed_at_ms: None,
-            failed_at_ms: None,
-        });
-        index
+        plan_call_into(&mut self.calls, &mut self.record, tool, progress)
     }
 
     /// The next number in the client's own order of actions.

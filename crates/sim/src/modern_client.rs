@@ -30,10 +30,12 @@ use faultline_model::{ConnId, EndMode, HttpRequest, HttpResponse, ResponseBody};
 use faultline_scenario::Tool;
 use serde_json::{Map, Value, json};
 
-use crate::client::{ClientIo, Fate, Policy, WireEvent, WireKind, call_key};
+use crate::client::{
+    CallState, ClientIo, Fate, Policy, WireEvent, WireKind, call_key, plan_call_into,
+};
 use crate::client_error::{CallCutError, ClientError};
 use crate::client_record::{
-    AppliedRecord, CallRecord, ClientRecord, ErrorRecord, ErrorScope, RequestRecord, Task,
+    AppliedRecord, ClientRecord, ErrorRecord, ErrorScope, RequestRecord, Task,
 };
 
 /// The protocol revision this client speaks.
@@ -42,18 +44,6 @@ pub const MODERN_VERSION: &str = "2026-07-28";
 /// A cut call is re-issued at most this many times (the run must end even against a
 /// network that cuts every attempt).
 pub const MAX_REISSUES: usize = 3;
-
-#[derive(Debug, Clone)]
-struct ModernCall {
-    tool: Tool,
-    progress: bool,
-    /// Request ids of every attempt, in order.
-    request_ids: Vec<u64>,
-    done: bool,
-    failed: bool,
-    /// Asked for before the client started: sent when it starts.
-    deferred: bool,
-}
 
 #[derive(Debug, Clone, Copy)]
 enum Purpose {
@@ -74,7 +64,7 @@ pub struct ModernClient {
     policy: Policy,
     reconnect_delay_ms: u64,
     started: bool,
-    calls: Vec<ModernCall>,
+    calls: Vec<CallState>,
     purposes: BTreeMap<ConnId, Purpose>,
     request_index: BTreeMap<ConnId, usize>,
     request_to_call: BTreeMap<u64, usize>,
@@ -105,22 +95,7 @@ impl ModernClient {
 
     /// Registers a workload call (in file order) before the run starts.
     pub fn plan_call(&mut self, tool: Tool, progress: bool) -> usize {
-        let index = self.calls.len();
-        self.calls.push(ModernCall {
-            tool,
-            progress,
-            request_ids: Vec::new(),
-            done: false,
-            failed: false,
-            deferred: false,
-        });
-        self.record.calls.push(CallRecord {
-            key: call_key(index),
-            attempts: 0,
-            completed_at_ms: None,
-            failed_at_ms: None,
-        });
-        index
+        plan_call_into(&mut self.calls, &mut self.record, tool, progress)
     }
 
     /// The client starts at `at` (there is nothing to initialize: it only begins sending).
