@@ -221,3 +221,27 @@ fn a_replica_down_of_a_replica_the_fleet_lacks_is_refused_at_its_line() {
     assert!(err.contains("down.ron:6:9: faults[0]"), "{err}");
     assert!(err.contains("replica 2, but the fleet has 2"), "{err}");
 }
+
+#[test]
+fn a_tenant_every_zero_is_refused_at_its_line() {
+    let (code, err) = run_text(
+        "tenant.ron",
+        &format!(
+            "{HEAD}    workload: [\n        Tenant(at: \"1s\", every: \"0s\", count: 3),\n    ],\n)"
+        ),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("tenant.ron:5:9: workload[0]"), "{err}");
+    assert!(err.contains("positive period"), "{err}");
+}
+
+#[test]
+fn an_event_store_that_does_not_exist_lists_the_ones_that_do() {
+    let (code, err) = run_text(
+        "store.ron",
+        &format!("{HEAD}    fleet: (replicas: 2, event_store: Shared(by: Tenant)),\n)"),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("store.ron:4:"), "{err}");
+    assert!(err.contains("Session") && err.contains("Stream"), "{err}");
+}

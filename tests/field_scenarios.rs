@@ -1,6 +1,7 @@
 //! Field reports from public SDK issues and source, reproduced: rmcp's 16-event window,
 //! rust-sdk#958, replicas behind a load balancer (round robin; sticky with a shared store;
-//! cookie affinity that a client without a cookie jar defeats; a replica that goes down),
+//! cookie affinity that a client without a cookie jar defeats; a replica that goes down; a
+//! shared event store keyed by stream that replays another session's events),
 //! and a cut 2026-07-28 call re-issued (tya5/reyn#2600, smg-project/smg#2441).
 
 use std::process::Command;
@@ -216,5 +217,60 @@ fn a_replica_down_loses_its_sessions_and_the_balancer_fails_over() {
     assert_eq!(naive["expectation"]["holds"], true);
     let guarded = run("scenarios/field/replica_down.ron", "guarded", None);
     assert_eq!(kinds(&guarded), vec!["detected"], "{guarded}");
+    assert_eq!(guarded["expectation"]["holds"], true);
+}
+
+#[test]
+fn a_store_keyed_by_stream_replays_the_tenants_notifications_into_the_clients_stream() {
+    let naive = run(
+        "scenarios/field/shared_store_cross_session.ron",
+        "naive",
+        None,
+    );
+    assert!(kinds(&naive).contains(&"foreign_event"), "{naive}");
+    assert_eq!(naive["expectation"]["holds"], true);
+
+    let trace = std::env::temp_dir().join(format!("faultline-xs-{}.jsonl", std::process::id()));
+    let guarded = run(
+        "scenarios/field/shared_store_cross_session.ron",
+        "guarded",
+        Some(&trace),
+    );
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let _ = std::fs::remove_file(&trace);
+    let events: Vec<serde_json::Value> = text
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["what"] == "event")
+        .collect();
+    // The client's first session is the ledger's first one the client's events belong to
+    // (the tenant joined first, at 1s, and its session is key 0).
+    let own = events[0]["session"].clone();
+    let foreign: Vec<&serde_json::Value> = events.iter().filter(|e| e["session"] != own).collect();
+    assert!(
+        !foreign.is_empty(),
+        "the replay carried the tenant's events"
+    );
+    assert_eq!(
+        foreign[0]["fate"], "quarantined",
+        "the first foreign event is quarantined: {}",
+        foreign[0]
+    );
+    assert!(
+        !foreign
+            .iter()
+            .any(|e| e["fate"] == "applied" && e["session"] != own && e["replay"] == true),
+        "no replayed foreign event is applied"
+    );
+    assert!(
+        text.contains("tagged for another session"),
+        "the error says why"
+    );
+    let kinds_guarded = kinds(&guarded);
+    assert_eq!(kinds_guarded, vec!["detected"], "{guarded}");
+    for loss in LOSSES {
+        assert!(!kinds_guarded.contains(&loss), "{guarded}");
+    }
     assert_eq!(guarded["expectation"]["holds"], true);
 }

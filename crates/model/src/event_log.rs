@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use crate::ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 use crate::ledger::StreamKind;
+use crate::route::ReplicaId;
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LoggedEvent {
@@ -36,6 +37,9 @@ pub(crate) struct StreamLog {
     pub open_jobs: Vec<JobId>,
     /// The final response was produced: once delivered, the stream ends.
     pub complete: bool,
+    /// The replica of a fleet that opened the stream (0 for a single server): the one
+    /// whose in-memory event store holds it.
+    pub home: ReplicaId,
 }
 
 impl StreamLog {
@@ -53,6 +57,7 @@ impl StreamLog {
             retained: VecDeque::new(),
             open_jobs: Vec::new(),
             complete: false,
+            home: ReplicaId(0),
         }
     }
 }
@@ -283,6 +288,14 @@ impl EventLog {
         self.stale = 0;
     }
 
+    /// Every standalone stream the log holds, in stream order.
+    pub fn standalone_streams(&self) -> impl Iterator<Item = (StreamId, &StreamLog)> {
+        self.streams
+            .iter()
+            .filter(|(_, l)| l.kind == StreamKind::Standalone)
+            .map(|(&s, l)| (s, l))
+    }
+
     /// Forgets every stream of `session` (or of all sessions), e.g. on restart.
     pub fn clear_where(&mut self, mut doomed: impl FnMut(&StreamLog) -> bool) {
         let gone: Vec<StreamId> = self
@@ -303,16 +316,20 @@ impl EventLog {
     /// Finds the stream a cursor belongs to among `session`'s streams. Streams of the
     /// session's current generation are searched first (the server cannot know which
     /// generation minted the cursor: that is Behavior B), then the most recently detached.
+    ///
+    /// `visible` says which logs the replica resolving the cursor can see (all of them for
+    /// a single server).
     pub fn resolve(
         &self,
         session: SessionKey,
         current_generation: u32,
         cursor: u64,
+        visible: impl Fn(&StreamLog) -> bool,
     ) -> CursorMatch {
         let mut candidates: Vec<(&StreamId, &StreamLog)> = self
             .streams
             .iter()
-            .filter(|(_, l)| l.session == session)
+            .filter(|(_, l)| l.session == session && visible(l))
             .collect();
         candidates.sort_by_key(|(id, l)| {
             (

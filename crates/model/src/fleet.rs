@@ -22,6 +22,13 @@ pub struct FleetKnobs {
     pub balancer: Balancer,
     /// Where live sessions are kept.
     pub session_store: SessionStoreScope,
+    /// Where event logs (what a `Last-Event-ID` resumes from) are kept. Left out of a
+    /// scenario written back when it is the default, like every knob added after the first.
+    #[serde(skip_serializing_if = "EventStoreScope::is_default")]
+    pub event_store: EventStoreScope,
+    /// Where a notification published on one replica reaches listeners.
+    #[serde(skip_serializing_if = "Notifications::is_default")]
+    pub notifications: Notifications,
 }
 
 impl Default for FleetKnobs {
@@ -32,6 +39,8 @@ impl Default for FleetKnobs {
             replicas: 1,
             balancer: Balancer::RoundRobin,
             session_store: SessionStoreScope::PerReplica,
+            event_store: EventStoreScope::PerReplica,
+            notifications: Notifications::AllReplicas,
         }
     }
 }
@@ -87,4 +96,53 @@ pub enum SessionStoreScope {
     PerReplica,
     /// Every replica sees every session (Redis or a database behind the fleet).
     Shared,
+}
+
+/// Where a replica looks event logs up when it resolves a `Last-Event-ID`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum EventStoreScope {
+    /// Each replica holds the logs of the streams it opened (the SDKs' in-memory event
+    /// stores): a cursor reaches only a stream opened on the replica it is sent to.
+    PerReplica,
+    /// One store every replica reads (Redis or a database behind the fleet), keyed `by`.
+    Shared { by: SharedKey },
+}
+
+impl EventStoreScope {
+    pub fn is_default(&self) -> bool {
+        *self == EventStoreScope::PerReplica
+    }
+}
+
+/// What a shared event store keys its logs by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum SharedKey {
+    /// Each session's streams apart: a cursor resolves among its own session's streams.
+    Session,
+    /// Each stream by its stream id alone, and every standalone stream under one key (the
+    /// TypeScript SDK's example store keys every GET stream `_GET_stream`): an honoured
+    /// standalone cursor replays the retained events of every standalone stream above it,
+    /// whichever session they belong to.
+    Stream,
+}
+
+/// Where an event published on one replica (a notification by the replica that minted its
+/// session, a tool call's progress and result by the replica running the call) reaches the
+/// SSE connection reading its stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Notifications {
+    /// Only on the publishing replica (the SDKs' in-memory transports): a listener whose
+    /// GET the balancer sent to another replica gets nothing live; the event is logged,
+    /// and sent to nobody. A dishonest server, as far as a client can tell.
+    SameReplica,
+    /// Every replica hears every publication (a pub/sub bus such as Redis behind the
+    /// fleet): the listener gets the event wherever its GET landed. The default, which is
+    /// what a fleet did before this knob existed.
+    AllReplicas,
+}
+
+impl Notifications {
+    pub fn is_default(&self) -> bool {
+        *self == Notifications::AllReplicas
+    }
 }

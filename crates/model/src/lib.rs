@@ -26,10 +26,14 @@ mod min_set;
 mod route;
 mod server;
 mod session_store;
+mod session_tag;
 pub mod tools;
 
 pub use duration::{DurationError, DurationMs, PositiveDurationMs};
-pub use fleet::{Balancer, FleetKnobs, MAX_REPLICAS, SessionStoreScope};
+pub use fleet::{
+    Balancer, EventStoreScope, FleetKnobs, MAX_REPLICAS, Notifications, SessionStoreScope,
+    SharedKey,
+};
 pub use http::{EndMode, HttpMethod, HttpRequest, HttpResponse, Output, RequestBody, ResponseBody};
 pub use ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 pub use knobs::{
@@ -47,3 +51,4 @@ pub use server::era::{MODERN_PROTOCOL_VERSIONS, RequestEra};
 pub use server::{
     LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Server, era, modern, origin_is_local,
 };
+pub use session_tag::{SESSION_TAG_META, session_tag, session_tag_text};

@@ -22,13 +22,19 @@
 //! - [`operator`]: disconnects, drops, notifications, restarts, forced GC;
 //! - [`placement`]: which replica of a fleet holds a session, and the misroutes;
 //! - [`replicas`]: one replica of a fleet going down, and which are up;
+//! - [`event_store`]: which replica resolves a cursor against which log, and the replay of
+//!   a store keyed by stream;
+//! - [`tenant`]: another client of the fleet, played without HTTP;
+//! - [`fanout`]: whether an event published on one replica reaches a listener on another;
 //! - [`inspect`], [`ledger_window`] and [`ledger_bytes`]: read-only views, and trimming a
 //!   long-lived ledger by entries and by bytes.
 
 mod admission;
 mod dead_logs;
 pub mod era;
+mod event_store;
 mod expiry;
+mod fanout;
 mod inspect;
 mod jobs;
 mod ledger_bytes;
@@ -42,6 +48,7 @@ mod resumption;
 mod sessions;
 mod standalone;
 mod streams;
+mod tenant;
 
 pub use admission::origin_is_local;
 

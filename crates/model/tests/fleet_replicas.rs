@@ -18,6 +18,7 @@ fn fleet(session_store: SessionStoreScope, restart_persistence: RestartPersisten
         replicas: 3,
         balancer: Balancer::RoundRobin,
         session_store,
+        ..FleetKnobs::default()
     })
 }
 

@@ -13,6 +13,7 @@ fn fleet(session_store: SessionStoreScope) -> Server {
         replicas: 3,
         balancer: Balancer::RoundRobin,
         session_store,
+        ..FleetKnobs::default()
     })
 }
 

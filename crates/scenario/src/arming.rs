@@ -5,7 +5,8 @@
 //!
 //! The order is part of the format's contract (changing it changes which member a seed
 //! names): the server's session-id seed; the client's start; the workload in file order
-//! (a call's time, then a long job's step count; a notify's start, then its count); the
+//! (a call's time, then a long job's step count; a notify's or a tenant's start, then its
+//! count); the
 //! faults in file order (the client's `away` first, then the trigger's time or event count);
 //! last, the load balancer's seed (drawn last so that adding it moved nothing before it).
 
@@ -32,6 +33,9 @@ pub struct Armed {
     pub calls: Vec<ArmedCall>,
     /// The workload's notification schedules, in file order.
     pub notifies: Vec<ArmedNotify>,
+    /// The workload's tenants (other clients of the fleet), in file order: each joins at
+    /// `from_ms` and gets `count` notifications.
+    pub tenants: Vec<ArmedNotify>,
     /// Every fault, in file order.
     pub faults: Vec<ArmedFault>,
     /// What the seed chose, in words, for reports.
@@ -98,6 +102,7 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
     let client_start_ms = scenario.client.start_at.pick(&mut rng);
     let mut calls = Vec::new();
     let mut notifies = Vec::new();
+    let mut tenants = Vec::new();
     let mut choices = Vec::new();
     for work in &scenario.workload {
         match work {
@@ -128,6 +133,15 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
                 let from_ms = from.pick(&mut rng);
                 let count = count.pick(&mut rng);
                 notifies.push(ArmedNotify {
+                    from_ms,
+                    every_ms: every.ms().max(1),
+                    count,
+                });
+            }
+            Work::Tenant { at, every, count } => {
+                let from_ms = at.pick(&mut rng);
+                let count = count.pick(&mut rng);
+                tenants.push(ArmedNotify {
                     from_ms,
                     every_ms: every.ms().max(1),
                     count,
@@ -181,6 +195,7 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
         client_start_ms,
         calls,
         notifies,
+        tenants,
         faults: armed_faults,
         choices,
         fleet: scenario.fleet,
@@ -199,6 +214,7 @@ mod tests {
             client_start_ms: 0,
             calls: Vec::new(),
             notifies: Vec::new(),
+            tenants: Vec::new(),
             faults: Vec::new(),
             choices: Vec::new(),
             fleet: FleetKnobs::default(),

@@ -10,7 +10,8 @@
 //!
 //! | scenario item | what the engine does |
 //! |---|---|
-//! | `Notify { from, every, count }` | at `from`, then every `every`: a notification on the standalone stream of the most recently initialized session (in a one-client run, the client's current session) |
+//! | `Notify { from, every, count }` | at `from`, then every `every`: a notification on the standalone stream of the most recently initialized session that is not a tenant's (in a one-client run, the client's current session) |
+//! | `Tenant { at, every, count }` | at `at`, another client's session is admitted on the model (no HTTP) and listens; then `count` notifications on its standalone stream, `every` apart |
 //! | `Drop`, `Restart`, `Gc` | the fault's [`FaultAction`](crate::FaultAction), at `At(t)` or right after the `n`-th event of a matching stream |
 //! | `StaleTask`, `away` | fired at their time and reported (`Emitted::Fired`) for a driver with a modelled client to play |
 //! | `fleet` | one [`Balancer`] pick per request, then the model answers as that replica (and the balancer's `Set-Cookie`, if it pinned the client, goes on the answer) |
@@ -64,8 +65,16 @@ pub struct FiredFault {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Scripted {
-    Notify { item: usize, remaining: u64 },
+    Notify {
+        item: usize,
+        remaining: u64,
+    },
     Fault(usize),
+    /// A tenant's notification (the first one also admits the tenant).
+    Tenant {
+        item: usize,
+        remaining: u64,
+    },
 }
 
 #[derive(Debug)]
@@ -82,6 +91,9 @@ pub struct Engine {
     server: Server,
     calls: CallTracker,
     notifies: Vec<ArmedNotify>,
+    /// Other clients of the fleet played on the model, and their sessions once admitted.
+    tenants: Vec<ArmedNotify>,
+    tenant_keys: Vec<Option<SessionKey>>,
     faults: Vec<EngineFault>,
     /// Indices of faults with an `AfterEvent` trigger not yet fired (checked per event).
     watching: Vec<usize>,
@@ -108,6 +120,8 @@ impl Engine {
             engine.balancer = Some(Balancer::new(&armed.fleet, armed.balancer_seed));
         }
         engine.notifies = armed.notifies.clone();
+        engine.tenants = armed.tenants.clone();
+        engine.tenant_keys = vec![None; armed.tenants.len()];
         engine.faults = armed
             .faults
             .iter()
@@ -123,6 +137,17 @@ impl Engine {
                 engine.schedule(
                     plan.from_ms,
                     Scripted::Notify {
+                        item,
+                        remaining: plan.count,
+                    },
+                );
+            }
+        }
+        for (item, plan) in armed.tenants.iter().enumerate() {
+            if plan.count > 0 {
+                engine.schedule(
+                    plan.from_ms,
+                    Scripted::Tenant {
                         item,
                         remaining: plan.count,
                     },
@@ -152,6 +177,8 @@ impl Engine {
             server,
             calls,
             notifies: Vec::new(),
+            tenants: Vec::new(),
+            tenant_keys: Vec::new(),
             faults: Vec::new(),
             watching: Vec::new(),
             queue: BinaryHeap::new(),
@@ -262,6 +289,18 @@ impl Engine {
                     },
                 ));
             }
+            Scripted::Tenant { item, remaining } if remaining > 1 => {
+                self.seq += 1;
+                let every = self.tenants[item].every_ms;
+                *top = Reverse((
+                    at.saturating_add(every),
+                    self.seq,
+                    Scripted::Tenant {
+                        item,
+                        remaining: remaining - 1,
+                    },
+                ));
+            }
             _ => {
                 PeekMut::pop(top);
             }
@@ -281,14 +320,27 @@ impl Engine {
         match action {
             Scripted::Notify { .. } => {
                 // Already rescheduled by `take_scripted`. It goes to the most recently
-                // initialized session: the ledger's last (keys are indices).
-                let newest = self.server.ledger().sessions_end().checked_sub(1);
+                // initialized session: the ledger's last (keys are indices), a tenant's
+                // excepted.
+                let newest = self.newest_client_session();
                 match newest {
                     Some(k) => {
                         self.server.notify_key(SessionKey(k), at, buf);
                     }
                     None => self.server.advance(at, buf),
                 }
+                self.route(buf, out);
+            }
+            Scripted::Tenant { item, .. } => {
+                let key = match self.tenant_keys[item] {
+                    Some(key) => key,
+                    None => {
+                        let key = self.server.admit_tenant(at, buf);
+                        self.tenant_keys[item] = Some(key);
+                        key
+                    }
+                };
+                self.server.notify_key(key, at, buf);
                 self.route(buf, out);
             }
             Scripted::Fault(i) => {
@@ -299,6 +351,17 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// The key of the most recently initialized session that is not a tenant's.
+    fn newest_client_session(&self) -> Option<u32> {
+        let end = self.server.ledger().sessions_end();
+        if self.tenant_keys.is_empty() {
+            return end.checked_sub(1);
+        }
+        (0..end)
+            .rev()
+            .find(|&k| !self.tenant_keys.contains(&Some(SessionKey(k))))
     }
 
     fn fire(&mut self, i: usize, out: &mut Vec<Emitted>) {

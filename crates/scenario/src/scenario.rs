@@ -210,6 +210,15 @@ pub enum Work {
         every: DurationMs,
         count: PickCount,
     },
+    /// Another client of the fleet, played by the engine on the model (no HTTP): it
+    /// initializes at `at` and listens, and the server emits `count` notifications on its
+    /// standalone stream, the first at `at`, then one every `every`. `Notify` never goes
+    /// to a tenant.
+    Tenant {
+        at: PickDuration,
+        every: DurationMs,
+        count: PickCount,
+    },
 }
 
 fn yes() -> bool {
@@ -453,12 +462,12 @@ impl Scenario {
             }
         }
         for (i, work) in self.workload.iter().enumerate() {
-            if let Work::Notify { every, .. } = work
+            if let Work::Notify { every, .. } | Work::Tenant { every, .. } = work
                 && every.ms() == 0
             {
                 return Err((
                     format!(
-                        "workload[{i}]: Notify every: \"0s\" would emit all notifications at one instant; use a positive period"
+                        "workload[{i}]: every: \"0s\" would emit all notifications at one instant; use a positive period"
                     ),
                     Some(("workload", i)),
                 ));
@@ -476,7 +485,7 @@ impl Scenario {
             .iter()
             .filter_map(|w| match w {
                 Work::CallTool { tool, progress, .. } => Some((tool, *progress)),
-                Work::Notify { .. } => None,
+                Work::Notify { .. } | Work::Tenant { .. } => None,
             })
             .collect();
         for (i, work) in self.workload.iter().enumerate() {

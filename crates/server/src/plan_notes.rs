@@ -19,6 +19,9 @@ pub(crate) fn plan_notes(scenario: &Scenario, armed: &Armed) -> Vec<String> {
                 ));
                 call += 1;
             }
+            Work::Tenant { .. } => notes.push(format!(
+                "workload[{i}] Tenant: another client's session, played by the server on its model (no HTTP), with its own notifications"
+            )),
             Work::Notify { .. } => {
                 if let Some(n) = notify.next() {
                     notes.push(format!(

@@ -47,6 +47,11 @@ pub struct Policy {
     /// Keep the cookies a response sets and send them back (an HTTP client with a cookie
     /// jar): what keeps it pinned behind a `StickyCookie` balancer.
     pub keeps_cookies: bool,
+    /// Check every notification's session tag (`_meta["io.faultline/session"]`) against
+    /// the session the stream was opened for: a foreign one is quarantined, raised as a
+    /// `ResumptionCursorError`, and the session rebuilt (a shared event store keyed by
+    /// stream replays other sessions' events).
+    pub session_check_per_event: bool,
 }
 
 impl Policy {
@@ -63,6 +68,7 @@ impl Policy {
                 typed_errors: false,
                 reissue_non_idempotent_after_cut: true,
                 keeps_cookies: false,
+                session_check_per_event: false,
             },
             ClientModel::Guarded => Policy {
                 skip_ids_at_or_below_cursor: false,
@@ -75,6 +81,7 @@ impl Policy {
                 typed_errors: true,
                 reissue_non_idempotent_after_cut: false,
                 keeps_cookies: true,
+                session_check_per_event: true,
             },
         }
     }
@@ -91,7 +98,11 @@ pub enum WireKind {
     Response {
         request_id: Option<u64>,
     },
-    Notification,
+    /// A server notification; `owner` is the tag of the session it says it belongs to
+    /// (`None` when the server tags nothing, as a single server does).
+    Notification {
+        owner: Option<u64>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -1180,6 +1191,18 @@ impl Client {
         };
         if let Some(retry) = event.retry_ms {
             self.server_retry_ms = Some(retry);
+        }
+        if self.policy.session_check_per_event
+            && let WireKind::Notification { owner: Some(owner) } = event.kind
+        {
+            let session = session_of(&self.purposes);
+            if owner != faultline_model::session_tag(&session) {
+                self.record.quarantined.push((event.event, now));
+                self.cursor_error(io, now, &session, format!(
+                        "session {session}: a notification tagged for another session ({owner:016x}) arrived on its stream; the event store mixes sessions; re-initialize"
+                    ));
+                return Fate::Quarantined;
+            }
         }
         if let Some(id) = event.id {
             if let Some(expected_after) = check_first

@@ -77,7 +77,9 @@ fn candidates(s: &Scenario) -> Vec<Scenario> {
                 tool: Tool::LongJob { steps, .. },
                 ..
             } => halve_count(*steps).map(|h| *steps = h).is_some(),
-            Work::Notify { count, .. } => halve_count(*count).map(|h| *count = h).is_some(),
+            Work::Notify { count, .. } | Work::Tenant { count, .. } => {
+                halve_count(*count).map(|h| *count = h).is_some()
+            }
             _ => false,
         };
         if changed {
@@ -85,7 +87,7 @@ fn candidates(s: &Scenario) -> Vec<Scenario> {
         }
         let mut c = s.clone();
         let changed = match &mut c.workload[i] {
-            Work::CallTool { at, .. } | Work::Notify { from: at, .. } => {
+            Work::CallTool { at, .. } | Work::Notify { from: at, .. } | Work::Tenant { at, .. } => {
                 halve_duration(*at).map(|h| *at = h).is_some()
             }
         };
@@ -331,7 +333,10 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
                     v.plain(interval);
                 }
             }
-            Work::Notify { from, every, .. } => {
+            Work::Notify { from, every, .. }
+            | Work::Tenant {
+                at: from, every, ..
+            } => {
                 v.pick(from);
                 v.plain(every);
             }

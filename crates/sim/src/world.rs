@@ -13,7 +13,7 @@
 
 use std::collections::BTreeSet;
 
-use faultline_model::{ConnId, HttpRequest, Ledger, Output, Payload, ResponseBody};
+use faultline_model::{ConnId, HttpRequest, Ledger, Output, Payload, ResponseBody, SessionKey};
 use faultline_scenario::{Armed, ClientEffect, Emitted, FiredFault, Scenario};
 
 use crate::client::{ClientIo, Policy, WireEvent, WireKind};
@@ -384,7 +384,11 @@ impl<L: Link> World<L> {
                         let replay = ledger.sends.get(sends_seen).is_some_and(|s| s.replay);
                         (replay, produced.clone())
                     });
-                    (seen, wire_kind(ledger, produced.payload))
+                    let tagged = e.server().fleet().is_multi();
+                    (
+                        seen,
+                        wire_kind(ledger, produced.payload, produced.session, tagged),
+                    )
                 });
                 let wire = WireEvent {
                     event,
@@ -438,14 +442,19 @@ impl<L: Link> World<L> {
 }
 
 /// What kind of message an event carries, as the client sees it.
-fn wire_kind(ledger: &Ledger, payload: Payload) -> WireKind {
+/// `tagged`: the server is a fleet, whose notifications carry their session's tag.
+fn wire_kind(ledger: &Ledger, payload: Payload, session: SessionKey, tagged: bool) -> WireKind {
     match payload {
         Payload::Priming => WireKind::Priming,
         Payload::Progress { .. } => WireKind::Progress,
         Payload::ToolResult { job } => WireKind::Response {
             request_id: ledger.jobs[job.0 as usize].request_id.as_u64(),
         },
-        Payload::Notification { .. } => WireKind::Notification,
+        // A fleet tags each notification with its session's tag (`_meta`), which a
+        // client reads off the message: here, off the ledger.
+        Payload::Notification { .. } => WireKind::Notification {
+            owner: tagged.then(|| faultline_model::session_tag(&ledger.session(session).wire_id)),
+        },
         Payload::Response { message } => WireKind::Response {
             request_id: ledger.messages[message as usize]
                 .get("id")

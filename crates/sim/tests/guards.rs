@@ -102,3 +102,30 @@ fn without_reissue_the_failed_call_is_not_recovered() {
         "the loss is still declared by the typed error"
     );
 }
+
+#[test]
+fn without_the_per_event_session_check_a_shared_store_replays_foreign_events_into_the_session() {
+    let name = "field/shared_store_cross_session";
+    let k = kinds(name, guarded());
+    assert!(!k.contains(&VerdictKind::ForeignEvent), "{k:?}");
+    assert!(k.contains(&VerdictKind::Detected), "{k:?}");
+    // The contiguity check alone would also refuse the first replayed id (the tenant's
+    // numbering is not the session's): without it the session check still catches it,
+    // and without both the foreign events are applied.
+    let alone = Policy {
+        contiguity_check: false,
+        ..guarded()
+    };
+    let k = kinds(name, alone);
+    assert!(!k.contains(&VerdictKind::ForeignEvent), "{k:?}");
+    let policy = Policy {
+        session_check_per_event: false,
+        contiguity_check: false,
+        ..guarded()
+    };
+    assert!(
+        kinds(name, policy).contains(&VerdictKind::ForeignEvent),
+        "{:?}",
+        kinds(name, policy)
+    );
+}

@@ -167,11 +167,21 @@ impl Server {
                     tools::job_result(entry.steps),
                 ))
             }
-            Payload::Notification { seq } => Some(json!({
-                "jsonrpc": "2.0",
-                "method": "notifications/message",
-                "params": {"level": "info", "logger": "faultline", "data": {"seq": seq}},
-            })),
+            Payload::Notification { seq } => {
+                let mut message = json!({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/message",
+                    "params": {"level": "info", "logger": "faultline", "data": {"seq": seq}},
+                });
+                // A fleet tags each notification with its session (see `session_tag.rs`);
+                // a single server's messages stay as they always were.
+                if self.multi {
+                    let wire_id = &self.ledger.session(produced.session).wire_id;
+                    message["params"]["_meta"] =
+                        json!({ crate::SESSION_TAG_META: crate::session_tag_text(wire_id) });
+                }
+                Some(message)
+            }
             Payload::Response { message } => Some(self.ledger.message(message).clone()),
         }
     }

@@ -2,13 +2,13 @@
 //!
 //! A replica is a process: when it crashes, the connections it served are reset and the
 //! jobs it ran die, exactly as in a whole-server [`restart`](Server::restart), but only
-//! its own. What it kept in memory (its sessions and their event logs, when the session
-//! store is per replica) goes the way `restart_persistence` says; a shared store lives
-//! outside the replica and loses nothing. While it is down the balancer sends nothing
+//! its own. What it kept in memory (its sessions when the session store is per replica,
+//! the logs of the streams it opened when the event store is) goes the way
+//! `restart_persistence` says; a shared store lives outside the replica and loses nothing. While it is down the balancer sends nothing
 //! to it (pinned traffic fails over); when `down` has passed it is back, as a fresh
 //! process. With one replica nothing here runs.
 
-use crate::fleet::SessionStoreScope;
+use crate::fleet::{EventStoreScope, SessionStoreScope};
 use crate::http::{EndMode, HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, JobId, SessionKey};
 use crate::jsonrpc;
@@ -84,24 +84,27 @@ impl Server {
         for job in jobs {
             self.end_job(job, now, JobEnd::Killed, out);
         }
+        let persistence = self.knobs.restart_persistence;
+        if self.fleet.event_store == EventStoreScope::PerReplica
+            && persistence != RestartPersistence::Everything
+        {
+            self.log.clear_where(|l| l.home == replica);
+        }
         if self.fleet.session_store == SessionStoreScope::PerReplica {
-            self.forget_replica_memory(replica, now, out);
+            self.forget_replica_sessions(replica, now, out);
         }
         conns
     }
 
-    /// What a crashed replica kept in memory (its sessions and their logs) goes the way
-    /// `restart_persistence` says, as in a whole-server restart.
-    fn forget_replica_memory(&mut self, replica: ReplicaId, now: u64, out: &mut Vec<Output>) {
+    /// The sessions a crashed replica kept in memory go the way `restart_persistence`
+    /// says, as in a whole-server restart (their logs went with the event store).
+    fn forget_replica_sessions(&mut self, replica: ReplicaId, now: u64, out: &mut Vec<Output>) {
         let held: Vec<SessionKey> = self
             .sessions
             .keys()
             .filter(|&k| self.sessions.get(k).is_some_and(|s| s.home == replica))
             .collect();
         let persistence = self.knobs.restart_persistence;
-        if persistence != RestartPersistence::Everything {
-            self.log.clear_where(|l| held.contains(&l.session));
-        }
         for key in held {
             if persistence == RestartPersistence::Nothing {
                 self.kill_session(key, now, DeathCause::ReplicaDown, out);

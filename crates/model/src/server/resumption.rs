@@ -45,7 +45,13 @@ impl Server {
             (None, None) => 0,
         };
         let found = match (key, cursor.trim().parse::<u64>()) {
-            (Some(k), Ok(cursor)) => self.log.resolve(k, generation, cursor),
+            (Some(k), Ok(cursor)) => {
+                let (multi, scope, serving) =
+                    (self.multi, self.fleet.event_store, self.serving.replica);
+                self.log.resolve(k, generation, cursor, |l| {
+                    super::event_store::sees_stream(multi, scope, serving, l)
+                })
+            }
             _ => CursorMatch::Unknown,
         };
         let attempt = Attempt {
@@ -56,15 +62,19 @@ impl Server {
         };
         match found {
             CursorMatch::Exact { stream, index } => {
+                let keyed = self.stream_keyed_replay(stream, index);
                 let log = self.log.get(stream).expect("resolved stream");
-                let replayed = (log.retained.len() - index) as u32;
+                let replayed = keyed.as_ref().map_or(log.retained.len() - index, Vec::len) as u32;
                 let resolution = CursorResolution::Honoured {
                     stream,
                     generation,
                     replayed,
                 };
                 self.record_resume(&attempt, resolution, Some(stream));
-                self.replay_onto(conn, request, stream, index, out);
+                match keyed {
+                    Some(events) => self.replay_keyed(conn, request, stream, events, out),
+                    None => self.replay_onto(conn, request, stream, index, out),
+                }
             }
             CursorMatch::Stale { stream } => self.unresumable(&attempt, Some(stream), out),
             CursorMatch::Unknown => self.unresumable(&attempt, None, out),

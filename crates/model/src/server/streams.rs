@@ -25,8 +25,9 @@ impl Server {
             modern: false,
             closed_ms: None,
         });
-        self.log
-            .insert(id, StreamLog::new(session, generation, kind));
+        let mut log = StreamLog::new(session, generation, kind);
+        log.home = self.serving.replica;
+        self.log.insert(id, log);
         id
     }
 
@@ -118,7 +119,8 @@ impl Server {
         log.first_id.get_or_insert(id);
         log.last_id = Some(id);
         let ordinal = log.produced;
-        let attached = log.attached;
+        let mut attached = log.attached;
+        let (home, kind) = (log.home, log.kind);
         let event = self.ledger.next_event();
         self.ledger.events.push(ProducedEvent {
             id,
@@ -139,6 +141,15 @@ impl Server {
             self.knobs.event_log_capacity,
             self.knobs.event_log_ttl.map(|t| t.ms()),
         );
+        // In a fleet the listener may sit on a replica the publication never reaches (a
+        // priming event is written by the replica answering the GET itself).
+        if self.multi
+            && payload != Payload::Priming
+            && let Some(conn) = attached
+            && !self.reaches_listener(home, kind, session, conn)
+        {
+            attached = None;
+        }
         if let Some(conn) = attached {
             let retry_ms = match payload {
                 Payload::Priming => self.knobs.retry.map(|r| r.ms()),

@@ -211,6 +211,7 @@ mod tests {
             replicas: 3,
             balancer,
             session_store: SessionStoreScope::PerReplica,
+            ..FleetKnobs::default()
         }
     }
 
