@@ -446,6 +446,10 @@ fn wire_kind(ledger: &Ledger, payload: Payload) -> WireKind {
             request_id: ledger.jobs[job.0 as usize].request_id.as_u64(),
         },
         Payload::Notification { .. } => WireKind::Notification,
+        Payload::ListenAck { .. } => WireKind::ListenAck,
+        Payload::ListChanged { change, .. } => WireKind::ListChanged {
+            list: ledger.list_changes[change as usize].list,
+        },
         Payload::Response { message } => WireKind::Response {
             request_id: ledger.messages[message as usize]
                 .get("id")
