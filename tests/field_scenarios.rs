@@ -272,5 +272,28 @@ fn a_store_keyed_by_stream_replays_the_tenants_notifications_into_the_clients_st
     for loss in LOSSES {
         assert!(!kinds_guarded.contains(&loss), "{guarded}");
     }
+}
+
+/// pi-mcp-adapter#468 on 2026-07-28: the listen stream drops, the tools list changes while
+/// the client is not listening, and the naive client (no re-listen, a list kept for a day)
+/// calls from the old list: `missed_change`, with the change, the window the listen was
+/// down and the call. The guarded client listens again, lists again and is clean.
+#[test]
+fn a_list_change_while_the_listen_stream_is_down_is_missed_by_the_naive_client_only() {
+    let scenario = "scenarios/field/listen_missed_change.ron";
+    let naive = run(scenario, "naive", None);
+    assert_eq!(kinds(&naive), vec!["missed_change"], "{naive}");
+    let evidence = &naive["verdicts"][0]["evidence"];
+    assert_eq!(evidence["type"], "missed_change");
+    assert_eq!(evidence["list"], "tools");
+    assert_eq!(evidence["version_used"], 1);
+    assert_eq!(evidence["version_current"], 2);
+    assert_eq!(evidence["changed_at_ms"], 20_000);
+    assert_eq!(evidence["listen_down_from_ms"], 10_000);
+    assert_eq!(evidence["listen_down_to_ms"], serde_json::Value::Null);
+    assert_eq!(evidence["used_at_ms"], 30_000);
+    assert_eq!(naive["expectation"]["holds"], true);
+    let guarded = run(scenario, "guarded", None);
+    assert_eq!(kinds(&guarded), vec!["clean"], "{guarded}");
     assert_eq!(guarded["expectation"]["holds"], true);
 }

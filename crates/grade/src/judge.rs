@@ -34,7 +34,29 @@ pub fn judge(
     cursor_reuse(ledger, &mut verdicts);
     misrouted_sessions(ledger, &mut verdicts);
     duplicate_effects(ledger, &mut verdicts);
+    missed_changes(ledger, &mut verdicts);
     verdicts
+}
+
+/// Tools-list changes a client missed while its 2026-07-28 listen stream was down and the
+/// calls that used the stale list, from the ledger alone (the simulator's oracle reads the
+/// same function).
+fn missed_changes(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+    for m in faultline_sim::modern_oracle::missed_change::missed_changes(ledger) {
+        verdicts.push(GradeVerdict {
+            kind: GradeKind::MissedChange,
+            why: format!(
+                "the {} list changed to version {} at {} ms while the listen stream was down (since {} ms); a tool was called at {} ms from version {}",
+                m.list.word(),
+                m.changed_to,
+                m.changed_at_ms,
+                m.listen_down_from_ms,
+                m.used_at_ms,
+                m.version_used
+            ),
+            evidence: json!(m),
+        });
+    }
 }
 
 /// Orders committed more than once (`place_order` on 2026-07-28), from the ledger alone:

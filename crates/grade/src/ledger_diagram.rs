@@ -65,7 +65,8 @@ impl Marks {
                 | GradeKind::Hung
                 | GradeKind::ZombieSession
                 | GradeKind::MisroutedSession
-                | GradeKind::DuplicateEffect => {}
+                | GradeKind::DuplicateEffect
+                | GradeKind::MissedChange => {}
             }
         }
         marks
@@ -623,6 +624,8 @@ fn kind_of(payload: &Payload) -> (&'static str, Option<u64>) {
         Payload::ToolResult { .. } => ("result", None),
         Payload::Notification { seq } => ("notification seq", Some(seq)),
         Payload::Response { .. } => ("response", None),
+        Payload::ListenAck { .. } => ("listen ack", None),
+        Payload::ListChanged { change, .. } => ("list changed #", Some(u64::from(change))),
     }
 }
 
@@ -643,6 +646,7 @@ mod tests {
             rpc_method_len: None,
             status,
             route: None,
+            list_version: None,
         }
     }
 

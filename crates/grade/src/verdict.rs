@@ -28,6 +28,8 @@ pub enum GradeKind {
     MisroutedSession,
     /// A non-idempotent tool's effect (a `place_order` order) was committed more than once.
     DuplicateEffect,
+    /// A tool was called from a tools list that changed while the listen stream was down.
+    MissedChange,
 }
 
 impl GradeKind {
@@ -44,6 +46,7 @@ impl GradeKind {
             GradeKind::CursorReuse => "cursor_reuse",
             GradeKind::MisroutedSession => "misrouted_session",
             GradeKind::DuplicateEffect => "duplicate_effect",
+            GradeKind::MissedChange => "missed_change",
         }
     }
 
@@ -51,7 +54,10 @@ impl GradeKind {
     pub fn is_silent_loss(self) -> bool {
         matches!(
             self,
-            GradeKind::SilentGap | GradeKind::Hung | GradeKind::DuplicateEffect
+            GradeKind::SilentGap
+                | GradeKind::Hung
+                | GradeKind::DuplicateEffect
+                | GradeKind::MissedChange
         )
     }
 }

@@ -31,6 +31,14 @@ pub enum Payload {
     Notification { seq: u64 },
     /// A response produced at once but sent over SSE (`json_responses: false`, batches).
     Response { message: u32 },
+    /// `notifications/subscriptions/acknowledged`, the first message of 2026-07-28 listen
+    /// stream `listen` (an index into [`Ledger::listens`]), carrying the honoured filter.
+    /// Occurs only in modern runs.
+    ListenAck { listen: u32 },
+    /// `notifications/{tools,prompts,resources}/list_changed` on listen stream `listen`,
+    /// for list change `change` (an index into [`Ledger::list_changes`]). Occurs only in
+    /// modern runs.
+    ListChanged { listen: u32, change: u32 },
 }
 
 impl Payload {
@@ -59,6 +67,9 @@ pub enum StreamKind {
     Request,
     /// The standalone GET stream (or a fresh stream opened for an unknown cursor).
     Standalone,
+    /// A 2026-07-28 `subscriptions/listen` stream: a POST whose SSE answer stays open for
+    /// list-change notifications. Occurs only in modern runs.
+    Listen,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -108,6 +119,10 @@ pub struct AnswerEntry {
     /// sent the request there. Never written for a single server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub route: Option<Route>,
+    /// A 2026-07-28 `tools/list` answered with a list: the version of the list it gave
+    /// (see [`Ledger::list_changes`]). Written only then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_version: Option<u32>,
 }
 
 /// A request that named a live session the replica serving it does not hold (a
@@ -269,6 +284,68 @@ pub struct EffectEntry {
     pub at_ms: u64,
 }
 
+/// One of the lists a 2026-07-28 server publishes changes of on listen streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ListName {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+impl ListName {
+    /// `tools`, `prompts`, `resources`: the word in `*/list` and `*/list_changed`.
+    pub fn word(self) -> &'static str {
+        match self {
+            ListName::Tools => "tools",
+            ListName::Prompts => "prompts",
+            ListName::Resources => "resources",
+        }
+    }
+}
+
+/// Which list changes a listen stream carries (`toolsListChanged`, …): what the client
+/// asked for, or what the server honoured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ListenFilter {
+    pub tools: bool,
+    pub prompts: bool,
+    pub resources: bool,
+}
+
+impl ListenFilter {
+    pub fn wants(&self, list: ListName) -> bool {
+        match list {
+            ListName::Tools => self.tools,
+            ListName::Prompts => self.prompts,
+            ListName::Resources => self.resources,
+        }
+    }
+}
+
+/// A 2026-07-28 `subscriptions/listen` stream: who opened it and what it carries. When it
+/// was cut is its stream's `closed_ms`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListenEntry {
+    pub stream: StreamId,
+    /// The listen request's JSON-RPC id: the `subscriptionId` every message carries.
+    pub request_id: Value,
+    /// The honoured filter (what the acknowledgement carried).
+    pub filter: ListenFilter,
+    pub opened_ms: u64,
+}
+
+/// A change of one of the server's lists: it now has version `version` (every list
+/// starts at version 1). `notified`: whether `list_changed` went to the listen streams
+/// open then (a change can also be made silently).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListChange {
+    pub at_ms: u64,
+    pub list: ListName,
+    pub version: u32,
+    pub notified: bool,
+}
+
 /// Why the server itself cut a connection: neither a scripted fault nor the client's doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
@@ -318,6 +395,12 @@ pub struct Ledger {
     /// written when empty, so 2025 ledgers keep their bytes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub effects: Vec<EffectEntry>,
+    /// 2026-07-28 listen streams, in the order they opened. Never written when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listens: Vec<ListenEntry>,
+    /// Changes of the server's lists, in order. Never written when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub list_changes: Vec<ListChange>,
     /// Ids below these bases were trimmed by a long-lived server keeping a bounded window
     /// (see [`crate::Server::bound_ledger`]); a simulation never trims, so they stay 0.
     pub events_base: u32,

@@ -42,8 +42,8 @@ pub use knobs::{
 };
 pub use ledger::{
     AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, EffectEntry, JobEnd, JobEntry,
-    Ledger, MisrouteEntry, Payload, ProducedEvent, ReplicaChange, ReplicaEvent, ResumeEntry,
-    SendEntry, SessionEntry, StreamEntry, StreamKind,
+    Ledger, ListChange, ListName, ListenEntry, ListenFilter, MisrouteEntry, Payload, ProducedEvent,
+    ReplicaChange, ReplicaEvent, ResumeEntry, SendEntry, SessionEntry, StreamEntry, StreamKind,
 };
 pub use limits::{KEPT_TEXT_BYTES, Limits};
 pub use route::{HeldBy, ReplicaId, Route, RouteWhy};

@@ -255,6 +255,7 @@ impl Server {
             rpc_method_len,
             session_sent_len,
             route: self.multi.then_some(self.serving),
+            list_version: None,
         });
         out.push(Output::Respond {
             conn,

@@ -154,8 +154,10 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
         let away_ms = match fault {
             Fault::Drop { away, .. }
             | Fault::Restart { away, .. }
-            | Fault::CutCall { away, .. } => away.map(|a| a.pick(&mut rng)),
-            Fault::Gc { .. }
+            | Fault::CutCall { away, .. }
+            | Fault::DropListen { away, .. } => away.map(|a| a.pick(&mut rng)),
+            Fault::ChangeList { .. }
+            | Fault::Gc { .. }
             | Fault::StaleTask { .. }
             | Fault::ReplicaDown { .. }
             | Fault::StickyLost { .. } => None,
@@ -165,14 +167,17 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
             | Fault::Restart { when, .. }
             | Fault::Gc { when }
             | Fault::ReplicaDown { when, .. }
-            | Fault::StickyLost { when } => match when {
+            | Fault::StickyLost { when }
+            | Fault::DropListen { when, .. } => match when {
                 Trigger::At(t) => ArmedTrigger::At(t.pick(&mut rng)),
                 Trigger::AfterEvent { n, on } => ArmedTrigger::AfterEvent {
                     n: u32::try_from(n.pick(&mut rng)).unwrap_or(u32::MAX),
                     on: *on,
                 },
             },
-            Fault::StaleTask { at, .. } => ArmedTrigger::At(at.pick(&mut rng)),
+            Fault::StaleTask { at, .. } | Fault::ChangeList { at, .. } => {
+                ArmedTrigger::At(at.pick(&mut rng))
+            }
             // A cut after the call's n-th progress event is an `AfterEvent` on its stream:
             // a 2026-07-28 request stream has no priming event, so event n is progress n.
             Fault::CutCall { call, at, .. } => match at {

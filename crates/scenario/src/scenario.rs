@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
-use faultline_model::{DurationMs, EndMode, FleetKnobs, PositiveDurationMs, ServerKnobs};
+use faultline_model::{DurationMs, EndMode, FleetKnobs, ListName, PositiveDurationMs, ServerKnobs};
 use serde::{Deserialize, Serialize};
 
 use crate::pick::{PickCount, PickDuration};
@@ -94,6 +94,15 @@ pub struct ClientConfig {
     /// stateless 2026-07-28 one (`Modern`). Written only when it is `Modern`.
     #[serde(skip_serializing_if = "ClientEra::is_legacy")]
     pub era: ClientEra,
+    /// A 2026-07-28 client that works from a tools list: it opens `subscriptions/listen`
+    /// for `toolsListChanged`, calls `tools/list`, caches the list with its `ttlMs` and
+    /// calls tools from it. Written only when true.
+    #[serde(skip_serializing_if = "is_false")]
+    pub lists_tools: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// The protocol revision a modelled client speaks.
@@ -123,6 +132,7 @@ impl Default for ClientConfig {
             reconnect_delay: DurationMs::from_secs(1),
             standalone_stream: true,
             era: ClientEra::Legacy,
+            lists_tools: false,
         }
     }
 }
@@ -300,6 +310,26 @@ pub enum Fault {
     },
     /// The load balancer forgets its pins: cookies it set name nothing, hashes re-salt.
     StickyLost { when: Trigger },
+    /// The server's application changes `list` (default: tools) at `at`, publishing
+    /// `list_changed` to the 2026-07-28 listen streams open then (`notify: true`) or
+    /// silently. A listen stream that is down then never hears of it.
+    ChangeList {
+        at: PickDuration,
+        #[serde(default = "tools_list")]
+        list: ListName,
+        notify: bool,
+    },
+    /// The network cuts the client's 2026-07-28 `subscriptions/listen` streams (a reset).
+    /// Nothing is replayed to a new listen. The client then stays away for `away`.
+    DropListen {
+        when: Trigger,
+        #[serde(default)]
+        away: Option<PickDuration>,
+    },
+}
+
+fn tools_list() -> ListName {
+    ListName::Tools
 }
 
 /// When a `CutCall` fires.
@@ -435,7 +465,8 @@ impl Scenario {
             | Fault::Restart { when, .. }
             | Fault::Gc { when }
             | Fault::ReplicaDown { when, .. }
-            | Fault::StickyLost { when }) = fault
+            | Fault::StickyLost { when }
+            | Fault::DropListen { when, .. }) = fault
             else {
                 continue;
             };
@@ -535,6 +566,14 @@ impl Scenario {
         }
         for (i, fault) in self.faults.iter().enumerate() {
             match fault {
+                Fault::DropListen { .. } if !(modern && self.client.lists_tools) => {
+                    return Err((
+                        format!(
+                            "faults[{i}]: DropListen cuts a 2026-07-28 listen stream, which only a client with era: Modern and lists_tools: true opens"
+                        ),
+                        Some(("faults", i)),
+                    ));
+                }
                 Fault::StaleTask { .. } if modern => {
                     return Err((
                         format!(

@@ -349,6 +349,9 @@ impl State {
                     StreamKind::Standalone => {
                         notifications_to_come || self.has_running_job(stream.session)
                     }
+                    // A 2026-07-28 listen stream waits for list changes, which only
+                    // scripted work (a fault) makes: whatever is due may be one.
+                    StreamKind::Listen => true,
                 }
             })
         });

@@ -40,6 +40,12 @@ pub(crate) fn plan_notes(scenario: &Scenario, armed: &Armed) -> Vec<String> {
             Fault::Restart { .. } => "server restart".into(),
             Fault::Gc { .. } => "gc sweep".into(),
             Fault::CutCall { call, .. } => format!("cut of call {call}'s request stream"),
+            Fault::ChangeList { list, notify, .. } => format!(
+                "a change of the {} list{}",
+                list.word(),
+                if *notify { "" } else { " (silent)" }
+            ),
+            Fault::DropListen { .. } => "drop of the listen streams".into(),
             Fault::ReplicaDown { replica, down, .. } => {
                 format!("replica r{replica} down for {down}")
             }

@@ -44,6 +44,9 @@ pub struct Policy {
     /// is not idempotent, with a new request id. Without it a cut non-idempotent call is
     /// a typed `CallCutError` for the application to settle.
     pub reissue_non_idempotent_after_cut: bool,
+    /// 2026-07-28 client with a tools list: listen again after the listen stream drops,
+    /// and list again once listening (what the naive client, like the SDKs, never does).
+    pub relisten_after_drop: bool,
     /// Keep the cookies a response sets and send them back (an HTTP client with a cookie
     /// jar): what keeps it pinned behind a `StickyCookie` balancer.
     pub keeps_cookies: bool,
@@ -67,6 +70,7 @@ impl Policy {
                 reissue_after_reinit: false,
                 typed_errors: false,
                 reissue_non_idempotent_after_cut: true,
+                relisten_after_drop: false,
                 keeps_cookies: false,
                 session_check_per_event: false,
             },
@@ -80,6 +84,7 @@ impl Policy {
                 reissue_after_reinit: true,
                 typed_errors: true,
                 reissue_non_idempotent_after_cut: false,
+                relisten_after_drop: true,
                 keeps_cookies: true,
                 session_check_per_event: true,
             },
@@ -102,6 +107,12 @@ pub enum WireKind {
     /// (`None` when the server tags nothing, as a single server does).
     Notification {
         owner: Option<u64>,
+    },
+    /// `notifications/subscriptions/acknowledged`, first on a 2026-07-28 listen stream.
+    ListenAck,
+    /// `notifications/<list>/list_changed` on a 2026-07-28 listen stream.
+    ListChanged {
+        list: faultline_model::ListName,
     },
 }
 

@@ -50,6 +50,9 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> S
         VerdictKind::DuplicateEffect => {
             put("on_stream_cut", format!("{:?}", k.on_stream_cut));
         }
+        VerdictKind::MissedChange => {
+            put("list_ttl", format!("{:?}", k.list_ttl.map(|t| t.ms())));
+        }
         VerdictKind::Clean | VerdictKind::Detected => {}
     }
     sig

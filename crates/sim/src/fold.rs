@@ -69,6 +69,8 @@ pub fn payload_label(payload: &Payload) -> &'static str {
         Payload::ToolResult { .. } => "tool result",
         Payload::Notification { .. } => "notification",
         Payload::Response { .. } => "response",
+        Payload::ListenAck { .. } => "listen ack",
+        Payload::ListChanged { .. } => "list changed",
     }
 }
 

@@ -20,6 +20,21 @@
 //!   re-issuing is the one safe thing a client can do on its own; settling whether the
 //!   order went through is the application's job.
 //!
+//! A client with `lists_tools` works from a tools list, as an agent host does: at start it
+//! opens `subscriptions/listen` for `toolsListChanged` and calls `tools/list`; it caches the
+//! list and calls a tool only from a cached list, listing again first when the cache is
+//! gone. A `list_changed` on its listen stream drops the cache (both clients). Two guards
+//! differ, both [`Policy::relisten_after_drop`]
+//! (<https://github.com/nicobailon/pi-mcp-adapter/issues/468>):
+//!
+//! - **naive** never listens again after its listen stream drops (like the SDKs, which do
+//!   not re-listen) and keeps its list for 24 hours (the SDKs' clamp on `ttlMs`): a change
+//!   made while it is not listening goes unseen, and it calls tools from the old list,
+//!   which the `missed_change` verdict finds;
+//! - **guarded** honours `ttlMs`, listens again after its reconnect delay when the listen
+//!   stream drops, and lists again as soon as the new listen is acknowledged (the server
+//!   replays nothing, so only a fresh list covers the time it was not listening).
+//!
 //! Both clients are told which tools are idempotent (the scenario's [`Tool::idempotent`])
 //! rather than listing tools first, so that a run's requests are its calls alone.
 //! `StaleTask` and `Notify` have no meaning here and the scenario check refuses them.
@@ -41,6 +56,10 @@ use crate::client_record::{
 /// The protocol revision this client speaks.
 pub const MODERN_VERSION: &str = "2026-07-28";
 
+/// How long the naive client keeps a tools list, whatever its `ttlMs` says (the TS and
+/// Python clients clamp `ttlMs` at 24 h).
+pub const NAIVE_LIST_KEEP_MS: u64 = 24 * 3_600_000;
+
 /// A cut call is re-issued at most this many times (the run must end even against a
 /// network that cuts every attempt).
 pub const MAX_REISSUES: usize = 3;
@@ -51,12 +70,26 @@ enum Purpose {
     Call(usize),
     /// The SSE stream answering call `k`.
     Stream(usize),
+    /// A `subscriptions/listen` awaiting its answer.
+    Listen,
+    /// The listen stream.
+    ListenStream,
+    /// A `tools/list` awaiting its answer.
+    List,
 }
 
 #[derive(Debug, Clone, Copy)]
 enum Wake {
     Start,
     Reissue(usize),
+    Relisten,
+}
+
+/// The tools list the client holds: when it was listed and the `ttlMs` it came with.
+#[derive(Debug, Clone, Copy)]
+struct CachedList {
+    listed_ms: u64,
+    ttl_ms: u64,
 }
 
 #[derive(Debug)]
@@ -72,11 +105,20 @@ pub struct ModernClient {
     wakes: BTreeMap<u64, Wake>,
     next_token: u64,
     seq: u64,
+    /// Works from a tools list (see the module docs).
+    lists_tools: bool,
+    list: Option<CachedList>,
+    /// A `tools/list` is in flight.
+    listing: bool,
+    /// Calls waiting for a fresh list, in order.
+    waiting: Vec<usize>,
+    /// How many listen streams were acknowledged so far.
+    listens_acked: u32,
     pub record: ClientRecord,
 }
 
 impl ModernClient {
-    pub fn new(policy: Policy, reconnect_delay_ms: u64) -> Self {
+    pub fn new(policy: Policy, reconnect_delay_ms: u64, lists_tools: bool) -> Self {
         ModernClient {
             policy,
             reconnect_delay_ms,
@@ -89,6 +131,11 @@ impl ModernClient {
             wakes: BTreeMap::new(),
             next_token: 0,
             seq: 0,
+            lists_tools,
+            list: None,
+            listing: false,
+            waiting: Vec::new(),
+            listens_acked: 0,
             record: ClientRecord::default(),
         }
     }
@@ -121,10 +168,8 @@ impl ModernClient {
         io.wakes.push((at, self.next_token));
     }
 
-    /// The POST of one attempt at `call`, as a 2026-07-28 client sends it.
-    fn request(&self, call: usize, rid: u64) -> HttpRequest {
-        let state = &self.calls[call];
-        let (name, arguments) = state.tool.wire_call(call);
+    /// The `_meta` every request of this client carries.
+    fn base_meta() -> Map<String, Value> {
         let mut meta = Map::new();
         meta.insert(
             "io.modelcontextprotocol/protocolVersion".into(),
@@ -138,6 +183,24 @@ impl ModernClient {
             "io.modelcontextprotocol/clientInfo".into(),
             json!({"name": "faultline-modelled-client", "version": "0"}),
         );
+        meta
+    }
+
+    /// A POST of `method` with `params` (given `_meta`), headers agreeing with the body.
+    fn post(rid: u64, method: &str, mut params: Map<String, Value>) -> HttpRequest {
+        params.insert("_meta".into(), Value::Object(Self::base_meta()));
+        let body = json!({"jsonrpc": "2.0", "id": rid, "method": method, "params": params});
+        let mut request = HttpRequest::post(None, body);
+        request.protocol_version = Some(MODERN_VERSION.into());
+        request.mcp_method = Some(method.into());
+        request
+    }
+
+    /// The POST of one attempt at `call`, as a 2026-07-28 client sends it.
+    fn request(&self, call: usize, rid: u64) -> HttpRequest {
+        let state = &self.calls[call];
+        let (name, arguments) = state.tool.wire_call(call);
+        let mut meta = Self::base_meta();
         if state.progress {
             meta.insert("progressToken".into(), Value::String(call_key(call)));
         }
@@ -180,6 +243,72 @@ impl ModernClient {
         io.sends.push((conn, request, Task::Main));
     }
 
+    /// Sends a request that is not a workload call (a listen, a list).
+    fn send_other(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        method: &str,
+        params: Map<String, Value>,
+        purpose: Purpose,
+    ) {
+        self.next_request_id += 1;
+        let request = Self::post(self.next_request_id, method, params);
+        let conn = io.conn();
+        self.request_index.insert(conn, self.record.requests.len());
+        let sent_seq = self.tick();
+        self.record.requests.push(RequestRecord {
+            at_ms: now,
+            conn,
+            task: Task::Main,
+            http: "POST",
+            rpc: Some(method.into()),
+            session: None,
+            last_event_id: None,
+            status: None,
+            sent_seq,
+            answered_seq: None,
+        });
+        self.purposes.insert(conn, purpose);
+        io.sends.push((conn, request, Task::Main));
+    }
+
+    fn send_listen(&mut self, io: &mut ClientIo, now: u64) {
+        let mut params = Map::new();
+        params.insert("notifications".into(), json!({"toolsListChanged": true}));
+        self.send_other(io, now, "subscriptions/listen", params, Purpose::Listen);
+    }
+
+    fn send_list(&mut self, io: &mut ClientIo, now: u64) {
+        if !self.listing {
+            self.listing = true;
+            self.send_other(io, now, "tools/list", Map::new(), Purpose::List);
+        }
+    }
+
+    /// Whether the cached list may still be used at `now`.
+    fn list_fresh(&self, now: u64) -> bool {
+        self.list.is_some_and(|l| {
+            let keep = if self.policy.relisten_after_drop {
+                l.ttl_ms
+            } else {
+                NAIVE_LIST_KEEP_MS
+            };
+            now < l.listed_ms.saturating_add(keep)
+        })
+    }
+
+    /// Sends `call` now, or (a client that works from a list without a fresh one) lists
+    /// first and sends it when the list arrives.
+    fn call_or_wait(&mut self, io: &mut ClientIo, now: u64, call: usize) {
+        if !self.lists_tools || self.list_fresh(now) {
+            self.send_call(io, now, call);
+            return;
+        }
+        self.waiting.push(call);
+        self.send_list(io, now);
+    }
+
     fn raise(&mut self, now: u64, error: ClientError, call: usize) {
         self.record.errors.push(ErrorRecord {
             at_ms: now,
@@ -211,7 +340,7 @@ impl ModernClient {
     /// The workload asks for call `call` now.
     pub fn on_call(&mut self, io: &mut ClientIo, now: u64, call: usize) {
         if self.started {
-            self.send_call(io, now, call);
+            self.call_or_wait(io, now, call);
         } else {
             self.calls[call].deferred = true;
         }
@@ -221,12 +350,17 @@ impl ModernClient {
         match self.wakes.remove(&token) {
             Some(Wake::Start) => {
                 self.started = true;
+                if self.lists_tools {
+                    self.send_listen(io, now);
+                    self.send_list(io, now);
+                }
                 for call in 0..self.calls.len() {
                     if std::mem::take(&mut self.calls[call].deferred) {
-                        self.send_call(io, now, call);
+                        self.call_or_wait(io, now, call);
                     }
                 }
             }
+            Some(Wake::Relisten) => self.send_listen(io, now),
             Some(Wake::Reissue(call)) if !self.calls[call].done && !self.calls[call].failed => {
                 self.send_call(io, now, call);
             }
@@ -236,7 +370,7 @@ impl ModernClient {
 
     pub fn on_response(
         &mut self,
-        _io: &mut ClientIo,
+        io: &mut ClientIo,
         now: u64,
         conn: ConnId,
         response: &HttpResponse,
@@ -246,8 +380,33 @@ impl ModernClient {
             self.record.requests[i].status = Some(response.status);
             self.record.requests[i].answered_seq = Some(seq);
         }
-        let Some(Purpose::Call(call)) = self.purposes.remove(&conn) else {
-            return;
+        let call = match self.purposes.remove(&conn) {
+            Some(Purpose::Call(call)) => call,
+            Some(Purpose::Listen) => {
+                if let (ResponseBody::Sse(_), 200) = (&response.body, response.status) {
+                    self.purposes.insert(conn, Purpose::ListenStream);
+                }
+                return;
+            }
+            Some(Purpose::List) => {
+                self.listing = false;
+                if let ResponseBody::Json(body) = &response.body
+                    && let Some(result) = body.get("result")
+                {
+                    let ttl_ms = result.get("ttlMs").and_then(Value::as_u64).unwrap_or(0);
+                    self.list = Some(CachedList {
+                        listed_ms: now,
+                        ttl_ms,
+                    });
+                }
+                // The calls that waited go now, from the list just received (or, when
+                // listing failed, without one: the call's own answer says what happened).
+                for call in std::mem::take(&mut self.waiting) {
+                    self.send_call(io, now, call);
+                }
+                return;
+            }
+            _ => return,
         };
         match (&response.body, response.status) {
             (ResponseBody::Sse(_), 200) => {
@@ -269,13 +428,18 @@ impl ModernClient {
 
     pub fn on_event(
         &mut self,
-        _io: &mut ClientIo,
+        io: &mut ClientIo,
         now: u64,
         conn: ConnId,
         event: &WireEvent,
     ) -> Fate {
-        let Some(Purpose::Stream(call)) = self.purposes.get(&conn).copied() else {
-            return Fate::Ignored;
+        let call = match self.purposes.get(&conn).copied() {
+            Some(Purpose::Stream(call)) => call,
+            Some(Purpose::ListenStream) => {
+                self.on_listen_event(io, now, conn, event);
+                return Fate::Applied;
+            }
+            _ => return Fate::Ignored,
         };
         self.record.applied.push(AppliedRecord {
             event: event.event,
@@ -292,11 +456,44 @@ impl ModernClient {
         Fate::Applied
     }
 
+    /// A message on the listen stream: the acknowledgement of a listen after a drop makes
+    /// the guarded client list again; a tools `list_changed` drops the cached list.
+    fn on_listen_event(&mut self, io: &mut ClientIo, now: u64, conn: ConnId, event: &WireEvent) {
+        self.record.applied.push(AppliedRecord {
+            event: event.event,
+            at_ms: now,
+            conn,
+        });
+        match event.kind {
+            WireKind::ListenAck => {
+                self.listens_acked += 1;
+                if self.listens_acked > 1 {
+                    // Listening again: what changed meanwhile was never sent.
+                    self.list = None;
+                    self.send_list(io, now);
+                }
+            }
+            WireKind::ListChanged {
+                list: faultline_model::ListName::Tools,
+            } => self.list = None,
+            _ => {}
+        }
+    }
+
     /// A call's stream ended: after its response that is the normal end; before it, the
-    /// call was cut and its outcome is unknown.
+    /// call was cut and its outcome is unknown. A listen stream that ends is listened
+    /// again by the guarded client only.
     pub fn on_end(&mut self, io: &mut ClientIo, now: u64, conn: ConnId, how: EndMode) {
-        let Some(Purpose::Stream(call)) = self.purposes.remove(&conn) else {
-            return;
+        let call = match self.purposes.remove(&conn) {
+            Some(Purpose::Stream(call)) => call,
+            Some(Purpose::ListenStream) => {
+                if self.policy.relisten_after_drop {
+                    let at = now + self.reconnect_delay_ms;
+                    self.wake(io, at, Wake::Relisten);
+                }
+                return;
+            }
+            _ => return,
         };
         let state = &self.calls[call];
         if state.done || state.failed {

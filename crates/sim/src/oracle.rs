@@ -44,6 +44,7 @@ pub fn judge(ledger: &Ledger, record: &ClientRecord) -> Vec<Verdict> {
     foreign_events(ledger, record, &mut verdicts);
     misrouted_sessions(ledger, record, &mut verdicts);
     crate::modern_oracle::duplicate_effect::verdicts(ledger, &mut verdicts);
+    crate::modern_oracle::missed_change::verdicts(ledger, &mut verdicts);
     let typed: Vec<String> = record
         .errors
         .iter()

@@ -89,17 +89,20 @@ fn harm_expected(outcome: &RunOutcome) -> String {
     }
     let kinds = outcome.kinds();
     let loses = kinds.iter().any(|k| {
-        (k.is_loss() && *k != VerdictKind::DuplicateEffect) || *k == VerdictKind::SurfacedLoss
+        (k.is_loss() && !matches!(k, VerdictKind::DuplicateEffect | VerdictKind::MissedChange))
+            || *k == VerdictKind::SurfacedLoss
     });
     let twice = kinds.contains(&VerdictKind::DuplicateEffect);
+    let stale = kinds.contains(&VerdictKind::MissedChange);
     format!(
         ": the {client} client {what} here ({harms}), as the scenario says it should; exit 0 means the incident reproduced, not that the client is safe",
         client = outcome.client.name(),
-        what = match (loses, twice) {
-            (true, true) => "loses data and does work twice",
-            (true, false) => "loses data",
-            (false, true) => "does work twice",
-            (false, false) => "goes wrong",
+        what = match (loses, twice, stale) {
+            (true, true, _) => "loses data and does work twice",
+            (true, false, _) => "loses data",
+            (false, true, _) => "does work twice",
+            (false, false, true) => "works from a stale tools list",
+            (false, false, false) => "goes wrong",
         },
         harms = harms.join(", "),
     )

@@ -122,11 +122,14 @@ fn candidates(s: &Scenario) -> Vec<Scenario> {
             | Fault::Restart { when, .. }
             | Fault::Gc { when }
             | Fault::ReplicaDown { when, .. }
-            | Fault::StickyLost { when } => match when {
+            | Fault::StickyLost { when }
+            | Fault::DropListen { when, .. } => match when {
                 Trigger::At(t) => halve_duration(*t).map(|h| *t = h).is_some(),
                 Trigger::AfterEvent { n, .. } => halve_count(*n).map(|h| *n = h).is_some(),
             },
-            Fault::StaleTask { at, .. } => halve_duration(*at).map(|h| *at = h).is_some(),
+            Fault::StaleTask { at, .. } | Fault::ChangeList { at, .. } => {
+                halve_duration(*at).map(|h| *at = h).is_some()
+            }
             Fault::CutCall { at, .. } => match at {
                 CutAt::At(t) => halve_duration(*t).map(|h| *t = h).is_some(),
                 CutAt::AfterProgress(n) => halve_count(*n).map(|h| *n = h).is_some(),
@@ -160,10 +163,11 @@ fn mentions_call(fault: &Fault, calls: usize) -> bool {
         Fault::Restart { when, .. }
         | Fault::Gc { when }
         | Fault::ReplicaDown { when, .. }
-        | Fault::StickyLost { when } => {
+        | Fault::StickyLost { when }
+        | Fault::DropListen { when, .. } => {
             matches!(when, Trigger::AfterEvent { on, .. } if sel_bad(on))
         }
-        Fault::StaleTask { .. } => false,
+        Fault::StaleTask { .. } | Fault::ChangeList { .. } => false,
         Fault::CutCall { call, .. } => *call >= calls,
     }
 }
@@ -344,7 +348,9 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
     }
     for fault in &mut s.faults {
         match fault {
-            Fault::Drop { when, away, .. } | Fault::Restart { when, away } => {
+            Fault::Drop { when, away, .. }
+            | Fault::Restart { when, away }
+            | Fault::DropListen { when, away } => {
                 if let Trigger::At(t) = when {
                     v.pick(t);
                 }
@@ -370,6 +376,7 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
                 v.pick(at);
                 v.plain(holds_session_from);
             }
+            Fault::ChangeList { at, .. } => v.pick(at),
             Fault::CutCall { at, away, .. } => {
                 if let CutAt::At(t) = at {
                     v.pick(t);
@@ -532,6 +539,16 @@ pub fn describe_fault(fault: &Fault) -> String {
             at,
             holds_session_from,
         } => format!("a stale task at {at} holding the session id of {holds_session_from}"),
+        Fault::ChangeList { at, list, notify } => format!(
+            "a change of the {} list at {at}{}",
+            list.word(),
+            if *notify { ", published" } else { ", silent" }
+        ),
+        Fault::DropListen { when, away: a } => format!(
+            "a drop of the listen streams {}{}",
+            describe_trigger(when),
+            away(a)
+        ),
         Fault::CutCall { call, at, away: a } => format!(
             "a cut of call {call}'s request stream {}{}",
             match at {

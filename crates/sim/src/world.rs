@@ -455,6 +455,10 @@ fn wire_kind(ledger: &Ledger, payload: Payload, session: SessionKey, tagged: boo
         Payload::Notification { .. } => WireKind::Notification {
             owner: tagged.then(|| faultline_model::session_tag(&ledger.session(session).wire_id)),
         },
+        Payload::ListenAck { .. } => WireKind::ListenAck,
+        Payload::ListChanged { change, .. } => WireKind::ListChanged {
+            list: ledger.list_changes[change as usize].list,
+        },
         Payload::Response { message } => WireKind::Response {
             request_id: ledger.messages[message as usize]
                 .get("id")

@@ -724,6 +724,22 @@ fn loss(v: &Verdict) -> String {
                 )
             }
         ),
+        Evidence::MissedChange(m) => format!(
+            "{name}: the {list} list changed to version {to} at {at}, while the client's listen stream was down ({down}); a 2026-07-28 server sends a change only to the listen streams open when it is made and replays nothing to a new one, so the client never heard of it. At {used} it called a tool from version {v} of the list, with version {cur} current.",
+            list = m.list.word(),
+            to = m.changed_to,
+            at = vtime(m.changed_at_ms),
+            down = match m.listen_down_to_ms {
+                Some(t) => format!("from {} until {}", vtime(m.listen_down_from_ms), vtime(t)),
+                None => format!(
+                    "from {}, never listened again",
+                    vtime(m.listen_down_from_ms)
+                ),
+            },
+            used = vtime(m.used_at_ms),
+            v = m.version_used,
+            cur = m.version_current,
+        ),
         Evidence::None => format!("{name}: {}.", v.summary),
     }
 }

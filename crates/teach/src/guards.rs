@@ -82,6 +82,11 @@ pub fn guard_for(kind: VerdictKind) -> Guard {
             rule: "a 2026-07-28 request stream cut before its response cannot be resumed, and the call may or may not have taken effect: re-issue it only if its tool is idempotent (`idempotentHint`); otherwise raise CallCutError and let the application find out whether it took effect.",
             fix: "client: never re-issue a cut non-idempotent call blindly; server: give such tools an idempotency key the server deduplicates, or run them as tasks that survive the stream.",
         },
+        VerdictKind::MissedChange => Guard {
+            name: "listen again, then list again",
+            rule: "a 2026-07-28 listen stream keeps no state across reconnections and replays nothing: when it drops, listen again, and once the new listen is acknowledged list again, since a change made meanwhile was never sent; honour `ttlMs` rather than keeping a list for a day.",
+            fix: "client: watch the listen stream's end (`closed`, `SubscriptionLost`), re-listen with backoff and re-list after every listen reconnect; server: keep `ttlMs` short for lists that change.",
+        },
         VerdictKind::Detected => Guard {
             name: "typed resumption errors",
             rule: "a guard fired and raised a typed error; the client tore the session down, re-initialized and re-issued what was unfinished, so nothing was lost silently.",

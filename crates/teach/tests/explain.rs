@@ -127,6 +127,17 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
                     );
                 }
             }
+            Evidence::MissedChange(m) => {
+                assert!(
+                    text.contains(&format!(
+                        "changed to version {} at {}",
+                        m.changed_to,
+                        vtime(m.changed_at_ms)
+                    )),
+                    "{ctx}"
+                );
+                assert!(text.contains(&vtime(m.used_at_ms)), "{ctx}");
+            }
             Evidence::None => {}
         }
     }

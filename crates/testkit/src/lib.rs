@@ -158,7 +158,10 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
             Fault::StickyLost { when } => Some(Fault::StickyLost {
                 when: trigger(when),
             }),
-            Fault::StaleTask { .. } | Fault::CutCall { .. } => None,
+            Fault::StaleTask { .. }
+            | Fault::CutCall { .. }
+            | Fault::ChangeList { .. }
+            | Fault::DropListen { .. } => None,
         })
         .collect()
 }
@@ -655,7 +658,9 @@ mod tests {
                         panic!("the swarm draws no fleet faults yet")
                     }
                     Fault::StaleTask { .. } => panic!("StaleTask is client-side"),
-                    Fault::CutCall { .. } => panic!("CutCall needs a 2026-07-28 client"),
+                    Fault::CutCall { .. } | Fault::ChangeList { .. } | Fault::DropListen { .. } => {
+                        panic!("the swarm draws no 2026-07-28 faults")
+                    }
                 }
             }
             // The reproduction scenario must load with `faultline serve --scenario`.

@@ -183,6 +183,27 @@ impl Server {
                 Some(message)
             }
             Payload::Response { message } => Some(self.ledger.message(message).clone()),
+            Payload::ListenAck { listen } => {
+                let entry = &self.ledger.listens[listen as usize];
+                let mut params = serde_json::Map::new();
+                params.insert(
+                    "notifications".into(),
+                    super::modern::listen::filter_json(entry.filter),
+                );
+                Some(super::modern::listen::tagged(
+                    "notifications/subscriptions/acknowledged",
+                    params,
+                    &entry.request_id,
+                ))
+            }
+            Payload::ListChanged { listen, change } => {
+                let entry = &self.ledger.listens[listen as usize];
+                let list = self.ledger.list_changes[change as usize].list;
+                Some(super::modern::list_versions::list_changed_message(
+                    list,
+                    &entry.request_id,
+                ))
+            }
         }
     }
 }

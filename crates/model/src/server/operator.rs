@@ -124,6 +124,8 @@ impl Server {
         for job in jobs {
             self.end_job(job, now, JobEnd::Killed, out);
         }
+        // 2026-07-28 subscriptions die with their connections.
+        self.close_all_listens();
         self.job_due.clear();
         match self.knobs.restart_persistence {
             RestartPersistence::Nothing => {

@@ -94,8 +94,9 @@ impl Server {
     ) -> EventRef {
         let now = self.now_ms;
         let scheme = self.knobs.id_scheme;
-        // A 2026-07-28 request stream's events go out without an `id:` (it cannot be resumed).
-        let wire_id = !self.modern.is_request_stream(stream);
+        // A 2026-07-28 request or listen stream's events go out without an `id:` (it
+        // cannot be resumed).
+        let wire_id = !self.modern.is_request_stream(stream) && !self.modern.is_listen(stream);
         let log = self
             .log
             .get_mut(stream)

@@ -6,8 +6,10 @@
 //! means for the modelled client (a stale task, an away window) travels with the fired
 //! record as a [`ClientEffect`] or `away_ms`, for the driver that has a modelled client.
 
+mod change_list;
 mod cut_call;
 mod drop;
+mod drop_listen;
 mod gc;
 mod replica_down;
 mod restart;
@@ -103,5 +105,10 @@ pub(crate) fn action_of(fault: &Fault) -> Arc<dyn FaultAction> {
             holds_session_from_ms: holds_session_from.ms(),
         }),
         Fault::CutCall { call, .. } => Arc::new(cut_call::CutCall { call: *call }),
+        Fault::ChangeList { list, notify, .. } => Arc::new(change_list::ChangeList {
+            list: *list,
+            notify: *notify,
+        }),
+        Fault::DropListen { .. } => Arc::new(drop_listen::DropListen),
     }
 }

@@ -2,7 +2,8 @@
 //! (a [`Ledger`](faultline_model::Ledger)) and nothing a client says, so the simulator's
 //! oracle and the judge of real clients can share it.
 //!
-//! Only [`duplicate_effect`] exists so far: `oracle::judge` turns it into the
-//! `duplicate_effect` verdict, and `faultline-grade` judges real clients' ledgers with it.
+//! [`duplicate_effect`] and [`missed_change`]: `oracle::judge` turns each into its
+//! verdict, and `faultline-grade` judges real clients' ledgers with the same functions.
 
 pub mod duplicate_effect;
+pub mod missed_change;

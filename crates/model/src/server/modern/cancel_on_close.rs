@@ -21,12 +21,16 @@ use super::super::Server;
 
 impl Server {
     /// `stream` (read by a connection that just closed, if any) lost its reader: if it is
-    /// a 2026-07-28 request stream still being written, its job reacts to the cut.
+    /// a 2026-07-28 request stream still being written, its job reacts to the cut; if it
+    /// is a listen stream, its subscription ends ([`super::listen`]).
     pub(in crate::server) fn close_modern_stream(
         &mut self,
         stream: Option<StreamId>,
         out: &mut Vec<Output>,
     ) {
+        if stream.is_some_and(|s| self.close_listen(s)) {
+            return;
+        }
         let Some(stream) = stream.filter(|s| self.modern.is_request_stream(*s)) else {
             return;
         };

@@ -16,9 +16,10 @@ pub fn server_info() -> Value {
     json!({"name": "faultline", "version": env!("CARGO_PKG_VERSION")})
 }
 
-/// What the modern path offers: tools (a fixed list, so no `listChanged`).
+/// What the modern path offers: tools, whose list changes are published on
+/// `subscriptions/listen` ([`super::listen`]).
 pub fn capabilities() -> Value {
-    json!({"tools": {"listChanged": false}})
+    json!({"tools": {"listChanged": true}})
 }
 
 /// The result of `server/discover`.

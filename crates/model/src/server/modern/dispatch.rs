@@ -6,13 +6,15 @@
 //! 4. headers against the body: `MCP-Protocol-Version` against `_meta`, `Mcp-Method`,
 //!    `Mcp-Name` (400 -32020);
 //! 5. the version is one this server speaks (400 -32022 with `supported`, `requested`);
-//! 6. the method: `server/discover`, `tools/list` and `tools/call` are served, anything
-//!    else (the removed `initialize`, `ping`, `logging/setLevel`, …) is 404 -32601.
+//! 6. the method: `server/discover`, `tools/list`, `tools/call` and
+//!    `subscriptions/listen` are served, anything else (the removed `initialize`, `ping`,
+//!    `logging/setLevel`, …) is 404 -32601.
 //!
 //! Every answer here is an immediate JSON body, except a tool call that runs as a job
 //! (`long_job`, `test_tool_with_progress`, `test_reconnection`, `place_order`): that one is
-//! answered with a request stream ([`super::request_stream`]). The `json_responses` knob is
-//! not consulted on this path.
+//! answered with a request stream ([`super::request_stream`]), and `subscriptions/listen`,
+//! answered with a listen stream ([`super::listen`]). The `json_responses` knob is not
+//! consulted on this path.
 //!
 //! <https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http>
 
@@ -21,6 +23,7 @@ use serde_json::Value;
 use crate::http::{HttpRequest, HttpResponse, Output};
 use crate::ids::ConnId;
 use crate::jsonrpc::{self, Incoming};
+use crate::ledger::{ListName, ListenFilter};
 use crate::tools::{self, ToolCall};
 
 use super::super::Server;
@@ -30,6 +33,8 @@ use super::discover::{add_cache_hint, complete, discover_result};
 use super::effects::{PLACE_ORDER, PlaceOrder, parse_place_order, place_order_tool};
 use super::errors::ModernRejection;
 use super::headers::check_headers;
+use super::list_versions::{TEST_TRIGGER_TOOL_CHANGE, added_tools};
+use super::listen::read_filter;
 use super::meta::{RequestMeta, read_meta};
 
 /// A tool only the 2026-07-28 path lists: it needs the client's `sampling` capability and
@@ -58,8 +63,24 @@ impl Server {
         };
         let response = match self.modern_answer(request, id, method, params) {
             Ok(Answer::Now(message)) => HttpResponse::json(200, message),
+            Ok(Answer::List(message, version)) => {
+                self.respond(conn, request, rpc, HttpResponse::json(200, message), out);
+                if let Some(answer) = self.ledger.answers.last_mut() {
+                    answer.list_version = Some(version);
+                }
+                return;
+            }
             Ok(Answer::Stream(spec, order)) => {
                 self.serve_request_stream(conn, request, rpc, id, params, spec, order, out);
+                return;
+            }
+            Ok(Answer::Listen(filter)) => {
+                self.serve_listen(conn, request, id, filter, out);
+                return;
+            }
+            Ok(Answer::ChangeTools(message)) => {
+                self.respond(conn, request, rpc, HttpResponse::json(200, message), out);
+                self.publish_change(ListName::Tools, true, out);
                 return;
             }
             Err(why) => why.response(id),
@@ -88,10 +109,12 @@ impl Server {
                 discover_result(&self.knobs),
             ))),
             "tools/list" => {
-                let mut result = modern_tool_list();
+                let version = self.list_version(ListName::Tools);
+                let mut result = modern_tool_list(version);
                 add_cache_hint(&mut result, &self.knobs);
-                Ok(Answer::Now(jsonrpc::result(id, complete(result))))
+                Ok(Answer::List(jsonrpc::result(id, complete(result)), version))
             }
+            "subscriptions/listen" => Ok(Answer::Listen(read_filter(params)?)),
             "tools/call" => self.modern_tool_call(id, params, &meta),
             other => Err(ModernRejection::MethodNotFound(other.to_string())),
         }
@@ -110,6 +133,12 @@ impl Server {
             return Ok(Answer::Now(jsonrpc::result(
                 id,
                 complete(tools::text_result("the client declared sampling")),
+            )));
+        }
+        if params.get("name").and_then(Value::as_str) == Some(TEST_TRIGGER_TOOL_CHANGE) {
+            return Ok(Answer::ChangeTools(jsonrpc::result(
+                id,
+                complete(tools::text_result("the tools list changed")),
             )));
         }
         let max_job_steps = self.limits.max_job_steps;
@@ -136,15 +165,22 @@ impl Server {
     }
 }
 
-/// How a modern request is answered: a JSON body now, or a request stream for a job.
+/// How a modern request is answered: a JSON body now, a request stream for a job, or a
+/// listen stream.
 enum Answer {
     Now(Value),
+    /// A `tools/list` result, and the version of the list it gives.
+    List(Value, u32),
     Stream(JobSpec, Option<PlaceOrder>),
+    Listen(ListenFilter),
+    /// `test_trigger_tool_change`: this result, then a published change of the tools list.
+    ChangeTools(Value),
 }
 
-/// The tools of [`tools::list`] and the modern-only [`TEST_MISSING_CAPABILITY`] and
-/// [`PLACE_ORDER`].
-fn modern_tool_list() -> Value {
+/// The tools of [`tools::list`], the modern-only [`TEST_MISSING_CAPABILITY`],
+/// [`TEST_TRIGGER_TOOL_CHANGE`] and [`PLACE_ORDER`], and those the changes up to `version`
+/// added.
+fn modern_tool_list(version: u32) -> Value {
     let mut list = tools::list();
     if let Some(tools) = list.get_mut("tools").and_then(Value::as_array_mut) {
         tools.push(serde_json::json!({
@@ -152,7 +188,13 @@ fn modern_tool_list() -> Value {
             "description": "Needs the client's sampling capability: answers -32021 when the request's _meta does not declare it.",
             "inputSchema": {"type": "object", "properties": {}}
         }));
+        tools.push(serde_json::json!({
+            "name": TEST_TRIGGER_TOOL_CHANGE,
+            "description": "Changes the tools list: listen streams that asked for toolsListChanged get notifications/tools/list_changed.",
+            "inputSchema": {"type": "object", "properties": {}}
+        }));
         tools.push(place_order_tool());
+        tools.extend(added_tools(version));
     }
     list
 }

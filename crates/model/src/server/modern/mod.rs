@@ -22,7 +22,9 @@
 //! request `_meta`), [`errors`] (the refusal table), [`discover`] (`server/discover` and
 //! what every result carries), [`dispatch`] (the checks in order, then the methods),
 //! [`request_stream`] (a long tool call answered over SSE), [`cancel_on_close`] (what a
-//! cut stream does to its job), [`effects`] (`place_order`, the non-idempotent tool).
+//! cut stream does to its job), [`effects`] (`place_order`, the non-idempotent tool),
+//! [`listen`] (`subscriptions/listen`), [`list_versions`] (list changes and who hears
+//! of them).
 
 pub mod cancel_on_close;
 pub mod discover;
@@ -30,6 +32,8 @@ pub mod dispatch;
 pub mod effects;
 pub mod errors;
 pub mod headers;
+pub mod list_versions;
+pub mod listen;
 pub mod meta;
 pub mod request_stream;
 

@@ -30,6 +30,8 @@ pub struct ModernState {
     scope: Option<SessionKey>,
     streams: BTreeSet<StreamId>,
     jobs: BTreeMap<JobId, ModernJob>,
+    /// The listen streams still open, each with its index in the ledger's `listens`.
+    pub(in crate::server) listens: BTreeMap<StreamId, u32>,
 }
 
 /// A job answering a 2026-07-28 request.
@@ -47,6 +49,11 @@ impl ModernState {
     /// Whether `stream` is a 2026-07-28 request stream still being written.
     pub fn is_request_stream(&self, stream: StreamId) -> bool {
         self.streams.contains(&stream)
+    }
+
+    /// Whether `stream` is an open 2026-07-28 listen stream.
+    pub fn is_listen(&self, stream: StreamId) -> bool {
+        self.listens.contains_key(&stream)
     }
 
     /// The stateless scope's ledger key, once a modern request stream has opened.
@@ -80,7 +87,7 @@ pub(in crate::server) struct StepPlan {
 
 impl Server {
     /// The stateless scope's key, creating its ledger entry on first use.
-    fn stateless_scope(&mut self) -> SessionKey {
+    pub(in crate::server) fn stateless_scope(&mut self) -> SessionKey {
         if let Some(key) = self.modern.scope {
             return key;
         }

@@ -1,0 +1,117 @@
+//! `subscriptions/listen`: the 2026-07-28 replacement for the GET stream. A POST whose SSE
+//! answer stays open and carries the list changes the client opted in to, and nothing else
+//! (<https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http>;
+//! SEP-2575: <https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/seps/2575-stateless-mcp.md>):
+//!
+//! - the first message is `notifications/subscriptions/acknowledged`, carrying the subset
+//!   of the requested filter the server honours;
+//! - every message carries `_meta["io.modelcontextprotocol/subscriptionId"]`, the listen
+//!   request's id;
+//! - a change of a list the filter leaves out is never sent on it;
+//! - there is no cursor and no replay: "the server holds no subscription state across
+//!   reconnections". When the connection closes the subscription is gone, and a change
+//!   made while the client is away is never sent to it, not even on its next listen.
+//!
+//! The server honours the three `*ListChanged` flags; `resourceSubscriptions` is left out
+//! of the acknowledgement (this server has no resources to watch). A listen stream is
+//! numbered like a request stream (ordinals, no `id:`) in the stateless scope.
+
+use serde_json::{Map, Value, json};
+
+use crate::http::{HttpRequest, HttpResponse, Output};
+use crate::ids::{ConnId, StreamId};
+use crate::ledger::{ListenEntry, ListenFilter, Payload, StreamKind};
+
+use super::super::Server;
+use super::errors::ModernRejection;
+
+/// The `_meta` key every listen-stream message carries.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// Reads `params.notifications`, the filter a listen request asks for. It is required
+/// (-32602 without it); unknown members are ignored.
+pub fn read_filter(params: &Value) -> Result<ListenFilter, ModernRejection> {
+    let Some(asked) = params.get("notifications").and_then(Value::as_object) else {
+        return Err(ModernRejection::InvalidMeta(
+            "subscriptions/listen needs params.notifications (an object)".into(),
+        ));
+    };
+    let flag = |name: &str| asked.get(name).and_then(Value::as_bool).unwrap_or(false);
+    Ok(ListenFilter {
+        tools: flag("toolsListChanged"),
+        prompts: flag("promptsListChanged"),
+        resources: flag("resourcesListChanged"),
+    })
+}
+
+/// The filter as the acknowledgement writes it: the honoured flags, each `true`.
+pub fn filter_json(filter: ListenFilter) -> Value {
+    let mut object = Map::new();
+    for (on, name) in [
+        (filter.tools, "toolsListChanged"),
+        (filter.prompts, "promptsListChanged"),
+        (filter.resources, "resourcesListChanged"),
+    ] {
+        if on {
+            object.insert(name.into(), Value::Bool(true));
+        }
+    }
+    Value::Object(object)
+}
+
+/// A listen-stream notification: `method` with `params` and the subscription id.
+pub fn tagged(method: &str, mut params: Map<String, Value>, subscription: &Value) -> Value {
+    params.insert(
+        "_meta".into(),
+        json!({ META_SUBSCRIPTION_ID: subscription.clone() }),
+    );
+    json!({"jsonrpc": "2.0", "method": method, "params": Value::Object(params)})
+}
+
+impl Server {
+    /// Answers listen request `id` with an SSE stream on `conn` and sends its
+    /// acknowledgement first.
+    pub(in crate::server) fn serve_listen(
+        &mut self,
+        conn: ConnId,
+        request: &HttpRequest,
+        id: &Value,
+        filter: ListenFilter,
+        out: &mut Vec<Output>,
+    ) {
+        let scope = self.stateless_scope();
+        let stream = self.open_stream(scope, StreamKind::Listen);
+        self.ledger.stream_mut(stream).modern = true;
+        let listen = self.ledger.listens.len() as u32;
+        self.ledger.listens.push(ListenEntry {
+            stream,
+            request_id: id.clone(),
+            filter,
+            opened_ms: self.now_ms,
+        });
+        self.modern.listens.insert(stream, listen);
+        let rpc = Some("subscriptions/listen".to_string());
+        self.respond(conn, request, rpc, HttpResponse::sse(stream), out);
+        self.attach(conn, stream, out);
+        self.emit(stream, Payload::ListenAck { listen }, out);
+    }
+
+    /// `stream` lost its reader: if it is an open listen stream, the subscription ends
+    /// there (no state is kept for a reconnection). True when it was one.
+    pub(in crate::server) fn close_listen(&mut self, stream: StreamId) -> bool {
+        if self.modern.listens.remove(&stream).is_none() {
+            return false;
+        }
+        let now = self.now_ms;
+        self.ledger.stream_mut(stream).closed_ms = Some(now);
+        true
+    }
+
+    /// Every listen stream ends (a restart resets their connections).
+    pub(in crate::server) fn close_all_listens(&mut self) {
+        let streams: Vec<StreamId> = self.modern.listens.keys().copied().collect();
+        for stream in streams {
+            self.close_listen(stream);
+        }
+    }
+}

@@ -1,0 +1,275 @@
+//! `missed_change`: the client called a tool from a tools list that had changed while its
+//! listen stream was down. On 2026-07-28 a list change reaches only the listen streams
+//! open when it is published, and a new listen replays nothing
+//! (<https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http>),
+//! so a client that does not listen again, or listens again but does not list again, keeps
+//! working from the old list with no error anywhere
+//! (<https://github.com/nicobailon/pi-mcp-adapter/issues/468>).
+//!
+//! From the ledger alone: the version a call used is the version of the last `tools/list`
+//! answered before it; the version current then comes from `list_changes`. A call that
+//! used an older version, where some change in between happened while the client had
+//! listened before but had no listen stream open, is a missed change: one verdict per
+//! change, at its first such use. A client that never listened relies on `ttlMs` alone and
+//! is not judged here; a change made while its listen was open reached it (or was made
+//! silently, which no client can hear).
+
+use faultline_model::{ConnId, Ledger, ListName, StreamKind};
+use serde::Serialize;
+
+use crate::spell::vtime;
+use crate::verdict::{Evidence, Verdict, VerdictKind};
+
+/// One missed change and the call that used the list it made stale.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MissedChange {
+    pub list: ListName,
+    /// The version of the list the client held (its last `tools/list` before the call).
+    pub version_used: u32,
+    /// The version current when it called.
+    pub version_current: u32,
+    /// When the missed change was made, and the version it made.
+    pub changed_at_ms: u64,
+    pub changed_to: u32,
+    /// When the client's listen stream went down before the change, and when it listened
+    /// again (`None`: never, within the run).
+    pub listen_down_from_ms: u64,
+    pub listen_down_to_ms: Option<u64>,
+    /// The call that used the stale list: its connection and when it was answered.
+    pub used_by_conn: ConnId,
+    pub used_at_ms: u64,
+}
+
+/// Every change of the tools list some call missed, in the order of the changes.
+pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
+    let list = ListName::Tools;
+    // (opened, closed) of each listen stream that asked for tools changes.
+    let windows: Vec<(u64, Option<u64>)> = ledger
+        .listens
+        .iter()
+        .filter(|l| l.filter.wants(list))
+        .filter_map(|l| {
+            let i = l.stream.0.checked_sub(ledger.streams_base)? as usize;
+            let stream = ledger.streams.get(i)?;
+            (stream.kind == StreamKind::Listen).then_some((l.opened_ms, stream.closed_ms))
+        })
+        .collect();
+    let open_at = |t: u64| {
+        windows
+            .iter()
+            .any(|&(from, to)| from <= t && to.is_none_or(|to| t < to))
+    };
+    let version_at = |t: u64| {
+        ledger
+            .list_changes
+            .iter()
+            .filter(|c| c.list == list && c.at_ms <= t)
+            .map(|c| c.version)
+            .max()
+            .unwrap_or(1)
+    };
+    let mut found: Vec<MissedChange> = Vec::new();
+    let mut held: Option<u32> = None;
+    for answer in &ledger.answers {
+        if answer.rpc_method.as_deref() == Some("tools/list")
+            && let Some(v) = answer.list_version
+        {
+            held = Some(v);
+            continue;
+        }
+        if answer.rpc_method.as_deref() != Some("tools/call") {
+            continue;
+        }
+        let Some(used) = held else { continue };
+        let now = answer.at_ms;
+        let current = version_at(now);
+        if used >= current {
+            continue;
+        }
+        // The first change since the held version that came while no listen was open,
+        // after the client had listened once.
+        let missed = ledger.list_changes.iter().find(|c| {
+            c.list == list
+                && c.version > used
+                && c.at_ms <= now
+                && !open_at(c.at_ms)
+                && windows.iter().any(|&(from, _)| from <= c.at_ms)
+        });
+        let Some(change) = missed else { continue };
+        if found
+            .iter()
+            .any(|m| m.changed_to == change.version && m.list == list)
+        {
+            continue;
+        }
+        let down_from = windows
+            .iter()
+            .filter_map(|&(_, to)| to)
+            .filter(|&to| to <= change.at_ms)
+            .max()
+            .unwrap_or(0);
+        let down_to = windows
+            .iter()
+            .map(|&(from, _)| from)
+            .filter(|&from| from > change.at_ms)
+            .min();
+        found.push(MissedChange {
+            list,
+            version_used: used,
+            version_current: current,
+            changed_at_ms: change.at_ms,
+            changed_to: change.version,
+            listen_down_from_ms: down_from,
+            listen_down_to_ms: down_to,
+            used_by_conn: answer.conn,
+            used_at_ms: now,
+        });
+    }
+    found
+}
+
+/// The `missed_change` verdicts of a run, each at the call that used the stale list.
+pub(crate) fn verdicts(ledger: &Ledger, out: &mut Vec<Verdict>) {
+    for m in missed_changes(ledger) {
+        let relisten = match m.listen_down_to_ms {
+            Some(t) => format!("until {}", vtime(t)),
+            None => "for the rest of the run".to_string(),
+        };
+        out.push(Verdict {
+            kind: VerdictKind::MissedChange,
+            at_ms: m.used_at_ms,
+            summary: format!(
+                "the {list} list changed to version {to} at {at} while the client's listen stream was down (from {from} {relisten}), so list_changed never reached it; at {used} it called a tool (conn {conn}) from version {v}, with version {cur} current",
+                list = m.list.word(),
+                to = m.changed_to,
+                at = vtime(m.changed_at_ms),
+                from = vtime(m.listen_down_from_ms),
+                used = vtime(m.used_at_ms),
+                conn = m.used_by_conn.0,
+                v = m.version_used,
+                cur = m.version_current,
+            ),
+            evidence: Evidence::MissedChange(m),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use faultline_model::{
+        AnswerEntry, HttpMethod, ListChange, ListenEntry, ListenFilter, SessionKey, StreamEntry,
+        StreamId,
+    };
+    use serde_json::json;
+
+    use super::*;
+
+    fn answer(conn: u64, at_ms: u64, rpc: &str, list_version: Option<u32>) -> AnswerEntry {
+        AnswerEntry {
+            conn: ConnId(conn),
+            at_ms,
+            method: HttpMethod::Post,
+            rpc_method: Some(rpc.into()),
+            session_sent: None,
+            status: 200,
+            rpc_method_len: None,
+            session_sent_len: None,
+            route: None,
+            list_version,
+        }
+    }
+
+    fn listen_stream(opened_ms: u64, closed_ms: Option<u64>) -> StreamEntry {
+        StreamEntry {
+            session: SessionKey(0),
+            generation: 1,
+            kind: StreamKind::Listen,
+            opened_ms,
+            modern: true,
+            closed_ms,
+        }
+    }
+
+    fn listen(stream: u32, opened_ms: u64) -> ListenEntry {
+        ListenEntry {
+            stream: StreamId(stream),
+            request_id: json!(stream),
+            filter: ListenFilter {
+                tools: true,
+                ..ListenFilter::default()
+            },
+            opened_ms,
+        }
+    }
+
+    fn change(at_ms: u64, version: u32) -> ListChange {
+        ListChange {
+            at_ms,
+            list: ListName::Tools,
+            version,
+            notified: true,
+        }
+    }
+
+    /// Listened at 0, listed at 0, the listen dropped at 10 s, the list changed at 20 s,
+    /// a call at 30 s: a missed change, with the window it was missed in.
+    fn dropped_then_changed() -> Ledger {
+        Ledger {
+            streams: vec![listen_stream(0, Some(10_000))],
+            listens: vec![listen(0, 0)],
+            list_changes: vec![change(20_000, 2)],
+            answers: vec![
+                answer(1, 0, "subscriptions/listen", None),
+                answer(2, 0, "tools/list", Some(1)),
+                answer(3, 30_000, "tools/call", None),
+                answer(4, 40_000, "tools/call", None),
+            ],
+            ..Ledger::default()
+        }
+    }
+
+    #[test]
+    fn a_call_from_a_list_changed_while_the_listen_was_down_is_a_missed_change() {
+        let found = missed_changes(&dropped_then_changed());
+        assert_eq!(
+            found,
+            vec![MissedChange {
+                list: ListName::Tools,
+                version_used: 1,
+                version_current: 2,
+                changed_at_ms: 20_000,
+                changed_to: 2,
+                listen_down_from_ms: 10_000,
+                listen_down_to_ms: None,
+                used_by_conn: ConnId(3),
+                used_at_ms: 30_000,
+            }],
+            "one verdict per change, at its first use"
+        );
+    }
+
+    #[test]
+    fn listing_again_after_listening_again_misses_nothing() {
+        let mut ledger = dropped_then_changed();
+        ledger.streams.push(listen_stream(25_000, None));
+        ledger.listens.push(listen(1, 25_000));
+        ledger
+            .answers
+            .insert(2, answer(5, 25_000, "tools/list", Some(2)));
+        assert!(missed_changes(&ledger).is_empty());
+    }
+
+    #[test]
+    fn a_change_while_listening_or_without_ever_listening_is_not_a_missed_change() {
+        // The listen was open at the change: list_changed reached the client.
+        let mut open = dropped_then_changed();
+        open.streams[0].closed_ms = Some(25_000);
+        assert!(missed_changes(&open).is_empty());
+        // The client never listened: it relies on ttlMs alone.
+        let mut never = dropped_then_changed();
+        never.listens.clear();
+        never.streams.clear();
+        assert!(missed_changes(&never).is_empty());
+        assert!(missed_changes(&Ledger::default()).is_empty());
+    }
+}
