@@ -44,6 +44,7 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios/field" / "reissue_duplicate_effect",
     "scenarios/field" / "sticky_cookie_dropped",
     "scenarios/field" / "replica_down",
+    "scenarios/field" / "tasks_lost_on_restart",
     "scenarios/grade" / "baseline",
     "scenarios/grade" / "drop_close",
     "scenarios/grade" / "drop_reset",

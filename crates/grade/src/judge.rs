@@ -34,7 +34,30 @@ pub fn judge(
     cursor_reuse(ledger, &mut verdicts);
     misrouted_sessions(ledger, &mut verdicts);
     duplicate_effects(ledger, &mut verdicts);
+    lost_tasks(ledger, &mut verdicts);
     verdicts
+}
+
+/// Task ids that vanished while the client still asked about them, from the ledger alone
+/// (the simulator's oracle reads the same function). A real client's report carries no
+/// typed errors to excuse one, so every such task is a verdict; whether the application
+/// was told is read from its report by the loss verdicts.
+fn lost_tasks(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+    for task in faultline_sim::modern_oracle::lost_task::lost_tasks(ledger) {
+        verdicts.push(GradeVerdict {
+            kind: GradeKind::LostTask,
+            why: format!(
+                "task {} ({}) was {} at {} ms; {} at {} ms got -32602",
+                task.task_id,
+                task.tool,
+                faultline_sim::modern_oracle::lost_task::loss_words(task.how),
+                task.lost_at_ms,
+                task.misses[0].method,
+                task.misses[0].at_ms
+            ),
+            evidence: json!(task),
+        });
+    }
 }
 
 /// Orders committed more than once (`place_order` on 2026-07-28), from the ledger alone:

@@ -65,7 +65,8 @@ impl Marks {
                 | GradeKind::Hung
                 | GradeKind::ZombieSession
                 | GradeKind::MisroutedSession
-                | GradeKind::DuplicateEffect => {}
+                | GradeKind::DuplicateEffect
+                | GradeKind::LostTask => {}
             }
         }
         marks

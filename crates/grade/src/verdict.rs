@@ -28,6 +28,9 @@ pub enum GradeKind {
     MisroutedSession,
     /// A non-idempotent tool's effect (a `place_order` order) was committed more than once.
     DuplicateEffect,
+    /// A 2026-07-28 task id vanished (purged, expired, lost in a restart) while the client
+    /// still asked about it.
+    LostTask,
 }
 
 impl GradeKind {
@@ -44,6 +47,7 @@ impl GradeKind {
             GradeKind::CursorReuse => "cursor_reuse",
             GradeKind::MisroutedSession => "misrouted_session",
             GradeKind::DuplicateEffect => "duplicate_effect",
+            GradeKind::LostTask => "lost_task",
         }
     }
 

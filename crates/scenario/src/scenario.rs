@@ -94,6 +94,14 @@ pub struct ClientConfig {
     /// stateless 2026-07-28 one (`Modern`). Written only when it is `Modern`.
     #[serde(skip_serializing_if = "ClientEra::is_legacy")]
     pub era: ClientEra,
+    /// (2026-07-28 client) Run job tools as tasks of the tasks extension: declare it, keep
+    /// the task id, poll `tasks/get`. Written only when set.
+    #[serde(skip_serializing_if = "is_false")]
+    pub use_tasks: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// The protocol revision a modelled client speaks.
@@ -123,6 +131,7 @@ impl Default for ClientConfig {
             reconnect_delay: DurationMs::from_secs(1),
             standalone_stream: true,
             era: ClientEra::Legacy,
+            use_tasks: false,
         }
     }
 }
@@ -187,7 +196,7 @@ impl Tool {
     }
 
     /// Whether the tool runs as a job whose answer streams (and can be cut).
-    fn streams(&self) -> bool {
+    pub fn streams(&self) -> bool {
         !matches!(self, Tool::Echo { .. })
     }
 }
@@ -291,6 +300,9 @@ pub enum Fault {
     },
     /// The load balancer forgets its pins: cookies it set name nothing, hashes re-salt.
     StickyLost { when: Trigger },
+    /// The server's 2026-07-28 task store is purged: every task id is unknown from now on
+    /// and running task work stops.
+    PurgeTasks { when: Trigger },
 }
 
 /// When a `CutCall` fires.
@@ -426,7 +438,8 @@ impl Scenario {
             | Fault::Restart { when, .. }
             | Fault::Gc { when }
             | Fault::ReplicaDown { when, .. }
-            | Fault::StickyLost { when }) = fault
+            | Fault::StickyLost { when }
+            | Fault::PurgeTasks { when }) = fault
             else {
                 continue;
             };
@@ -479,6 +492,12 @@ impl Scenario {
                 Work::Notify { .. } => None,
             })
             .collect();
+        if self.client.use_tasks && !modern {
+            return Err((
+                "client: use_tasks is the 2026-07-28 tasks extension; set era: Modern too".into(),
+                None,
+            ));
+        }
         for (i, work) in self.workload.iter().enumerate() {
             match work {
                 Work::CallTool {
@@ -534,7 +553,23 @@ impl Scenario {
                         Some(("faults", i)),
                     ));
                 }
+                Fault::PurgeTasks { .. } if !modern => {
+                    return Err((
+                        format!(
+                            "faults[{i}]: PurgeTasks wipes the 2026-07-28 task store; set client: (era: Modern, use_tasks: true)"
+                        ),
+                        Some(("faults", i)),
+                    ));
+                }
                 Fault::CutCall { call, at, .. } => {
+                    if self.client.use_tasks {
+                        return Err((
+                            format!(
+                                "faults[{i}]: with use_tasks a job tool answers with a task id, not a stream: there is no stream to cut"
+                            ),
+                            Some(("faults", i)),
+                        ));
+                    }
                     if !modern {
                         return Err((
                             format!(

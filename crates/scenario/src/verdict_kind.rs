@@ -53,6 +53,10 @@ pub enum VerdictKind {
     /// once: a 2026-07-28 call cut before its response and re-issued with a new request id.
     #[serde(alias = "duplicate_effect")]
     DuplicateEffect,
+    /// A 2026-07-28 task id vanished (purged, expired or lost in a restart), and the work
+    /// with it, and the client did not flag the loss.
+    #[serde(alias = "lost_task")]
+    LostTask,
 }
 
 impl VerdictKind {
@@ -66,6 +70,7 @@ impl VerdictKind {
                 | VerdictKind::ForeignEvent
                 | VerdictKind::Duplicate
                 | VerdictKind::DuplicateEffect
+                | VerdictKind::LostTask
         )
     }
 
@@ -84,10 +89,11 @@ impl VerdictKind {
             VerdictKind::Detected => "detected",
             VerdictKind::MisroutedSession => "misrouted_session",
             VerdictKind::DuplicateEffect => "duplicate_effect",
+            VerdictKind::LostTask => "lost_task",
         }
     }
 
-    pub const ALL: [VerdictKind; 13] = [
+    pub const ALL: [VerdictKind; 14] = [
         VerdictKind::Clean,
         VerdictKind::SilentGap,
         VerdictKind::CursorReuse,
@@ -101,6 +107,7 @@ impl VerdictKind {
         VerdictKind::Detected,
         VerdictKind::MisroutedSession,
         VerdictKind::DuplicateEffect,
+        VerdictKind::LostTask,
     ];
 }
 

@@ -47,6 +47,10 @@ pub struct Policy {
     /// Keep the cookies a response sets and send them back (an HTTP client with a cookie
     /// jar): what keeps it pinned behind a `StickyCookie` balancer.
     pub keeps_cookies: bool,
+    /// (2026-07-28 client using tasks) A task id the server no longer knows (-32602 on
+    /// `tasks/get`) is a typed `TaskLostError`. Without it the client takes the vanished
+    /// task for finished, with nothing to show.
+    pub task_lost_is_error: bool,
 }
 
 impl Policy {
@@ -63,6 +67,7 @@ impl Policy {
                 typed_errors: false,
                 reissue_non_idempotent_after_cut: true,
                 keeps_cookies: false,
+                task_lost_is_error: false,
             },
             ClientModel::Guarded => Policy {
                 skip_ids_at_or_below_cursor: false,
@@ -75,6 +80,7 @@ impl Policy {
                 typed_errors: true,
                 reissue_non_idempotent_after_cut: false,
                 keeps_cookies: true,
+                task_lost_is_error: true,
             },
         }
     }

@@ -35,9 +35,11 @@ impl ClientSide {
                 cfg.reconnect_delay.ms(),
                 cfg.standalone_stream,
             )),
-            ClientEra::Modern => {
-                ClientSide::Modern(ModernClient::new(policy, cfg.reconnect_delay.ms()))
-            }
+            ClientEra::Modern => ClientSide::Modern(ModernClient::new(
+                policy,
+                cfg.reconnect_delay.ms(),
+                cfg.use_tasks,
+            )),
         }
     }
 

@@ -50,6 +50,11 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> S
         VerdictKind::DuplicateEffect => {
             put("on_stream_cut", format!("{:?}", k.on_stream_cut));
         }
+        VerdictKind::LostTask => {
+            put("task_persistence", format!("{:?}", k.task_persistence));
+            put("task_ttl", format!("{:?}", k.task_ttl));
+            put("task_purge_delay", format!("{:?}", k.task_purge_delay));
+        }
         VerdictKind::Clean | VerdictKind::Detected => {}
     }
     sig

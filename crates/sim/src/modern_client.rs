@@ -20,6 +20,22 @@
 //!   re-issuing is the one safe thing a client can do on its own; settling whether the
 //!   order went through is the application's job.
 //!
+//! With `use_tasks` both clients declare the tasks extension
+//! (`io.modelcontextprotocol/tasks`, SEP-2663:
+//! <https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/seps/2663-tasks-extension.md>):
+//! a job tool then answers at once with a task id, which the client keeps and polls with
+//! `tasks/get` every `pollIntervalMs` until the task is terminal (`completed` inlines the
+//! result). When the server no longer knows the id (-32602: purged, expired or lost in a
+//! restart) the policies differ in [`Policy::task_lost_is_error`]:
+//!
+//! - **naive** takes the vanished task for finished and completes the call with nothing
+//!   to show: "tasks are not found after a restart" went unnoticed that way
+//!   (<https://github.com/ecto/vcad/pull/745>), and the `lost_task` verdict finds it;
+//! - **guarded** raises a typed [`TaskLostError`] naming the task id and leaves the call
+//!   failed: whether the work was done is for the application to settle.
+//!
+//! A task reported `failed` or `cancelled` is an untyped error for both.
+//!
 //! Both clients are told which tools are idempotent (the scenario's [`Tool::idempotent`])
 //! rather than listing tools first, so that a run's requests are its calls alone.
 //! `StaleTask` and `Notify` have no meaning here and the scenario check refuses them.
@@ -33,7 +49,7 @@ use serde_json::{Map, Value, json};
 use crate::client::{
     CallState, ClientIo, Fate, Policy, WireEvent, WireKind, call_key, plan_call_into,
 };
-use crate::client_error::{CallCutError, ClientError};
+use crate::client_error::{CallCutError, ClientError, TaskLostError};
 use crate::client_record::{
     AppliedRecord, ClientRecord, ErrorRecord, ErrorScope, RequestRecord, Task,
 };
@@ -51,12 +67,25 @@ enum Purpose {
     Call(usize),
     /// The SSE stream answering call `k`.
     Stream(usize),
+    /// A `tasks/get` for call `k`'s task.
+    Poll(usize),
 }
 
 #[derive(Debug, Clone, Copy)]
 enum Wake {
     Start,
     Reissue(usize),
+    Poll(usize),
+}
+
+/// The tasks extension's identifier.
+const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// A task the client keeps for a call.
+#[derive(Debug, Clone)]
+struct KeptTask {
+    task_id: String,
+    poll_interval_ms: u64,
 }
 
 #[derive(Debug)]
@@ -72,11 +101,15 @@ pub struct ModernClient {
     wakes: BTreeMap<u64, Wake>,
     next_token: u64,
     seq: u64,
+    /// Run job tools as tasks (declare the extension, poll `tasks/get`).
+    use_tasks: bool,
+    /// Per call, the task it runs as.
+    tasks: BTreeMap<usize, KeptTask>,
     pub record: ClientRecord,
 }
 
 impl ModernClient {
-    pub fn new(policy: Policy, reconnect_delay_ms: u64) -> Self {
+    pub fn new(policy: Policy, reconnect_delay_ms: u64, use_tasks: bool) -> Self {
         ModernClient {
             policy,
             reconnect_delay_ms,
@@ -89,6 +122,8 @@ impl ModernClient {
             wakes: BTreeMap::new(),
             next_token: 0,
             seq: 0,
+            use_tasks,
+            tasks: BTreeMap::new(),
             record: ClientRecord::default(),
         }
     }
@@ -121,24 +156,36 @@ impl ModernClient {
         io.wakes.push((at, self.next_token));
     }
 
-    /// The POST of one attempt at `call`, as a 2026-07-28 client sends it.
-    fn request(&self, call: usize, rid: u64) -> HttpRequest {
-        let state = &self.calls[call];
-        let (name, arguments) = state.tool.wire_call(call);
+    /// The request `_meta` every POST carries.
+    fn meta(&self) -> Map<String, Value> {
         let mut meta = Map::new();
         meta.insert(
             "io.modelcontextprotocol/protocolVersion".into(),
             Value::from(MODERN_VERSION),
         );
+        let capabilities = if self.use_tasks {
+            json!({"extensions": {TASKS_EXTENSION: {}}})
+        } else {
+            json!({})
+        };
         meta.insert(
             "io.modelcontextprotocol/clientCapabilities".into(),
-            json!({}),
+            capabilities,
         );
         meta.insert(
             "io.modelcontextprotocol/clientInfo".into(),
             json!({"name": "faultline-modelled-client", "version": "0"}),
         );
-        if state.progress {
+        meta
+    }
+
+    /// The POST of one attempt at `call`, as a 2026-07-28 client sends it.
+    fn request(&self, call: usize, rid: u64) -> HttpRequest {
+        let state = &self.calls[call];
+        let (name, arguments) = state.tool.wire_call(call);
+        let mut meta = self.meta();
+        // A task's work is not streamed: no progress to ask for.
+        if state.progress && !(self.use_tasks && state.tool.streams()) {
             meta.insert("progressToken".into(), Value::String(call_key(call)));
         }
         let body = json!({
@@ -154,6 +201,29 @@ impl ModernClient {
         request
     }
 
+    /// The `tasks/get` for `task_id`.
+    fn poll_request(&self, task_id: &str, rid: u64) -> HttpRequest {
+        let body = json!({
+            "jsonrpc": "2.0",
+            "id": rid,
+            "method": "tasks/get",
+            "params": {"taskId": task_id, "_meta": Value::Object(self.meta())},
+        });
+        let mut request = HttpRequest::post(None, body);
+        request.protocol_version = Some(MODERN_VERSION.into());
+        request.mcp_method = Some("tasks/get".into());
+        request
+    }
+
+    fn send_poll(&mut self, io: &mut ClientIo, now: u64, call: usize) {
+        let Some(task) = self.tasks.get(&call) else {
+            return;
+        };
+        self.next_request_id += 1;
+        let request = self.poll_request(&task.task_id, self.next_request_id);
+        self.send(io, now, request, "tasks/get", Purpose::Poll(call));
+    }
+
     fn send_call(&mut self, io: &mut ClientIo, now: u64, call: usize) {
         self.next_request_id += 1;
         let rid = self.next_request_id;
@@ -161,6 +231,17 @@ impl ModernClient {
         self.request_to_call.insert(rid, call);
         self.calls[call].request_ids.push(rid);
         self.record.calls[call].attempts += 1;
+        self.send(io, now, request, "tools/call", Purpose::Call(call));
+    }
+
+    fn send(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        request: HttpRequest,
+        rpc: &str,
+        purpose: Purpose,
+    ) {
         let conn = io.conn();
         self.request_index.insert(conn, self.record.requests.len());
         let sent_seq = self.tick();
@@ -169,14 +250,14 @@ impl ModernClient {
             conn,
             task: Task::Main,
             http: "POST",
-            rpc: Some("tools/call".into()),
+            rpc: Some(rpc.into()),
             session: None,
             last_event_id: None,
             status: None,
             sent_seq,
             answered_seq: None,
         });
-        self.purposes.insert(conn, Purpose::Call(call));
+        self.purposes.insert(conn, purpose);
         io.sends.push((conn, request, Task::Main));
     }
 
@@ -230,13 +311,16 @@ impl ModernClient {
             Some(Wake::Reissue(call)) if !self.calls[call].done && !self.calls[call].failed => {
                 self.send_call(io, now, call);
             }
-            Some(Wake::Reissue(_)) | None => {}
+            Some(Wake::Poll(call)) if !self.calls[call].done && !self.calls[call].failed => {
+                self.send_poll(io, now, call);
+            }
+            Some(Wake::Reissue(_) | Wake::Poll(_)) | None => {}
         }
     }
 
     pub fn on_response(
         &mut self,
-        _io: &mut ClientIo,
+        io: &mut ClientIo,
         now: u64,
         conn: ConnId,
         response: &HttpResponse,
@@ -246,12 +330,30 @@ impl ModernClient {
             self.record.requests[i].status = Some(response.status);
             self.record.requests[i].answered_seq = Some(seq);
         }
-        let Some(Purpose::Call(call)) = self.purposes.remove(&conn) else {
-            return;
+        let call = match self.purposes.remove(&conn) {
+            Some(Purpose::Call(call)) => call,
+            Some(Purpose::Poll(call)) => {
+                self.on_poll_answer(io, now, call, response);
+                return;
+            }
+            _ => return,
         };
         match (&response.body, response.status) {
             (ResponseBody::Sse(_), 200) => {
                 self.purposes.insert(conn, Purpose::Stream(call));
+            }
+            (ResponseBody::Json(body), 200)
+                if body["result"]["resultType"] == "task"
+                    && body["result"]["taskId"].is_string() =>
+            {
+                let result = &body["result"];
+                let task = KeptTask {
+                    task_id: result["taskId"].as_str().unwrap_or_default().to_string(),
+                    poll_interval_ms: result["pollIntervalMs"].as_u64().unwrap_or(1_000).max(1),
+                };
+                let at = now + task.poll_interval_ms;
+                self.tasks.insert(call, task);
+                self.wake(io, at, Wake::Poll(call));
             }
             (ResponseBody::Json(body), 200) if body.get("result").is_some() => {
                 self.complete_call(now, call);
@@ -262,6 +364,65 @@ impl ModernClient {
             }
             (_, status) => {
                 let message = format!("tools/call failed with HTTP {status}");
+                self.fail_call(now, call, ClientError::Surfaced { message });
+            }
+        }
+    }
+
+    /// The answer to a `tasks/get` for call `call`'s task.
+    fn on_poll_answer(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        call: usize,
+        response: &HttpResponse,
+    ) {
+        let Some(task) = self.tasks.get(&call).cloned() else {
+            return;
+        };
+        let body = match &response.body {
+            ResponseBody::Json(body) => body,
+            _ => {
+                let message = format!("tasks/get failed with HTTP {}", response.status);
+                self.fail_call(now, call, ClientError::Surfaced { message });
+                return;
+            }
+        };
+        if let Some(error) = body.get("error") {
+            if error["code"].as_i64() != Some(faultline_model::jsonrpc::INVALID_PARAMS) {
+                let message = format!("tasks/get returned a JSON-RPC error: {error}");
+                self.fail_call(now, call, ClientError::Surfaced { message });
+            } else if self.policy.task_lost_is_error {
+                let error = TaskLostError {
+                    call: call_key(call),
+                    task_id: task.task_id.clone(),
+                    message: format!(
+                        "tools/call {} ({}): the server no longer knows task {} (tasks/get: {}); whether its work was done is unknown",
+                        self.calls[call].tool.wire_call(call).0,
+                        call_key(call),
+                        task.task_id,
+                        error["message"].as_str().unwrap_or("-32602")
+                    ),
+                };
+                self.fail_call(now, call, ClientError::TaskLost(error));
+            } else {
+                // The naive reading: no such task any more, so it must be over.
+                self.complete_call(now, call);
+            }
+            return;
+        }
+        match body["result"]["status"].as_str() {
+            Some("working" | "input_required") => {
+                self.wake(io, now + task.poll_interval_ms, Wake::Poll(call));
+            }
+            Some("completed") => self.complete_call(now, call),
+            other => {
+                let message = format!(
+                    "task {} ended {}: {}",
+                    task.task_id,
+                    other.unwrap_or("with no status"),
+                    body["result"]["error"]["message"].as_str().unwrap_or("")
+                );
                 self.fail_call(now, call, ClientError::Surfaced { message });
             }
         }

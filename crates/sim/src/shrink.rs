@@ -120,7 +120,8 @@ fn candidates(s: &Scenario) -> Vec<Scenario> {
             | Fault::Restart { when, .. }
             | Fault::Gc { when }
             | Fault::ReplicaDown { when, .. }
-            | Fault::StickyLost { when } => match when {
+            | Fault::StickyLost { when }
+            | Fault::PurgeTasks { when } => match when {
                 Trigger::At(t) => halve_duration(*t).map(|h| *t = h).is_some(),
                 Trigger::AfterEvent { n, .. } => halve_count(*n).map(|h| *n = h).is_some(),
             },
@@ -158,7 +159,8 @@ fn mentions_call(fault: &Fault, calls: usize) -> bool {
         Fault::Restart { when, .. }
         | Fault::Gc { when }
         | Fault::ReplicaDown { when, .. }
-        | Fault::StickyLost { when } => {
+        | Fault::StickyLost { when }
+        | Fault::PurgeTasks { when } => {
             matches!(when, Trigger::AfterEvent { on, .. } if sel_bad(on))
         }
         Fault::StaleTask { .. } => false,
@@ -347,7 +349,7 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
                     v.pick(a);
                 }
             }
-            Fault::Gc { when } | Fault::StickyLost { when } => {
+            Fault::Gc { when } | Fault::StickyLost { when } | Fault::PurgeTasks { when } => {
                 if let Trigger::At(t) = when {
                     v.pick(t);
                 }
@@ -522,6 +524,9 @@ pub fn describe_fault(fault: &Fault) -> String {
                 "the balancer forgetting its pins {}",
                 describe_trigger(when)
             )
+        }
+        Fault::PurgeTasks { when } => {
+            format!("the task store purged {}", describe_trigger(when))
         }
         Fault::StaleTask {
             at,

@@ -122,6 +122,7 @@ pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
         reconnect_delay: DurationMs(log_ms(rng, 100, 5_000)),
         standalone_stream: maybe(rng, 0.7),
         era: Default::default(),
+        use_tasks: false,
     };
 
     let mut workload = Vec::new();

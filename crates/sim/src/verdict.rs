@@ -9,6 +9,7 @@ use serde::Serialize;
 pub use faultline_scenario::VerdictKind;
 
 use crate::modern_oracle::duplicate_effect::Commit;
+use crate::modern_oracle::lost_task::LostTask;
 
 /// Ids as compact inclusive ranges: `[[1,41],[50,50]]`, printed `1..=41, 50`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -122,6 +123,9 @@ pub enum Evidence {
         /// When each later commit's call was sent (the re-issues).
         reissued_at_ms: Vec<u64>,
     },
+    /// A 2026-07-28 task id that vanished (purged, expired or lost in a restart) while
+    /// the client still asked about it; see [`LostTask`].
+    LostTask(LostTask),
     /// Requests for a live session answered by a replica that does not hold it.
     Misrouted {
         session: String,

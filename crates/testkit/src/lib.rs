@@ -158,6 +158,9 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
             Fault::StickyLost { when } => Some(Fault::StickyLost {
                 when: trigger(when),
             }),
+            Fault::PurgeTasks { when } => Some(Fault::PurgeTasks {
+                when: trigger(when),
+            }),
             Fault::StaleTask { .. } | Fault::CutCall { .. } => None,
         })
         .collect()
@@ -656,6 +659,7 @@ mod tests {
                     }
                     Fault::StaleTask { .. } => panic!("StaleTask is client-side"),
                     Fault::CutCall { .. } => panic!("CutCall needs a 2026-07-28 client"),
+                    Fault::PurgeTasks { .. } => panic!("the swarm draws no task faults yet"),
                 }
             }
             // The reproduction scenario must load with `faultline serve --scenario`.

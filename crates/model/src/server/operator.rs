@@ -125,6 +125,7 @@ impl Server {
             self.end_job(job, now, JobEnd::Killed, out);
         }
         self.job_due.clear();
+        self.restart_tasks(now);
         match self.knobs.restart_persistence {
             RestartPersistence::Nothing => {
                 for (key, _) in self.sessions.clear() {

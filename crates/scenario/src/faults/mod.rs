@@ -9,6 +9,7 @@
 mod cut_call;
 mod drop;
 mod gc;
+mod purge_tasks;
 mod replica_down;
 mod restart;
 mod stale_task;
@@ -103,5 +104,6 @@ pub(crate) fn action_of(fault: &Fault) -> Arc<dyn FaultAction> {
             holds_session_from_ms: holds_session_from.ms(),
         }),
         Fault::CutCall { call, .. } => Arc::new(cut_call::CutCall { call: *call }),
+        Fault::PurgeTasks { .. } => Arc::new(purge_tasks::PurgeTasks),
     }
 }

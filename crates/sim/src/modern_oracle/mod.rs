@@ -6,3 +6,4 @@
 //! `duplicate_effect` verdict, and `faultline-grade` judges real clients' ledgers with it.
 
 pub mod duplicate_effect;
+pub mod lost_task;

@@ -16,16 +16,21 @@ pub fn server_info() -> Value {
     json!({"name": "faultline", "version": env!("CARGO_PKG_VERSION")})
 }
 
-/// What the modern path offers: tools (a fixed list, so no `listChanged`).
-pub fn capabilities() -> Value {
-    json!({"tools": {"listChanged": false}})
+/// What the modern path offers: tools (a fixed list, so no `listChanged`), and the tasks
+/// extension when `tasks_offered`.
+pub fn capabilities(knobs: &ServerKnobs) -> Value {
+    let mut caps = json!({"tools": {"listChanged": false}});
+    if knobs.tasks_offered {
+        caps["extensions"] = json!({super::tasks::TASKS_EXTENSION: {}});
+    }
+    caps
 }
 
 /// The result of `server/discover`.
 pub fn discover_result(knobs: &ServerKnobs) -> Value {
     let mut result = json!({
         "supportedVersions": MODERN_PROTOCOL_VERSIONS,
-        "capabilities": capabilities(),
+        "capabilities": capabilities(knobs),
         "instructions": "faultline: a fault-injecting MCP server. Tools: echo, long_job.",
     });
     add_cache_hint(&mut result, knobs);

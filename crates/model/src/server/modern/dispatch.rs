@@ -6,12 +6,14 @@
 //! 4. headers against the body: `MCP-Protocol-Version` against `_meta`, `Mcp-Method`,
 //!    `Mcp-Name` (400 -32020);
 //! 5. the version is one this server speaks (400 -32022 with `supported`, `requested`);
-//! 6. the method: `server/discover`, `tools/list` and `tools/call` are served, anything
-//!    else (the removed `initialize`, `ping`, `logging/setLevel`, …) is 404 -32601.
+//! 6. the method: `server/discover`, `tools/list`, `tools/call` and the tasks extension's
+//!    `tasks/get`, `tasks/cancel`, `tasks/update` ([`super::tasks`]) are served, anything
+//!    else (`tasks/result` and `tasks/list` too, which SEP-2663 removed) (the removed `initialize`, `ping`, `logging/setLevel`, …) is 404 -32601.
 //!
 //! Every answer here is an immediate JSON body, except a tool call that runs as a job
 //! (`long_job`, `test_tool_with_progress`, `test_reconnection`, `place_order`): that one is
-//! answered with a request stream ([`super::request_stream`]). The `json_responses` knob is
+//! answered with a request stream ([`super::request_stream`]), or with a task id when the
+//! client declared the tasks extension ([`super::tasks`]). The `json_responses` knob is
 //! not consulted on this path.
 //!
 //! <https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http>
@@ -31,6 +33,7 @@ use super::effects::{PLACE_ORDER, PlaceOrder, parse_place_order, place_order_too
 use super::errors::ModernRejection;
 use super::headers::check_headers;
 use super::meta::{RequestMeta, read_meta};
+use super::tasks::declares_tasks;
 
 /// A tool only the 2026-07-28 path lists: it needs the client's `sampling` capability and
 /// answers -32021 without it (the conformance suite's `server-stateless` probe).
@@ -56,8 +59,11 @@ impl Server {
             self.respond(conn, request, rpc, HttpResponse::empty(202), out);
             return;
         };
-        let response = match self.modern_answer(request, id, method, params) {
+        let response = match self.modern_answer(conn, request, id, method, params) {
             Ok(Answer::Now(message)) => HttpResponse::json(200, message),
+            Ok(Answer::Task(spec, order)) => {
+                HttpResponse::json(200, self.create_task(id, params, spec, order))
+            }
             Ok(Answer::Stream(spec, order)) => {
                 self.serve_request_stream(conn, request, rpc, id, params, spec, order, out);
                 return;
@@ -69,7 +75,8 @@ impl Server {
 
     /// The JSON-RPC response to one modern request, or why it is refused.
     fn modern_answer(
-        &self,
+        &mut self,
+        conn: ConnId,
         request: &HttpRequest,
         id: &Value,
         method: &str,
@@ -93,6 +100,9 @@ impl Server {
                 Ok(Answer::Now(jsonrpc::result(id, complete(result))))
             }
             "tools/call" => self.modern_tool_call(id, params, &meta),
+            "tasks/get" | "tasks/cancel" | "tasks/update" => Ok(Answer::Now(
+                self.task_method(conn, id, method, params, &meta)?,
+            )),
             other => Err(ModernRejection::MethodNotFound(other.to_string())),
         }
     }
@@ -113,9 +123,17 @@ impl Server {
             )));
         }
         let max_job_steps = self.limits.max_job_steps;
+        let as_task = self.knobs.tasks_offered && declares_tasks(meta);
+        let job = |spec, order| {
+            if as_task {
+                Answer::Task(spec, order)
+            } else {
+                Answer::Stream(spec, order)
+            }
+        };
         if let Some(order) = parse_place_order(params, max_job_steps) {
             return Ok(match order {
-                Ok(order) => Answer::Stream(
+                Ok(order) => job(
                     JobSpec {
                         tool: PLACE_ORDER.to_string(),
                         steps: order.steps,
@@ -130,15 +148,17 @@ impl Server {
             ToolCall::Immediate(result) => Answer::Now(jsonrpc::result(id, complete(result))),
             ToolCall::Error { code, message } => Answer::Now(jsonrpc::error(id, code, &message)),
             ToolCall::Job { steps, interval_ms } => {
-                Answer::Stream(JobSpec::of_call(params, steps, interval_ms), None)
+                job(JobSpec::of_call(params, steps, interval_ms), None)
             }
         })
     }
 }
 
-/// How a modern request is answered: a JSON body now, or a request stream for a job.
+/// How a modern request is answered: a JSON body now, a request stream for a job, or a
+/// task for a job whose client declared the tasks extension.
 enum Answer {
     Now(Value),
+    Task(JobSpec, Option<PlaceOrder>),
     Stream(JobSpec, Option<PlaceOrder>),
 }
 

@@ -22,7 +22,8 @@
 //! request `_meta`), [`errors`] (the refusal table), [`discover`] (`server/discover` and
 //! what every result carries), [`dispatch`] (the checks in order, then the methods),
 //! [`request_stream`] (a long tool call answered over SSE), [`cancel_on_close`] (what a
-//! cut stream does to its job), [`effects`] (`place_order`, the non-idempotent tool).
+//! cut stream does to its job), [`effects`] (`place_order`, the non-idempotent tool), [`tasks`] (the tasks extension:
+//! durable work polled with `tasks/get`).
 
 pub mod cancel_on_close;
 pub mod discover;
@@ -32,6 +33,7 @@ pub mod errors;
 pub mod headers;
 pub mod meta;
 pub mod request_stream;
+pub mod tasks;
 
 pub use request_stream::ModernState;
 
