@@ -179,6 +179,35 @@ fn a_cut_place_order_re_issued_commits_twice_and_the_guarded_client_does_not_re_
     );
 }
 
+/// ecto/vcad#745: a restart with an in-memory task store loses the task id the client
+/// polls. The naive client takes the -32602 for the end of the work (lost_task, with the
+/// task, the restart and the poll that missed as evidence); the guarded client raises a
+/// typed TaskLostError.
+#[test]
+fn a_task_lost_in_a_restart_is_lost_silently_by_the_naive_client_only() {
+    let scenario = "scenarios/field/tasks_lost_on_restart.ron";
+    let naive = run(scenario, "naive", None);
+    assert_eq!(kinds(&naive), vec!["lost_task"], "{naive}");
+    let evidence = &naive["verdicts"][0]["evidence"];
+    assert_eq!(evidence["type"], "lost_task");
+    assert_eq!(evidence["how"], "restart");
+    assert_eq!(evidence["lost_at_ms"], 2_500);
+    assert_eq!(evidence["created_ms"], 0);
+    assert_eq!(evidence["tool"], "long_job");
+    assert_eq!(evidence["work_ended"], serde_json::json!([2_500, "killed"]));
+    assert_eq!(evidence["misses"][0]["at_ms"], 3_000);
+    assert_eq!(evidence["misses"][0]["method"], "tasks/get");
+    assert_eq!(naive["verdicts"][0]["at_ms"], 3_000);
+    let guarded = run(scenario, "guarded", None);
+    assert_eq!(kinds(&guarded), vec!["detected"], "{guarded}");
+    assert!(
+        guarded["verdicts"][0]["evidence"]["errors"][0]
+            .as_str()
+            .is_some_and(|e| e.starts_with("TaskLostError: tools/call long_job (call-0")),
+        "{guarded}"
+    );
+}
+
 #[test]
 fn a_client_that_drops_the_affinity_cookie_is_misrouted_and_one_that_keeps_it_is_not() {
     let naive = run("scenarios/field/sticky_cookie_dropped.ron", "naive", None);

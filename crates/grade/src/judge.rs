@@ -35,6 +35,7 @@ pub fn judge(
     misrouted_sessions(ledger, &mut verdicts);
     duplicate_effects(ledger, &mut verdicts);
     missed_changes(ledger, &mut verdicts);
+    lost_tasks(ledger, &mut verdicts);
     verdicts
 }
 
@@ -55,6 +56,28 @@ fn missed_changes(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
                 m.version_used
             ),
             evidence: json!(m),
+        });
+    }
+}
+
+/// Task ids that vanished while the client still asked about them, from the ledger alone
+/// (the simulator's oracle reads the same function). A real client's report carries no
+/// typed errors to excuse one, so every such task is a verdict; whether the application
+/// was told is read from its report by the loss verdicts.
+fn lost_tasks(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+    for task in faultline_sim::modern_oracle::lost_task::lost_tasks(ledger) {
+        verdicts.push(GradeVerdict {
+            kind: GradeKind::LostTask,
+            why: format!(
+                "task {} ({}) was {} at {} ms; {} at {} ms got -32602",
+                task.task_id,
+                task.tool,
+                faultline_sim::modern_oracle::lost_task::loss_words(task.how),
+                task.lost_at_ms,
+                task.misses[0].method,
+                task.misses[0].at_ms
+            ),
+            evidence: json!(task),
         });
     }
 }

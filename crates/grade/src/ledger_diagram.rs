@@ -67,6 +67,7 @@ impl Marks {
                 | GradeKind::MisroutedSession
                 | GradeKind::DuplicateEffect
                 | GradeKind::MissedChange => {}
+                GradeKind::LostTask => {}
             }
         }
         marks

@@ -30,6 +30,9 @@ pub enum GradeKind {
     DuplicateEffect,
     /// A tool was called from a tools list that changed while the listen stream was down.
     MissedChange,
+    /// A 2026-07-28 task id vanished (purged, expired, lost in a restart) while the client
+    /// still asked about it.
+    LostTask,
 }
 
 impl GradeKind {
@@ -47,6 +50,7 @@ impl GradeKind {
             GradeKind::MisroutedSession => "misrouted_session",
             GradeKind::DuplicateEffect => "duplicate_effect",
             GradeKind::MissedChange => "missed_change",
+            GradeKind::LostTask => "lost_task",
         }
     }
 

@@ -6,6 +6,7 @@ pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
+pub const INTERNAL_ERROR: i64 = -32603;
 /// Used by the SDKs for "session not found".
 pub const SESSION_NOT_FOUND: i64 = -32001;
 

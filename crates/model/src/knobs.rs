@@ -8,11 +8,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::duration::PositiveDurationMs;
+use crate::duration::{DurationMs, PositiveDurationMs};
 
 mod modern;
 
-pub use modern::{DEFAULT_LIST_TTL_MS, Era, LegacyProbeAnswer, OnStreamCut};
+pub use modern::{DEFAULT_LIST_TTL_MS, Era, LegacyProbeAnswer, OnStreamCut, TaskPersistence};
 
 /// How the server numbers SSE event ids (the `id:` field and hence `Last-Event-ID`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -124,6 +124,23 @@ pub struct ServerKnobs {
     /// What a 2026-07-28 job does when its request stream is cut.
     #[serde(skip_serializing_if = "OnStreamCut::is_default")]
     pub on_stream_cut: OnStreamCut,
+    /// Whether the 2026-07-28 path offers the tasks extension (`io.modelcontextprotocol/tasks`):
+    /// a job tool called by a client that declares it answers with a task id.
+    #[serde(skip_serializing_if = "modern::is_true")]
+    pub tasks_offered: bool,
+    /// A task's `ttlMs`, counted from its creation; `None`: `ttlMs: null`, no limit.
+    #[serde(skip_serializing_if = "modern::is_none")]
+    pub task_ttl: Option<PositiveDurationMs>,
+    /// The `pollIntervalMs` a task suggests.
+    #[serde(skip_serializing_if = "modern::task_poll_interval_is_default")]
+    pub task_poll_interval: PositiveDurationMs,
+    /// How long after its TTL an expired task (reported `failed`) is kept before it is
+    /// purged (then unknown: -32602); `None`: never purged.
+    #[serde(skip_serializing_if = "modern::is_none")]
+    pub task_purge_delay: Option<DurationMs>,
+    /// What a restart keeps of the task store.
+    #[serde(skip_serializing_if = "TaskPersistence::is_default")]
+    pub task_persistence: TaskPersistence,
 }
 
 impl Default for ServerKnobs {
@@ -148,6 +165,11 @@ impl Default for ServerKnobs {
             legacy_probe_answer: LegacyProbeAnswer::default(),
             list_ttl: modern::default_list_ttl(),
             on_stream_cut: OnStreamCut::default(),
+            tasks_offered: true,
+            task_ttl: None,
+            task_poll_interval: modern::default_task_poll_interval(),
+            task_purge_delay: None,
+            task_persistence: TaskPersistence::default(),
         }
     }
 }

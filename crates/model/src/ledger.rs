@@ -367,6 +367,74 @@ pub struct CutEntry {
     pub reason: CutReason,
 }
 
+/// A task of the 2026-07-28 tasks extension: a `tools/call` answered with a task id whose
+/// work runs as a job, polled with `tasks/get`. What the `lost_task` verdict reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskEntry {
+    pub task_id: String,
+    pub tool: String,
+    /// The JSON-RPC id of the `tools/call` that created it.
+    pub request_id: Value,
+    pub created_ms: u64,
+    /// Its `ttlMs` (`None`: null, no limit).
+    pub ttl_ms: Option<u64>,
+    /// The jobs doing its work: one, or more when a restart re-ran it
+    /// (`task_persistence: Everything`).
+    pub jobs: Vec<JobId>,
+    /// When it reached a terminal status, and which.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<(u64, TaskStatus)>,
+    /// When and how its record vanished (its id unknown from then on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<(u64, TaskLoss)>,
+    /// Each `tasks/get` (or `tasks/cancel`) for this id answered -32602 after it vanished.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub misses: Vec<TaskMiss>,
+}
+
+/// A task's status, as `tasks/get` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    Working,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+impl TaskStatus {
+    pub fn wire(self) -> &'static str {
+        match self {
+            TaskStatus::Working => "working",
+            TaskStatus::Completed => "completed",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// How a task's record vanished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskLoss {
+    /// Purged by the operator (the `PurgeTasks` fault).
+    Purged,
+    /// Its TTL ran out and the purge delay after it passed.
+    Expired,
+    /// A restart under `task_persistence: Nothing`.
+    Restart,
+}
+
+/// A request for a task id the server no longer knows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskMiss {
+    pub at_ms: u64,
+    pub conn: ConnId,
+    /// `tasks/get` or `tasks/cancel`.
+    pub method: String,
+    pub request_id: Value,
+}
+
 /// The server-side ground truth of one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Ledger {
@@ -401,6 +469,10 @@ pub struct Ledger {
     /// Changes of the server's lists, in order. Never written when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub list_changes: Vec<ListChange>,
+    /// Tasks of the 2026-07-28 tasks extension (see [`TaskEntry`]). Never written when
+    /// empty, so 2025 ledgers keep their bytes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<TaskEntry>,
     /// Ids below these bases were trimmed by a long-lived server keeping a bounded window
     /// (see [`crate::Server::bound_ledger`]); a simulation never trims, so they stay 0.
     pub events_base: u32,

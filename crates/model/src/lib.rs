@@ -38,12 +38,13 @@ pub use http::{EndMode, HttpMethod, HttpRequest, HttpResponse, Output, RequestBo
 pub use ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 pub use knobs::{
     DEFAULT_LIST_TTL_MS, DeadSessionAnswer, Era, IdScheme, LegacyProbeAnswer, OnStreamCut,
-    RestartPersistence, ServerKnobs, UnknownCursor,
+    RestartPersistence, ServerKnobs, TaskPersistence, UnknownCursor,
 };
 pub use ledger::{
     AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, EffectEntry, JobEnd, JobEntry,
     Ledger, ListChange, ListName, ListenEntry, ListenFilter, MisrouteEntry, Payload, ProducedEvent,
     ReplicaChange, ReplicaEvent, ResumeEntry, SendEntry, SessionEntry, StreamEntry, StreamKind,
+    TaskEntry, TaskLoss, TaskMiss, TaskStatus,
 };
 pub use limits::{KEPT_TEXT_BYTES, Limits};
 pub use route::{HeldBy, ReplicaId, Route, RouteWhy};

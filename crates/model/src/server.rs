@@ -145,7 +145,7 @@ impl Server {
             serving: Route::FIRST,
             down_until: Vec::new(),
             conn_replica: BTreeMap::new(),
-            modern: modern::ModernState::default(),
+            modern: modern::ModernState::new(seed),
         }
     }
 

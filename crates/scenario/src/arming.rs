@@ -160,7 +160,8 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
             | Fault::Gc { .. }
             | Fault::StaleTask { .. }
             | Fault::ReplicaDown { .. }
-            | Fault::StickyLost { .. } => None,
+            | Fault::StickyLost { .. }
+            | Fault::PurgeTasks { .. } => None,
         };
         let trigger = match fault {
             Fault::Drop { when, .. }
@@ -168,7 +169,8 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
             | Fault::Gc { when }
             | Fault::ReplicaDown { when, .. }
             | Fault::StickyLost { when }
-            | Fault::DropListen { when, .. } => match when {
+            | Fault::DropListen { when, .. }
+            | Fault::PurgeTasks { when } => match when {
                 Trigger::At(t) => ArmedTrigger::At(t.pick(&mut rng)),
                 Trigger::AfterEvent { n, on } => ArmedTrigger::AfterEvent {
                     n: u32::try_from(n.pick(&mut rng)).unwrap_or(u32::MAX),

@@ -99,6 +99,10 @@ pub struct ClientConfig {
     /// calls tools from it. Written only when true.
     #[serde(skip_serializing_if = "is_false")]
     pub lists_tools: bool,
+    /// (2026-07-28 client) Run job tools as tasks of the tasks extension: declare it, keep
+    /// the task id, poll `tasks/get`. Written only when set.
+    #[serde(skip_serializing_if = "is_false")]
+    pub use_tasks: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -133,6 +137,7 @@ impl Default for ClientConfig {
             standalone_stream: true,
             era: ClientEra::Legacy,
             lists_tools: false,
+            use_tasks: false,
         }
     }
 }
@@ -197,7 +202,7 @@ impl Tool {
     }
 
     /// Whether the tool runs as a job whose answer streams (and can be cut).
-    fn streams(&self) -> bool {
+    pub fn streams(&self) -> bool {
         !matches!(self, Tool::Echo { .. })
     }
 }
@@ -326,6 +331,9 @@ pub enum Fault {
         #[serde(default)]
         away: Option<PickDuration>,
     },
+    /// The server's 2026-07-28 task store is purged: every task id is unknown from now on
+    /// and running task work stops.
+    PurgeTasks { when: Trigger },
 }
 
 fn tools_list() -> ListName {
@@ -466,7 +474,8 @@ impl Scenario {
             | Fault::Gc { when }
             | Fault::ReplicaDown { when, .. }
             | Fault::StickyLost { when }
-            | Fault::DropListen { when, .. }) = fault
+            | Fault::DropListen { when, .. }
+            | Fault::PurgeTasks { when }) = fault
             else {
                 continue;
             };
@@ -519,6 +528,12 @@ impl Scenario {
                 Work::Notify { .. } | Work::Tenant { .. } => None,
             })
             .collect();
+        if self.client.use_tasks && !modern {
+            return Err((
+                "client: use_tasks is the 2026-07-28 tasks extension; set era: Modern too".into(),
+                None,
+            ));
+        }
         for (i, work) in self.workload.iter().enumerate() {
             match work {
                 Work::CallTool {
@@ -582,7 +597,23 @@ impl Scenario {
                         Some(("faults", i)),
                     ));
                 }
+                Fault::PurgeTasks { .. } if !modern => {
+                    return Err((
+                        format!(
+                            "faults[{i}]: PurgeTasks wipes the 2026-07-28 task store; set client: (era: Modern, use_tasks: true)"
+                        ),
+                        Some(("faults", i)),
+                    ));
+                }
                 Fault::CutCall { call, at, .. } => {
+                    if self.client.use_tasks {
+                        return Err((
+                            format!(
+                                "faults[{i}]: with use_tasks a job tool answers with a task id, not a stream: there is no stream to cut"
+                            ),
+                            Some(("faults", i)),
+                        ));
+                    }
                     if !modern {
                         return Err((
                             format!(

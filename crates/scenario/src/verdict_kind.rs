@@ -57,6 +57,10 @@ pub enum VerdictKind {
     /// listen stream was down: the change was never sent to it, and it never listed again.
     #[serde(alias = "missed_change")]
     MissedChange,
+    /// A 2026-07-28 task id vanished (purged, expired or lost in a restart), and the work
+    /// with it, and the client did not flag the loss.
+    #[serde(alias = "lost_task")]
+    LostTask,
 }
 
 impl VerdictKind {
@@ -71,6 +75,7 @@ impl VerdictKind {
                 | VerdictKind::Duplicate
                 | VerdictKind::DuplicateEffect
                 | VerdictKind::MissedChange
+                | VerdictKind::LostTask
         )
     }
 
@@ -90,10 +95,11 @@ impl VerdictKind {
             VerdictKind::MisroutedSession => "misrouted_session",
             VerdictKind::DuplicateEffect => "duplicate_effect",
             VerdictKind::MissedChange => "missed_change",
+            VerdictKind::LostTask => "lost_task",
         }
     }
 
-    pub const ALL: [VerdictKind; 14] = [
+    pub const ALL: [VerdictKind; 15] = [
         VerdictKind::Clean,
         VerdictKind::SilentGap,
         VerdictKind::CursorReuse,
@@ -108,6 +114,7 @@ impl VerdictKind {
         VerdictKind::MisroutedSession,
         VerdictKind::DuplicateEffect,
         VerdictKind::MissedChange,
+        VerdictKind::LostTask,
     ];
 }
 

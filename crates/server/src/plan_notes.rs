@@ -50,6 +50,7 @@ pub(crate) fn plan_notes(scenario: &Scenario, armed: &Armed) -> Vec<String> {
                 format!("replica r{replica} down for {down}")
             }
             Fault::StickyLost { .. } => "the balancer forgets its pins".into(),
+            Fault::PurgeTasks { .. } => "the task store is purged".into(),
             Fault::StaleTask { .. } => {
                 notes.push(format!(
                     "faults[{i}] StaleTask is client-side: not played live"

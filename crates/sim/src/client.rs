@@ -55,6 +55,10 @@ pub struct Policy {
     /// `ResumptionCursorError`, and the session rebuilt (a shared event store keyed by
     /// stream replays other sessions' events).
     pub session_check_per_event: bool,
+    /// (2026-07-28 client using tasks) A task id the server no longer knows (-32602 on
+    /// `tasks/get`) is a typed `TaskLostError`. Without it the client takes the vanished
+    /// task for finished, with nothing to show.
+    pub task_lost_is_error: bool,
 }
 
 impl Policy {
@@ -73,6 +77,7 @@ impl Policy {
                 relisten_after_drop: false,
                 keeps_cookies: false,
                 session_check_per_event: false,
+                task_lost_is_error: false,
             },
             ClientModel::Guarded => Policy {
                 skip_ids_at_or_below_cursor: false,
@@ -87,6 +92,7 @@ impl Policy {
                 relisten_after_drop: true,
                 keeps_cookies: true,
                 session_check_per_event: true,
+                task_lost_is_error: true,
             },
         }
     }

@@ -42,6 +42,26 @@ impl fmt::Display for CallCutError {
 
 impl std::error::Error for CallCutError {}
 
+/// A 2026-07-28 task the client was polling is unknown to the server (`tasks/get`
+/// answered -32602): its record was purged, expired or lost in a restart, and whether its
+/// work was done cannot be learnt. The guarded client says so instead of calling the call
+/// done (SEP-2663: <https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/seps/2663-tasks-extension.md>).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TaskLostError {
+    /// The workload call's key (`call-k`).
+    pub call: String,
+    pub task_id: String,
+    pub message: String,
+}
+
+impl fmt::Display for TaskLostError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TaskLostError: {}", self.message)
+    }
+}
+
+impl std::error::Error for TaskLostError {}
+
 impl fmt::Display for SessionResumptionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "SessionResumptionError: {}", self.message)
@@ -64,6 +84,7 @@ pub enum ClientError {
     SessionResumption(SessionResumptionError),
     ResumptionCursor(ResumptionCursorError),
     CallCut(CallCutError),
+    TaskLost(TaskLostError),
     /// An untyped failure handed to the application (a tool call failed, a stream gave up).
     Surfaced {
         message: String,
@@ -82,6 +103,7 @@ impl fmt::Display for ClientError {
             ClientError::SessionResumption(e) => e.fmt(f),
             ClientError::ResumptionCursor(e) => e.fmt(f),
             ClientError::CallCut(e) => e.fmt(f),
+            ClientError::TaskLost(e) => e.fmt(f),
             ClientError::Surfaced { message } => {
                 write!(f, "error surfaced to the application: {message}")
             }

@@ -39,6 +39,7 @@ impl ClientSide {
                 policy,
                 cfg.reconnect_delay.ms(),
                 cfg.lists_tools,
+                cfg.use_tasks,
             )),
         }
     }

@@ -53,6 +53,11 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> S
         VerdictKind::MissedChange => {
             put("list_ttl", format!("{:?}", k.list_ttl.map(|t| t.ms())));
         }
+        VerdictKind::LostTask => {
+            put("task_persistence", format!("{:?}", k.task_persistence));
+            put("task_ttl", format!("{:?}", k.task_ttl));
+            put("task_purge_delay", format!("{:?}", k.task_purge_delay));
+        }
         VerdictKind::Clean | VerdictKind::Detected => {}
     }
     sig

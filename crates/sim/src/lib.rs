@@ -32,7 +32,9 @@ mod verdict;
 mod world;
 
 pub use client::{Fate, Policy};
-pub use client_error::{CallCutError, ClientError, ResumptionCursorError, SessionResumptionError};
+pub use client_error::{
+    CallCutError, ClientError, ResumptionCursorError, SessionResumptionError, TaskLostError,
+};
 pub use client_record::{ClientRecord, ErrorScope, RequestRecord, Task};
 pub use faultline_scenario::{
     ClientConfig, ClientEra, ClientModel, CutAt, Expectation, Fault, PickCount, PickDuration,

@@ -35,6 +35,22 @@
 //!   stream drops, and lists again as soon as the new listen is acknowledged (the server
 //!   replays nothing, so only a fresh list covers the time it was not listening).
 //!
+//! With `use_tasks` both clients declare the tasks extension
+//! (`io.modelcontextprotocol/tasks`, SEP-2663:
+//! <https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/seps/2663-tasks-extension.md>):
+//! a job tool then answers at once with a task id, which the client keeps and polls with
+//! `tasks/get` every `pollIntervalMs` until the task is terminal (`completed` inlines the
+//! result). When the server no longer knows the id (-32602: purged, expired or lost in a
+//! restart) the policies differ in [`Policy::task_lost_is_error`]:
+//!
+//! - **naive** takes the vanished task for finished and completes the call with nothing
+//!   to show: "tasks are not found after a restart" went unnoticed that way
+//!   (<https://github.com/ecto/vcad/pull/745>), and the `lost_task` verdict finds it;
+//! - **guarded** raises a typed [`TaskLostError`] naming the task id and leaves the call
+//!   failed: whether the work was done is for the application to settle.
+//!
+//! A task reported `failed` or `cancelled` is an untyped error for both.
+//!
 //! Both clients are told which tools are idempotent (the scenario's [`Tool::idempotent`])
 //! rather than listing tools first, so that a run's requests are its calls alone.
 //! `StaleTask` and `Notify` have no meaning here and the scenario check refuses them.
@@ -48,7 +64,7 @@ use serde_json::{Map, Value, json};
 use crate::client::{
     CallState, ClientIo, Fate, Policy, WireEvent, WireKind, call_key, plan_call_into,
 };
-use crate::client_error::{CallCutError, ClientError};
+use crate::client_error::{CallCutError, ClientError, TaskLostError};
 use crate::client_record::{
     AppliedRecord, ClientRecord, ErrorRecord, ErrorScope, RequestRecord, Task,
 };
@@ -76,6 +92,8 @@ enum Purpose {
     ListenStream,
     /// A `tools/list` awaiting its answer.
     List,
+    /// A `tasks/get` for call `k`'s task.
+    Poll(usize),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -83,6 +101,7 @@ enum Wake {
     Start,
     Reissue(usize),
     Relisten,
+    Poll(usize),
 }
 
 /// The tools list the client holds: when it was listed and the `ttlMs` it came with.
@@ -90,6 +109,16 @@ enum Wake {
 struct CachedList {
     listed_ms: u64,
     ttl_ms: u64,
+}
+
+/// The tasks extension's identifier.
+const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// A task the client keeps for a call.
+#[derive(Debug, Clone)]
+struct KeptTask {
+    task_id: String,
+    poll_interval_ms: u64,
 }
 
 #[derive(Debug)]
@@ -114,11 +143,20 @@ pub struct ModernClient {
     waiting: Vec<usize>,
     /// How many listen streams were acknowledged so far.
     listens_acked: u32,
+    /// Run job tools as tasks (declare the extension, poll `tasks/get`).
+    use_tasks: bool,
+    /// Per call, the task it runs as.
+    tasks: BTreeMap<usize, KeptTask>,
     pub record: ClientRecord,
 }
 
 impl ModernClient {
-    pub fn new(policy: Policy, reconnect_delay_ms: u64, lists_tools: bool) -> Self {
+    pub fn new(
+        policy: Policy,
+        reconnect_delay_ms: u64,
+        lists_tools: bool,
+        use_tasks: bool,
+    ) -> Self {
         ModernClient {
             policy,
             reconnect_delay_ms,
@@ -136,6 +174,8 @@ impl ModernClient {
             listing: false,
             waiting: Vec::new(),
             listens_acked: 0,
+            use_tasks,
+            tasks: BTreeMap::new(),
             record: ClientRecord::default(),
         }
     }
@@ -168,16 +208,21 @@ impl ModernClient {
         io.wakes.push((at, self.next_token));
     }
 
-    /// The `_meta` every request of this client carries.
-    fn base_meta() -> Map<String, Value> {
+    /// The request `_meta` every POST carries.
+    fn meta(&self) -> Map<String, Value> {
         let mut meta = Map::new();
         meta.insert(
             "io.modelcontextprotocol/protocolVersion".into(),
             Value::from(MODERN_VERSION),
         );
+        let capabilities = if self.use_tasks {
+            json!({"extensions": {TASKS_EXTENSION: {}}})
+        } else {
+            json!({})
+        };
         meta.insert(
             "io.modelcontextprotocol/clientCapabilities".into(),
-            json!({}),
+            capabilities,
         );
         meta.insert(
             "io.modelcontextprotocol/clientInfo".into(),
@@ -187,8 +232,8 @@ impl ModernClient {
     }
 
     /// A POST of `method` with `params` (given `_meta`), headers agreeing with the body.
-    fn post(rid: u64, method: &str, mut params: Map<String, Value>) -> HttpRequest {
-        params.insert("_meta".into(), Value::Object(Self::base_meta()));
+    fn post(&self, rid: u64, method: &str, mut params: Map<String, Value>) -> HttpRequest {
+        params.insert("_meta".into(), Value::Object(self.meta()));
         let body = json!({"jsonrpc": "2.0", "id": rid, "method": method, "params": params});
         let mut request = HttpRequest::post(None, body);
         request.protocol_version = Some(MODERN_VERSION.into());
@@ -200,8 +245,9 @@ impl ModernClient {
     fn request(&self, call: usize, rid: u64) -> HttpRequest {
         let state = &self.calls[call];
         let (name, arguments) = state.tool.wire_call(call);
-        let mut meta = Self::base_meta();
-        if state.progress {
+        let mut meta = self.meta();
+        // A task's work is not streamed: no progress to ask for.
+        if state.progress && !(self.use_tasks && state.tool.streams()) {
             meta.insert("progressToken".into(), Value::String(call_key(call)));
         }
         let body = json!({
@@ -217,6 +263,29 @@ impl ModernClient {
         request
     }
 
+    /// The `tasks/get` for `task_id`.
+    fn poll_request(&self, task_id: &str, rid: u64) -> HttpRequest {
+        let body = json!({
+            "jsonrpc": "2.0",
+            "id": rid,
+            "method": "tasks/get",
+            "params": {"taskId": task_id, "_meta": Value::Object(self.meta())},
+        });
+        let mut request = HttpRequest::post(None, body);
+        request.protocol_version = Some(MODERN_VERSION.into());
+        request.mcp_method = Some("tasks/get".into());
+        request
+    }
+
+    fn send_poll(&mut self, io: &mut ClientIo, now: u64, call: usize) {
+        let Some(task) = self.tasks.get(&call) else {
+            return;
+        };
+        self.next_request_id += 1;
+        let request = self.poll_request(&task.task_id, self.next_request_id);
+        self.send(io, now, request, "tasks/get", Purpose::Poll(call));
+    }
+
     fn send_call(&mut self, io: &mut ClientIo, now: u64, call: usize) {
         self.next_request_id += 1;
         let rid = self.next_request_id;
@@ -224,6 +293,17 @@ impl ModernClient {
         self.request_to_call.insert(rid, call);
         self.calls[call].request_ids.push(rid);
         self.record.calls[call].attempts += 1;
+        self.send(io, now, request, "tools/call", Purpose::Call(call));
+    }
+
+    fn send(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        request: HttpRequest,
+        rpc: &str,
+        purpose: Purpose,
+    ) {
         let conn = io.conn();
         self.request_index.insert(conn, self.record.requests.len());
         let sent_seq = self.tick();
@@ -232,14 +312,14 @@ impl ModernClient {
             conn,
             task: Task::Main,
             http: "POST",
-            rpc: Some("tools/call".into()),
+            rpc: Some(rpc.into()),
             session: None,
             last_event_id: None,
             status: None,
             sent_seq,
             answered_seq: None,
         });
-        self.purposes.insert(conn, Purpose::Call(call));
+        self.purposes.insert(conn, purpose);
         io.sends.push((conn, request, Task::Main));
     }
 
@@ -253,7 +333,7 @@ impl ModernClient {
         purpose: Purpose,
     ) {
         self.next_request_id += 1;
-        let request = Self::post(self.next_request_id, method, params);
+        let request = self.post(self.next_request_id, method, params);
         let conn = io.conn();
         self.request_index.insert(conn, self.record.requests.len());
         let sent_seq = self.tick();
@@ -364,7 +444,10 @@ impl ModernClient {
             Some(Wake::Reissue(call)) if !self.calls[call].done && !self.calls[call].failed => {
                 self.send_call(io, now, call);
             }
-            Some(Wake::Reissue(_)) | None => {}
+            Some(Wake::Poll(call)) if !self.calls[call].done && !self.calls[call].failed => {
+                self.send_poll(io, now, call);
+            }
+            Some(Wake::Reissue(_) | Wake::Poll(_)) | None => {}
         }
     }
 
@@ -406,11 +489,28 @@ impl ModernClient {
                 }
                 return;
             }
+            Some(Purpose::Poll(call)) => {
+                self.on_poll_answer(io, now, call, response);
+                return;
+            }
             _ => return,
         };
         match (&response.body, response.status) {
             (ResponseBody::Sse(_), 200) => {
                 self.purposes.insert(conn, Purpose::Stream(call));
+            }
+            (ResponseBody::Json(body), 200)
+                if body["result"]["resultType"] == "task"
+                    && body["result"]["taskId"].is_string() =>
+            {
+                let result = &body["result"];
+                let task = KeptTask {
+                    task_id: result["taskId"].as_str().unwrap_or_default().to_string(),
+                    poll_interval_ms: result["pollIntervalMs"].as_u64().unwrap_or(1_000).max(1),
+                };
+                let at = now + task.poll_interval_ms;
+                self.tasks.insert(call, task);
+                self.wake(io, at, Wake::Poll(call));
             }
             (ResponseBody::Json(body), 200) if body.get("result").is_some() => {
                 self.complete_call(now, call);
@@ -421,6 +521,65 @@ impl ModernClient {
             }
             (_, status) => {
                 let message = format!("tools/call failed with HTTP {status}");
+                self.fail_call(now, call, ClientError::Surfaced { message });
+            }
+        }
+    }
+
+    /// The answer to a `tasks/get` for call `call`'s task.
+    fn on_poll_answer(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        call: usize,
+        response: &HttpResponse,
+    ) {
+        let Some(task) = self.tasks.get(&call).cloned() else {
+            return;
+        };
+        let body = match &response.body {
+            ResponseBody::Json(body) => body,
+            _ => {
+                let message = format!("tasks/get failed with HTTP {}", response.status);
+                self.fail_call(now, call, ClientError::Surfaced { message });
+                return;
+            }
+        };
+        if let Some(error) = body.get("error") {
+            if error["code"].as_i64() != Some(faultline_model::jsonrpc::INVALID_PARAMS) {
+                let message = format!("tasks/get returned a JSON-RPC error: {error}");
+                self.fail_call(now, call, ClientError::Surfaced { message });
+            } else if self.policy.task_lost_is_error {
+                let error = TaskLostError {
+                    call: call_key(call),
+                    task_id: task.task_id.clone(),
+                    message: format!(
+                        "tools/call {} ({}): the server no longer knows task {} (tasks/get: {}); whether its work was done is unknown",
+                        self.calls[call].tool.wire_call(call).0,
+                        call_key(call),
+                        task.task_id,
+                        error["message"].as_str().unwrap_or("-32602")
+                    ),
+                };
+                self.fail_call(now, call, ClientError::TaskLost(error));
+            } else {
+                // The naive reading: no such task any more, so it must be over.
+                self.complete_call(now, call);
+            }
+            return;
+        }
+        match body["result"]["status"].as_str() {
+            Some("working" | "input_required") => {
+                self.wake(io, now + task.poll_interval_ms, Wake::Poll(call));
+            }
+            Some("completed") => self.complete_call(now, call),
+            other => {
+                let message = format!(
+                    "task {} ended {}: {}",
+                    task.task_id,
+                    other.unwrap_or("with no status"),
+                    body["result"]["error"]["message"].as_str().unwrap_or("")
+                );
                 self.fail_call(now, call, ClientError::Surfaced { message });
             }
         }

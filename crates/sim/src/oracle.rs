@@ -45,6 +45,7 @@ pub fn judge(ledger: &Ledger, record: &ClientRecord) -> Vec<Verdict> {
     misrouted_sessions(ledger, record, &mut verdicts);
     crate::modern_oracle::duplicate_effect::verdicts(ledger, &mut verdicts);
     crate::modern_oracle::missed_change::verdicts(ledger, &mut verdicts);
+    crate::modern_oracle::lost_task::verdicts(ledger, record, &mut verdicts);
     let typed: Vec<String> = record
         .errors
         .iter()
@@ -75,7 +76,26 @@ pub fn judge(ledger: &Ledger, record: &ClientRecord) -> Vec<Verdict> {
                 _ => None,
             })
             .collect();
-        let (noun, outcome) = if !left.is_empty() {
+        // 2026-07-28 tasks the server forgot, flagged rather than taken for done.
+        let vanished: Vec<String> = record
+            .errors
+            .iter()
+            .filter_map(|e| match &e.error {
+                crate::ClientError::TaskLost(lost) => {
+                    Some(format!("{} (task {})", lost.call, lost.task_id))
+                }
+                _ => None,
+            })
+            .collect();
+        let (noun, outcome) = if !vanished.is_empty() {
+            (
+                "typed error(s)",
+                format!(
+                    "task ids the server no longer knew, their outcome left to the application: {}",
+                    vanished.join(", ")
+                ),
+            )
+        } else if !left.is_empty() {
             (
                 "typed error(s)",
                 format!(

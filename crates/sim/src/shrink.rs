@@ -123,7 +123,8 @@ fn candidates(s: &Scenario) -> Vec<Scenario> {
             | Fault::Gc { when }
             | Fault::ReplicaDown { when, .. }
             | Fault::StickyLost { when }
-            | Fault::DropListen { when, .. } => match when {
+            | Fault::DropListen { when, .. }
+            | Fault::PurgeTasks { when } => match when {
                 Trigger::At(t) => halve_duration(*t).map(|h| *t = h).is_some(),
                 Trigger::AfterEvent { n, .. } => halve_count(*n).map(|h| *n = h).is_some(),
             },
@@ -164,7 +165,8 @@ fn mentions_call(fault: &Fault, calls: usize) -> bool {
         | Fault::Gc { when }
         | Fault::ReplicaDown { when, .. }
         | Fault::StickyLost { when }
-        | Fault::DropListen { when, .. } => {
+        | Fault::DropListen { when, .. }
+        | Fault::PurgeTasks { when } => {
             matches!(when, Trigger::AfterEvent { on, .. } if sel_bad(on))
         }
         Fault::StaleTask { .. } | Fault::ChangeList { .. } => false,
@@ -358,7 +360,7 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
                     v.pick(a);
                 }
             }
-            Fault::Gc { when } | Fault::StickyLost { when } => {
+            Fault::Gc { when } | Fault::StickyLost { when } | Fault::PurgeTasks { when } => {
                 if let Trigger::At(t) = when {
                     v.pick(t);
                 }
@@ -534,6 +536,9 @@ pub fn describe_fault(fault: &Fault) -> String {
                 "the balancer forgetting its pins {}",
                 describe_trigger(when)
             )
+        }
+        Fault::PurgeTasks { when } => {
+            format!("the task store purged {}", describe_trigger(when))
         }
         Fault::StaleTask {
             at,

@@ -9,6 +9,7 @@ use serde::Serialize;
 pub use faultline_scenario::VerdictKind;
 
 use crate::modern_oracle::duplicate_effect::Commit;
+use crate::modern_oracle::lost_task::LostTask;
 use crate::modern_oracle::missed_change::MissedChange;
 
 /// Ids as compact inclusive ranges: `[[1,41],[50,50]]`, printed `1..=41, 50`.
@@ -126,6 +127,9 @@ pub enum Evidence {
     /// A tools-list change made while the client's listen stream was down, and the call
     /// that used the list it made stale (2026-07-28).
     MissedChange(MissedChange),
+    /// A 2026-07-28 task id that vanished (purged, expired or lost in a restart) while
+    /// the client still asked about it; see [`LostTask`].
+    LostTask(LostTask),
     /// Requests for a live session answered by a replica that does not hold it.
     Misrouted {
         session: String,

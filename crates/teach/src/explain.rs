@@ -289,7 +289,11 @@ fn beliefs(outcome: &RunOutcome, modern: bool) -> Vec<String> {
                 "At {} it raised: {}{}",
                 vtime(e.at_ms),
                 e.error,
-                if matches!(e.error, faultline_sim::ClientError::CallCut(_)) {
+                if matches!(
+                    e.error,
+                    faultline_sim::ClientError::CallCut(_)
+                        | faultline_sim::ClientError::TaskLost(_)
+                ) {
                     " (a typed error: a guard fired)."
                 } else if e.error.is_typed() {
                     " (a typed resumption error: a guard fired)."
@@ -740,6 +744,31 @@ fn loss(v: &Verdict) -> String {
             v = m.version_used,
             cur = m.version_current,
         ),
+        Evidence::LostTask(task) => format!(
+            "{name}: task {} ({}) was created at {} and {} at {}; {} {} asked for it at {} and got -32602 (unknown task), and the client took that for the end of the work. {}",
+            task.task_id,
+            task.tool,
+            vtime(task.created_ms),
+            faultline_sim::modern_oracle::lost_task::loss_words(task.how),
+            vtime(task.lost_at_ms),
+            plural(task.misses.len(), "request"),
+            task.misses
+                .first()
+                .map(|m| m.method.as_str())
+                .unwrap_or("tasks/get"),
+            task.misses
+                .first()
+                .map(|m| vtime(m.at_ms))
+                .unwrap_or_default(),
+            match task.work_ended {
+                Some((at, JobEnd::Finished)) => format!(
+                    "The work had finished at {}, but its result went with the record.",
+                    vtime(at)
+                ),
+                Some((at, how)) => format!("The work itself ended {how:?} at {}.", vtime(at)),
+                None => "The work was still running, unreachable.".to_string(),
+            }
+        ),
         Evidence::None => format!("{name}: {}.", v.summary),
     }
 }
@@ -764,9 +793,12 @@ fn guards(outcome: &RunOutcome) -> Vec<String> {
                     fired.push("idempotent re-issue");
                 }
                 let cut = guard_for(VerdictKind::DuplicateEffect);
+                let lost = guard_for(VerdictKind::LostTask);
                 if fired == [cut.name] {
                     // A 2026-07-28 client: no session to tear down, one guard that fired.
                     format!("detected: {} fired: {}", cut.name, cut.rule)
+                } else if fired == [lost.name] {
+                    format!("detected: {} fired: {}", lost.name, lost.rule)
                 } else {
                     format!(
                         "detected: {} ({}) fired: {}",

@@ -87,6 +87,11 @@ pub fn guard_for(kind: VerdictKind) -> Guard {
             rule: "a 2026-07-28 listen stream keeps no state across reconnections and replays nothing: when it drops, listen again, and once the new listen is acknowledged list again, since a change made meanwhile was never sent; honour `ttlMs` rather than keeping a list for a day.",
             fix: "client: watch the listen stream's end (`closed`, `SubscriptionLost`), re-listen with backoff and re-list after every listen reconnect; server: keep `ttlMs` short for lists that change.",
         },
+        VerdictKind::LostTask => Guard {
+            name: "a vanished task is an error, not a result",
+            rule: "a 2026-07-28 task id is the only handle on durable work: keep it, poll `tasks/get` within its `ttlMs`, and when the server answers -32602 for it raise TaskLostError; never take a task the server forgot for a finished one.",
+            fix: "client: raise TaskLostError on -32602 for a kept task id; server: persist task records across restarts (terminal ones at least, reporting interrupted work `failed`) and purge only well after `ttlMs`.",
+        },
         VerdictKind::Detected => Guard {
             name: "typed resumption errors",
             rule: "a guard fired and raised a typed error; the client tore the session down, re-initialized and re-issued what was unfinished, so nothing was lost silently.",
@@ -127,6 +132,9 @@ pub fn guards_fired(error: &str) -> Vec<&'static str> {
     }
     if error.starts_with("CallCutError") {
         out.push(guard_for(VerdictKind::DuplicateEffect).name);
+    }
+    if error.starts_with("TaskLostError") {
+        out.push(guard_for(VerdictKind::LostTask).name);
     }
     if error.starts_with("SessionResumptionError") {
         if error.contains("despite successful SSE replay") || error.contains("liveness probe") {

@@ -116,6 +116,10 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
                     assert!(text.contains(&format!("cut at {}", vtime(*cut))), "{ctx}");
                 }
             }
+            Evidence::LostTask(task) => {
+                assert!(text.contains(&format!("task {}", task.task_id)), "{ctx}");
+                assert!(text.contains("got -32602"), "{ctx}");
+            }
             Evidence::Misrouted {
                 held_by, requests, ..
             } => {

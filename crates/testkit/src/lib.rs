@@ -158,6 +158,9 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
             Fault::StickyLost { when } => Some(Fault::StickyLost {
                 when: trigger(when),
             }),
+            Fault::PurgeTasks { when } => Some(Fault::PurgeTasks {
+                when: trigger(when),
+            }),
             Fault::StaleTask { .. }
             | Fault::CutCall { .. }
             | Fault::ChangeList { .. }
@@ -658,7 +661,10 @@ mod tests {
                         panic!("the swarm draws no fleet faults yet")
                     }
                     Fault::StaleTask { .. } => panic!("StaleTask is client-side"),
-                    Fault::CutCall { .. } | Fault::ChangeList { .. } | Fault::DropListen { .. } => {
+                    Fault::CutCall { .. }
+                    | Fault::ChangeList { .. }
+                    | Fault::DropListen { .. }
+                    | Fault::PurgeTasks { .. } => {
                         panic!("the swarm draws no 2026-07-28 faults")
                     }
                 }

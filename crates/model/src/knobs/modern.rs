@@ -111,3 +111,47 @@ impl OnStreamCut {
         *self == OnStreamCut::default()
     }
 }
+
+/// What a server restart keeps of the 2026-07-28 tasks extension's store. The spec leaves
+/// restart behaviour open (SEP-2663:
+/// <https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/seps/2663-tasks-extension.md>);
+/// these are the three stores met in the field.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum TaskPersistence {
+    /// A durable store and a durable work queue: every record survives, and a task the
+    /// restart interrupted runs its work again from the start under the same task id (so a
+    /// non-idempotent tool commits again: at-least-once).
+    #[default]
+    Everything,
+    /// Terminal records survive; a task the restart interrupted is reported `failed`
+    /// ("re-issue"), as ecto/vcad did after <https://github.com/ecto/vcad/pull/745>.
+    TerminalOnly,
+    /// An in-memory store: every task id is unknown after the restart (-32602), the
+    /// field report of <https://github.com/ecto/vcad/pull/745> before its fix.
+    Nothing,
+}
+
+impl TaskPersistence {
+    pub fn is_default(&self) -> bool {
+        *self == TaskPersistence::default()
+    }
+}
+
+/// The default `task_poll_interval`: one second.
+pub(crate) const DEFAULT_TASK_POLL_INTERVAL_MS: u64 = 1_000;
+
+pub(crate) fn default_task_poll_interval() -> PositiveDurationMs {
+    PositiveDurationMs::new(DEFAULT_TASK_POLL_INTERVAL_MS).expect("positive")
+}
+
+pub(crate) fn task_poll_interval_is_default(d: &PositiveDurationMs) -> bool {
+    *d == default_task_poll_interval()
+}
+
+pub(crate) fn is_true(b: &bool) -> bool {
+    *b
+}
+
+pub(crate) fn is_none<T>(o: &Option<T>) -> bool {
+    o.is_none()
+}

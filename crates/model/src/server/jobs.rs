@@ -182,6 +182,7 @@ impl Server {
         };
         self.job_due.retain(|&(_, id)| id != job);
         self.ledger.job_mut(job).ended = Some((at, how));
+        self.task_job_ended(job, at, how);
         self.modern.forget_job(job);
         if let Some(log) = self.log.get_mut(j.stream) {
             log.open_jobs.retain(|&id| id != job);

@@ -127,6 +127,7 @@ impl Server {
         // 2026-07-28 subscriptions die with their connections.
         self.close_all_listens();
         self.job_due.clear();
+        self.restart_tasks(now);
         match self.knobs.restart_persistence {
             RestartPersistence::Nothing => {
                 for (key, _) in self.sessions.clear() {

@@ -11,6 +11,7 @@ mod cut_call;
 mod drop;
 mod drop_listen;
 mod gc;
+mod purge_tasks;
 mod replica_down;
 mod restart;
 mod stale_task;
@@ -110,5 +111,6 @@ pub(crate) fn action_of(fault: &Fault) -> Arc<dyn FaultAction> {
             notify: *notify,
         }),
         Fault::DropListen { .. } => Arc::new(drop_listen::DropListen),
+        Fault::PurgeTasks { .. } => Arc::new(purge_tasks::PurgeTasks),
     }
 }

@@ -6,4 +6,5 @@
 //! verdict, and `faultline-grade` judges real clients' ledgers with the same functions.
 
 pub mod duplicate_effect;
+pub mod lost_task;
 pub mod missed_change;

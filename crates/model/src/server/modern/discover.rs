@@ -17,16 +17,21 @@ pub fn server_info() -> Value {
 }
 
 /// What the modern path offers: tools, whose list changes are published on
-/// `subscriptions/listen` ([`super::listen`]).
-pub fn capabilities() -> Value {
-    json!({"tools": {"listChanged": true}})
+/// `subscriptions/listen` ([`super::listen`]), and the tasks extension when
+/// `tasks_offered`.
+pub fn capabilities(knobs: &ServerKnobs) -> Value {
+    let mut caps = json!({"tools": {"listChanged": true}});
+    if knobs.tasks_offered {
+        caps["extensions"] = json!({super::tasks::TASKS_EXTENSION: {}});
+    }
+    caps
 }
 
 /// The result of `server/discover`.
 pub fn discover_result(knobs: &ServerKnobs) -> Value {
     let mut result = json!({
         "supportedVersions": MODERN_PROTOCOL_VERSIONS,
-        "capabilities": capabilities(),
+        "capabilities": capabilities(knobs),
         "instructions": "faultline: a fault-injecting MCP server. Tools: echo, long_job.",
     });
     add_cache_hint(&mut result, knobs);

@@ -6,13 +6,16 @@
 //! 4. headers against the body: `MCP-Protocol-Version` against `_meta`, `Mcp-Method`,
 //!    `Mcp-Name` (400 -32020);
 //! 5. the version is one this server speaks (400 -32022 with `supported`, `requested`);
-//! 6. the method: `server/discover`, `tools/list`, `tools/call` and
-//!    `subscriptions/listen` are served, anything else (the removed `initialize`, `ping`,
-//!    `logging/setLevel`, …) is 404 -32601.
+//! 6. the method: `server/discover`, `tools/list`, `tools/call`, `subscriptions/listen`
+//!    and the tasks extension's `tasks/get`, `tasks/cancel`, `tasks/update`
+//!    ([`super::tasks`]) are served; anything else (the removed `initialize`, `ping`,
+//!    `logging/setLevel`, …, and `tasks/result` and `tasks/list`, which SEP-2663 removed)
+//!    is 404 -32601.
 //!
 //! Every answer here is an immediate JSON body, except a tool call that runs as a job
 //! (`long_job`, `test_tool_with_progress`, `test_reconnection`, `place_order`): that one is
-//! answered with a request stream ([`super::request_stream`]), and `subscriptions/listen`,
+//! answered with a request stream ([`super::request_stream`]), or with a task id when the
+//! client declared the tasks extension ([`super::tasks`]); and `subscriptions/listen`,
 //! answered with a listen stream ([`super::listen`]). The `json_responses` knob is not
 //! consulted on this path.
 //!
@@ -36,6 +39,7 @@ use super::headers::check_headers;
 use super::list_versions::{TEST_TRIGGER_TOOL_CHANGE, added_tools};
 use super::listen::read_filter;
 use super::meta::{RequestMeta, read_meta};
+use super::tasks::declares_tasks;
 
 /// A tool only the 2026-07-28 path lists: it needs the client's `sampling` capability and
 /// answers -32021 without it (the conformance suite's `server-stateless` probe).
@@ -61,7 +65,7 @@ impl Server {
             self.respond(conn, request, rpc, HttpResponse::empty(202), out);
             return;
         };
-        let response = match self.modern_answer(request, id, method, params) {
+        let response = match self.modern_answer(conn, request, id, method, params) {
             Ok(Answer::Now(message)) => HttpResponse::json(200, message),
             Ok(Answer::List(message, version)) => {
                 self.respond(conn, request, rpc, HttpResponse::json(200, message), out);
@@ -69,6 +73,9 @@ impl Server {
                     answer.list_version = Some(version);
                 }
                 return;
+            }
+            Ok(Answer::Task(spec, order)) => {
+                HttpResponse::json(200, self.create_task(id, params, spec, order))
             }
             Ok(Answer::Stream(spec, order)) => {
                 self.serve_request_stream(conn, request, rpc, id, params, spec, order, out);
@@ -90,7 +97,8 @@ impl Server {
 
     /// The JSON-RPC response to one modern request, or why it is refused.
     fn modern_answer(
-        &self,
+        &mut self,
+        conn: ConnId,
         request: &HttpRequest,
         id: &Value,
         method: &str,
@@ -116,6 +124,9 @@ impl Server {
             }
             "subscriptions/listen" => Ok(Answer::Listen(read_filter(params)?)),
             "tools/call" => self.modern_tool_call(id, params, &meta),
+            "tasks/get" | "tasks/cancel" | "tasks/update" => Ok(Answer::Now(
+                self.task_method(conn, id, method, params, &meta)?,
+            )),
             other => Err(ModernRejection::MethodNotFound(other.to_string())),
         }
     }
@@ -142,9 +153,17 @@ impl Server {
             )));
         }
         let max_job_steps = self.limits.max_job_steps;
+        let as_task = self.knobs.tasks_offered && declares_tasks(meta);
+        let job = |spec, order| {
+            if as_task {
+                Answer::Task(spec, order)
+            } else {
+                Answer::Stream(spec, order)
+            }
+        };
         if let Some(order) = parse_place_order(params, max_job_steps) {
             return Ok(match order {
-                Ok(order) => Answer::Stream(
+                Ok(order) => job(
                     JobSpec {
                         tool: PLACE_ORDER.to_string(),
                         steps: order.steps,
@@ -159,7 +178,7 @@ impl Server {
             ToolCall::Immediate(result) => Answer::Now(jsonrpc::result(id, complete(result))),
             ToolCall::Error { code, message } => Answer::Now(jsonrpc::error(id, code, &message)),
             ToolCall::Job { steps, interval_ms } => {
-                Answer::Stream(JobSpec::of_call(params, steps, interval_ms), None)
+                job(JobSpec::of_call(params, steps, interval_ms), None)
             }
         })
     }
@@ -169,6 +188,7 @@ impl Server {
 /// listen stream.
 enum Answer {
     Now(Value),
+    Task(JobSpec, Option<PlaceOrder>),
     /// A `tools/list` result, and the version of the list it gives.
     List(Value, u32),
     Stream(JobSpec, Option<PlaceOrder>),

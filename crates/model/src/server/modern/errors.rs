@@ -30,6 +30,9 @@ pub enum ModernRejection {
     HeaderMismatch(String),
     /// 400 -32021 with `data.requiredCapabilities: {<capability>: {}}`.
     MissingCapability(&'static str),
+    /// 400 -32021 with `data.requiredCapabilities: {"extensions": {<extension>: {}}}`: a
+    /// method of an extension the request's client capabilities did not declare.
+    MissingExtension(&'static str),
     /// 400 -32022 with `data.supported` and `data.requested`.
     UnsupportedVersion { requested: String },
     /// 400 -32602: a required `_meta` field is missing or of the wrong type; says which.
@@ -59,6 +62,12 @@ impl ModernRejection {
                 MISSING_REQUIRED_CLIENT_CAPABILITY,
                 format!("Missing required client capability: {cap}"),
                 Some(json!({"requiredCapabilities": {*cap: {}}})),
+            ),
+            MissingExtension(ext) => (
+                400,
+                MISSING_REQUIRED_CLIENT_CAPABILITY,
+                format!("Missing required client capability: extension {ext}"),
+                Some(json!({"requiredCapabilities": {"extensions": {*ext: {}}}})),
             ),
             UnsupportedVersion { requested } => (
                 400,

@@ -24,7 +24,7 @@
 //! [`request_stream`] (a long tool call answered over SSE), [`cancel_on_close`] (what a
 //! cut stream does to its job), [`effects`] (`place_order`, the non-idempotent tool),
 //! [`listen`] (`subscriptions/listen`), [`list_versions`] (list changes and who hears
-//! of them).
+//! of them), [`tasks`] (the tasks extension: durable work polled with `tasks/get`).
 
 pub mod cancel_on_close;
 pub mod discover;
@@ -36,6 +36,7 @@ pub mod list_versions;
 pub mod listen;
 pub mod meta;
 pub mod request_stream;
+pub mod tasks;
 
 pub use request_stream::ModernState;
 

@@ -22,16 +22,19 @@ use crate::ledger::{JobEnd, SessionEntry, StreamKind};
 use super::super::Server;
 use super::super::jobs::JobSpec;
 use super::effects::PlaceOrder;
+use super::tasks::TaskStore;
 
 /// The server's 2026-07-28 state: the stateless scope's ledger key, the request streams
 /// still producing, and what their jobs need beyond a 2025 job.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ModernState {
     scope: Option<SessionKey>,
     streams: BTreeSet<StreamId>,
-    jobs: BTreeMap<JobId, ModernJob>,
+    pub(in crate::server) jobs: BTreeMap<JobId, ModernJob>,
     /// The listen streams still open, each with its index in the ledger's `listens`.
     pub(in crate::server) listens: BTreeMap<StreamId, u32>,
+    /// The tasks extension's store ([`super::tasks`]).
+    pub(in crate::server) tasks: TaskStore,
 }
 
 /// A job answering a 2026-07-28 request.
@@ -46,6 +49,17 @@ pub(in crate::server) struct ModernJob {
 }
 
 impl ModernState {
+    /// `seed` is the server's: task ids come from a stream of their own derived from it.
+    pub fn new(seed: u64) -> Self {
+        ModernState {
+            scope: None,
+            streams: BTreeSet::new(),
+            jobs: BTreeMap::new(),
+            listens: BTreeMap::new(),
+            tasks: TaskStore::new(seed),
+        }
+    }
+
     /// Whether `stream` is a 2026-07-28 request stream still being written.
     pub fn is_request_stream(&self, stream: StreamId) -> bool {
         self.streams.contains(&stream)
@@ -169,8 +183,12 @@ impl Server {
         StepPlan { emit: !cut, stop }
     }
 
-    /// How a job that reached its end finishes: a cut one produces no result.
+    /// How a job that reached its end finishes without producing its result: a cut one
+    /// ends `StreamClosed`, a task's ends `Finished` (its result is read with `tasks/get`).
     pub(in crate::server) fn modern_end(&self, job: JobId) -> Option<JobEnd> {
+        if self.modern.tasks.owns(job) {
+            return Some(JobEnd::Finished);
+        }
         self.modern
             .job(job)
             .filter(|j| j.cut_ms.is_some())

@@ -1,0 +1,436 @@
+//! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663): durable work on the
+//! stateless path. A 2026-07-28 stream cannot be resumed, so work that must outlive a
+//! connection goes through a task: the client declares the extension in the request's
+//! `_meta` client capabilities, a job tool answers at once with a `CreateTaskResult`
+//! (`resultType: "task"`, a task id, `ttlMs`, `pollIntervalMs`), the work runs as a job no
+//! stream carries, and the client polls `tasks/get`, which inlines the result once the task
+//! is `completed` (there is no `tasks/result` and no `tasks/list`: both answer -32601).
+//! <https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/seps/2663-tasks-extension.md>
+//!
+//! A task id can vanish, and the work with it; that is what the `lost_task` verdict looks
+//! for. The knobs and the fault that make it vanish:
+//!
+//! - `task_ttl` (`ttlMs`, from creation) and `task_purge_delay`: an expired task is
+//!   reported `failed` for the purge delay, then purged (with no delay it goes at expiry);
+//!   expiry is read when the task is asked about, from the recorded times;
+//! - `task_persistence` on a restart: `Everything` keeps every record and runs an
+//!   interrupted task's work again, `TerminalOnly` keeps the records and reports an
+//!   interrupted task `failed`, `Nothing` forgets every id;
+//! - the `PurgeTasks` fault ([`Server::purge_tasks`]): the store is wiped, in-flight work
+//!   stops.
+//!
+//! A vanished or never-known id gets JSON-RPC -32602 "Task not found"; a request that did not
+//! declare the extension gets -32021. Task ids come from their own ChaCha stream (the seed
+//! xor [`TASK_ID_SALT`]), so minting them moves no session id.
+
+use std::collections::BTreeMap;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::Rng;
+use serde_json::{Value, json};
+
+use crate::http::Output;
+use crate::ids::JobId;
+use crate::jsonrpc::{self, INVALID_PARAMS};
+use crate::knobs::TaskPersistence;
+use crate::ledger::{JobEnd, StreamKind, TaskEntry, TaskLoss, TaskMiss, TaskStatus};
+use crate::tools;
+
+use super::super::Server;
+use super::super::jobs::JobSpec;
+use super::discover::complete;
+use super::effects::PlaceOrder;
+use super::errors::ModernRejection;
+use super::meta::RequestMeta;
+use super::request_stream::ModernJob;
+
+/// The extension's identifier, in `capabilities.extensions` and in a request's
+/// `clientCapabilities.extensions`.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// Xored into the server's seed for the task-id stream.
+pub const TASK_ID_SALT: u64 = 0x7a5c_2663_0000_0001;
+
+/// Why an interrupted task failed, as its `error.message` says.
+const INTERRUPTED: &str = "the task's work was interrupted (the server restarted or its replica went down): re-issue the call";
+const EXPIRED: &str = "Task has expired";
+
+/// The task store: every id ever minted, live or gone (the ledger keeps the history; this
+/// keeps what the server needs to answer and to re-run work).
+#[derive(Debug)]
+pub struct TaskStore {
+    rng: ChaCha8Rng,
+    by_id: BTreeMap<String, TaskRecord>,
+    by_job: BTreeMap<JobId, String>,
+}
+
+#[derive(Debug)]
+struct TaskRecord {
+    /// Index into `Ledger::tasks` (never trimmed).
+    entry: usize,
+    gone: bool,
+    /// What the work is, to run it again after a restart.
+    params: Value,
+    tool: String,
+    steps: u32,
+    interval_ms: u64,
+    order: Option<(String, u32)>,
+    /// Set when a restart or a replica crash killed its work.
+    interrupted: bool,
+}
+
+impl TaskStore {
+    pub fn new(seed: u64) -> Self {
+        TaskStore {
+            rng: ChaCha8Rng::seed_from_u64(seed ^ TASK_ID_SALT),
+            by_id: BTreeMap::new(),
+            by_job: BTreeMap::new(),
+        }
+    }
+
+    /// Whether `job` does a task's work (it writes to no one: its result is read with
+    /// `tasks/get`).
+    pub fn owns(&self, job: JobId) -> bool {
+        self.by_job.contains_key(&job)
+    }
+}
+
+/// Whether the request declared the tasks extension in its client capabilities.
+pub fn declares_tasks(meta: &RequestMeta) -> bool {
+    meta.client_capabilities
+        .get("extensions")
+        .and_then(|e| e.get(TASKS_EXTENSION))
+        .is_some()
+}
+
+/// What a task id names right now.
+enum Lookup {
+    Live(String),
+    Gone(String),
+    Unknown,
+}
+
+impl Server {
+    /// Creates a task for a job tool call (request `id`): the work starts as a job, and the
+    /// answer is the flat `CreateTaskResult`. The record exists before the answer leaves,
+    /// so a `tasks/get` right after it resolves (SEP-2663's consistency rule).
+    pub(in crate::server) fn create_task(
+        &mut self,
+        id: &Value,
+        params: &Value,
+        spec: JobSpec,
+        order: Option<PlaceOrder>,
+    ) -> Value {
+        let task_id = format!("task-{:016x}", self.modern.tasks.rng.next_u64());
+        let now = self.now_ms;
+        let entry = self.ledger.tasks.len();
+        self.ledger.tasks.push(TaskEntry {
+            task_id: task_id.clone(),
+            tool: spec.tool.clone(),
+            request_id: id.clone(),
+            created_ms: now,
+            ttl_ms: self.knobs.task_ttl.map(|t| t.ms()),
+            jobs: Vec::new(),
+            ended: None,
+            lost: None,
+            misses: Vec::new(),
+        });
+        // No stream reads a task's work: no progress is asked for.
+        let mut params = params.clone();
+        if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
+            meta.remove("progressToken");
+        }
+        self.modern.tasks.by_id.insert(
+            task_id.clone(),
+            TaskRecord {
+                entry,
+                gone: false,
+                params,
+                tool: spec.tool,
+                steps: spec.steps,
+                interval_ms: spec.interval_ms,
+                order: order.map(|o| (o.order, o.commit_step)),
+                interrupted: false,
+            },
+        );
+        self.start_task_job(&task_id);
+        let mut result = self.task_fields(&task_id);
+        result["resultType"] = Value::from("task");
+        jsonrpc::result(id, complete(result))
+    }
+
+    /// Starts (or, after a restart, starts again) the job doing task `task_id`'s work, on a
+    /// stream of the stateless scope that no connection reads.
+    fn start_task_job(&mut self, task_id: &str) {
+        let scope = self.stateless_scope();
+        let stream = self.open_stream(scope, StreamKind::Request);
+        self.ledger.stream_mut(stream).modern = true;
+        let job = JobId(self.ledger.jobs_end());
+        let r = &self.modern.tasks.by_id[task_id];
+        let (entry, order) = (r.entry, r.order.clone());
+        let spec = JobSpec {
+            tool: r.tool.clone(),
+            steps: r.steps,
+            interval_ms: r.interval_ms,
+        };
+        let params = r.params.clone();
+        let request_id = self.ledger.tasks[entry].request_id.clone();
+        self.start_job(scope, stream, &request_id, &params, spec);
+        self.modern.jobs.insert(
+            job,
+            ModernJob {
+                stream,
+                order,
+                committed: false,
+                cut_ms: None,
+            },
+        );
+        self.modern.tasks.by_job.insert(job, task_id.to_string());
+        self.ledger.tasks[entry].jobs.push(job);
+    }
+
+    /// A job ended: if it did a task's work, the task reaches its terminal status.
+    pub(in crate::server) fn task_job_ended(&mut self, job: JobId, at: u64, how: JobEnd) {
+        let Some(task_id) = self.modern.tasks.by_job.remove(&job) else {
+            return;
+        };
+        let Some(r) = self.modern.tasks.by_id.get_mut(&task_id) else {
+            return;
+        };
+        if r.gone {
+            return;
+        }
+        let status = match how {
+            JobEnd::Finished => TaskStatus::Completed,
+            JobEnd::Cancelled => TaskStatus::Cancelled,
+            JobEnd::Killed | JobEnd::StreamClosed => {
+                r.interrupted = true;
+                TaskStatus::Failed
+            }
+        };
+        self.ledger.tasks[r.entry].ended = Some((at, status));
+    }
+
+    /// A restart: the task store keeps what `task_persistence` says. Called after every
+    /// job died (so interrupted tasks are already `failed`).
+    pub(in crate::server) fn restart_tasks(&mut self, now: u64) {
+        match self.knobs.task_persistence {
+            TaskPersistence::Nothing => {
+                for r in self.modern.tasks.by_id.values_mut().filter(|r| !r.gone) {
+                    r.gone = true;
+                    self.ledger.tasks[r.entry].lost = Some((now, TaskLoss::Restart));
+                }
+            }
+            TaskPersistence::TerminalOnly => {}
+            TaskPersistence::Everything => {
+                let rerun: Vec<String> = self
+                    .modern
+                    .tasks
+                    .by_id
+                    .iter()
+                    .filter(|(_, r)| {
+                        !r.gone
+                            && r.interrupted
+                            && self.ledger.tasks[r.entry].ended == Some((now, TaskStatus::Failed))
+                    })
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                for task_id in rerun {
+                    let r = self.modern.tasks.by_id.get_mut(&task_id).expect("task");
+                    r.interrupted = false;
+                    self.ledger.tasks[r.entry].ended = None;
+                    self.start_task_job(&task_id);
+                }
+            }
+        }
+    }
+
+    /// The `PurgeTasks` fault: every task record is deleted now; work still running stops.
+    pub fn purge_tasks(&mut self, now_ms: u64, out: &mut Vec<Output>) {
+        self.advance(now_ms, out);
+        let now = self.now_ms;
+        let mut jobs = Vec::new();
+        for r in self.modern.tasks.by_id.values_mut().filter(|r| !r.gone) {
+            r.gone = true;
+            self.ledger.tasks[r.entry].lost = Some((now, TaskLoss::Purged));
+        }
+        for (&job, _) in self.modern.tasks.by_job.iter() {
+            jobs.push(job);
+        }
+        for job in jobs {
+            self.end_job(job, now, JobEnd::Killed, out);
+        }
+    }
+
+    /// Finds `task_id`, purging it first if its TTL and purge delay have run out.
+    fn lookup_task(&mut self, task_id: &str) -> Lookup {
+        let now = self.now_ms;
+        let purge_delay = self.knobs.task_purge_delay.map_or(0, |d| d.ms());
+        let Some(r) = self.modern.tasks.by_id.get_mut(task_id) else {
+            return Lookup::Unknown;
+        };
+        if !r.gone {
+            let entry = &mut self.ledger.tasks[r.entry];
+            let purge_at = entry.ttl_ms.map(|ttl| {
+                entry
+                    .created_ms
+                    .saturating_add(ttl)
+                    .saturating_add(purge_delay)
+            });
+            if purge_at.is_some_and(|t| t <= now) {
+                r.gone = true;
+                entry.lost = Some((purge_at.expect("checked"), TaskLoss::Expired));
+            }
+        }
+        if r.gone {
+            Lookup::Gone(task_id.to_string())
+        } else {
+            Lookup::Live(task_id.to_string())
+        }
+    }
+
+    /// `tasks/get`, `tasks/cancel` and `tasks/update`, after the common checks.
+    pub(in crate::server) fn task_method(
+        &mut self,
+        conn: crate::ids::ConnId,
+        id: &Value,
+        method: &str,
+        params: &Value,
+        meta: &RequestMeta,
+    ) -> Result<Value, ModernRejection> {
+        if !self.knobs.tasks_offered {
+            return Err(ModernRejection::MethodNotFound(method.to_string()));
+        }
+        if !declares_tasks(meta) {
+            return Err(ModernRejection::MissingExtension(TASKS_EXTENSION));
+        }
+        let Some(task_id) = params.get("taskId").and_then(Value::as_str) else {
+            return Ok(jsonrpc::error(
+                id,
+                INVALID_PARAMS,
+                "Invalid params: taskId (a string) is required",
+            ));
+        };
+        let live = match self.lookup_task(task_id) {
+            Lookup::Live(task_id) => task_id,
+            Lookup::Gone(task_id) => {
+                let entry = self.modern.tasks.by_id[&task_id].entry;
+                let at_ms = self.now_ms;
+                self.ledger.tasks[entry].misses.push(TaskMiss {
+                    at_ms,
+                    conn,
+                    method: method.to_string(),
+                    request_id: id.clone(),
+                });
+                return Ok(not_found(id, &task_id));
+            }
+            Lookup::Unknown => return Ok(not_found(id, task_id)),
+        };
+        match method {
+            "tasks/get" => Ok(jsonrpc::result(id, complete(self.task_fields(&live)))),
+            "tasks/cancel" => {
+                let running: Vec<JobId> = self
+                    .modern
+                    .tasks
+                    .by_job
+                    .iter()
+                    .filter(|(_, t)| **t == live)
+                    .map(|(&j, _)| j)
+                    .collect();
+                let now = self.now_ms;
+                let mut out = Vec::new();
+                for job in running {
+                    self.end_job(job, now, JobEnd::Cancelled, &mut out);
+                }
+                debug_assert!(out.is_empty(), "a task's stream has no reader");
+                Ok(jsonrpc::result(id, complete(json!({}))))
+            }
+            _ => Ok(jsonrpc::error(
+                id,
+                INVALID_PARAMS,
+                &format!("Invalid params: task {live} is not waiting for input"),
+            )),
+        }
+    }
+
+    /// The task's fields as `tasks/get` reports them (`CreateTaskResult` has the same
+    /// without `result`/`error`).
+    fn task_fields(&self, task_id: &str) -> Value {
+        let r = &self.modern.tasks.by_id[task_id];
+        let entry = &self.ledger.tasks[r.entry];
+        let expired = entry
+            .ttl_ms
+            .is_some_and(|ttl| entry.created_ms.saturating_add(ttl) <= self.now_ms);
+        let (status, updated_ms) = match entry.ended {
+            _ if expired => (
+                TaskStatus::Failed,
+                entry.created_ms + entry.ttl_ms.unwrap_or(0),
+            ),
+            Some((at, status)) => (status, at),
+            None => (TaskStatus::Working, entry.created_ms),
+        };
+        let mut fields = json!({
+            "taskId": task_id,
+            "status": status.wire(),
+            "createdAt": iso_8601(entry.created_ms),
+            "lastUpdatedAt": iso_8601(updated_ms),
+            "ttlMs": entry.ttl_ms,
+            "pollIntervalMs": self.knobs.task_poll_interval.ms(),
+        });
+        match status {
+            TaskStatus::Completed => {
+                fields["result"] =
+                    tools::text_result(&format!("{} finished {} steps", entry.tool, r.steps));
+            }
+            TaskStatus::Failed => {
+                let message = if expired { EXPIRED } else { INTERRUPTED };
+                fields["error"] = json!({"code": jsonrpc::INTERNAL_ERROR, "message": message});
+            }
+            TaskStatus::Working | TaskStatus::Cancelled => {}
+        }
+        fields
+    }
+}
+
+fn not_found(id: &Value, task_id: &str) -> Value {
+    let shown: String = task_id.chars().take(64).collect();
+    jsonrpc::error(id, INVALID_PARAMS, &format!("Task not found: {shown}"))
+}
+
+/// Virtual milliseconds as an ISO-8601 UTC timestamp (the model's clock starts at the
+/// epoch): `createdAt` and `lastUpdatedAt` must be ISO-8601 strings.
+pub fn iso_8601(ms: u64) -> String {
+    let secs = ms / 1000;
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Days to a civil date (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        ms % 1000
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::iso_8601;
+
+    #[test]
+    fn iso_8601_of_virtual_ms() {
+        assert_eq!(iso_8601(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso_8601(2_500), "1970-01-01T00:00:02.500Z");
+        assert_eq!(iso_8601(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    }
+}
