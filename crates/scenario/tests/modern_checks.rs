@@ -118,3 +118,29 @@ fn a_modern_client_has_no_standalone_stream_and_no_session() {
     .expect_err("refused");
     assert!(err.contains("has no session"), "{err}");
 }
+
+#[test]
+fn a_listen_drop_needs_a_modern_client_that_lists_tools_and_a_list_change_arms_at_its_time() {
+    let echo = r#"CallTool(at: "30s", tool: Echo(text: "hi"))"#;
+    let faults =
+        r#"DropListen(when: At("10s"), away: Some("15s")), ChangeList(at: "20s", notify: false)"#;
+    let s = parse("era: Modern, lists_tools: true", echo, faults).expect("valid");
+    let armed = arm(&s, 1);
+    assert_eq!(armed.faults[0].trigger, ArmedTrigger::At(10_000));
+    assert_eq!(armed.faults[0].away_ms, Some(15_000));
+    assert_eq!(armed.faults[1].trigger, ArmedTrigger::At(20_000));
+    assert!(s.to_ron().contains("lists_tools: true"));
+    assert!(
+        !parse("era: Modern", echo, "")
+            .expect("valid")
+            .to_ron()
+            .contains("lists_tools")
+    );
+    for client in ["", "era: Modern"] {
+        let err = parse(client, echo, r#"DropListen(when: At("10s"))"#).expect_err("refused");
+        assert!(
+            err.contains("t.ron:3:") && err.contains("lists_tools: true"),
+            "{err}"
+        );
+    }
+}
