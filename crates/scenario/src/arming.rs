@@ -158,6 +158,7 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
             Fault::Gc { .. }
             | Fault::StaleTask { .. }
             | Fault::ReplicaDown { .. }
+            | Fault::RollingDeploy { .. }
             | Fault::StickyLost { .. } => None,
         };
         let trigger = match fault {
@@ -165,6 +166,7 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
             | Fault::Restart { when, .. }
             | Fault::Gc { when }
             | Fault::ReplicaDown { when, .. }
+            | Fault::RollingDeploy { when, .. }
             | Fault::StickyLost { when } => match when {
                 Trigger::At(t) => ArmedTrigger::At(t.pick(&mut rng)),
                 Trigger::AfterEvent { n, on } => ArmedTrigger::AfterEvent {
