@@ -45,6 +45,7 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios/field" / "sticky_cookie_dropped",
     "scenarios/field" / "replica_down",
     "scenarios/field" / "shared_store_cross_session",
+    "scenarios/field" / "rolling_deploy",
     "scenarios/grade" / "baseline",
     "scenarios/grade" / "drop_close",
     "scenarios/grade" / "drop_reset",
