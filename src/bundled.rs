@@ -47,6 +47,7 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios/field" / "shared_store_cross_session",
     "scenarios/field" / "listen_missed_change",
     "scenarios/field" / "tasks_lost_on_restart",
+    "scenarios/field" / "rolling_deploy",
     "scenarios/grade" / "baseline",
     "scenarios/grade" / "drop_close",
     "scenarios/grade" / "drop_reset",

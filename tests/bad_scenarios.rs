@@ -223,6 +223,25 @@ fn a_replica_down_of_a_replica_the_fleet_lacks_is_refused_at_its_line() {
 }
 
 #[test]
+fn a_rolling_deploy_with_an_impossible_value_is_refused_at_its_line() {
+    for (fleet, every, down, says) in [
+        ("(replicas: 3)", "0s", "3s", "every replica down at once"),
+        ("(replicas: 3)", "4s", "0s", "restarts nothing"),
+        ("(replicas: 1)", "4s", "3s", "needs a fleet"),
+    ] {
+        let (code, err) = run_text(
+            "deploy.ron",
+            &format!(
+                "{HEAD}    fleet: {fleet},\n    faults: [\n        RollingDeploy(when: At(\"1s\"), every: \"{every}\", down: \"{down}\"),\n    ],\n)"
+            ),
+        );
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("deploy.ron:6:9: faults[0]"), "{err}");
+        assert!(err.contains(says), "{err}");
+    }
+}
+
+#[test]
 fn a_tenant_every_zero_is_refused_at_its_line() {
     let (code, err) = run_text(
         "tenant.ron",

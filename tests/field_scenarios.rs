@@ -250,6 +250,46 @@ fn a_replica_down_loses_its_sessions_and_the_balancer_fails_over() {
 }
 
 #[test]
+fn a_rolling_deploy_misroutes_a_live_session_while_its_replica_restarts() {
+    let trace = std::env::temp_dir().join(format!("faultline-deploy-{}.jsonl", std::process::id()));
+    let naive = run("scenarios/field/rolling_deploy.ron", "naive", Some(&trace));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let _ = std::fs::remove_file(&trace);
+    for step in [
+        "r0 down for 3s (1 of 3",
+        "r1 down for 3s (2 of 3",
+        "r2 down for 3s (3 of 3",
+    ] {
+        assert!(text.contains(step), "the deploy reached {step}");
+    }
+    let kinds_naive = kinds(&naive);
+    assert!(kinds_naive.contains(&"misrouted_session"), "{naive}");
+    assert!(kinds_naive.contains(&"retry_amplification"), "{naive}");
+    let misrouted = naive["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["kind"] == "misrouted_session")
+        .unwrap();
+    assert_eq!(misrouted["evidence"]["held_by"], 1, "the session is r1's");
+    assert_eq!(misrouted["evidence"]["requests"][0]["answered_by"], 2);
+    assert_eq!(naive["expectation"]["holds"], true);
+    let guarded = run("scenarios/field/rolling_deploy.ron", "guarded", None);
+    let kinds_guarded = kinds(&guarded);
+    assert!(kinds_guarded.contains(&"detected"), "{guarded}");
+    for loss in [
+        "silent_gap",
+        "duplicate",
+        "cursor_reuse",
+        "foreign_event",
+        "surfaced_loss",
+    ] {
+        assert!(!kinds_guarded.contains(&loss), "{guarded}");
+    }
+    assert_eq!(guarded["expectation"]["holds"], true);
+}
+
+#[test]
 fn a_store_keyed_by_stream_replays_the_tenants_notifications_into_the_clients_stream() {
     let naive = run(
         "scenarios/field/shared_store_cross_session.ron",

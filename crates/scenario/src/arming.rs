@@ -160,6 +160,7 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
             | Fault::Gc { .. }
             | Fault::StaleTask { .. }
             | Fault::ReplicaDown { .. }
+            | Fault::RollingDeploy { .. }
             | Fault::StickyLost { .. }
             | Fault::PurgeTasks { .. } => None,
         };
@@ -168,6 +169,7 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
             | Fault::Restart { when, .. }
             | Fault::Gc { when }
             | Fault::ReplicaDown { when, .. }
+            | Fault::RollingDeploy { when, .. }
             | Fault::StickyLost { when }
             | Fault::DropListen { when, .. }
             | Fault::PurgeTasks { when } => match when {

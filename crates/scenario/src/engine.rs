@@ -16,6 +16,7 @@
 //! | `StaleTask`, `away` | fired at their time and reported (`Emitted::Fired`) for a driver with a modelled client to play |
 //! | `fleet` | one [`Balancer`] pick per request, then the model answers as that replica (and the balancer's `Set-Cookie`, if it pinned the client, goes on the answer) |
 //! | `ReplicaDown`, `StickyLost` | a fleet's replica crashes for a while; the balancer forgets its pins |
+//! | `RollingDeploy` | replica 0 crashes for `down` when it fires, each next replica `every` later: a fault's follow-up steps (`Strike::then`) are queued like notifications and played as the same scenario fault |
 //! | `CallTool` | not the server's: the client makes calls (the engine only recognises them, for `Call(k)`) |
 
 use std::cmp::Reverse;
@@ -75,6 +76,9 @@ enum Scripted {
         item: usize,
         remaining: u64,
     },
+    /// A fault's follow-up step (see [`Strike::then`](crate::faults::Strike)), an index
+    /// into `Engine::thens`.
+    Then(usize),
 }
 
 #[derive(Debug)]
@@ -95,6 +99,9 @@ pub struct Engine {
     tenants: Vec<ArmedNotify>,
     tenant_keys: Vec<Option<SessionKey>>,
     faults: Vec<EngineFault>,
+    /// Follow-up steps queued by faults that fired: the scenario fault each belongs to,
+    /// and what it does (`Scripted::Then` indexes this).
+    thens: Vec<(usize, Arc<dyn FaultAction>)>,
     /// Indices of faults with an `AfterEvent` trigger not yet fired (checked per event).
     watching: Vec<usize>,
     /// `(at_ms, seq, action)`, earliest first; `seq` keeps simultaneous actions in
@@ -180,6 +187,7 @@ impl Engine {
             tenants: Vec::new(),
             tenant_keys: Vec::new(),
             faults: Vec::new(),
+            thens: Vec::new(),
             watching: Vec::new(),
             queue: BinaryHeap::new(),
             seq: 0,
@@ -350,6 +358,12 @@ impl Engine {
                     self.fire(i, out);
                 }
             }
+            Scripted::Then(step) => {
+                self.server.advance(at, buf);
+                self.route(buf, out);
+                let (fault, action) = self.thens[step].clone();
+                self.strike(fault, action, None, out);
+            }
         }
     }
 
@@ -365,12 +379,24 @@ impl Engine {
     }
 
     fn fire(&mut self, i: usize, out: &mut Vec<Emitted>) {
-        let now = self.server.now_ms();
         let fault = &mut self.faults[i];
         fault.fired = true;
         let action = fault.action.clone();
         let away_ms = fault.away_ms;
         self.watching.retain(|&w| w != i);
+        self.strike(i, action, away_ms, out);
+    }
+
+    /// Plays scenario fault `i`'s `action` now (its first strike or a follow-up step) and
+    /// queues the follow-ups it names.
+    fn strike(
+        &mut self,
+        i: usize,
+        action: Arc<dyn FaultAction>,
+        away_ms: Option<u64>,
+        out: &mut Vec<Emitted>,
+    ) {
+        let now = self.server.now_ms();
         let mut buf = Vec::new();
         let strike = action.strike(
             &mut Target {
@@ -389,6 +415,13 @@ impl Engine {
             away_ms,
             client_effect: action.client_effect(),
         })));
+        for (delay_ms, next) in strike.then {
+            self.thens.push((i, next));
+            self.schedule(
+                now.saturating_add(delay_ms),
+                Scripted::Then(self.thens.len() - 1),
+            );
+        }
         self.route(&mut buf, out);
     }
 

@@ -313,6 +313,14 @@ pub enum Fault {
         replica: u8,
         down: DurationMs,
     },
+    /// A deploy restarts the fleet's replicas one at a time: replica 0 crashes for `down`
+    /// when the fault fires, replica 1 `every` later, and so on, each as a `ReplicaDown`
+    /// (its in-memory sessions and logs go the way `restart_persistence` says).
+    RollingDeploy {
+        when: Trigger,
+        every: DurationMs,
+        down: DurationMs,
+    },
     /// The load balancer forgets its pins: cookies it set name nothing, hashes re-salt.
     StickyLost { when: Trigger },
     /// The server's application changes `list` (default: tools) at `at`, publishing
@@ -469,10 +477,28 @@ impl Scenario {
                     Some(("faults", i)),
                 ));
             }
+            if let Fault::RollingDeploy { every, down, .. } = fault {
+                let problem = if self.fleet.replicas < 2 {
+                    Some(format!(
+                        "RollingDeploy needs a fleet, but this one has {} replica (set fleet.replicas to 2 or more)",
+                        self.fleet.replicas
+                    ))
+                } else if every.ms() == 0 {
+                    Some("RollingDeploy every: \"0s\" takes every replica down at once; a rolling deploy spaces them (give every > 0)".to_string())
+                } else if down.ms() == 0 {
+                    Some("RollingDeploy down: \"0s\" restarts nothing (give down > 0)".to_string())
+                } else {
+                    None
+                };
+                if let Some(problem) = problem {
+                    return Err((format!("faults[{i}]: {problem}"), Some(("faults", i))));
+                }
+            }
             let (Fault::Drop { when, .. }
             | Fault::Restart { when, .. }
             | Fault::Gc { when }
             | Fault::ReplicaDown { when, .. }
+            | Fault::RollingDeploy { when, .. }
             | Fault::StickyLost { when }
             | Fault::DropListen { when, .. }
             | Fault::PurgeTasks { when }) = fault

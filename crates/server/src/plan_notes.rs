@@ -49,6 +49,9 @@ pub(crate) fn plan_notes(scenario: &Scenario, armed: &Armed) -> Vec<String> {
             Fault::ReplicaDown { replica, down, .. } => {
                 format!("replica r{replica} down for {down}")
             }
+            Fault::RollingDeploy { every, down, .. } => {
+                format!("a rolling deploy (each replica down for {down}, {every} apart)")
+            }
             Fault::StickyLost { .. } => "the balancer forgets its pins".into(),
             Fault::PurgeTasks { .. } => "the task store is purged".into(),
             Fault::StaleTask { .. } => {

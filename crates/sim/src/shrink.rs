@@ -122,6 +122,7 @@ fn candidates(s: &Scenario) -> Vec<Scenario> {
             | Fault::Restart { when, .. }
             | Fault::Gc { when }
             | Fault::ReplicaDown { when, .. }
+            | Fault::RollingDeploy { when, .. }
             | Fault::StickyLost { when }
             | Fault::DropListen { when, .. }
             | Fault::PurgeTasks { when } => match when {
@@ -164,6 +165,7 @@ fn mentions_call(fault: &Fault, calls: usize) -> bool {
         Fault::Restart { when, .. }
         | Fault::Gc { when }
         | Fault::ReplicaDown { when, .. }
+        | Fault::RollingDeploy { when, .. }
         | Fault::StickyLost { when }
         | Fault::DropListen { when, .. }
         | Fault::PurgeTasks { when } => {
@@ -371,6 +373,15 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
                 }
                 v.plain(down);
             }
+            Fault::RollingDeploy {
+                when, every, down, ..
+            } => {
+                if let Trigger::At(t) = when {
+                    v.pick(t);
+                }
+                v.plain(every);
+                v.plain(down);
+            }
             Fault::StaleTask {
                 at,
                 holds_session_from,
@@ -529,6 +540,10 @@ pub fn describe_fault(fault: &Fault) -> String {
             down,
         } => format!(
             "replica r{replica} down for {down} {}",
+            describe_trigger(when)
+        ),
+        Fault::RollingDeploy { when, every, down } => format!(
+            "a rolling deploy (each replica down for {down}, {every} apart) {}",
             describe_trigger(when)
         ),
         Fault::StickyLost { when } => {

@@ -155,6 +155,11 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
                 replica,
                 down,
             }),
+            Fault::RollingDeploy { when, every, down } => Some(Fault::RollingDeploy {
+                when: trigger(when),
+                every,
+                down,
+            }),
             Fault::StickyLost { when } => Some(Fault::StickyLost {
                 when: trigger(when),
             }),
@@ -657,7 +662,9 @@ mod tests {
                     }
                     Fault::Restart { .. } => {}
                     Fault::Gc { .. } => {}
-                    Fault::ReplicaDown { .. } | Fault::StickyLost { .. } => {
+                    Fault::ReplicaDown { .. }
+                    | Fault::RollingDeploy { .. }
+                    | Fault::StickyLost { .. } => {
                         panic!("the swarm draws no fleet faults yet")
                     }
                     Fault::StaleTask { .. } => panic!("StaleTask is client-side"),

@@ -35,6 +35,11 @@ impl Server {
             .fold(0u16, |set, (r, _)| set | (1 << r))
     }
 
+    /// How many replicas the fleet has (1 for a single server).
+    pub fn replica_count(&self) -> u8 {
+        u8::try_from(self.down_until.len()).map_or(u8::MAX, |n| n.max(1))
+    }
+
     /// Whether replica `r` takes requests now.
     pub fn is_up(&self, r: ReplicaId) -> bool {
         self.replicas_up() & (1u16 << r.0.min(15)) != 0

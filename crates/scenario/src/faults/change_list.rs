@@ -31,6 +31,7 @@ impl FaultAction for ChangeList {
                 self.list.word()
             ),
             conns: Vec::new(),
+            then: Vec::new(),
         }
     }
 }

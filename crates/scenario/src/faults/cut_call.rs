@@ -52,6 +52,7 @@ impl FaultAction for CutCall {
                 self.call
             ),
             conns,
+            then: Vec::new(),
         }
     }
 }

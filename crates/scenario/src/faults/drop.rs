@@ -38,6 +38,7 @@ impl FaultAction for DropStreams {
         Strike {
             note: format!("drop ({mode}) of conn {list} [{:?}]", self.stream),
             conns,
+            then: Vec::new(),
         }
     }
 }

@@ -42,6 +42,7 @@ impl FaultAction for DropListen {
         Strike {
             note: format!("drop (reset) of the listen stream on conn {list}"),
             conns,
+            then: Vec::new(),
         }
     }
 }

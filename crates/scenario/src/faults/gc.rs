@@ -14,6 +14,7 @@ impl FaultAction for GcSweep {
         Strike {
             note: "gc sweep".into(),
             conns: Vec::new(),
+            then: Vec::new(),
         }
     }
 }

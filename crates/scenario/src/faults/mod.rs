@@ -14,6 +14,7 @@ mod gc;
 mod purge_tasks;
 mod replica_down;
 mod restart;
+mod rolling_deploy;
 mod stale_task;
 mod sticky_lost;
 
@@ -39,12 +40,17 @@ pub trait FaultAction: fmt::Debug + Send + Sync {
 }
 
 /// The result of a fault firing.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Strike {
     /// One line for the trace and the server's log ("drop (reset) of conn 3 [Standalone]").
     pub note: String,
     /// The connections it cut.
     pub conns: Vec<ConnId>,
+    /// What the fault does next, `delay_ms` after this strike: a fault that unfolds over
+    /// time (a rolling deploy, one replica after another) queues its next step here, so
+    /// that the step's time is known only once the fault has fired (its trigger may be an
+    /// event). The engine plays each as the same scenario fault.
+    pub then: Vec<(u64, Arc<dyn FaultAction>)>,
 }
 
 /// Client-side consequences a modelled client must play (a live server only logs them).
@@ -98,6 +104,11 @@ pub(crate) fn action_of(fault: &Fault) -> Arc<dyn FaultAction> {
         Fault::ReplicaDown { replica, down, .. } => Arc::new(replica_down::ReplicaDown {
             replica: faultline_model::ReplicaId(*replica),
             down_ms: down.ms(),
+        }),
+        Fault::RollingDeploy { every, down, .. } => Arc::new(rolling_deploy::RollingDeploy {
+            every_ms: every.ms(),
+            down_ms: down.ms(),
+            next: 0,
         }),
         Fault::StickyLost { .. } => Arc::new(sticky_lost::StickyLost),
         Fault::StaleTask {

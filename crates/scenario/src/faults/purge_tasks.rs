@@ -17,6 +17,7 @@ impl FaultAction for PurgeTasks {
         Strike {
             note: "the task store is purged".into(),
             conns: Vec::new(),
+            then: Vec::new(),
         }
     }
 }

@@ -26,6 +26,7 @@ impl FaultAction for ReplicaDown {
                 DurationMs(self.down_ms)
             ),
             conns,
+            then: Vec::new(),
         }
     }
 }

@@ -18,6 +18,7 @@ impl FaultAction for Restart {
         Strike {
             note: format!("server restart (persistence: {persistence:?})"),
             conns,
+            then: Vec::new(),
         }
     }
 }

@@ -20,6 +20,7 @@ impl FaultAction for StaleTask {
                 DurationMs(self.holds_session_from_ms)
             ),
             conns: Vec::new(),
+            then: Vec::new(),
         }
     }
 

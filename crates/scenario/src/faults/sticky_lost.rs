@@ -21,6 +21,7 @@ impl FaultAction for StickyLost {
         Strike {
             note,
             conns: Vec::new(),
+            then: Vec::new(),
         }
     }
 }

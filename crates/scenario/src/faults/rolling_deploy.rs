@@ -1,0 +1,50 @@
+//! `RollingDeploy`: a deploy replaces the fleet's replicas one at a time, the way a
+//! Kubernetes Deployment's rolling update does. Replica 0 goes down for `down` when the
+//! fault fires, replica 1 `every` later, and so on to the last; each goes the way a
+//! [`ReplicaDown`](super::replica_down) goes (connections reset, jobs killed, in-memory
+//! state as `restart_persistence` says). One strike takes one replica down and queues the
+//! next as its follow-up ([`Strike::then`]), so a deploy whose trigger is an event still
+//! spaces its steps `every` apart.
+
+use std::sync::Arc;
+
+use faultline_model::{DurationMs, Output, ReplicaId};
+
+use super::{FaultAction, Strike, Target};
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RollingDeploy {
+    pub(crate) every_ms: u64,
+    pub(crate) down_ms: u64,
+    /// The replica this step takes down.
+    pub(crate) next: u8,
+}
+
+impl FaultAction for RollingDeploy {
+    fn strike(&self, target: &mut Target<'_>, now_ms: u64, out: &mut Vec<Output>) -> Strike {
+        let server = target.server();
+        let replicas = server.replica_count();
+        let persistence = server.knobs().restart_persistence;
+        let replica = ReplicaId(self.next);
+        let conns = server.replica_down(replica, self.down_ms, now_ms, out);
+        let mut then: Vec<(u64, Arc<dyn FaultAction>)> = Vec::new();
+        if self.next.saturating_add(1) < replicas {
+            then.push((
+                self.every_ms,
+                Arc::new(RollingDeploy {
+                    next: self.next + 1,
+                    ..*self
+                }),
+            ));
+        }
+        Strike {
+            note: format!(
+                "rolling deploy: replica {replica} down for {} ({} of {replicas}; persistence: {persistence:?})",
+                DurationMs(self.down_ms),
+                self.next + 1,
+            ),
+            conns,
+            then,
+        }
+    }
+}
