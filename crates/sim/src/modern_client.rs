@@ -334,23 +334,7 @@ impl ModernClient {
     ) {
         self.next_request_id += 1;
         let request = self.post(self.next_request_id, method, params);
-        let conn = io.conn();
-        self.request_index.insert(conn, self.record.requests.len());
-        let sent_seq = self.tick();
-        self.record.requests.push(RequestRecord {
-            at_ms: now,
-            conn,
-            task: Task::Main,
-            http: "POST",
-            rpc: Some(method.into()),
-            session: None,
-            last_event_id: None,
-            status: None,
-            sent_seq,
-            answered_seq: None,
-        });
-        self.purposes.insert(conn, purpose);
-        io.sends.push((conn, request, Task::Main));
+        self.send(io, now, request, method, purpose);
     }
 
     fn send_listen(&mut self, io: &mut ClientIo, now: u64) {

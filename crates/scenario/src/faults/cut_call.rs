@@ -32,20 +32,8 @@ impl FaultAction for CutCall {
                     .is_some_and(|s| target.server.ledger().stream(s).modern)
             })
             .collect();
-        for &conn in &conns {
-            target
-                .server()
-                .drop_connection(conn, EndMode::Reset, now_ms, out);
-        }
-        let list = if conns.is_empty() {
-            "- (no request stream open)".to_string()
-        } else {
-            conns
-                .iter()
-                .map(|c| c.0.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let list = super::drop_all(target, &conns, EndMode::Reset, now_ms, out)
+            .unwrap_or_else(|| "- (no request stream open)".to_string());
         Strike {
             note: format!(
                 "cut of call {}'s request stream (reset) on conn {list}",

@@ -17,20 +17,8 @@ pub(crate) struct DropStreams {
 impl FaultAction for DropStreams {
     fn strike(&self, target: &mut Target<'_>, now_ms: u64, out: &mut Vec<Output>) -> Strike {
         let conns = target.connections_on(self.stream);
-        for &conn in &conns {
-            target
-                .server()
-                .drop_connection(conn, self.mode, now_ms, out);
-        }
-        let list = if conns.is_empty() {
-            "-".to_string()
-        } else {
-            conns
-                .iter()
-                .map(|c| c.0.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let list = super::drop_all(target, &conns, self.mode, now_ms, out)
+            .unwrap_or_else(|| "-".to_string());
         let mode = match self.mode {
             EndMode::Close => "close",
             EndMode::Reset => "reset",

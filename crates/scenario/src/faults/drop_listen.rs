@@ -25,20 +25,8 @@ impl FaultAction for DropListen {
                     .is_some_and(|s| target.server.ledger().stream(s).kind == StreamKind::Listen)
             })
             .collect();
-        for &conn in &conns {
-            target
-                .server()
-                .drop_connection(conn, EndMode::Reset, now_ms, out);
-        }
-        let list = if conns.is_empty() {
-            "- (no listen stream open)".to_string()
-        } else {
-            conns
-                .iter()
-                .map(|c| c.0.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let list = super::drop_all(target, &conns, EndMode::Reset, now_ms, out)
+            .unwrap_or_else(|| "- (no listen stream open)".to_string());
         Strike {
             note: format!("drop (reset) of the listen stream on conn {list}"),
             conns,

@@ -21,7 +21,7 @@ mod sticky_lost;
 use std::fmt;
 use std::sync::Arc;
 
-use faultline_model::{ConnId, Output, Server};
+use faultline_model::{ConnId, EndMode, Output, Server};
 
 use crate::balancer::Balancer;
 use crate::calls::CallTracker;
@@ -90,6 +90,27 @@ impl Target<'_> {
             })
             .collect()
     }
+}
+
+/// Ends each of `conns` as `mode` says and lists them for a strike's note: "3, 7", or
+/// `None` when there was nothing to drop.
+fn drop_all(
+    target: &mut Target<'_>,
+    conns: &[ConnId],
+    mode: EndMode,
+    now_ms: u64,
+    out: &mut Vec<Output>,
+) -> Option<String> {
+    for &conn in conns {
+        target.server().drop_connection(conn, mode, now_ms, out);
+    }
+    (!conns.is_empty()).then(|| {
+        conns
+            .iter()
+            .map(|c| c.0.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    })
 }
 
 /// The action of a scenario fault.
