@@ -145,6 +145,9 @@ fn to_http(addr: SocketAddr, request: HttpRequest) -> Result<hyper::Request<Full
             builder = builder.header(name, value);
         }
     }
+    for (name, value) in request.mcp_params {
+        builder = builder.header(format!("mcp-param-{name}"), value);
+    }
     let body = match request.body {
         RequestBody::Empty => Bytes::new(),
         RequestBody::Bytes(b) => Bytes::from(b),

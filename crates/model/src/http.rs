@@ -41,6 +41,9 @@ pub struct HttpRequest {
     pub mcp_method: Option<String>,
     /// `Mcp-Name` (2026-07-28: the tool, resource or prompt a request names).
     pub mcp_name: Option<String>,
+    /// The `Mcp-Param-<name>` headers (2026-07-28, SEP-2243: a tool argument its schema
+    /// marks `x-mcp-header`), as `(<name>, value)` in the order sent.
+    pub mcp_params: Vec<(String, String)>,
     /// `Cookie`, as sent (only a fleet's balancer reads it: `StickyCookie`).
     pub cookie: Option<String>,
     /// The address the request came from (only a fleet's balancer reads it:
@@ -62,6 +65,7 @@ impl HttpRequest {
             origin: None,
             mcp_method: None,
             mcp_name: None,
+            mcp_params: Vec::new(),
             cookie: None,
             peer: None,
             body: RequestBody::Json(body),
@@ -80,6 +84,7 @@ impl HttpRequest {
             origin: None,
             mcp_method: None,
             mcp_name: None,
+            mcp_params: Vec::new(),
             cookie: None,
             peer: None,
             body: RequestBody::Empty,
@@ -97,6 +102,7 @@ impl HttpRequest {
             origin: None,
             mcp_method: None,
             mcp_name: None,
+            mcp_params: Vec::new(),
             cookie: None,
             peer: None,
             body: RequestBody::Empty,

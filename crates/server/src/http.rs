@@ -74,6 +74,20 @@ fn header_text(headers: &HeaderMap, name: &HeaderName) -> Option<String> {
     Some(text)
 }
 
+/// The `Mcp-Param-<name>` headers, as `(<name>, value)`.
+fn mcp_param_headers(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter_map(|(name, value)| {
+            let suffix = name.as_str().strip_prefix("mcp-param-")?;
+            Some((
+                suffix.to_string(),
+                String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            ))
+        })
+        .collect()
+}
+
 pub(crate) fn to_model_request(method: &Method, headers: &HeaderMap, body: Bytes) -> HttpRequest {
     let method = match *method {
         Method::POST => HttpMethod::Post,
@@ -91,6 +105,7 @@ pub(crate) fn to_model_request(method: &Method, headers: &HeaderMap, body: Bytes
         origin: header_text(headers, &header::ORIGIN),
         mcp_method: header_text(headers, &MCP_METHOD),
         mcp_name: header_text(headers, &MCP_NAME),
+        mcp_params: mcp_param_headers(headers),
         cookie: header_text(headers, &header::COOKIE),
         peer: None,
         body: if body.is_empty() {

@@ -17,10 +17,16 @@ pub fn server_info() -> Value {
 }
 
 /// What the modern path offers: tools, whose list changes are published on
-/// `subscriptions/listen` ([`super::listen`]), and the tasks extension when
+/// `subscriptions/listen` ([`super::listen`]); the conformance fixtures' prompts,
+/// resources and completions ([`super::fixtures`]); and the tasks extension when
 /// `tasks_offered`.
 pub fn capabilities(knobs: &ServerKnobs) -> Value {
-    let mut caps = json!({"tools": {"listChanged": true}});
+    let mut caps = json!({
+        "tools": {"listChanged": true},
+        "prompts": {},
+        "resources": {},
+        "completions": {}
+    });
     if knobs.tasks_offered {
         caps["extensions"] = json!({super::tasks::TASKS_EXTENSION: {}});
     }

@@ -35,10 +35,13 @@ use super::super::jobs::JobSpec;
 use super::discover::{add_cache_hint, complete, discover_result};
 use super::effects::{PLACE_ORDER, PlaceOrder, parse_place_order, place_order_tool};
 use super::errors::ModernRejection;
+use super::fixtures::fixture_tools;
 use super::headers::check_headers;
+use super::input_required::mrtr_tools;
 use super::list_versions::{TEST_TRIGGER_TOOL_CHANGE, added_tools};
 use super::listen::read_filter;
 use super::meta::{RequestMeta, read_meta};
+use super::task_fixtures::{FixtureCall, task_fixture_tools};
 use super::tasks::declares_tasks;
 
 /// A tool only the 2026-07-28 path lists: it needs the client's `sampling` capability and
@@ -76,6 +79,9 @@ impl Server {
             }
             Ok(Answer::Task(spec, order)) => {
                 HttpResponse::json(200, self.create_task(id, params, spec, order))
+            }
+            Ok(Answer::FixtureTask(call)) => {
+                HttpResponse::json(200, self.create_fixture_task(id, params, call))
             }
             Ok(Answer::Stream(spec, order)) => {
                 self.serve_request_stream(conn, request, rpc, id, params, spec, order, out);
@@ -123,7 +129,13 @@ impl Server {
                 Ok(Answer::List(jsonrpc::result(id, complete(result)), version))
             }
             "subscriptions/listen" => Ok(Answer::Listen(read_filter(params)?)),
-            "tools/call" => self.modern_tool_call(id, params, &meta),
+            "tools/call" => self.modern_tool_call(request, id, params, &meta),
+            "prompts/list"
+            | "prompts/get"
+            | "resources/list"
+            | "resources/templates/list"
+            | "resources/read"
+            | "completion/complete" => self.fixture_answer(id, method, params, &meta),
             "tasks/get" | "tasks/cancel" | "tasks/update" => Ok(Answer::Now(
                 self.task_method(conn, id, method, params, &meta)?,
             )),
@@ -133,10 +145,14 @@ impl Server {
 
     fn modern_tool_call(
         &self,
+        request: &HttpRequest,
         id: &Value,
         params: &Value,
         meta: &RequestMeta,
     ) -> Result<Answer, ModernRejection> {
+        if let Some(answer) = self.fixture_tool(request, id, params, meta) {
+            return answer;
+        }
         if params.get("name").and_then(Value::as_str) == Some(TEST_MISSING_CAPABILITY) {
             if !meta.declares("sampling") {
                 return Err(ModernRejection::MissingCapability("sampling"));
@@ -186,9 +202,11 @@ impl Server {
 
 /// How a modern request is answered: a JSON body now, a request stream for a job, or a
 /// listen stream.
-enum Answer {
+pub(super) enum Answer {
     Now(Value),
     Task(JobSpec, Option<PlaceOrder>),
+    /// A conformance fixture's task ([`super::task_fixtures`]).
+    FixtureTask(FixtureCall),
     /// A `tools/list` result, and the version of the list it gives.
     List(Value, u32),
     Stream(JobSpec, Option<PlaceOrder>),
@@ -197,12 +215,18 @@ enum Answer {
     ChangeTools(Value),
 }
 
-/// The tools of [`tools::list`], the modern-only [`TEST_MISSING_CAPABILITY`],
+/// The conformance fixtures ([`super::fixtures`], [`super::input_required`],
+/// [`super::task_fixtures`]; first, so that the first tool takes no argument), the tools
+/// of [`tools::list`], the modern-only [`TEST_MISSING_CAPABILITY`],
 /// [`TEST_TRIGGER_TOOL_CHANGE`] and [`PLACE_ORDER`], and those the changes up to `version`
 /// added.
 fn modern_tool_list(version: u32) -> Value {
     let mut list = tools::list();
     if let Some(tools) = list.get_mut("tools").and_then(Value::as_array_mut) {
+        let mut first = fixture_tools();
+        first.extend(mrtr_tools());
+        first.extend(task_fixture_tools());
+        tools.splice(0..0, first);
         tools.push(serde_json::json!({
             "name": TEST_MISSING_CAPABILITY,
             "description": "Needs the client's sampling capability: answers -32021 when the request's _meta does not declare it.",

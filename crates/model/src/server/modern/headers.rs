@@ -1,6 +1,7 @@
 //! The headers a 2026-07-28 POST repeats from its body, so that proxies can route without
 //! reading it: `MCP-Protocol-Version` (equal to `_meta`'s protocol version), `Mcp-Method`
-//! (every request) and `Mcp-Name` (`tools/call`, `resources/read`, `prompts/get`). A value
+//! (every request) and `Mcp-Name` (`tools/call`, `resources/read`, `prompts/get`; and,
+//! optionally, the task id of `tasks/get`, `tasks/update`, `tasks/cancel`). A value
 //! that is not ASCII travels as `=?base64?…?=`. A header that is missing or differs from the
 //! body is -32020.
 //!
@@ -18,6 +19,10 @@ pub const NAMED_METHODS: [(&str, &str); 3] = [
     ("resources/read", "uri"),
     ("prompts/get", "name"),
 ];
+
+/// The tasks extension's methods, whose `Mcp-Name` (when sent) repeats `params.taskId`
+/// (SEP-2663): optional, but a value that differs from the body is -32020.
+pub const TASK_NAMED_METHODS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
 
 /// Checks the request's headers against its body: the version against `_meta`'s
 /// `meta_version`, then `Mcp-Method`, then `Mcp-Name`.
@@ -45,6 +50,15 @@ pub fn check_headers(
         if name != body_name {
             return Err(ModernRejection::HeaderMismatch(format!(
                 "Mcp-Name is {name:?} but params.{field} is {body_name:?}"
+            )));
+        }
+    }
+    if TASK_NAMED_METHODS.contains(&method) && request.mcp_name.is_some() {
+        let name = header_value(request.mcp_name.as_deref(), "Mcp-Name")?;
+        let task_id = params.get("taskId").and_then(Value::as_str).unwrap_or("");
+        if name != task_id {
+            return Err(ModernRejection::HeaderMismatch(format!(
+                "Mcp-Name is {name:?} but params.taskId is {task_id:?}"
             )));
         }
     }
@@ -102,6 +116,15 @@ pub fn decode_base64(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// Standard base64 as SEP-2243 wants it in an `Mcp-Param-*` header: padded to a multiple
+/// of four, padding only at the end; `None` otherwise.
+pub fn decode_base64_strict(text: &str) -> Option<Vec<u8>> {
+    if text.len() % 4 != 0 || text.trim_end_matches('=').contains('=') {
+        return None;
+    }
+    decode_base64(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,6 +140,17 @@ mod tests {
         assert_eq!(decode_base64("").as_deref(), Some(&b""[..]));
         assert_eq!(decode_base64("a"), None);
         assert_eq!(decode_base64("a*=="), None);
+    }
+
+    #[test]
+    fn strict_base64_wants_padding_and_the_alphabet() {
+        assert_eq!(
+            decode_base64_strict("SGVsbG8=").as_deref(),
+            Some(&b"Hello"[..])
+        );
+        assert_eq!(decode_base64_strict("SGVsbG8"), None);
+        assert_eq!(decode_base64_strict("SGVs!!!bG8="), None);
+        assert_eq!(decode_base64_strict("SG=sbG8="), None);
     }
 
     #[test]

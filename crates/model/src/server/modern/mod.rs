@@ -24,18 +24,26 @@
 //! [`request_stream`] (a long tool call answered over SSE), [`cancel_on_close`] (what a
 //! cut stream does to its job), [`effects`] (`place_order`, the non-idempotent tool),
 //! [`listen`] (`subscriptions/listen`), [`list_versions`] (list changes and who hears
-//! of them), [`tasks`] (the tasks extension: durable work polled with `tasks/get`).
+//! of them), [`tasks`] (the tasks extension: durable work polled with `tasks/get`),
+//! the conformance suite's fixtures: [`fixtures`] (content tools, prompts, resources,
+//! completion), [`input_required`] (multi-round-trip requests with a sealed
+//! `requestState`), [`task_fixtures`] (tasks that fail, error or wait for input), and
+//! [`fixture_dispatch`] (where they meet the dispatch).
 
 pub mod cancel_on_close;
 pub mod discover;
 pub mod dispatch;
 pub mod effects;
 pub mod errors;
+pub mod fixture_dispatch;
+pub mod fixtures;
 pub mod headers;
+pub mod input_required;
 pub mod list_versions;
 pub mod listen;
 pub mod meta;
 pub mod request_stream;
+pub mod task_fixtures;
 pub mod tasks;
 
 pub use request_stream::ModernState;

@@ -22,6 +22,7 @@ use crate::ledger::{JobEnd, SessionEntry, StreamKind};
 use super::super::Server;
 use super::super::jobs::JobSpec;
 use super::effects::PlaceOrder;
+use super::input_required::StateKey;
 use super::tasks::TaskStore;
 
 /// The server's 2026-07-28 state: the stateless scope's ledger key, the request streams
@@ -35,6 +36,8 @@ pub struct ModernState {
     pub(in crate::server) listens: BTreeMap<StreamId, u32>,
     /// The tasks extension's store ([`super::tasks`]).
     pub(in crate::server) tasks: TaskStore,
+    /// The key that seals MRTR `requestState` ([`super::input_required`]).
+    pub(in crate::server) state_key: StateKey,
 }
 
 /// A job answering a 2026-07-28 request.
@@ -57,6 +60,7 @@ impl ModernState {
             jobs: BTreeMap::new(),
             listens: BTreeMap::new(),
             tasks: TaskStore::new(seed),
+            state_key: StateKey::new(seed),
         }
     }
 

@@ -44,6 +44,7 @@ use super::effects::PlaceOrder;
 use super::errors::ModernRejection;
 use super::meta::RequestMeta;
 use super::request_stream::ModernJob;
+use super::task_fixtures::{TaskFixture, TaskOutcome};
 
 /// The extension's identifier, in `capabilities.extensions` and in a request's
 /// `clientCapabilities.extensions`.
@@ -78,6 +79,9 @@ struct TaskRecord {
     order: Option<(String, u32)>,
     /// Set when a restart or a replica crash killed its work.
     interrupted: bool,
+    /// A conformance fixture's ending and the input it waits for
+    /// ([`super::task_fixtures`]); `None` for the other tools.
+    fixture: Option<TaskFixture>,
 }
 
 impl TaskStore {
@@ -122,6 +126,20 @@ impl Server {
         spec: JobSpec,
         order: Option<PlaceOrder>,
     ) -> Value {
+        self.create_task_with(id, params, spec, order, None)
+    }
+
+    /// [`Server::create_task`] for a conformance fixture: its work starts only once no
+    /// input is pending.
+    pub(in crate::server) fn create_task_with(
+        &mut self,
+        id: &Value,
+        params: &Value,
+        spec: JobSpec,
+        order: Option<PlaceOrder>,
+        fixture: Option<TaskFixture>,
+    ) -> Value {
+        let waits = fixture.as_ref().is_some_and(|f| !f.pending.is_empty());
         let task_id = format!("task-{:016x}", self.modern.tasks.rng.next_u64());
         let now = self.now_ms;
         let entry = self.ledger.tasks.len();
@@ -152,9 +170,12 @@ impl Server {
                 interval_ms: spec.interval_ms,
                 order: order.map(|o| (o.order, o.commit_step)),
                 interrupted: false,
+                fixture,
             },
         );
-        self.start_task_job(&task_id);
+        if !waits {
+            self.start_task_job(&task_id);
+        }
         let mut result = self.task_fields(&task_id);
         result["resultType"] = Value::from("task");
         jsonrpc::result(id, complete(result))
@@ -201,7 +222,12 @@ impl Server {
         if r.gone {
             return;
         }
+        let protocol_error = matches!(
+            r.fixture.as_ref().map(|f| &f.outcome),
+            Some(TaskOutcome::ProtocolError(_))
+        );
         let status = match how {
+            JobEnd::Finished if protocol_error => TaskStatus::Failed,
             JobEnd::Finished => TaskStatus::Completed,
             JobEnd::Cancelled => TaskStatus::Cancelled,
             JobEnd::Killed | JobEnd::StreamClosed => {
@@ -344,14 +370,73 @@ impl Server {
                     self.end_job(job, now, JobEnd::Cancelled, &mut out);
                 }
                 debug_assert!(out.is_empty(), "a task's stream has no reader");
+                self.cancel_waiting_task(&live);
                 Ok(jsonrpc::result(id, complete(json!({}))))
             }
-            _ => Ok(jsonrpc::error(
+            _ => self.update_task(id, &live, params),
+        }
+    }
+
+    /// A task waiting for input has no job to cancel: it is cancelled here.
+    fn cancel_waiting_task(&mut self, task_id: &str) {
+        let now = self.now_ms;
+        let Some(r) = self.modern.tasks.by_id.get_mut(task_id) else {
+            return;
+        };
+        let Some(fixture) = r.fixture.as_mut().filter(|f| !f.pending.is_empty()) else {
+            return;
+        };
+        fixture.pending.clear();
+        let entry = &mut self.ledger.tasks[r.entry];
+        if entry.ended.is_none() {
+            entry.ended = Some((now, TaskStatus::Cancelled));
+        }
+    }
+
+    /// `tasks/update`: the responses in `params.inputResponses` answer the pending input
+    /// requests they name (other keys are ignored); once none is pending the task's work
+    /// starts (a task with no work completes at once). Acknowledged with an empty
+    /// `resultType: "complete"`; the task's state is read with `tasks/get`.
+    fn update_task(
+        &mut self,
+        id: &Value,
+        task_id: &str,
+        params: &Value,
+    ) -> Result<Value, ModernRejection> {
+        let now = self.now_ms;
+        let r = self
+            .modern
+            .tasks
+            .by_id
+            .get_mut(task_id)
+            .expect("a live task");
+        let Some(fixture) = r.fixture.as_mut().filter(|f| !f.pending.is_empty()) else {
+            return Ok(jsonrpc::error(
                 id,
                 INVALID_PARAMS,
-                &format!("Invalid params: task {live} is not waiting for input"),
-            )),
+                &format!("Invalid params: task {task_id} is not waiting for input"),
+            ));
+        };
+        let Some(responses) = params.get("inputResponses").and_then(Value::as_object) else {
+            return Ok(jsonrpc::error(
+                id,
+                INVALID_PARAMS,
+                "Invalid params: inputResponses (an object) is required",
+            ));
+        };
+        for (key, response) in responses {
+            if response.is_object() {
+                fixture.pending.remove(key);
+            }
         }
+        if fixture.pending.is_empty() {
+            if r.steps == 0 {
+                self.ledger.tasks[r.entry].ended = Some((now, TaskStatus::Completed));
+            } else {
+                self.start_task_job(task_id);
+            }
+        }
+        Ok(jsonrpc::result(id, complete(json!({}))))
     }
 
     /// The task's fields as `tasks/get` reports them (`CreateTaskResult` has the same
@@ -362,6 +447,11 @@ impl Server {
         let expired = entry
             .ttl_ms
             .is_some_and(|ttl| entry.created_ms.saturating_add(ttl) <= self.now_ms);
+        let pending = r
+            .fixture
+            .as_ref()
+            .map(|f| &f.pending)
+            .filter(|p| !p.is_empty() && entry.ended.is_none() && !expired);
         let (status, updated_ms) = match entry.ended {
             _ if expired => (
                 TaskStatus::Failed,
@@ -378,16 +468,26 @@ impl Server {
             "ttlMs": entry.ttl_ms,
             "pollIntervalMs": self.knobs.task_poll_interval.ms(),
         });
+        let outcome = r.fixture.as_ref().map(|f| &f.outcome);
         match status {
             TaskStatus::Completed => {
-                fields["result"] =
-                    tools::text_result(&format!("{} finished {} steps", entry.tool, r.steps));
+                fields["result"] = outcome.and_then(TaskOutcome::result).unwrap_or_else(|| {
+                    tools::text_result(&format!("{} finished {} steps", entry.tool, r.steps))
+                });
             }
             TaskStatus::Failed => {
-                let message = if expired { EXPIRED } else { INTERRUPTED };
+                let message = match outcome {
+                    _ if expired => EXPIRED,
+                    Some(TaskOutcome::ProtocolError(message)) if !r.interrupted => message,
+                    _ => INTERRUPTED,
+                };
                 fields["error"] = json!({"code": jsonrpc::INTERNAL_ERROR, "message": message});
             }
             TaskStatus::Working | TaskStatus::Cancelled => {}
+        }
+        if let Some(pending) = pending {
+            fields["status"] = Value::from("input_required");
+            fields["inputRequests"] = json!(pending);
         }
         fields
     }
