@@ -10,7 +10,10 @@
 #   `--requirements 2026-07-28`, judged against the baseline
 #   modern/expected-failures-2026-07-28.yaml. The suite fails on a failure the baseline
 #   does not list *and* on a baseline entry that now passes, so the baseline only shrinks:
-#   a change that fixes checks deletes their lines.
+#   a change that fixes checks deletes their lines. It is empty: every check passes.
+#   Then the tasks extension's lifecycle and dispatch scenarios by name (SEP-2663; the
+#   requirements file runs them unscored, so they are named here to stay in CI whatever
+#   it says), each with no failed check and no warning.
 #
 # Installs what it needs itself from the npm registry (pinned by the lockfiles): the
 # suites, and Node 22 from the npm package `node` (the suites need Node >= 22; the
@@ -31,6 +34,10 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 cd "$HERE"
 
+TASKS_SCENARIOS=(
+  tasks-lifecycle
+  tasks-dispatch-and-envelope
+)
 SCENARIOS=(
   server-initialize
   ping
@@ -129,11 +136,14 @@ failures=0
 if [ "$LEGACY_LEG" -eq 0 ]; then
   SCENARIOS=()
 fi
-for scenario in "${SCENARIOS[@]}"; do
+# One scenario of the suite at $1 (its dist/index.js); appends its row to ROWS and counts
+# a failure (a failed check, a warning, no checks at all, or a non-zero exit).
+run_scenario() {
+  local suite="$1" scenario="$2"
   out="$WORK/$scenario.log"
   start=$(date +%s)
   set +e
-  CI=true timeout "$SCENARIO_TIMEOUT_S" node node_modules/@modelcontextprotocol/conformance/dist/index.js \
+  CI=true timeout "$SCENARIO_TIMEOUT_S" node "$suite" \
     server --url "$URL" --scenario "$scenario" </dev/null >"$out" 2>&1
   rc=$?
   set -e
@@ -151,6 +161,9 @@ for scenario in "${SCENARIOS[@]}"; do
     sed 's/\x1b\[[0-9;]*m//g' "$out" | tail -n 60 >&2
   fi
   ROWS+=("$(printf '| %-28s | %-4s | %-40s | %3ss |' "$scenario" "$verdict" "${summary:-no summary (exit $rc)}" "$secs")")
+}
+for scenario in "${SCENARIOS[@]}"; do
+  run_scenario node_modules/@modelcontextprotocol/conformance/dist/index.js "$scenario"
 done
 
 if [ "$LEGACY_LEG" -eq 1 ]; then
@@ -192,6 +205,26 @@ if [ "$MODERN_LEG" -eq 1 ]; then
   else
     log "$MODERN_REVISION leg: every failure is in the baseline, and every baseline entry still fails"
   fi
+fi
+
+# ---- the tasks extension's lifecycle and dispatch scenarios, by name --------------------
+if [ "$MODERN_LEG" -eq 1 ]; then
+  ROWS=()
+  legacy_failures=$failures
+  failures=0
+  for scenario in "${TASKS_SCENARIOS[@]}"; do
+    run_scenario modern/node_modules/@modelcontextprotocol/conformance/dist/index.js "$scenario"
+  done
+  echo
+  echo "MCP conformance ($(node -p 'require("./modern/node_modules/@modelcontextprotocol/conformance/package.json").version')) tasks extension (SEP-2663) against faultline serve"
+  printf '| %-28s | %-4s | %-40s | %4s |\n' scenario ok checks time
+  printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..30})" "------" "$(printf -- '-%.0s' {1..42})" "------"
+  printf '%s\n' "${ROWS[@]}"
+  if [ "$failures" -ne 0 ]; then
+    log "$failures tasks scenario(s) failed"
+    modern_failed=1
+  fi
+  failures=$legacy_failures
 fi
 
 if [ "$failures" -ne 0 ] || [ "$modern_failed" -ne 0 ]; then

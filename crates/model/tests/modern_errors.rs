@@ -162,7 +162,7 @@ fn removed_and_unknown_methods_are_404_32601_with_the_id() {
         (502, "logging/setLevel"),
         (503, "tasks/result"),
         (504, "resources/subscribe"),
-        (505, "prompts/list"),
+        (505, "resources/unsubscribe"),
         (601, "unknown/method"),
     ] {
         let request = modern_post(id, method, with_meta(json!({})));
