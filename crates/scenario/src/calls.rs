@@ -192,6 +192,7 @@ mod tests {
             origin: None,
             mcp_method: None,
             mcp_name: None,
+            mcp_params: Vec::new(),
             cookie: None,
             peer: None,
             body: RequestBody::Json(body),

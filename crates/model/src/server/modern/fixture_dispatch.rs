@@ -63,18 +63,18 @@ impl Server {
         }
         let as_task = self.knobs.tasks_offered && declares_tasks(meta);
         if let Some(answer) = round_trip(&self.modern.state_key, name, params, meta) {
-            if name == TEST_TOOL_WITH_TASK && as_task {
-                if let Ok(Mrtr::Complete(gathered)) = &answer {
-                    let call = FixtureCall {
-                        work: (1, TOOL_WITH_TASK_MS),
-                        fixture: TaskFixture {
-                            outcome: TaskOutcome::Text(completion_text(name, gathered)),
-                            pending: Default::default(),
-                        },
-                        task_required: false,
-                    };
-                    return Some(Ok(Answer::FixtureTask(call)));
-                }
+            if let (true, Ok(Mrtr::Complete(gathered))) =
+                (name == TEST_TOOL_WITH_TASK && as_task, &answer)
+            {
+                let call = FixtureCall {
+                    work: (1, TOOL_WITH_TASK_MS),
+                    fixture: TaskFixture {
+                        outcome: TaskOutcome::Text(completion_text(name, gathered)),
+                        pending: Default::default(),
+                    },
+                    task_required: false,
+                };
+                return Some(Ok(Answer::FixtureTask(call)));
             }
             return Some(mrtr_answer(id, answer, |gathered| {
                 tools::text_result(&completion_text(name, gathered))
@@ -90,7 +90,7 @@ impl Server {
                 ))));
             }
         };
-        if as_task && call.work.0 > 0 || as_task && !call.fixture.pending.is_empty() {
+        if as_task && (call.work.0 > 0 || !call.fixture.pending.is_empty()) {
             return Some(Ok(Answer::FixtureTask(call)));
         }
         if call.task_required && !as_task {

@@ -119,7 +119,7 @@ pub fn decode_base64(text: &str) -> Option<Vec<u8>> {
 /// Standard base64 as SEP-2243 wants it in an `Mcp-Param-*` header: padded to a multiple
 /// of four, padding only at the end; `None` otherwise.
 pub fn decode_base64_strict(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 4 != 0 || text.trim_end_matches('=').contains('=') {
+    if !text.len().is_multiple_of(4) || text.trim_end_matches('=').contains('=') {
         return None;
     }
     decode_base64(text)
