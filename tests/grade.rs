@@ -125,10 +125,20 @@ fn a_careful_client_loses_nothing_silently_on_the_default_set() {
         "behavior_a",
         "behavior_b",
         "replay_404_cascade",
+        "sticky_cookie_dropped",
+        "replica_down",
+        "shared_store_cross_session",
+        "rolling_deploy",
     ] {
         assert!(
             names.contains(&must),
             "{must} is in the default set: {names:?}"
+        );
+    }
+    for modern in MODERN_SCENARIOS {
+        assert!(
+            !names.contains(&modern),
+            "{modern} is a 2026-07-28 scenario, not in the 2025 default set: {names:?}"
         );
     }
     for run in runs {
@@ -154,6 +164,37 @@ fn a_careful_client_loses_nothing_silently_on_the_default_set() {
             .as_array()
             .map(Vec::len),
         Some(20)
+    );
+}
+
+/// The bundled 2026-07-28 scenarios whose application fits the client contract.
+const MODERN_SCENARIOS: [&str; 3] = [
+    "reissue_duplicate_effect",
+    "listen_missed_change",
+    "tasks_lost_on_restart",
+];
+
+/// `--era modern` is the 2026-07-28 default set: the modern scenarios, graded like any
+/// other, and nothing else.
+#[test]
+fn the_modern_era_grades_the_2026_scenarios() {
+    let (_, stdout, stderr) = grade(&["--command", CAREFUL, "--era", "modern", "--format", "json"]);
+    let report: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("one JSON document ({e}): {stdout}\n{stderr}"));
+    let runs = report["scenarios"].as_array().unwrap();
+    let names: Vec<&str> = runs
+        .iter()
+        .map(|r| r["scenario"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, MODERN_SCENARIOS, "{stdout}");
+    // The toy client speaks 2025: it has no `place_order` (a 2026-07-28 tool), and says so.
+    let order = &runs[0];
+    assert_eq!(order["verdicts"][0]["kind"], "surfaced_loss", "{order}");
+    assert!(
+        order["client_report"]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("place_order")),
+        "{order}"
     );
 }
 

@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Real third-party MCP clients against faultline: `faultline grade` runs of the official
-# SDK clients, unmodified behind the adapters in examples/clients/ (the TypeScript SDK from
-# npm and the Python SDK from PyPI, both pinned and installed here by this script).
+# SDK clients, unmodified behind the adapters in examples/clients/ (the TypeScript SDKs from
+# npm and the Python SDK from PyPI, all pinned and installed here by this script):
 #
-# 1. Each SDK is graded on the default set (every bundled scenario that fits the client
-#    contract, each against a fresh server on the harness's clock). check.py compares every
-#    scenario's verdicts with expectations.json and insists on what is known of both
-#    libraries: the baseline is clean, Behavior B is silent_gap, and grade exits 1.
+#   typescript         @modelcontextprotocol/sdk 1.32.2 (2025-11-25)
+#   python             mcp 2.3.0, ClientSession + initialize (2025-11-25)
+#   typescript-modern  @modelcontextprotocol/client 2.4.0, versionNegotiation 'auto' (2026-07-28)
+#   python-modern      mcp 2.3.0, the high-level Client with its default mode 'auto' (2026-07-28)
+#
+# 1. Each client is graded on the default set (every bundled scenario of its era that fits
+#    the client contract, each against a fresh server on the harness's clock; the modern
+#    clients with `--era modern`). check.py compares every scenario's verdicts with
+#    expectations.json and insists on what is known of the libraries: for 2025 the
+#    baseline is clean and Behavior B is silent_gap; for 2026-07-28 a cut call is not
+#    re-issued and a dropped listen is not re-opened; grade exits 1.
 # 2. auto_long_job: each adapter against the fault-free `faultline serve --time-scale auto`
 #    (no grading harness): an 81-minute long_job must deliver every progress value and the
 #    result; the wall time is printed.
@@ -14,8 +21,8 @@
 # INTEROP_RECORD=1 (`just interop-record`) rewrites RESULTS.md and expectations.json from
 # this run; a plain run never does. Exit 1 when anything differs from the expectations.
 #
-#   tests/interop/run.sh                       # both SDKs
-#   INTEROP_CLIENTS=python tests/interop/run.sh
+#   tests/interop/run.sh                       # all four clients
+#   INTEROP_CLIENTS="python python-modern" tests/interop/run.sh
 #   INTEROP_KEEP=1 tests/interop/run.sh        # keep the reports, ledgers and cards (path printed)
 set -euo pipefail
 
@@ -23,27 +30,29 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 cd "$ROOT"
 
-CLIENTS=(${INTEROP_CLIENTS:-typescript python})
+CLIENTS=(${INTEROP_CLIENTS:-typescript python typescript-modern python-modern})
 PYTHON="${PYTHON:-python3}"
 log() { printf '[interop] %s\n' "$*" >&2; }
 
 TS="$ROOT/examples/clients/typescript"
+TSM="$ROOT/examples/clients/typescript-modern"
 PY="$ROOT/examples/clients/python"
 stamp_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
 # ---- install (idempotent: skipped when what is installed matches the pins) --------------
 for client in "${CLIENTS[@]}"; do
   case "$client" in
-    typescript)
+    typescript|typescript-modern)
       command -v npm >/dev/null || { log "npm is required"; exit 1; }
-      want="$(stamp_of "$TS/package.json" "$TS/package-lock.json")"
-      if [ "$(cat "$TS/node_modules/.faultline-stamp" 2>/dev/null)" != "$want" ]; then
-        log "npm ci ($TS, pinned @modelcontextprotocol/sdk)"
-        npm ci --prefix "$TS" --no-audit --no-fund --loglevel=error >/dev/null
-        echo "$want" >"$TS/node_modules/.faultline-stamp"
+      dir="$TS"; [ "$client" = typescript-modern ] && dir="$TSM"
+      want="$(stamp_of "$dir/package.json" "$dir/package-lock.json")"
+      if [ "$(cat "$dir/node_modules/.faultline-stamp" 2>/dev/null)" != "$want" ]; then
+        log "npm ci ($dir, pinned in its package-lock.json)"
+        npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >/dev/null
+        echo "$want" >"$dir/node_modules/.faultline-stamp"
       fi
       ;;
-    python)
+    python|python-modern)
       want="$(stamp_of "$PY/requirements.txt")"
       if [ "$(cat "$PY/.venv/.faultline-stamp" 2>/dev/null)" != "$want" ]; then
         log "python venv with the pinned mcp ($PY/requirements.txt)"
@@ -84,18 +93,26 @@ command_of() {
   case "$1" in
     typescript) echo "node examples/clients/typescript/client.mjs" ;;
     python) echo "examples/clients/python/.venv/bin/python examples/clients/python/client.py" ;;
+    typescript-modern) echo "node examples/clients/typescript-modern/client.mjs" ;;
+    python-modern) echo "examples/clients/python/.venv/bin/python examples/clients/python/client_modern.py" ;;
+  esac
+}
+era_of() {
+  case "$1" in
+    *-modern) echo modern ;;
+    *) echo legacy ;;
   esac
 }
 
-# ---- 1. grade each SDK on the default set -----------------------------------------------
+# ---- 1. grade each client on its era's default set --------------------------------------
 for client in "${CLIENTS[@]}"; do
   cmd="$(command_of "$client")"
-  log "faultline grade --command \"$cmd\""
+  log "faultline grade --command \"$cmd\" --era $(era_of "$client")"
   start=$(date +%s)
   set +e
   # Two at a time on CI's two cores: a real client's own wall-clock timers (its read
   # and request timeouts) then fire as they would on a quiet machine.
-  "$FAULTLINE" grade --command "$cmd" --jobs 2 --format json --ledgers "$OUT/$client-ledgers" \
+  "$FAULTLINE" grade --command "$cmd" --era "$(era_of "$client")" --jobs 2 --format json --ledgers "$OUT/$client-ledgers" \
     --html "$OUT/$client.card.html" >"$OUT/$client.grade.json" 2>"$OUT/$client.grade.err"
   echo $? >"$OUT/$client.grade.exit"
   set -e

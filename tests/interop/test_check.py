@@ -98,6 +98,25 @@ class CheckTest(unittest.TestCase):
         self.assertIn("behavior_b is ['clean'], not silent_gap", printed)
         self.assertIn("expected 1", printed)
 
+    MODERN = {
+        "reissue_duplicate_effect": ["clean"],
+        "listen_missed_change": ["clean", "missed_change"],
+        "tasks_lost_on_restart": ["clean"],
+    }
+
+    def test_a_modern_client_is_held_to_the_modern_facts_only(self):
+        self.write_run("python-modern", self.MODERN)
+        code, printed = self.run_check("python-modern", expectations={"python-modern": self.MODERN})
+        self.assertEqual(code, 0, printed)
+        self.assertNotIn("baseline", printed)
+        relisted = dict(self.MODERN, listen_missed_change=["clean"])
+        reissued = dict(relisted, reissue_duplicate_effect=["duplicate_effect"])
+        self.write_run("python-modern", reissued)
+        code, printed = self.run_check("python-modern", expectations={}, record=True)
+        self.assertEqual(code, 1)
+        self.assertIn("the SDK re-issued a cut call", printed)
+        self.assertIn("listen_missed_change is ['clean'], not missed_change", printed)
+
     def test_auto_long_job_must_deliver_everything_in_time(self):
         self.write_run("python", self.KNOWN, progress=80)
         code, printed = self.run_check("python", expectations={"python": self.KNOWN})

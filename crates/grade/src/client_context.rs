@@ -6,8 +6,14 @@
 //! call (Behavior B: notifications only) gets one `echo` at its end, so the client stays
 //! connected while everything happens and then has something to return from. `StaleTask`
 //! faults are the modelled client's own defect, not the server's: they are not played.
+//!
+//! A 2026-07-28 scenario (client era `Modern`) fits the same way: its client model's
+//! `lists_tools` and `use_tasks` become the context's `lists_tools` and `use_tasks`, the
+//! two things its application does beyond calling
+//! (<https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http>).
+//! The graded client negotiates its era itself; the grading server speaks both.
 
-use faultline_scenario::{ClientEra, Fault, PickDuration, Scenario, Tool, Work, arm};
+use faultline_scenario::{Fault, PickDuration, Scenario, Tool, Work, arm};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -17,6 +23,18 @@ pub struct ClientContext {
     pub call: CallSpec,
     /// `echo` calls to make after the first call returned.
     pub followup_echo: usize,
+    /// 2026-07-28: the application keeps its tools list current the way the SDK offers
+    /// (a `subscriptions/listen` for tools-list changes, opened before the call and kept
+    /// open), lists tools before the call and before each follow-up, and calls from that
+    /// list. Absent (false) in every 2025 context.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lists_tools: bool,
+    /// 2026-07-28: the application asks for the call to run as a task (the
+    /// `io.modelcontextprotocol/tasks` extension) when its client implements the
+    /// extension; a client that does not makes a plain call. Absent (false) in every 2025
+    /// context.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub use_tasks: bool,
 }
 
 /// One `tools/call`: the tool, its arguments verbatim, and whether to ask for progress.
@@ -41,14 +59,6 @@ const SETTLE_MS: u64 = 60_000;
 
 /// The plan for `scenario`, or why its workload does not fit the client contract.
 pub fn plan(scenario: &Scenario) -> Result<GradingPlan, String> {
-    if scenario.client.era == ClientEra::Modern {
-        // The graded clients (the reference adapters, and the contract) speak 2025; a
-        // 2026-07-28 scenario stays out of the default set until they can be graded.
-        return Err(
-            "a 2026-07-28 scenario (client era Modern): grading 2026-07-28 clients is not built yet"
-                .into(),
-        );
-    }
     let mut served = scenario.clone();
     let mut notes = Vec::new();
     let stale = served
@@ -110,6 +120,8 @@ pub fn plan(scenario: &Scenario) -> Result<GradingPlan, String> {
                 progress: first.progress,
             },
             followup_echo: armed.calls.len() - 1,
+            lists_tools: served.client.lists_tools,
+            use_tasks: served.client.use_tasks,
         },
         scenario: served,
         notes,
@@ -162,13 +174,35 @@ mod tests {
         assert!(plan(&s).unwrap_err().contains("not an echo"));
     }
 
-    /// The graded clients speak 2025: a 2026-07-28 scenario is not in the default set.
+    /// A 2026-07-28 scenario fits: its order key travels in the arguments, and what its
+    /// client model does beyond calling reaches the context (and only then: a 2025
+    /// context's JSON is unchanged).
     #[test]
-    fn a_modern_scenario_does_not_fit_yet() {
+    fn a_modern_scenario_fits_with_what_its_application_does() {
         let s = scenario(
-            r#"Scenario(name: "t", summary: "t", client: (era: Modern), workload: [
+            r#"Scenario(name: "t", summary: "t", client: (era: Modern, lists_tools: true), workload: [
                 CallTool(at: "0s", tool: PlaceOrder(steps: 3, interval: "1s"))])"#,
         );
-        assert!(plan(&s).unwrap_err().contains("not built yet"));
+        let plan = plan(&s).expect("fits");
+        assert_eq!(plan.context.call.tool, "place_order");
+        assert_eq!(plan.context.call.arguments["order"], "call-0");
+        assert!(plan.context.lists_tools);
+        assert!(!plan.context.use_tasks);
+        let json = serde_json::to_value(&plan.context).unwrap();
+        assert_eq!(json["lists_tools"], true);
+        assert!(json.get("use_tasks").is_none(), "{json}");
+        let legacy = scenario(
+            r#"Scenario(name: "t", summary: "t", workload: [
+                CallTool(at: "0s", tool: LongJob(steps: 3, interval: "1s"))])"#,
+        );
+        let json = serde_json::to_value(plan_of(&legacy).context).unwrap();
+        assert_eq!(
+            json.as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["call", "followup_echo"]
+        );
+    }
+
+    fn plan_of(s: &Scenario) -> GradingPlan {
+        plan(s).expect("fits")
     }
 }

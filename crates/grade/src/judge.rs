@@ -158,7 +158,9 @@ fn misrouted_sessions(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
 }
 
 /// What the server produced for the application: the judged call's progress steps and
-/// result, and the notifications up to the client's last call.
+/// result, and the notifications of its sessions up to the client's last call. A
+/// session no request of the client named is someone else's (a fleet's tenant, played
+/// without HTTP): its notifications are not owed to the graded client.
 #[derive(Debug, Default)]
 struct Owed {
     /// Steps of the judged (last) job of the call's tool.
@@ -188,6 +190,14 @@ fn owed(ledger: &Ledger, context: &ClientContext) -> Owed {
         .map(|a| a.at_ms)
         .max()
         .unwrap_or(0);
+    let named: std::collections::BTreeSet<&str> = ledger
+        .answers
+        .iter()
+        .filter_map(|a| a.session_sent.as_deref())
+        .collect();
+    let clients_session = |key: faultline_model::SessionKey| {
+        key.0 < ledger.sessions_base || named.contains(ledger.session(key).wire_id.as_str())
+    };
     let mut owed = Owed::default();
     for event in &ledger.events {
         match event.payload {
@@ -197,7 +207,9 @@ fn owed(ledger: &Ledger, context: &ClientContext) -> Owed {
                     owed.steps.push(step);
                 }
             }
-            Payload::Notification { seq } if event.at_ms <= last_call_answer => {
+            Payload::Notification { seq }
+                if event.at_ms <= last_call_answer && clients_session(event.session) =>
+            {
                 *owed.notifications.entry(seq).or_default() += 1;
             }
             _ => {}
@@ -566,6 +578,8 @@ mod tests {
                 progress: true,
             },
             followup_echo: 0,
+            lists_tools: false,
+            use_tasks: false,
         }
     }
 

@@ -19,7 +19,11 @@
 //!   application does: `{"call": {"tool": "long_job", "arguments": {"steps": 45,
 //!   "interval_ms": 60000}, "progress": true}, "followup_echo": 1}`: one `tools/call`
 //!   (arguments verbatim; with a progress token when `progress`), then `followup_echo`
-//!   calls of `echo` with `{"text": "followup N"}`;
+//!   calls of `echo` with `{"text": "followup N"}`; a 2026-07-28 scenario's context may
+//!   add `"lists_tools": true` (keep the tools list current through a
+//!   `subscriptions/listen` for its changes, list tools before each call and call from
+//!   that list) and `"use_tasks": true` (run the call as a task when the client
+//!   implements the tasks extension), both absent when false;
 //! - the last line of the client's stdout is its report, one JSON object: `progress` (the
 //!   progress values of the call, in order), `notifications` (`data.seq` of every
 //!   `notifications/message`, in order), `result` (the call's result text, or null),
@@ -30,6 +34,10 @@
 //! - the server sends an SSE event of type `faultline.quiet` on open streams when nothing
 //!   more can come until the client acts; MCP SDKs ignore it, a hand-written client may
 //!   use it instead of a read timeout.
+//!
+//! The grading server speaks 2025-11-25 and 2026-07-28 (it picks the era per request), so
+//! a client that negotiates lands in 2026-07-28: such a client is graded on the
+//! 2026-07-28 scenarios (`faultline grade --era modern`), a 2025 client on the others.
 
 mod client_context;
 mod client_process;
