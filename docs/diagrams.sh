@@ -23,3 +23,5 @@ draw docs/scenarios/quarantine_violation.ron naive quarantine_violation_naive
 draw docs/scenarios/quarantine_violation.ron guarded quarantine_violation_guarded
 draw docs/scenarios/surfaced_loss.ron naive surfaced_loss_naive
 draw docs/scenarios/duplicate.ron naive duplicate_naive
+draw scenarios/field/replicas_round_robin.ron naive replicas_round_robin_naive
+draw scenarios/field/shared_store_cross_session.ron naive shared_store_cross_session_naive

@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 
 use faultline_model::{
-    ConnId, CursorResolution, EventRef, Ledger, Payload, ReplicaId, SessionKey, StreamKind,
-    UnknownCursor,
+    ConnId, CursorResolution, EventRef, Ledger, Payload, ReplicaId, RouteWhy, SessionKey,
+    StreamKind, UnknownCursor,
 };
 
 use crate::client::call_key;
@@ -737,6 +737,11 @@ fn misrouted_sessions(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec
     }
     let requests: BTreeMap<ConnId, &crate::client_record::RequestRecord> =
         record.requests.iter().map(|q| (q.conn, q)).collect();
+    let routes: BTreeMap<ConnId, RouteWhy> = ledger
+        .answers
+        .iter()
+        .filter_map(|a| Some((a.conn, a.route?.why)))
+        .collect();
     let mut by_session: BTreeMap<SessionKey, (ReplicaId, Vec<MisroutedNote>)> = BTreeMap::new();
     for m in &ledger.misroutes {
         let Some(q) = requests.get(&m.conn) else {
@@ -752,6 +757,7 @@ fn misrouted_sessions(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec
                 method: q.describe(),
                 status: q.status,
                 answered_by: m.answered_by.0,
+                why: routes.get(&m.conn).copied(),
             });
     }
     for (key, (held_by, notes)) in by_session {

@@ -155,6 +155,7 @@ fn timeline(out: &mut String, outcome: &RunOutcome) {
                 session,
                 last_event_id,
                 deferred,
+                route,
             } => {
                 let mut text = format!(
                     "{http} {}",
@@ -169,6 +170,9 @@ fn timeline(out: &mut String, outcome: &RunOutcome) {
                 }
                 if *deferred {
                     text.push_str("  (held back while away)");
+                }
+                if let Some(route) = route {
+                    text.push_str(&format!("  -> {} by {}", route.replica, route.why.label()));
                 }
                 line(
                     out,

@@ -16,7 +16,7 @@
 
 use std::fmt;
 
-use faultline_model::{DeathCause, EndMode, Payload};
+use faultline_model::{DeathCause, EndMode, Payload, Route};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use sha2::{Digest, Sha256};
 
@@ -106,6 +106,11 @@ pub enum TraceWhat {
         last_event_id: Option<String>,
         /// Held back while the client was away; this is when it really went out.
         deferred: bool,
+        /// In a fleet: the replica the balancer sent the request to, and why (read from
+        /// the server's ledger once the request was answered). Never written for a single
+        /// server, whose traces keep their bytes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        route: Option<Route>,
     },
     Response {
         conn: u64,

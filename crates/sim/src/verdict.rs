@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use faultline_model::RouteWhy;
 use serde::Serialize;
 
 pub use faultline_scenario::VerdictKind;
@@ -155,6 +156,8 @@ pub struct MisroutedNote {
     pub method: String,
     pub status: Option<u16>,
     pub answered_by: u8,
+    /// Why the balancer sent it there (the ledger's route of its answer).
+    pub why: Option<RouteWhy>,
 }
 
 #[derive(Debug, Clone, Serialize)]

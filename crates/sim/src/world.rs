@@ -254,10 +254,37 @@ impl<L: Link> World<L> {
                 session: request.session_id.clone(),
                 last_event_id: request.last_event_id.clone(),
                 deferred,
+                route: None,
             });
         }
+        let noted = self.trace.len().checked_sub(1);
         // Request and response are instantaneous: whatever the engine has due first runs.
         self.link.handle(conn, request, self.now, &mut self.emitted);
+        if let Some(noted) = noted.filter(|_| self.record_trace) {
+            self.note_route(noted, conn);
+        }
+    }
+
+    /// Copies the balancer's choice for the request just handled into its trace entry:
+    /// the ledger's answer on that connection, at this instant (a fleet's only; a single
+    /// server's answers carry no route).
+    fn note_route(&mut self, noted: usize, conn: ConnId) {
+        let now = self.now;
+        let route = self.link.with_engine(|e| {
+            e.server()
+                .ledger()
+                .answers
+                .iter()
+                .rev()
+                .take_while(|a| a.at_ms == now)
+                .find(|a| a.conn == conn)
+                .and_then(|a| a.route)
+        });
+        if let Some(TraceWhat::Request { route: slot, .. }) =
+            self.trace.get_mut(noted).map(|e| &mut e.what)
+        {
+            *slot = route;
+        }
     }
 
     /// Hands what the engine emitted to the client until nothing is left at this instant,

@@ -14,6 +14,7 @@ use faultline_sim::{EventRun, Folded, Task, TraceEntry, TraceWhat, fold_trace, s
 
 use crate::diagram::{ArrowKind, Diagram, Harm, Lane, Row, Shape, Tone};
 use crate::harm::{ConnInfo, HarmTracker};
+use crate::replica_lanes::ServerLanes;
 
 /// Builds the diagram of a parsed trace. `title` names the run (file or scenario).
 pub fn build(entries: &[TraceEntry], title: &str) -> Diagram {
@@ -23,15 +24,17 @@ pub fn build(entries: &[TraceEntry], title: &str) -> Diagram {
             tasks.insert(*task);
         }
     }
+    let mut servers = ServerLanes::of_trace(entries);
     let mut lanes: Vec<Lane> = tasks.into_iter().map(Lane::Task).collect();
-    lanes.extend([Lane::Network, Lane::Server, Lane::Store, Lane::Log]);
+    lanes.extend(servers.lanes());
+    lanes.extend([Lane::Store, Lane::Log]);
 
     let mut rows: Vec<Row> = Vec::new();
     let mut harm = HarmTracker::default();
     for step in fold_trace(entries) {
         rows.push(match step {
-            Folded::Events(run) => event_row(&run, &mut harm),
-            Folded::Entry(entry) => row_of(entry.at_ms, &entry.what, &mut harm),
+            Folded::Events(run) => event_row(&run, &mut harm, &servers),
+            Folded::Entry(entry) => row_of(entry.at_ms, &entry.what, &mut harm, &mut servers),
         });
     }
 
@@ -52,8 +55,12 @@ pub fn build(entries: &[TraceEntry], title: &str) -> Diagram {
     }
 }
 
-fn event_row(run: &EventRun, harm: &mut HarmTracker) -> Row {
-    let from = if run.replay { Lane::Log } else { Lane::Server };
+fn event_row(run: &EventRun, harm: &mut HarmTracker, servers: &ServerLanes) -> Row {
+    let from = if run.replay {
+        Lane::Log
+    } else {
+        servers.of_conn(run.conn)
+    };
     let to = Lane::Task(harm.task_of(run.conn));
     let times = if run.count > 1 {
         format!(" x{}", run.count)
@@ -126,7 +133,7 @@ fn event_row(run: &EventRun, harm: &mut HarmTracker) -> Row {
     row
 }
 
-fn row_of(at: u64, what: &TraceWhat, harm: &mut HarmTracker) -> Row {
+fn row_of(at: u64, what: &TraceWhat, harm: &mut HarmTracker, servers: &mut ServerLanes) -> Row {
     match what {
         TraceWhat::Request {
             conn,
@@ -136,7 +143,9 @@ fn row_of(at: u64, what: &TraceWhat, harm: &mut HarmTracker) -> Row {
             session,
             last_event_id,
             deferred,
+            route,
         } => {
+            servers.routed(*conn, route.as_ref());
             let mut label = match rpc {
                 Some(rpc) => format!("{http} {rpc}"),
                 None if http == "GET" => "GET (SSE stream)".into(),
@@ -151,11 +160,14 @@ fn row_of(at: u64, what: &TraceWhat, harm: &mut HarmTracker) -> Row {
             if *deferred {
                 label.push_str(" · (held back while away)");
             }
+            if let Some(route) = route {
+                label.push_str(&format!(" · {} by {}", route.replica, route.why.label()));
+            }
             let mut row = Row::new(
                 at,
                 Shape::Arrow {
                     from: Lane::Task(*task),
-                    to: Lane::Server,
+                    to: servers.of_conn(*conn),
                     kind: ArrowKind::Request,
                     count: 1,
                     dashed: false,
@@ -185,6 +197,10 @@ fn row_of(at: u64, what: &TraceWhat, harm: &mut HarmTracker) -> Row {
             if let Some(c) = last_event_id {
                 row.data.push(("last-event-id", c.clone()));
             }
+            if let Some(route) = route {
+                row.data.push(("replica", route.replica.to_string()));
+                row.data.push(("route", route.why.label().to_string()));
+            }
             row
         }
         TraceWhat::Response {
@@ -204,7 +220,7 @@ fn row_of(at: u64, what: &TraceWhat, harm: &mut HarmTracker) -> Row {
             let mut row = Row::new(
                 at,
                 Shape::Arrow {
-                    from: Lane::Server,
+                    from: servers.of_conn(*conn),
                     to: Lane::Task(task),
                     kind: ArrowKind::Response,
                     count: 1,
@@ -240,11 +256,7 @@ fn row_of(at: u64, what: &TraceWhat, harm: &mut HarmTracker) -> Row {
             row
         }
         TraceWhat::Fault { fault } => {
-            let lane = if fault.starts_with("server restart") {
-                Lane::Server
-            } else {
-                Lane::Network
-            };
+            let lane = servers.of_fault(fault);
             let mut row = Row::new(
                 at,
                 Shape::Note {

@@ -14,7 +14,11 @@ pub enum Lane {
     /// A real client, seen from the server (a graded run): one lane, whatever it runs.
     Client,
     Network,
+    /// A fleet's load balancer: requests cross it on their way to a replica.
+    Balancer,
     Server,
+    /// One replica of a fleet, in place of [`Lane::Server`] when the trace has routes.
+    Replica(u8),
     Store,
     Log,
 }
@@ -25,7 +29,9 @@ impl Lane {
             Lane::Task(t) => format!("client: {}", t.label()),
             Lane::Client => "client under test".into(),
             Lane::Network => "network".into(),
+            Lane::Balancer => "load balancer".into(),
             Lane::Server => "HTTP server".into(),
+            Lane::Replica(r) => format!("replica r{r}"),
             Lane::Store => "session store".into(),
             Lane::Log => "event log".into(),
         }

@@ -20,6 +20,7 @@ use faultline_sim::{
     short_id, vtime,
 };
 
+use crate::fleet_story::fleet_trap;
 use crate::guards::{guard_for, guard_for_verdict, guards_fired};
 use crate::knobs_story::trap;
 
@@ -49,6 +50,9 @@ pub fn explain(scenario: &Scenario, outcome: &RunOutcome, contrast: Option<&RunO
         for line in trap(&scenario.server, restarts) {
             bullet(&mut out, &line);
         }
+    }
+    for line in fleet_trap(&scenario.fleet) {
+        bullet(&mut out, &line);
     }
     for e in &outcome.result.trace {
         if let TraceWhat::Fault { fault } = &e.what {
@@ -684,11 +688,14 @@ fn loss(v: &Verdict) -> String {
                 .iter()
                 .map(|r| {
                     format!(
-                        "{} {} ({}) went to r{} -> {}",
+                        "{} {} ({}) went to r{}{} -> {}",
                         vtime(r.at_ms),
                         r.method,
                         r.task,
                         r.answered_by,
+                        r.why
+                            .map(|w| format!(" by {}", w.label()))
+                            .unwrap_or_default(),
                         r.status.map_or("-".into(), |s| s.to_string())
                     )
                 })

@@ -19,11 +19,13 @@
 mod build;
 mod diagram;
 mod explain;
+mod fleet_story;
 mod guards;
 mod harm;
 mod html;
 mod knobs_story;
 mod marks;
+mod replica_lanes;
 mod svg;
 mod time_axis;
 mod xml;

@@ -46,7 +46,9 @@ impl Geometry {
                     (Lane::Task(_), Lane::Task(_)) => 122.0,
                     (Lane::Task(_) | Lane::Client, _) => 135.0,
                     (Lane::Network, _) => 140.0,
-                    (Lane::Server, _) => 160.0,
+                    (Lane::Balancer, _) => 130.0,
+                    (Lane::Replica(_), Lane::Replica(_)) => 120.0,
+                    (Lane::Server | Lane::Replica(_), _) => 160.0,
                     _ => 230.0,
                 };
             }
@@ -60,10 +62,12 @@ impl Geometry {
     }
 
     fn x(&self, lane: Lane) -> f64 {
-        self.lanes
-            .iter()
-            .find(|(l, _)| *l == lane)
-            .map_or(TIME_W + 70.0, |(_, x)| *x)
+        self.try_x(lane).unwrap_or(TIME_W + 70.0)
+    }
+
+    /// Where the lane is, when the diagram has it.
+    fn try_x(&self, lane: Lane) -> Option<f64> {
+        self.lanes.iter().find(|(l, _)| *l == lane).map(|(_, x)| *x)
     }
 
     /// Characters that fit between `x` and the badge column.
@@ -158,7 +162,8 @@ fn lane_colour(lane: Lane) -> &'static str {
         Lane::Task(Task::Probe) => GREEN,
         Lane::Task(Task::Stale(_)) => "#6a1b9a",
         Lane::Network => "#8d6e63",
-        Lane::Server => "#37474f",
+        Lane::Server | Lane::Replica(_) => "#37474f",
+        Lane::Balancer => "#8d6e63",
         Lane::Store => "#5d4037",
         Lane::Log => TEAL,
     }
@@ -487,12 +492,17 @@ fn arrow(
         r#"<line class="arrow" x1="{sx}" y1="{y}" x2="{ex}" y2="{y}" stroke="{colour}" stroke-width="1.6"{dash} marker-end="url(#ah-{marker})"/>"#
     );
     if kind == ArrowKind::Request && from != Lane::Network {
-        let nx = geo.x(Lane::Network);
-        if (nx - x1) * (nx - x2) < 0.0 {
-            let _ = write!(
-                s,
-                r##"<circle cx="{nx}" cy="{y}" r="2.5" fill="#8d6e63"/>"##
-            );
+        // A dot where the request crosses the network, and the balancer of a fleet.
+        for crossed in [Lane::Network, Lane::Balancer] {
+            let Some(cx) = geo.try_x(crossed) else {
+                continue;
+            };
+            if (cx - x1) * (cx - x2) < 0.0 {
+                let _ = write!(
+                    s,
+                    r##"<circle cx="{cx}" cy="{y}" r="2.5" fill="#8d6e63"/>"##
+                );
+            }
         }
     }
     let left = x1.min(x2) + 8.0;

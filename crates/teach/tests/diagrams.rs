@@ -505,3 +505,59 @@ fn a_trace_file_with_its_header_draws_the_same_picture() {
     assert_eq!(read_trace(&backwards).unwrap_err().line, 3);
     assert_eq!(read_trace(header).unwrap_err().line, 0, "a header alone");
 }
+
+#[test]
+fn a_fleet_draws_a_lane_per_replica_and_the_balancers_choice_on_each_request() {
+    let (outcome, text) = run("field/replicas_round_robin.ron", ClientModel::Naive);
+    let svg = svg_of(&outcome, &text, Format::Svg);
+    check_renders(&svg);
+    let lanes = lanes(&svg);
+    for lane in ["load balancer", "replica r0", "replica r1", "replica r2"] {
+        assert!(lanes.iter().any(|l| l == lane), "lane {lane} in {lanes:?}");
+    }
+    assert!(!lanes.iter().any(|l| l == "HTTP server"), "{lanes:?}");
+    // Every request row names the replica and the reason, as the ledger recorded them.
+    let answers: Vec<_> = outcome
+        .result
+        .ledger
+        .answers
+        .iter()
+        .map(|a| a.route.expect("a fleet routes every answer"))
+        .collect();
+    let requests: Vec<_> = rows(&svg)
+        .into_iter()
+        .filter(|(a, _)| attr(a, "data-replica").is_some())
+        .collect();
+    assert_eq!(requests.len(), answers.len(), "one routed row per answer");
+    for ((attrs, label), route) in requests.iter().zip(&answers) {
+        assert_eq!(
+            attr(attrs, "data-replica"),
+            Some(route.replica.to_string().as_str())
+        );
+        assert_eq!(attr(attrs, "data-route"), Some(route.why.label()));
+        assert!(
+            label.contains(&format!("{} by round robin", route.replica)),
+            "{label}"
+        );
+    }
+    // Round robin scatters one client's requests over the replicas.
+    let replicas: std::collections::BTreeSet<_> = answers.iter().map(|r| r.replica).collect();
+    assert_eq!(replicas.len(), 3, "{replicas:?}");
+}
+
+#[test]
+fn a_single_server_keeps_one_server_lane_and_unrouted_requests() {
+    let (outcome, text) = run("replay_404_cascade.ron", ClientModel::Naive);
+    let svg = svg_of(&outcome, &text, Format::Svg);
+    let lanes = lanes(&svg);
+    assert!(lanes.iter().any(|l| l == "HTTP server"), "{lanes:?}");
+    assert!(
+        !lanes
+            .iter()
+            .any(|l| l.starts_with("replica") || l == "load balancer")
+    );
+    assert!(
+        !text.contains("\"route\""),
+        "a single server's trace has no routes"
+    );
+}

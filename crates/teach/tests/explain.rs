@@ -5,12 +5,12 @@
 use std::path::PathBuf;
 
 use faultline_sim::{ClientModel, Evidence, RunOutcome, Scenario, VerdictKind, vtime};
-use faultline_teach::{explain, guard_for_verdict};
+use faultline_teach::{explain, guard_for_verdict, guards_fired};
 
 fn scenarios() -> Vec<(String, Scenario)> {
     let root: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", ".."].iter().collect();
     let mut out = Vec::new();
-    for dir in ["scenarios", "docs/scenarios"] {
+    for dir in ["scenarios", "scenarios/field", "docs/scenarios"] {
         let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
             continue;
         };
@@ -37,9 +37,19 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
             v.kind
         );
         let guard = guard_for_verdict(v, &outcome.verdicts);
+        // A detection is told by the guard that fired when the run's typed errors name
+        // one (a 2026-07-28 client's `CallCutError`, `TaskLostError`).
+        let fired: Vec<&str> = outcome
+            .result
+            .record
+            .errors
+            .iter()
+            .flat_map(|e| guards_fired(&e.error.to_string()))
+            .collect();
         assert!(
-            text.contains(guard.name),
-            "{ctx}\nmissing guard {}",
+            text.contains(guard.name)
+                || (v.kind == VerdictKind::Detected && fired.iter().any(|g| text.contains(g))),
+            "{ctx}\nmissing guard {} (fired: {fired:?})",
             guard.name
         );
         match &v.evidence {
@@ -125,8 +135,9 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
             } => {
                 assert!(text.contains(&format!("alive on r{held_by}")), "{ctx}");
                 for r in requests {
+                    let why = r.why.expect("a fleet's answer carries its route");
                     assert!(
-                        text.contains(&format!("went to r{}", r.answered_by)),
+                        text.contains(&format!("went to r{} by {}", r.answered_by, why.label())),
                         "{ctx}"
                     );
                 }
@@ -164,6 +175,23 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
     }
     if knobs.unknown_cursor == faultline_model::UnknownCursor::FreshStream {
         assert!(text.contains("unknown_cursor: FreshStream"), "{ctx}");
+    }
+    let fleet = &scenario.fleet;
+    if fleet.is_multi() {
+        assert!(
+            text.contains(&format!("{} replicas serve one address", fleet.replicas)),
+            "{ctx}"
+        );
+        assert!(
+            text.contains(&format!("`balancer: {:?}`", fleet.balancer)),
+            "{ctx}"
+        );
+        assert!(
+            text.contains(&format!("`session_store: {:?}`", fleet.session_store)),
+            "{ctx}"
+        );
+    } else {
+        assert!(!text.contains("replicas serve one address"), "{ctx}");
     }
 }
 
