@@ -9,6 +9,7 @@ use serde_json::json;
 
 use crate::client_context::ClientContext;
 use crate::client_report::ClientReport;
+use crate::foreign_events::foreign_events;
 use crate::verdict::{GradeKind, GradeVerdict};
 
 /// Judges one run. `report` is `None` when the client gave none before the timeout.
@@ -36,6 +37,7 @@ pub fn judge(
     duplicate_effects(ledger, &mut verdicts);
     missed_changes(ledger, &mut verdicts);
     lost_tasks(ledger, &mut verdicts);
+    foreign_events(ledger, report, &mut verdicts);
     verdicts
 }
 

@@ -42,6 +42,7 @@
 mod client_context;
 mod client_process;
 mod client_report;
+mod foreign_events;
 mod judge;
 mod ledger_diagram;
 mod report_card;

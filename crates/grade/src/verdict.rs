@@ -33,6 +33,9 @@ pub enum GradeKind {
     /// A 2026-07-28 task id vanished (purged, expired, lost in a restart) while the client
     /// still asked about it.
     LostTask,
+    /// Notifications of another session were sent on the client's streams and handed to
+    /// its application.
+    ForeignEvent,
 }
 
 impl GradeKind {
@@ -51,6 +54,7 @@ impl GradeKind {
             GradeKind::DuplicateEffect => "duplicate_effect",
             GradeKind::MissedChange => "missed_change",
             GradeKind::LostTask => "lost_task",
+            GradeKind::ForeignEvent => "foreign_event",
         }
     }
 
@@ -62,6 +66,7 @@ impl GradeKind {
                 | GradeKind::Hung
                 | GradeKind::DuplicateEffect
                 | GradeKind::MissedChange
+                | GradeKind::ForeignEvent
         )
     }
 }

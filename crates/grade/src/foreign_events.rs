@@ -1,0 +1,162 @@
+//! `foreign_event` for a real client: notifications of another session sent on the
+//! client's own streams, and handed to its application.
+//!
+//! A shared event store keyed by stream (the TypeScript SDK's example store keys every
+//! standalone stream `_GET_stream`; see
+//! <https://github.com/modelcontextprotocol/typescript-sdk/issues/1004>) replays every
+//! session's events to whoever resumes. The ledger says which events the server sent on a
+//! connection and which session the connection's request named; a real client's report
+//! says only how many notifications its application was handed. An application cannot be
+//! handed a notification nobody sent, so a report with more notifications than the
+//! client's own sessions were sent proves that at least that many were another session's:
+//! a lower bound, never a guess.
+
+use std::collections::BTreeMap;
+
+use faultline_model::{ConnId, Ledger, Payload};
+use serde_json::json;
+
+use crate::client_report::ClientReport;
+use crate::verdict::{GradeKind, GradeVerdict};
+
+pub(crate) fn foreign_events(
+    ledger: &Ledger,
+    report: Option<&ClientReport>,
+    verdicts: &mut Vec<GradeVerdict>,
+) {
+    let Some(report) = report else {
+        return;
+    };
+    let named: BTreeMap<ConnId, &str> = ledger
+        .answers
+        .iter()
+        .filter_map(|a| Some((a.conn, a.session_sent.as_deref()?)))
+        .collect();
+    let mut own = 0usize;
+    let mut foreign: Vec<(u64, u64, &str)> = Vec::new();
+    for send in &ledger.sends {
+        let Some(&session) = named.get(&send.conn) else {
+            continue;
+        };
+        if send.event.0 < ledger.events_base {
+            continue;
+        }
+        let event = ledger.event(send.event);
+        let Payload::Notification { seq } = event.payload else {
+            continue;
+        };
+        if event.session.0 < ledger.sessions_base {
+            continue;
+        }
+        let owner = ledger.session(event.session).wire_id.as_str();
+        if owner == session {
+            own += 1;
+        } else {
+            foreign.push((send.at_ms, seq, owner));
+        }
+    }
+    let handed_foreign = report.notifications.len().saturating_sub(own);
+    if foreign.is_empty() || handed_foreign == 0 {
+        return;
+    }
+    let mut sessions: Vec<&str> = foreign.iter().map(|&(_, _, s)| s).collect();
+    sessions.sort_unstable();
+    sessions.dedup();
+    verdicts.push(GradeVerdict {
+        kind: GradeKind::ForeignEvent,
+        why: format!(
+            "the server sent {} notification(s) of another session on the client's streams (the first at {} ms), and the application was handed at least {handed_foreign} of them: {} notifications for {own} of its own",
+            foreign.len(),
+            foreign[0].0,
+            report.notifications.len()
+        ),
+        evidence: json!({
+            "sent_foreign": foreign.len(),
+            "sent_own": own,
+            "handed": report.notifications.len(),
+            "handed_foreign_at_least": handed_foreign,
+            "foreign_sessions": sessions,
+            "foreign_seq": foreign.iter().map(|&(_, seq, _)| seq).collect::<Vec<_>>(),
+            "first_at_ms": foreign[0].0,
+        }),
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use faultline_sim::{ClientModel, Scenario};
+
+    use super::*;
+
+    /// The ledger of the bundled `shared_store_cross_session` run with the naive client,
+    /// which resumes its standalone stream through a store keyed by stream.
+    fn shared_store_ledger() -> Ledger {
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios/field/shared_store_cross_session.ron");
+        let scenario = Scenario::load(&file).expect("loads");
+        faultline_sim::run(&scenario, scenario.seed, ClientModel::Naive)
+            .result
+            .ledger
+    }
+
+    /// Every notification the server sent on the client's connections, as a client that
+    /// hands everything over would report it.
+    fn everything_sent(ledger: &Ledger) -> Vec<u64> {
+        ledger
+            .sends
+            .iter()
+            .filter_map(|s| match ledger.event(s.event).payload {
+                Payload::Notification { seq } => Some(seq),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_client_that_hands_over_another_sessions_notifications_is_foreign_event() {
+        let ledger = shared_store_ledger();
+        let report = ClientReport {
+            notifications: everything_sent(&ledger),
+            ..ClientReport::default()
+        };
+        let mut verdicts = Vec::new();
+        foreign_events(&ledger, Some(&report), &mut verdicts);
+        let [v] = verdicts.as_slice() else {
+            panic!("one foreign_event verdict: {verdicts:?}");
+        };
+        assert_eq!(v.kind, GradeKind::ForeignEvent);
+        assert!(v.kind.is_silent_loss());
+        let sent_foreign = v.evidence["sent_foreign"].as_u64().unwrap();
+        let sent_own = v.evidence["sent_own"].as_u64().unwrap();
+        assert!(sent_foreign > 0, "{v:?}");
+        assert_eq!(
+            v.evidence["handed_foreign_at_least"].as_u64(),
+            Some(sent_foreign),
+            "everything handed: every foreign one is counted"
+        );
+        assert_eq!(sent_own + sent_foreign, report.notifications.len() as u64);
+    }
+
+    #[test]
+    fn a_client_that_hands_over_only_its_own_count_is_not_judged_foreign() {
+        let ledger = shared_store_ledger();
+        let all = everything_sent(&ledger);
+        let mut probe = Vec::new();
+        foreign_events(
+            &ledger,
+            Some(&ClientReport {
+                notifications: all.clone(),
+                ..ClientReport::default()
+            }),
+            &mut probe,
+        );
+        let own = probe[0].evidence["sent_own"].as_u64().unwrap() as usize;
+        let report = ClientReport {
+            notifications: all[..own].to_vec(),
+            ..ClientReport::default()
+        };
+        let mut verdicts = Vec::new();
+        foreign_events(&ledger, Some(&report), &mut verdicts);
+        assert!(verdicts.is_empty(), "{verdicts:?}");
+    }
+}
