@@ -242,6 +242,25 @@ fn a_rolling_deploy_with_an_impossible_value_is_refused_at_its_line() {
 }
 
 #[test]
+fn a_scale_with_an_impossible_value_is_refused_at_its_line() {
+    for (fleet, to, says) in [
+        ("(replicas: 3)", 0, "leaves no replica"),
+        ("(replicas: 3)", 17, "to: 17 is out of range"),
+        ("(replicas: 1)", 2, "Scale needs a fleet"),
+    ] {
+        let (code, err) = run_text(
+            "scale.ron",
+            &format!(
+                "{HEAD}    fleet: {fleet},\n    faults: [\n        Scale(when: At(\"1s\"), to: {to}),\n    ],\n)"
+            ),
+        );
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("scale.ron:6:9: faults[0]"), "{err}");
+        assert!(err.contains(says), "{err}");
+    }
+}
+
+#[test]
 fn a_tenant_every_zero_is_refused_at_its_line() {
     let (code, err) = run_text(
         "tenant.ron",

@@ -98,6 +98,17 @@ fn the_naive_client_has_the_three_seed_incidents_as_distinct_findings() {
         has("zombie_session", &[("get_validates_session", "false")]),
         "the cascade"
     );
+    // Behind fleets (half the seeds): replicas that keep their own sessions misroute the
+    // naive client's session, and an event store shared by stream hands it a tenant's
+    // events.
+    assert!(
+        has("misrouted_session", &[("session_store", "PerReplica")]),
+        "misrouted sessions behind a fleet"
+    );
+    assert!(
+        has("foreign_event", &[("event_store", "SharedByStream")]),
+        "foreign events from a store shared by stream"
+    );
     assert!(report["seeds_per_s"].as_f64().unwrap() > 0.0);
     // Every shrunk finding reproduces its verdict through `run` (exit 0: its expect holds),
     // and is small.
@@ -112,11 +123,14 @@ fn the_naive_client_has_the_three_seed_incidents_as_distinct_findings() {
 
 #[test]
 fn the_guarded_client_has_no_loss_and_exits_0() {
+    // Over as many seeds as the naive client's findings, half of them behind fleets.
     let out = tmp("guarded");
     let (code, stdout, stderr) = faultline(&[
         "explore",
         "--seeds",
-        "3000",
+        "20000",
+        "--jobs",
+        "2",
         "--client",
         "guarded",
         "--format",

@@ -3,7 +3,8 @@
 //! Determinism tests compare a run with itself (two processes, simulated and live); this
 //! one compares it with yesterday's. A speed-up, a refactor or a hardening change that
 //! alters any ledger or trace byte of a bundled scenario or of swarm seeds 0..200 (both
-//! client models) fails here, naming the runs that moved. When the change is meant (the
+//! client models; with fleets off, then the fleet seeds among 0..100) fails here, naming
+//! the runs that moved. When the change is meant (the
 //! model really does something else now), bless the new digests and say why in the commit:
 //!
 //! ```sh
@@ -13,10 +14,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use faultline_sim::{ClientModel, Scenario, explore::scenario_for};
+use faultline_sim::explore::{scenario_for, swarm_options};
+use faultline_sim::swarm::{SwarmOptions, generate};
+use faultline_sim::{ClientModel, Scenario};
 
 const GOLDEN: &str = "tests/golden/digests.txt";
 const SWARM_SEEDS: u64 = 200;
+/// Of swarm seeds 0..100, those behind a fleet.
+const FLEET_SEEDS: u64 = 100;
 
 fn scenario_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
@@ -52,9 +57,21 @@ fn digests() -> BTreeMap<String, String> {
         let scenario = Scenario::load(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         add(file.display().to_string(), &scenario, scenario.seed);
     }
+    // The swarm as it was before fleets (a seed's scenario apart from its fleet is the
+    // same with fleets on), then the seeds the explorer puts behind a fleet, whose bytes
+    // are pinned from the day fleets joined the swarm.
+    let single = SwarmOptions {
+        fleets: false,
+        ..swarm_options(false)
+    };
     for seed in 0..SWARM_SEEDS {
+        add(format!("swarm/{seed:03}"), &generate(seed, single), seed);
+    }
+    for seed in 0..FLEET_SEEDS {
         let scenario = scenario_for(seed, false, &[]).expect("a swarm scenario");
-        add(format!("swarm/{seed:03}"), &scenario, seed);
+        if scenario.fleet.is_multi() {
+            add(format!("swarm_fleet/{seed:03}"), &scenario, seed);
+        }
     }
     out
 }

@@ -409,6 +409,7 @@ fn death_words(cause: DeathCause) -> &'static str {
         DeathCause::Deleted => "deleted",
         DeathCause::Restart => "lost in a restart",
         DeathCause::ReplicaDown => "lost with its replica",
+        DeathCause::ReplicaRemoved => "lost with its replica (scaled away)",
     }
 }
 

@@ -57,6 +57,14 @@ impl FleetKnobs {
         Ok(())
     }
 
+    /// Whether every event the fleet produces for a listener is sent to it (when it is
+    /// connected): a single server, or notifications heard by every replica. Under
+    /// `SameReplica` an event published where the listener is not connected is logged and
+    /// sent to nobody, which no client can tell from an event never produced.
+    pub fn delivery_is_honest(&self) -> bool {
+        !self.is_multi() || self.notifications == Notifications::AllReplicas
+    }
+
     /// More than one replica: placement matters.
     pub fn is_multi(&self) -> bool {
         self.replicas > 1

@@ -143,7 +143,7 @@ pub struct MisrouteEntry {
     pub holder_down_until: Option<u64>,
 }
 
-/// Something that happened to one replica of a fleet (a `ReplicaDown` fault).
+/// Something that happened to one replica of a fleet (a `ReplicaDown` or `Scale` fault).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReplicaEvent {
     pub at_ms: u64,
@@ -160,6 +160,11 @@ pub enum ReplicaChange {
     /// went the way `restart_persistence` says. It takes no requests until `until_ms`,
     /// and then comes back as a fresh process.
     Down { until_ms: u64 },
+    /// The fleet was scaled down past it: a down that never ends. Its connections were
+    /// reset, its jobs died, and what it held in memory is gone.
+    Removed,
+    /// The fleet was scaled up to include it: an empty replica, up at once.
+    Added,
 }
 
 /// How the server resolved a `Last-Event-ID`, as it actually did it.
@@ -223,6 +228,8 @@ pub enum DeathCause {
     Restart,
     /// Held in memory by a fleet replica that went down (`restart_persistence: Nothing`).
     ReplicaDown,
+    /// Held in memory by a fleet replica removed when the fleet was scaled down.
+    ReplicaRemoved,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -162,6 +162,7 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
             | Fault::ReplicaDown { .. }
             | Fault::RollingDeploy { .. }
             | Fault::StickyLost { .. }
+            | Fault::Scale { .. }
             | Fault::PurgeTasks { .. } => None,
         };
         let trigger = match fault {
@@ -171,6 +172,7 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
             | Fault::ReplicaDown { when, .. }
             | Fault::RollingDeploy { when, .. }
             | Fault::StickyLost { when }
+            | Fault::Scale { when, .. }
             | Fault::DropListen { when, .. }
             | Fault::PurgeTasks { when } => match when {
                 Trigger::At(t) => ArmedTrigger::At(t.pick(&mut rng)),

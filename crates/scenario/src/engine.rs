@@ -16,6 +16,7 @@
 //! | `StaleTask`, `away` | fired at their time and reported (`Emitted::Fired`) for a driver with a modelled client to play |
 //! | `fleet` | one [`Balancer`] pick per request, then the model answers as that replica (and the balancer's `Set-Cookie`, if it pinned the client, goes on the answer) |
 //! | `ReplicaDown`, `StickyLost` | a fleet's replica crashes for a while; the balancer forgets its pins |
+//! | `Scale` | the fleet is scaled: removed replicas are down for good (their in-memory state lost), added ones start empty; the balancer picks among the new set |
 //! | `RollingDeploy` | replica 0 crashes for `down` when it fires, each next replica `every` later: a fault's follow-up steps (`Strike::then`) are queued like notifications and played as the same scenario fault |
 //! | `CallTool` | not the server's: the client makes calls (the engine only recognises them, for `Call(k)`) |
 

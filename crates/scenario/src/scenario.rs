@@ -323,6 +323,11 @@ pub enum Fault {
     },
     /// The load balancer forgets its pins: cookies it set name nothing, hashes re-salt.
     StickyLost { when: Trigger },
+    /// The fleet is scaled to `to` replicas (1 to 16). A shrink removes the highest
+    /// replicas for good (a down that never ends: their connections reset, their jobs
+    /// killed, what they held in memory lost); a growth adds empty replicas. The balancer
+    /// picks among the new set from then on.
+    Scale { when: Trigger, to: u8 },
     /// The server's application changes `list` (default: tools) at `at`, publishing
     /// `list_changed` to the 2026-07-28 listen streams open then (`notify: true`) or
     /// silently. A listen stream that is down then never hears of it.
@@ -494,12 +499,33 @@ impl Scenario {
                     return Err((format!("faults[{i}]: {problem}"), Some(("faults", i))));
                 }
             }
+            if let Fault::Scale { to, .. } = fault {
+                let problem = if self.fleet.replicas < 2 {
+                    Some(format!(
+                        "Scale needs a fleet, but this one has {} replica (set fleet.replicas to 2 or more)",
+                        self.fleet.replicas
+                    ))
+                } else if *to == 0 {
+                    Some("Scale to: 0 leaves no replica to answer (give to: 1 or more)".to_string())
+                } else if *to > faultline_model::MAX_REPLICAS {
+                    Some(format!(
+                        "Scale to: {to} is out of range; a fleet has 1 to {} replicas",
+                        faultline_model::MAX_REPLICAS
+                    ))
+                } else {
+                    None
+                };
+                if let Some(problem) = problem {
+                    return Err((format!("faults[{i}]: {problem}"), Some(("faults", i))));
+                }
+            }
             let (Fault::Drop { when, .. }
             | Fault::Restart { when, .. }
             | Fault::Gc { when }
             | Fault::ReplicaDown { when, .. }
             | Fault::RollingDeploy { when, .. }
             | Fault::StickyLost { when }
+            | Fault::Scale { when, .. }
             | Fault::DropListen { when, .. }
             | Fault::PurgeTasks { when }) = fault
             else {

@@ -53,6 +53,7 @@ pub(crate) fn plan_notes(scenario: &Scenario, armed: &Armed) -> Vec<String> {
                 format!("a rolling deploy (each replica down for {down}, {every} apart)")
             }
             Fault::StickyLost { .. } => "the balancer forgets its pins".into(),
+            Fault::Scale { to, .. } => format!("the fleet scaled to {to} replicas"),
             Fault::PurgeTasks { .. } => "the task store is purged".into(),
             Fault::StaleTask { .. } => {
                 notes.push(format!(

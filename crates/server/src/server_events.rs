@@ -83,6 +83,7 @@ impl fmt::Display for ServerEvent {
                     DeathCause::ReplicaDown => {
                         "lost with its replica (restart_persistence: Nothing)"
                     }
+                    DeathCause::ReplicaRemoved => "lost with its replica (scaled away)",
                 };
                 write!(f, "T+{} session {session} died: {why}", DurationMs(*at_ms))
             }

@@ -6,5 +6,15 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(0);
-    println!("{}", generate(seed, SwarmOptions::default()).to_ron());
+    println!(
+        "{}",
+        generate(
+            seed,
+            SwarmOptions {
+                fleets: std::env::var("FLEETS").is_ok(),
+                ..SwarmOptions::default()
+            }
+        )
+        .to_ron()
+    );
 }

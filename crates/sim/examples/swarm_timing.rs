@@ -1,4 +1,5 @@
-//! Finds the slowest swarm seeds (a development aid): `cargo run --release -p faultline-sim --example swarm_timing -- 2000`.
+//! Finds the slowest swarm seeds (a development aid): `cargo run --release -p faultline-sim --example swarm_timing -- 2000`
+//! (with `FLEETS=1`, as the explorer draws them: half the seeds behind a fleet).
 use std::time::Instant;
 
 use faultline_sim::swarm::{SwarmOptions, generate};
@@ -12,7 +13,11 @@ fn main() {
     let mut worst = Vec::new();
     let t0 = Instant::now();
     for seed in 0..n {
-        let s = generate(seed, SwarmOptions::default());
+        let options = SwarmOptions {
+            fleets: std::env::var("FLEETS").is_ok(),
+            ..SwarmOptions::default()
+        };
+        let s = generate(seed, options);
         for client in [ClientModel::Naive, ClientModel::Guarded] {
             let t = Instant::now();
             if std::env::var("VERBOSE").is_ok() {

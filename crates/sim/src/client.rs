@@ -719,8 +719,15 @@ impl Client {
             let seq = self.tick();
             self.record.requests[i].status = Some(response.status);
             self.record.requests[i].answered_seq = Some(seq);
-            if (200..300).contains(&response.status) && self.record.requests[i].session.is_some() {
-                // The session answered: it works, whatever comes next.
+            if (200..300).contains(&response.status)
+                && self.record.requests[i].session.is_some()
+                && !matches!(self.purposes.get(&conn), Some(Purpose::Ignore))
+            {
+                // The session answered: it works, whatever comes next. Not an answer the
+                // client ignores (the DELETE of a session it abandoned, `initialized`):
+                // behind round robin the DELETE reaches the abandoned session's replica
+                // now and then, and counting that as progress re-initialized forever at one
+                // instant.
                 self.reinits_without_progress = 0;
             }
         }

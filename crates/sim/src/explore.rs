@@ -7,12 +7,12 @@
 
 use std::collections::BTreeMap;
 
-use faultline_model::{FleetKnobs, IdScheme, ServerKnobs};
+use faultline_model::{EventStoreScope, FleetKnobs, IdScheme, ServerKnobs};
 use serde::{Deserialize, Serialize};
 
 use crate::swarm::{SwarmOptions, generate};
 use crate::verdict::VerdictKind;
-use faultline_scenario::{ClientModel, Scenario};
+use faultline_scenario::{ClientModel, Fault, Scenario, Work};
 
 /// The knob settings that name a failure, as (knob, value) pairs in a fixed order.
 pub type Signature = Vec<(String, String)>;
@@ -25,6 +25,11 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> S
         VerdictKind::SilentGap | VerdictKind::Duplicate | VerdictKind::ForeignEvent => {
             put("id_scheme", format!("{:?}", k.id_scheme));
             put("unknown_cursor", format!("{:?}", k.unknown_cursor));
+            // Behind a fleet, what a cursor resolves against is the event store (a single
+            // server's signature is as it always was).
+            if fleet.is_multi() {
+                put("event_store", event_store_name(fleet.event_store));
+            }
         }
         VerdictKind::CursorReuse => {
             put("id_scheme", format!("{:?}", k.id_scheme));
@@ -61,6 +66,15 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> S
         VerdictKind::Clean | VerdictKind::Detected => {}
     }
     sig
+}
+
+/// `PerReplica`, `SharedBySession`, `SharedByStream`: one word, for signatures and file
+/// names.
+pub fn event_store_name(store: EventStoreScope) -> String {
+    match store {
+        EventStoreScope::PerReplica => "PerReplica".into(),
+        EventStoreScope::Shared { by } => format!("SharedBy{by:?}"),
+    }
 }
 
 /// Whether a verdict kind is a failure worth a finding.
@@ -148,6 +162,48 @@ pub struct Aggregate {
     pub findings: Vec<Finding>,
     /// `map[row][col]`, rows [`MAP_ROWS`], columns [`MAP_COLS`].
     pub map: Vec<Vec<MapCell>>,
+    /// The seeds behind a fleet, by balancer (rows, [`FLEET_ROWS`]) and stores (columns,
+    /// [`fleet_col`]): `fleet_map[balancer][stores]`. Absent when no seed had a fleet.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fleet_map: BTreeMap<String, BTreeMap<String, MapCell>>,
+}
+
+/// Rows of the fleet map: the balancers.
+pub const FLEET_ROWS: [&str; 5] = [
+    "RoundRobin",
+    "StickySessionId",
+    "Random",
+    "StickyCookie",
+    "ClientAddress",
+];
+
+/// Columns of the fleet map: session store x event store.
+pub const FLEET_COLS: [&str; 6] = [
+    "sessions PerReplica, events PerReplica",
+    "sessions PerReplica, events SharedBySession",
+    "sessions PerReplica, events SharedByStream",
+    "sessions Shared, events PerReplica",
+    "sessions Shared, events SharedBySession",
+    "sessions Shared, events SharedByStream",
+];
+
+/// The fleet map's column of a fleet (one of [`FLEET_COLS`]).
+pub fn fleet_col(fleet: &FleetKnobs) -> String {
+    format!(
+        "sessions {:?}, events {}",
+        fleet.session_store,
+        event_store_name(fleet.event_store)
+    )
+}
+
+impl MapCell {
+    fn add(&mut self, other: &MapCell) {
+        self.seeds += other.seeds;
+        self.loss += other.loss;
+        for (k, n) in &other.kinds {
+            *self.kinds.entry(*k).or_insert(0) += n;
+        }
+    }
 }
 
 impl Aggregate {
@@ -159,6 +215,7 @@ impl Aggregate {
             verdicts: BTreeMap::new(),
             findings: Vec::new(),
             map: vec![vec![MapCell::default(); MAP_COLS.len()]; MAP_ROWS.len()],
+            fleet_map: BTreeMap::new(),
         }
     }
 
@@ -183,6 +240,16 @@ impl Aggregate {
                 for (k, n) in &cell.kinds {
                     *mine.kinds.entry(*k).or_insert(0) += n;
                 }
+            }
+        }
+        for (balancer, row) in &other.fleet_map {
+            for (stores, cell) in row {
+                self.fleet_map
+                    .entry(balancer.clone())
+                    .or_default()
+                    .entry(stores.clone())
+                    .or_default()
+                    .add(cell);
             }
         }
         for f in &other.findings {
@@ -237,18 +304,54 @@ pub fn swarm_options(dishonest_servers: bool) -> SwarmOptions {
     SwarmOptions {
         faults: true,
         honest_advertisement: !dishonest_servers,
+        fleets: true,
     }
 }
 
 /// Applies `--knob name=value` pins to a generated scenario.
 pub fn pin(scenario: &mut Scenario, pins: &[(String, String)]) -> Result<(), String> {
     for (name, value) in pins {
-        pin_one(&mut scenario.server, name, value)?;
+        if !pin_fleet(&mut scenario.fleet, name, value)? {
+            pin_one(&mut scenario.server, name, value)?;
+        }
         if name == "faults" && value == "none" {
             scenario.faults.clear();
         }
     }
+    // A fault naming a replica the pinned fleet lacks, or a fleet fault on a single
+    // server, would not load: drop it.
+    let replicas = scenario.fleet.replicas;
+    scenario.faults.retain(|f| match f {
+        Fault::ReplicaDown { replica, .. } => *replica < replicas,
+        Fault::RollingDeploy { .. } | Fault::Scale { .. } | Fault::StickyLost { .. } => {
+            replicas > 1
+        }
+        _ => true,
+    });
+    if replicas < 2 {
+        scenario
+            .workload
+            .retain(|w| !matches!(w, Work::Tenant { .. }));
+    }
     Ok(())
+}
+
+/// The fleet knobs a pin may name (`replicas=3`, `balancer=RoundRobin`,
+/// `session_store=Shared`, `event_store=Shared(by: Stream)`, `notifications=SameReplica`).
+/// Returns whether `name` was one of them.
+fn pin_fleet(fleet: &mut FleetKnobs, name: &str, value: &str) -> Result<bool, String> {
+    match name {
+        "replicas" => {
+            fleet.replicas = parse(name, value)?;
+            fleet.validate().map_err(|e| format!("--knob {e}"))?;
+        }
+        "balancer" => fleet.balancer = parse(name, value)?,
+        "session_store" => fleet.session_store = parse(name, value)?,
+        "event_store" => fleet.event_store = parse(name, value)?,
+        "notifications" => fleet.notifications = parse(name, value)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
 }
 
 fn parse<T: serde::de::DeserializeOwned>(name: &str, value: &str) -> Result<T, String> {
@@ -283,7 +386,7 @@ fn pin_one(k: &mut ServerKnobs, name: &str, value: &str) -> Result<(), String> {
         "faults" if value == "none" => {}
         other => {
             return Err(format!(
-                "--knob {other}: unknown knob; use one of session_idle_ttl, session_absolute_ttl, event_log_ttl, event_log_capacity, gc_interval, id_scheme, unknown_cursor, get_validates_session, restart_persistence, advertise_monotonic_ids, priming_events, dead_session_answer, json_responses, faults=none"
+                "--knob {other}: unknown knob; use one of session_idle_ttl, session_absolute_ttl, event_log_ttl, event_log_capacity, gc_interval, id_scheme, unknown_cursor, get_validates_session, restart_persistence, advertise_monotonic_ids, priming_events, dead_session_answer, json_responses, replicas, balancer, session_store, event_store, notifications, faults=none"
             ));
         }
     }
@@ -315,12 +418,28 @@ pub fn explore_seed(
     let mut kinds = outcome.kinds();
     kinds.sort();
     kinds.dedup();
-    if kinds.iter().any(|k| k.is_loss()) {
+    let loss = kinds.iter().any(|k| k.is_loss());
+    if loss {
         cell.loss += 1;
+    }
+    for &kind in &kinds {
+        *cell.kinds.entry(kind).or_insert(0) += 1;
+    }
+    if scenario.fleet.is_multi() {
+        let fleet_cell = agg
+            .fleet_map
+            .entry(format!("{:?}", scenario.fleet.balancer))
+            .or_default()
+            .entry(fleet_col(&scenario.fleet))
+            .or_default();
+        fleet_cell.seeds += 1;
+        fleet_cell.loss += u64::from(loss);
+        for &kind in &kinds {
+            *fleet_cell.kinds.entry(kind).or_insert(0) += 1;
+        }
     }
     for kind in kinds {
         *agg.verdicts.entry(kind).or_insert(0) += 1;
-        *cell.kinds.entry(kind).or_insert(0) += 1;
         if !is_failure(kind) {
             continue;
         }

@@ -3,10 +3,12 @@
 //!
 //! The point is to see at a glance where a client loses data: for the naive client the
 //! per-stream and per-generation rows light up; for the guarded client the map is blank.
+//! Seeds behind a fleet are also counted by balancer and stores (session store x event
+//! store), in a second table.
 
 use std::fmt::Write;
 
-use crate::explore::{Aggregate, MAP_COLS, MAP_ROWS};
+use crate::explore::{Aggregate, FLEET_COLS, FLEET_ROWS, MAP_COLS, MAP_ROWS};
 
 fn rate(loss: u64, seeds: u64) -> Option<f64> {
     (seeds > 0).then(|| loss as f64 / seeds as f64)
@@ -35,6 +37,40 @@ pub fn text(agg: &Aggregate) -> String {
                 None => "-".to_string(),
             };
             let _ = write!(out, "{text:>20}");
+        }
+        out.push('\n');
+    }
+    if !agg.fleet_map.is_empty() {
+        out.push_str(&fleet_text(agg));
+    }
+    out
+}
+
+/// The seeds behind a fleet, by balancer (rows) and stores (columns): "loss% (seeds)".
+pub fn fleet_text(agg: &Aggregate) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nfleets, client {}: share of seeds with a loss verdict by balancer and stores (seeds in the cell)",
+        agg.client.name()
+    );
+    for (c, col) in FLEET_COLS.iter().enumerate() {
+        let _ = writeln!(out, "  [{}] {col}", c + 1);
+    }
+    let _ = write!(out, "{:<18}", "balancer");
+    for c in 0..FLEET_COLS.len() {
+        let _ = write!(out, "{:>14}", format!("[{}]", c + 1));
+    }
+    out.push('\n');
+    for row in FLEET_ROWS {
+        let _ = write!(out, "{row:<18}");
+        for col in FLEET_COLS {
+            let cell = agg.fleet_map.get(row).and_then(|r| r.get(col));
+            let text = match cell.and_then(|c| rate(c.loss, c.seeds).map(|x| (x, c.seeds))) {
+                Some((x, seeds)) => format!("{:.1}% ({seeds})", x * 100.0),
+                None => "-".to_string(),
+            };
+            let _ = write!(out, "{text:>14}");
         }
         out.push('\n');
     }

@@ -27,6 +27,7 @@ mod scheduler;
 pub mod shrink;
 mod spell;
 pub mod swarm;
+mod swarm_fleet;
 mod trace;
 mod verdict;
 mod world;

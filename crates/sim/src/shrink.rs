@@ -2,7 +2,9 @@
 //! signature) still appears, so a finding is a small lesson rather than a swarm of noise.
 //!
 //! Greedy and deterministic: try removing each fault, each workload item; halve counts and
-//! durations; move each knob outside the signature back to its default. Keep any change
+//! durations; move each knob outside the signature back to its default. A fleet is tried
+//! as a single server first (its fleet faults and tenants dropped), then each fleet knob
+//! at its default. Keep any change
 //! after which the verdict persists; repeat until nothing changes. Then round every
 //! duration to whole minutes, else whole seconds, where the verdict survives it, so the
 //! lesson reads `"12m"` rather than `"12m49s357ms"`. Every candidate is a full simulation
@@ -13,7 +15,7 @@
 //! repeated; what makes the verdict disappear is what sets it off. That, not the explorer's
 //! classification signature, is what a finding's label names.
 
-use faultline_model::{DurationMs, EndMode, PositiveDurationMs, ServerKnobs};
+use faultline_model::{DurationMs, EndMode, FleetKnobs, PositiveDurationMs, ServerKnobs};
 
 use crate::explore::{Signature, signature_of};
 use crate::verdict::VerdictKind;
@@ -43,7 +45,7 @@ fn halve_count(c: PickCount) -> Option<PickCount> {
 
 /// All one-step simplifications of `s`, most aggressive first.
 fn candidates(s: &Scenario) -> Vec<Scenario> {
-    let mut out = Vec::new();
+    let mut out = fleet_candidates(s);
     for i in 0..s.faults.len() {
         let mut c = s.clone();
         c.faults.remove(i);
@@ -124,6 +126,7 @@ fn candidates(s: &Scenario) -> Vec<Scenario> {
             | Fault::ReplicaDown { when, .. }
             | Fault::RollingDeploy { when, .. }
             | Fault::StickyLost { when }
+            | Fault::Scale { when, .. }
             | Fault::DropListen { when, .. }
             | Fault::PurgeTasks { when } => match when {
                 Trigger::At(t) => halve_duration(*t).map(|h| *t = h).is_some(),
@@ -167,6 +170,7 @@ fn mentions_call(fault: &Fault, calls: usize) -> bool {
         | Fault::ReplicaDown { when, .. }
         | Fault::RollingDeploy { when, .. }
         | Fault::StickyLost { when }
+        | Fault::Scale { when, .. }
         | Fault::DropListen { when, .. }
         | Fault::PurgeTasks { when } => {
             matches!(when, Trigger::AfterEvent { on, .. } if sel_bad(on))
@@ -174,6 +178,72 @@ fn mentions_call(fault: &Fault, calls: usize) -> bool {
         Fault::StaleTask { .. } | Fault::ChangeList { .. } => false,
         Fault::CutCall { call, .. } => *call >= calls,
     }
+}
+
+/// A fleet's simplifications, tried before anything else: a single server first (its
+/// fleet faults and tenants go with it), then each fleet knob back to its default.
+fn fleet_candidates(s: &Scenario) -> Vec<Scenario> {
+    let mut out = Vec::new();
+    if !s.fleet.is_multi() {
+        return out;
+    }
+    let mut single = s.clone();
+    single.fleet = FleetKnobs::default();
+    single.faults.retain(|f| !is_fleet_fault(f));
+    single
+        .workload
+        .retain(|w| !matches!(w, Work::Tenant { .. }));
+    out.push(single);
+    let d = FleetKnobs::default();
+    let resets: [fn(&mut FleetKnobs, &FleetKnobs) -> bool; 4] = [
+        |f, d| std::mem::replace(&mut f.balancer, d.balancer) != d.balancer,
+        |f, d| std::mem::replace(&mut f.session_store, d.session_store) != d.session_store,
+        |f, d| std::mem::replace(&mut f.event_store, d.event_store) != d.event_store,
+        |f, d| std::mem::replace(&mut f.notifications, d.notifications) != d.notifications,
+    ];
+    for reset in resets {
+        let mut c = s.clone();
+        if reset(&mut c.fleet, &d) {
+            out.push(c);
+        }
+    }
+    if s.fleet.replicas > 2
+        && !s
+            .faults
+            .iter()
+            .any(|f| matches!(f, Fault::ReplicaDown { .. }))
+    {
+        let mut fewer = s.clone();
+        fewer.fleet.replicas = 2;
+        out.push(fewer);
+    }
+    out
+}
+
+/// The faults only a fleet has.
+fn is_fleet_fault(f: &Fault) -> bool {
+    matches!(
+        f,
+        Fault::ReplicaDown { .. }
+            | Fault::RollingDeploy { .. }
+            | Fault::Scale { .. }
+            | Fault::StickyLost { .. }
+    )
+}
+
+/// Fleet knobs away from their defaults, for [`size`].
+fn fleet_knobs_set(fleet: &FleetKnobs) -> usize {
+    let d = FleetKnobs::default();
+    [
+        fleet.replicas != d.replicas,
+        fleet.balancer != d.balancer,
+        fleet.session_store != d.session_store,
+        fleet.event_store != d.event_store,
+        fleet.notifications != d.notifications,
+    ]
+    .iter()
+    .filter(|b| **b)
+    .count()
 }
 
 const KNOBS: usize = 11;
@@ -252,7 +322,7 @@ pub fn size(scenario: &Scenario) -> usize {
     .iter()
     .filter(|b| **b)
     .count();
-    scenario.faults.len() + scenario.workload.len() + knobs
+    scenario.faults.len() + scenario.workload.len() + knobs + fleet_knobs_set(&scenario.fleet)
 }
 
 /// Units a shrunk duration is rounded to, coarsest first.
@@ -362,7 +432,10 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
                     v.pick(a);
                 }
             }
-            Fault::Gc { when } | Fault::StickyLost { when } | Fault::PurgeTasks { when } => {
+            Fault::Gc { when }
+            | Fault::StickyLost { when }
+            | Fault::Scale { when, .. }
+            | Fault::PurgeTasks { when } => {
                 if let Trigger::At(t) = when {
                     v.pick(t);
                 }
@@ -546,6 +619,12 @@ pub fn describe_fault(fault: &Fault) -> String {
             "a rolling deploy (each replica down for {down}, {every} apart) {}",
             describe_trigger(when)
         ),
+        Fault::Scale { when, to } => {
+            format!(
+                "the fleet scaled to {to} replicas {}",
+                describe_trigger(when)
+            )
+        }
         Fault::StickyLost { when } => {
             format!(
                 "the balancer forgetting its pins {}",
@@ -596,6 +675,44 @@ pub fn triggers(scenario: &Scenario, client: ClientModel, kind: VerdictKind) -> 
         if reset_any_knob(&mut c.server, &defaults, knob) && !shows(&c) {
             let (name, value) = knob_value(&scenario.server, knob);
             out.knobs.push((name.to_string(), value));
+        }
+    }
+    if scenario.fleet.is_multi() {
+        let f = scenario.fleet;
+        let named = [
+            ("replicas", f.replicas.to_string()),
+            ("balancer", format!("{:?}", f.balancer)),
+            ("session_store", format!("{:?}", f.session_store)),
+            (
+                "event_store",
+                crate::explore::event_store_name(f.event_store),
+            ),
+            ("notifications", format!("{:?}", f.notifications)),
+        ];
+        let d = FleetKnobs::default();
+        for (knob, (name, value)) in named.into_iter().enumerate() {
+            let mut c = scenario.clone();
+            let changed = match knob {
+                0 => {
+                    c.fleet = d;
+                    c.faults.retain(|f| !is_fleet_fault(f));
+                    c.workload.retain(|w| !matches!(w, Work::Tenant { .. }));
+                    true
+                }
+                1 => std::mem::replace(&mut c.fleet.balancer, d.balancer) != d.balancer,
+                2 => {
+                    std::mem::replace(&mut c.fleet.session_store, d.session_store)
+                        != d.session_store
+                }
+                3 => std::mem::replace(&mut c.fleet.event_store, d.event_store) != d.event_store,
+                _ => {
+                    std::mem::replace(&mut c.fleet.notifications, d.notifications)
+                        != d.notifications
+                }
+            };
+            if changed && !shows(&c) {
+                out.knobs.push((name.to_string(), value));
+            }
         }
     }
     for i in 0..scenario.faults.len() {

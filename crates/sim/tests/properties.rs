@@ -37,7 +37,7 @@ proptest! {
     #[test]
     fn runs_are_deterministic(seed in any::<u64>(), guarded in any::<bool>()) {
         let client = if guarded { ClientModel::Guarded } else { ClientModel::Naive };
-        let scenario = generate(seed, SwarmOptions { faults: true, honest_advertisement: false });
+        let scenario = generate(seed, SwarmOptions { faults: true, honest_advertisement: false, fleets: true });
         let a = run(&scenario, seed, client);
         let b = run(&scenario, seed, client);
         prop_assert_eq!(a.trace_sha256(), b.trace_sha256(), "{}", repro(seed, client));
@@ -45,10 +45,12 @@ proptest! {
     }
 
     /// Against a server whose capability advertisement is honest, the guarded client never
-    /// loses or misapplies an event without a typed error.
+    /// loses or misapplies an event without a typed error: on a single server, and behind
+    /// a fleet whose notifications reach their listener wherever it is connected.
     #[test]
-    fn guarded_client_never_loses_silently(seed in any::<u64>()) {
-        let scenario = generate(seed, SwarmOptions::default());
+    fn guarded_client_never_loses_silently(seed in any::<u64>(), fleets in any::<bool>()) {
+        let scenario = generate(seed, SwarmOptions { fleets, ..SwarmOptions::default() });
+        prop_assert!(scenario.fleet.delivery_is_honest(), "the honest swarm draws honest fleets");
         let outcome = run(&scenario, seed, ClientModel::Guarded);
         for v in &outcome.verdicts {
             prop_assert!(
@@ -62,7 +64,7 @@ proptest! {
     #[test]
     fn no_faults_means_clean(seed in any::<u64>(), guarded in any::<bool>()) {
         let client = if guarded { ClientModel::Guarded } else { ClientModel::Naive };
-        let scenario = generate(seed, SwarmOptions { faults: false, honest_advertisement: false });
+        let scenario = generate(seed, SwarmOptions { faults: false, honest_advertisement: false, fleets: false });
         let outcome = run(&scenario, seed, client);
         prop_assert_eq!(outcome.kinds(), vec![VerdictKind::Clean], "{}: {:?}\n{}", repro(seed, client), outcome.verdicts.iter().map(|v| &v.summary).collect::<Vec<_>>(), scenario.to_ron());
     }
@@ -72,7 +74,7 @@ proptest! {
     #[test]
     fn silent_gaps_are_real(seed in any::<u64>(), guarded in any::<bool>()) {
         let client = if guarded { ClientModel::Guarded } else { ClientModel::Naive };
-        let scenario = generate(seed, SwarmOptions { faults: true, honest_advertisement: false });
+        let scenario = generate(seed, SwarmOptions { faults: true, honest_advertisement: false, fleets: true });
         let outcome = run(&scenario, seed, client);
         let ledger = &outcome.result.ledger;
         let applied: BTreeSet<u32> = outcome.result.record.applied.iter().map(|a| a.event.0).collect();

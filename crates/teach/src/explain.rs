@@ -373,6 +373,7 @@ fn cause_words(cause: DeathCause) -> &'static str {
         DeathCause::Deleted => "the client deleted it",
         DeathCause::Restart => "a restart forgot it",
         DeathCause::ReplicaDown => "its replica went down and forgot it",
+        DeathCause::ReplicaRemoved => "its replica was scaled away and took it along",
     }
 }
 

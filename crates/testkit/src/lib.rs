@@ -163,6 +163,10 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
             Fault::StickyLost { when } => Some(Fault::StickyLost {
                 when: trigger(when),
             }),
+            Fault::Scale { when, to } => Some(Fault::Scale {
+                when: trigger(when),
+                to,
+            }),
             Fault::PurgeTasks { when } => Some(Fault::PurgeTasks {
                 when: trigger(when),
             }),
@@ -664,7 +668,8 @@ mod tests {
                     Fault::Gc { .. } => {}
                     Fault::ReplicaDown { .. }
                     | Fault::RollingDeploy { .. }
-                    | Fault::StickyLost { .. } => {
+                    | Fault::StickyLost { .. }
+                    | Fault::Scale { .. } => {
                         panic!("the swarm draws no fleet faults yet")
                     }
                     Fault::StaleTask { .. } => panic!("StaleTask is client-side"),

@@ -6,7 +6,8 @@
 //! the logs of the streams it opened when the event store is) goes the way
 //! `restart_persistence` says; a shared store lives outside the replica and loses nothing. While it is down the balancer sends nothing
 //! to it (pinned traffic fails over); when `down` has passed it is back, as a fresh
-//! process. With one replica nothing here runs.
+//! process. A fleet can also be scaled ([`Server::scale`]): a replica removed is a down
+//! that never ends, a replica added starts empty. With one replica nothing here runs.
 
 use crate::fleet::{EventStoreScope, SessionStoreScope};
 use crate::http::{EndMode, HttpRequest, HttpResponse, Output};
@@ -67,6 +68,78 @@ impl Server {
             replica,
             what: ReplicaChange::Down { until_ms },
         });
+        let conns = self.crash_replica(replica, now, out);
+        let persistence = self.knobs.restart_persistence;
+        if self.fleet.event_store == EventStoreScope::PerReplica
+            && persistence != RestartPersistence::Everything
+        {
+            self.log.clear_where(|l| l.home == replica);
+        }
+        if self.fleet.session_store == SessionStoreScope::PerReplica {
+            self.forget_replica_sessions(replica, now, out);
+        }
+        conns
+    }
+
+    /// The fleet is scaled to `to` replicas at `now_ms` (clamped to 1..=16). A shrink
+    /// removes the highest replicas: each is a down that never ends (its connections
+    /// reset, its jobs killed) and what it held in memory is lost whatever
+    /// `restart_persistence` says, since no process ever comes back to read it (its
+    /// per-replica sessions die as [`DeathCause::ReplicaRemoved`], the logs of the streams
+    /// it opened go when the event store is per replica). A growth adds empty replicas,
+    /// up at once. Returns the connections reset. Nothing happens to a single server.
+    pub fn scale(&mut self, to: u8, now_ms: u64, out: &mut Vec<Output>) -> Vec<ConnId> {
+        self.advance(now_ms, out);
+        if !self.multi {
+            return Vec::new();
+        }
+        let now = self.now_ms;
+        let to = usize::from(to.clamp(1, crate::fleet::MAX_REPLICAS));
+        let mut conns = Vec::new();
+        while self.down_until.len() > to {
+            let r = self.down_until.len() - 1;
+            let replica = ReplicaId(u8::try_from(r).unwrap_or(u8::MAX));
+            self.down_until.truncate(r);
+            self.ledger.replica_events.push(ReplicaEvent {
+                at_ms: now,
+                replica,
+                what: ReplicaChange::Removed,
+            });
+            conns.extend(self.crash_replica(replica, now, out));
+            if self.fleet.event_store == EventStoreScope::PerReplica {
+                self.log.clear_where(|l| l.home == replica);
+            }
+            if self.fleet.session_store == SessionStoreScope::PerReplica {
+                let held: Vec<SessionKey> = self
+                    .sessions
+                    .keys()
+                    .filter(|&k| self.sessions.get(k).is_some_and(|s| s.home == replica))
+                    .collect();
+                for key in held {
+                    self.kill_session(key, now, DeathCause::ReplicaRemoved, out);
+                }
+            }
+        }
+        while self.down_until.len() < to {
+            let replica = ReplicaId(u8::try_from(self.down_until.len()).unwrap_or(u8::MAX));
+            self.down_until.push(now);
+            self.ledger.replica_events.push(ReplicaEvent {
+                at_ms: now,
+                replica,
+                what: ReplicaChange::Added,
+            });
+        }
+        conns
+    }
+
+    /// The process of `replica` ends: the connections it served are reset and the jobs it
+    /// ran are killed. Returns the connections.
+    fn crash_replica(
+        &mut self,
+        replica: ReplicaId,
+        now: u64,
+        out: &mut Vec<Output>,
+    ) -> Vec<ConnId> {
         let conns: Vec<ConnId> = self
             .conn_replica
             .iter()
@@ -88,15 +161,6 @@ impl Server {
             .collect();
         for job in jobs {
             self.end_job(job, now, JobEnd::Killed, out);
-        }
-        let persistence = self.knobs.restart_persistence;
-        if self.fleet.event_store == EventStoreScope::PerReplica
-            && persistence != RestartPersistence::Everything
-        {
-            self.log.clear_where(|l| l.home == replica);
-        }
-        if self.fleet.session_store == SessionStoreScope::PerReplica {
-            self.forget_replica_sessions(replica, now, out);
         }
         conns
     }

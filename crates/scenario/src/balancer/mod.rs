@@ -66,6 +66,12 @@ impl Balancer {
         self.epoch = self.epoch.wrapping_add(1);
     }
 
+    /// The fleet was scaled to `replicas`: picks are among them from now on. Rendezvous
+    /// keeps every key whose replica survives; round robin turns over the new count.
+    pub fn set_replicas(&mut self, replicas: u8) {
+        self.replicas = replicas.clamp(1, faultline_model::MAX_REPLICAS);
+    }
+
     /// The pin table's generation (0 until [`forget_pins`](Balancer::forget_pins)).
     pub fn epoch(&self) -> u32 {
         self.epoch
@@ -400,5 +406,45 @@ mod tests {
             assert!(draws(1, ALL).contains(&r));
         }
         assert!(draws(1, 0b011).iter().all(|&r| r != 2));
+    }
+
+    #[test]
+    fn a_scale_keeps_the_pins_of_surviving_replicas_and_picks_among_the_new_set() {
+        let sessions: Vec<String> = (0..64).map(|i| format!("session-{i}")).collect();
+        let pins = |b: &mut Balancer| -> Vec<Route> {
+            sessions
+                .iter()
+                .map(|s| b.pick(&post(Some(s)), ALL).route)
+                .collect()
+        };
+        let mut b = Balancer::new(&fleet(Kind::StickySessionId), 7);
+        let before = pins(&mut b);
+        b.set_replicas(2);
+        let after = pins(&mut b);
+        for (was, is) in before.iter().zip(&after) {
+            assert_eq!(is.why, RouteWhy::SessionHash, "removed, not failed over");
+            assert!(is.replica.0 < 2);
+            if was.replica.0 < 2 {
+                assert_eq!(was, is, "a surviving replica keeps its pins");
+            }
+        }
+        b.set_replicas(4);
+        let grown = pins(&mut b);
+        assert!(
+            grown.iter().any(|r| r.replica.0 == 3),
+            "the new replica takes keys"
+        );
+        for (was, is) in after.iter().zip(&grown) {
+            assert!(
+                is == was || is.replica.0 >= 2,
+                "keys move only to new replicas"
+            );
+        }
+        let mut rr = Balancer::new(&fleet(Kind::RoundRobin), 7);
+        rr.set_replicas(4);
+        let turns: Vec<u8> = (0..4)
+            .map(|_| rr.pick(&post(None), ALL).route.replica.0)
+            .collect();
+        assert_eq!(turns, vec![0, 1, 2, 3]);
     }
 }

@@ -15,6 +15,7 @@ mod purge_tasks;
 mod replica_down;
 mod restart;
 mod rolling_deploy;
+mod scale;
 mod stale_task;
 mod sticky_lost;
 
@@ -132,6 +133,7 @@ pub(crate) fn action_of(fault: &Fault) -> Arc<dyn FaultAction> {
             next: 0,
         }),
         Fault::StickyLost { .. } => Arc::new(sticky_lost::StickyLost),
+        Fault::Scale { to, .. } => Arc::new(scale::Scale { to: *to }),
         Fault::StaleTask {
             holds_session_from, ..
         } => Arc::new(stale_task::StaleTask {

@@ -4,7 +4,9 @@
 //! [`ReplicaDown`](super::replica_down) goes (connections reset, jobs killed, in-memory
 //! state as `restart_persistence` says). One strike takes one replica down and queues the
 //! next as its follow-up ([`Strike::then`]), so a deploy whose trigger is an event still
-//! spaces its steps `every` apart.
+//! spaces its steps `every` apart. A deploy goes over the replicas the fleet has when each
+//! step fires: after a `Scale` down it skips the removed ones, after a `Scale` up it
+//! reaches the added ones.
 
 use std::sync::Arc;
 
@@ -26,6 +28,17 @@ impl FaultAction for RollingDeploy {
         let replicas = server.replica_count();
         let persistence = server.knobs().restart_persistence;
         let replica = ReplicaId(self.next);
+        if self.next >= replicas {
+            // The fleet was scaled down since the deploy began: the replicas left to
+            // restart are gone, and so is the rest of the deploy.
+            return Strike {
+                note: format!(
+                    "rolling deploy: replica {replica} skipped (scaled away; the fleet has {replicas})"
+                ),
+                conns: Vec::new(),
+                then: Vec::new(),
+            };
+        }
         let conns = server.replica_down(replica, self.down_ms, now_ms, out);
         let mut then: Vec<(u64, Arc<dyn FaultAction>)> = Vec::new();
         if self.next.saturating_add(1) < replicas {
