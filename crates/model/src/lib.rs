@@ -37,8 +37,8 @@ pub use fleet::{
 pub use http::{EndMode, HttpMethod, HttpRequest, HttpResponse, Output, RequestBody, ResponseBody};
 pub use ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 pub use knobs::{
-    DEFAULT_LIST_TTL_MS, DeadSessionAnswer, Era, IdScheme, LegacyProbeAnswer, OnStreamCut,
-    RestartPersistence, ServerKnobs, TaskPersistence, UnknownCursor,
+    DEFAULT_LIST_TTL_MS, DeadSessionAnswer, Era, IdScheme, LegacyGet, LegacyProbeAnswer,
+    OnStreamCut, RestartPersistence, ServerKnobs, TaskPersistence, UnknownCursor,
 };
 pub use ledger::{
     AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, EffectEntry, JobEnd, JobEntry,

@@ -15,6 +15,7 @@
 //! | `DualStatefulLegacy` | served here | the 2025 path |
 //! | `ModernOnly` | served here | POST: served here (so a legacy `initialize` fails on `_meta`, 400 -32602); GET, DELETE: 405 `Allow: POST` |
 //! | `LegacyOnly` | `legacy_probe_answer` | the 2025 path |
+//! | `DualStatelessLegacy` | served here | [`stateless_legacy`]: no sessions; GET per `legacy_get` |
 //!
 //! A 2026-07-28 GET or DELETE (rule 1) gets 405 `Allow: POST` from a dual server too.
 //!
@@ -24,7 +25,8 @@
 //! [`request_stream`] (a long tool call answered over SSE), [`cancel_on_close`] (what a
 //! cut stream does to its job), [`effects`] (`place_order`, the non-idempotent tool),
 //! [`listen`] (`subscriptions/listen`), [`list_versions`] (list changes and who hears
-//! of them), [`tasks`] (the tasks extension: durable work polled with `tasks/get`).
+//! of them), [`tasks`] (the tasks extension: durable work polled with `tasks/get`),
+//! [`stateless_legacy`] (2025 requests served without sessions).
 
 pub mod cancel_on_close;
 pub mod discover;
@@ -36,6 +38,7 @@ pub mod list_versions;
 pub mod listen;
 pub mod meta;
 pub mod request_stream;
+pub mod stateless_legacy;
 pub mod tasks;
 
 pub use request_stream::ModernState;
@@ -67,8 +70,9 @@ impl Server {
         let modern = header_names_modern(request);
         match self.knobs.era {
             Era::ModernOnly => {}
-            Era::DualStatefulLegacy if modern => {}
+            Era::DualStatefulLegacy | Era::DualStatelessLegacy if modern => {}
             Era::LegacyOnly if modern => return self.legacy_probe(conn, request, None, out),
+            Era::DualStatelessLegacy => return self.stateless_legacy_non_post(conn, request, out),
             _ => return false,
         }
         let response = ModernRejection::PostOnly.response(&Value::Null);
@@ -89,7 +93,8 @@ impl Server {
     ) -> bool {
         let era = classify(request, items.first());
         match (self.knobs.era, era) {
-            (Era::ModernOnly, _) | (Era::DualStatefulLegacy, RequestEra::Modern) => {
+            (Era::ModernOnly, _)
+            | (Era::DualStatefulLegacy | Era::DualStatelessLegacy, RequestEra::Modern) => {
                 self.handle_modern_post(conn, request, batch, items, out);
                 true
             }
@@ -100,6 +105,10 @@ impl Server {
                     items.first().and_then(Incoming::method).map(str::to_string)
                 };
                 self.legacy_probe(conn, request, rpc, out)
+            }
+            (Era::DualStatelessLegacy, RequestEra::Legacy) => {
+                self.handle_stateless_legacy_post(conn, request, batch, items, out);
+                true
             }
             (_, RequestEra::Legacy) => false,
         }
