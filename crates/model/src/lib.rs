@@ -41,10 +41,10 @@ pub use knobs::{
     OnStreamCut, RestartPersistence, ServerKnobs, TaskPersistence, UnknownCursor,
 };
 pub use ledger::{
-    AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, EffectEntry, JobEnd, JobEntry,
-    Ledger, ListChange, ListName, ListenEntry, ListenFilter, MisrouteEntry, Payload, ProducedEvent,
-    ReplicaChange, ReplicaEvent, ResumeEntry, SendEntry, SessionEntry, StreamEntry, StreamKind,
-    TaskEntry, TaskLoss, TaskMiss, TaskStatus,
+    AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, EffectEntry, EraAnswer,
+    EraAnswerKind, EraChange, JobEnd, JobEntry, Ledger, ListChange, ListName, ListenEntry,
+    ListenFilter, MisrouteEntry, Payload, ProducedEvent, ReplicaChange, ReplicaEvent, ResumeEntry,
+    SendEntry, SessionEntry, StreamEntry, StreamKind, TaskEntry, TaskLoss, TaskMiss, TaskStatus,
 };
 pub use limits::{KEPT_TEXT_BYTES, Limits};
 pub use route::{HeldBy, ReplicaId, Route, RouteWhy};

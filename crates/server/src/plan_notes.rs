@@ -54,6 +54,7 @@ pub(crate) fn plan_notes(scenario: &Scenario, armed: &Armed) -> Vec<String> {
             }
             Fault::StickyLost { .. } => "the balancer forgets its pins".into(),
             Fault::PurgeTasks { .. } => "the task store is purged".into(),
+            Fault::RollEra { to, .. } => format!("server restart into era {to:?}"),
             Fault::StaleTask { .. } => {
                 notes.push(format!(
                     "faults[{i}] StaleTask is client-side: not played live"

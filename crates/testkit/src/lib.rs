@@ -169,7 +169,8 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
             Fault::StaleTask { .. }
             | Fault::CutCall { .. }
             | Fault::ChangeList { .. }
-            | Fault::DropListen { .. } => None,
+            | Fault::DropListen { .. }
+            | Fault::RollEra { .. } => None,
         })
         .collect()
 }
@@ -671,7 +672,8 @@ mod tests {
                     Fault::CutCall { .. }
                     | Fault::ChangeList { .. }
                     | Fault::DropListen { .. }
-                    | Fault::PurgeTasks { .. } => {
+                    | Fault::PurgeTasks { .. }
+                    | Fault::RollEra { .. } => {
                         panic!("the swarm draws no 2026-07-28 faults")
                     }
                 }

@@ -26,12 +26,14 @@
 //! cut stream does to its job), [`effects`] (`place_order`, the non-idempotent tool),
 //! [`listen`] (`subscriptions/listen`), [`list_versions`] (list changes and who hears
 //! of them), [`tasks`] (the tasks extension: durable work polled with `tasks/get`),
-//! [`stateless_legacy`] (2025 requests served without sessions).
+//! [`stateless_legacy`] (2025 requests served without sessions), [`era_answers`] (what
+//! the ledger records when a request's era is not served as asked, and `RollEra`).
 
 pub mod cancel_on_close;
 pub mod discover;
 pub mod dispatch;
 pub mod effects;
+pub mod era_answers;
 pub mod errors;
 pub mod headers;
 pub mod list_versions;
@@ -49,6 +51,7 @@ use crate::http::{HttpRequest, HttpResponse, Output, ResponseBody};
 use crate::ids::ConnId;
 use crate::jsonrpc::{self, Incoming, METHOD_NOT_FOUND};
 use crate::knobs::{Era, LegacyProbeAnswer};
+use crate::ledger::EraAnswerKind;
 
 use super::Server;
 use super::era::{RequestEra, classify, header_names_modern};
@@ -75,6 +78,9 @@ impl Server {
             Era::DualStatelessLegacy => return self.stateless_legacy_non_post(conn, request, out),
             _ => return false,
         }
+        if !modern {
+            self.note_era_answer(RequestEra::Legacy, EraAnswerKind::Refused, None);
+        }
         let response = ModernRejection::PostOnly.response(&Value::Null);
         self.respond(conn, request, None, response, out);
         true
@@ -93,7 +99,12 @@ impl Server {
     ) -> bool {
         let era = classify(request, items.first());
         match (self.knobs.era, era) {
-            (Era::ModernOnly, _)
+            (Era::ModernOnly, RequestEra::Legacy) => {
+                self.note_era_answer(RequestEra::Legacy, EraAnswerKind::Refused, None);
+                self.handle_modern_post(conn, request, batch, items, out);
+                true
+            }
+            (Era::ModernOnly, RequestEra::Modern)
             | (Era::DualStatefulLegacy | Era::DualStatelessLegacy, RequestEra::Modern) => {
                 self.handle_modern_post(conn, request, batch, items, out);
                 true
@@ -123,6 +134,14 @@ impl Server {
         rpc: Option<String>,
         out: &mut Vec<Output>,
     ) -> bool {
+        let code = match self.knobs.legacy_probe_answer {
+            LegacyProbeAnswer::Rpc400(code) => Some(code),
+            LegacyProbeAnswer::NotFound => Some(METHOD_NOT_FOUND),
+            LegacyProbeAnswer::MethodNotAllowed => Some(jsonrpc::INVALID_REQUEST),
+            _ => None,
+        };
+        // The 2025 path answers `AsToday` and `RunAsLegacy`: the note waits for it.
+        self.note_era_answer(RequestEra::Modern, EraAnswerKind::Refused, code);
         let response = match self.knobs.legacy_probe_answer {
             LegacyProbeAnswer::AsToday => return false,
             LegacyProbeAnswer::RunAsLegacy => {

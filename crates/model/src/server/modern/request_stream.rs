@@ -35,6 +35,9 @@ pub struct ModernState {
     pub(in crate::server) listens: BTreeMap<StreamId, u32>,
     /// The tasks extension's store ([`super::tasks`]).
     pub(in crate::server) tasks: TaskStore,
+    /// What the next answer says about its request's era, recorded with it in
+    /// `Ledger.era_answers` ([`super::era_answers`]).
+    pub(in crate::server) era_note: Option<super::era_answers::EraNote>,
 }
 
 /// A job answering a 2026-07-28 request.
@@ -57,6 +60,7 @@ impl ModernState {
             jobs: BTreeMap::new(),
             listens: BTreeMap::new(),
             tasks: TaskStore::new(seed),
+            era_note: None,
         }
     }
 

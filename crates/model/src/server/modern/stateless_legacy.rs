@@ -23,10 +23,11 @@ use crate::http::{HttpMethod, HttpRequest, HttpResponse, Output};
 use crate::ids::ConnId;
 use crate::jsonrpc::{self, Incoming};
 use crate::knobs::LegacyGet;
-use crate::ledger::StreamKind;
+use crate::ledger::{EraAnswerKind, StreamKind};
 
 use super::super::Server;
 use super::super::admission::{Rejection, check_protocol_version};
+use super::super::era::RequestEra;
 use super::super::post::{Dispatch, dispatch, negotiated_version};
 use super::errors::ModernRejection;
 
@@ -55,6 +56,7 @@ impl Server {
         if method == "initialize" {
             let result = self.initialize_result(negotiated_version(params));
             // No `Mcp-Session-Id`: there is no session to name.
+            self.note_era_answer(RequestEra::Legacy, EraAnswerKind::Sessionless, None);
             let response = HttpResponse::json(200, jsonrpc::result(id, result));
             self.respond(conn, request, rpc, response, out);
             return;
