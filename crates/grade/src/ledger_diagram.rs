@@ -67,7 +67,7 @@ impl Marks {
                 | GradeKind::MisroutedSession
                 | GradeKind::DuplicateEffect
                 | GradeKind::MissedChange => {}
-                GradeKind::LostTask => {}
+                GradeKind::LostTask | GradeKind::EraMismatch => {}
             }
         }
         marks

@@ -33,6 +33,9 @@ pub enum GradeKind {
     /// A 2026-07-28 task id vanished (purged, expired, lost in a restart) while the client
     /// still asked about it.
     LostTask,
+    /// The client and the server never met in one protocol era (a misread era probe, an
+    /// era cached past a change, a sessionless 2025 server and a client requiring a session).
+    EraMismatch,
 }
 
 impl GradeKind {
@@ -51,6 +54,7 @@ impl GradeKind {
             GradeKind::DuplicateEffect => "duplicate_effect",
             GradeKind::MissedChange => "missed_change",
             GradeKind::LostTask => "lost_task",
+            GradeKind::EraMismatch => "era_mismatch",
         }
     }
 
