@@ -15,9 +15,9 @@
 //!   (<https://github.com/baruchiro/paperless-mcp/issues/154>).
 //!
 //! From the ledger alone (`era_answers`, `era_changes`, `answers`): a run of era refusals
-//! of requests other than `server/discover` (the probe) after which no request was
-//! answered 2xx is a wrong-era mismatch (a client that probed again and went on in the
-//! right era recovered); sessionless `initialize` answers after which no request other
+//! of requests other than `server/discover` (the probe) after which no request other than
+//! a probe or a notification was answered 2xx is a wrong-era mismatch (a client that
+//! probed again and went on in the right era recovered); sessionless `initialize` answers after which no request other
 //! than `initialize` arrived are a sessionless mismatch.
 
 use faultline_model::{ConnId, EraAnswer, EraAnswerKind, Ledger, RequestEra};
@@ -92,7 +92,7 @@ pub fn era_mismatches(ledger: &Ledger) -> Vec<EraMismatch> {
                 && !a
                     .rpc_method
                     .as_deref()
-                    .is_some_and(|m| m.starts_with("notifications/"))
+                    .is_some_and(|m| m == DISCOVER || m.starts_with("notifications/"))
         });
         if !recovered {
             found.push(mismatch(ledger, &work, first.at_ms, false));
