@@ -15,7 +15,7 @@ pub enum ClientSide {
     Legacy(Client),
     Modern(ModernClient),
     /// Finds the era by probing, then acts as one of the two ([`crate::era_probe`]).
-    Auto(AutoClient),
+    Auto(Box<AutoClient>),
 }
 
 /// Calls the same method on whichever client this is.
@@ -46,7 +46,7 @@ impl ClientSide {
                 cfg.use_tasks,
             )),
             ClientEra::Auto { era_cache } => {
-                ClientSide::Auto(AutoClient::new(cfg, policy, era_cache.ms()))
+                ClientSide::Auto(Box::new(AutoClient::new(cfg, policy, era_cache.ms())))
             }
         }
     }

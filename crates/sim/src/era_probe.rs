@@ -355,8 +355,8 @@ impl AutoClient {
             }
         }
         self.chosen = next_with(&mut next, &self.planned, record, counters, &done);
-        for call in 0..self.planned.len() {
-            if self.asked[call] && !done[call] {
+        for (call, &finished) in done.iter().enumerate() {
+            if self.asked[call] && !finished {
                 chosen!(self, c => c.on_call(io, now, call));
             }
         }

@@ -128,7 +128,7 @@ fn mismatch(
             .iter()
             .filter(|a| a.rpc_method.as_deref() == Some(DISCOVER))
     };
-    let probe = probes().filter(|a| a.at_ms <= from_ms).last().map(|a| {
+    let probe = probes().rfind(|a| a.at_ms <= from_ms).map(|a| {
         // The code is known when the probe was itself refused for its era.
         let rpc_error = ledger
             .era_answers
