@@ -48,6 +48,8 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios/field" / "listen_missed_change",
     "scenarios/field" / "tasks_lost_on_restart",
     "scenarios/field" / "rolling_deploy",
+    "scenarios/field" / "era_probe_fallback",
+    "scenarios/field" / "stateless_strict_gateway",
     "scenarios/grade" / "baseline",
     "scenarios/grade" / "drop_close",
     "scenarios/grade" / "drop_reset",

@@ -366,3 +366,90 @@ fn a_list_change_while_the_listen_stream_is_down_is_missed_by_the_naive_client_o
     assert_eq!(kinds(&guarded), vec!["clean"], "{guarded}");
     assert_eq!(guarded["expectation"]["holds"], true);
 }
+
+/// modelcontextprotocol/rust-sdk#1040: a legacy server answers the era probe 400 -32000.
+/// The naive client (falls back only on -32601) stays on 2026-07-28 and its calls fail
+/// (era_mismatch, with the probe, its answer and the failed calls as evidence); the
+/// guarded client follows the spec's rule, falls back to `initialize` and is clean.
+#[test]
+fn a_misread_era_probe_keeps_the_naive_client_in_the_wrong_era() {
+    let scenario = "scenarios/field/era_probe_fallback.ron";
+    let naive = run(scenario, "naive", None);
+    assert_eq!(kinds(&naive), vec!["era_mismatch"], "{naive}");
+    let evidence = &naive["verdicts"][0]["evidence"];
+    assert_eq!(evidence["type"], "era_mismatch");
+    assert_eq!(evidence["client_era"], "modern");
+    assert_eq!(evidence["server_era"], "LegacyOnly");
+    assert_eq!(evidence["probe"]["status"], 400);
+    assert_eq!(evidence["probe"]["rpc_error"], -32000);
+    assert_eq!(evidence["failed"].as_array().unwrap().len(), 2);
+    assert_eq!(evidence["failed"][0]["rpc_method"], "tools/call");
+    assert_eq!(evidence["reprobed"], false);
+    assert_eq!(naive["expectation"]["holds"], true);
+    let guarded = run(scenario, "guarded", None);
+    assert_eq!(kinds(&guarded), vec!["clean"], "{guarded}");
+    assert_eq!(guarded["expectation"]["holds"], true);
+}
+
+/// baruchiro/paperless-mcp#154: a server speaking 2025 without sessions and a client that
+/// requires `Mcp-Session-Id`. The naive client stops after `initialize` (era_mismatch:
+/// "server speaks sessionless 2025; client required a session"); the guarded one works
+/// sessionless and is clean.
+#[test]
+fn a_sessionless_2025_server_is_dropped_only_by_the_client_that_requires_a_session() {
+    let scenario = "scenarios/field/stateless_strict_gateway.ron";
+    let naive = run(scenario, "naive", None);
+    assert_eq!(kinds(&naive), vec!["era_mismatch"], "{naive}");
+    let verdict = &naive["verdicts"][0];
+    assert!(
+        verdict["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("server speaks sessionless 2025; client required a session"),
+        "{verdict}"
+    );
+    assert_eq!(verdict["evidence"]["sessionless"], true);
+    assert_eq!(verdict["evidence"]["server_era"], "DualStatelessLegacy");
+    assert_eq!(verdict["evidence"]["failed"][0]["rpc_method"], "initialize");
+    let guarded = run(scenario, "guarded", None);
+    assert_eq!(kinds(&guarded), vec!["clean"], "{guarded}");
+}
+
+/// RollEra: the server is redeployed from 2025 only to 2026-07-28 only. Both clients probe
+/// (a 404 -32601 answer: both fall back) and start on 2025. After the roll the naive client,
+/// its era cached for an hour, keeps sending 2025 requests (era_mismatch naming the roll);
+/// the guarded client probes again on the first failure and finishes in 2026-07-28.
+#[test]
+fn an_era_roll_strands_the_client_that_never_probes_again() {
+    let text = r#"Scenario(
+    name: "roll_era",
+    summary: "A deploy switches the server from 2025 only to 2026-07-28 only.",
+    seed: 5,
+    server: (era: LegacyOnly, legacy_probe_answer: NotFound),
+    client: (model: Naive, era: Auto(era_cache: "1h"), standalone_stream: false),
+    workload: [
+        CallTool(at: "0s", tool: Echo(text: "before")),
+        CallTool(at: "10s", tool: Echo(text: "after")),
+    ],
+    faults: [
+        RollEra(when: At("5s"), to: ModernOnly),
+    ],
+    horizon: Some("1h"),
+)"#;
+    let file = std::env::temp_dir().join(format!("faultline-roll-era-{}.ron", std::process::id()));
+    std::fs::write(&file, text).unwrap();
+    let scenario = file.to_str().unwrap();
+    let naive = run(scenario, "naive", None);
+    assert_eq!(kinds(&naive), vec!["era_mismatch"], "{naive}");
+    let evidence = &naive["verdicts"][0]["evidence"];
+    assert_eq!(evidence["client_era"], "legacy");
+    assert_eq!(evidence["server_era"], "ModernOnly");
+    assert_eq!(
+        evidence["era_changes"],
+        serde_json::json!([[5_000, "LegacyOnly", "ModernOnly"]])
+    );
+    assert_eq!(evidence["reprobed"], false);
+    let guarded = run(scenario, "guarded", None);
+    assert_eq!(kinds(&guarded), vec!["clean"], "{guarded}");
+    std::fs::remove_file(&file).ok();
+}

@@ -61,18 +61,26 @@ pub enum GradeFormat {
     Json,
 }
 
+/// Bundled scenarios left out of the default set until a run of the real SDK clients has
+/// recorded what they do there (`tests/interop/expectations.json`); `grade` still takes
+/// them by name. The era-probing scenarios are about a client's probe: a real client that
+/// probes is graded on them once its runs are recorded.
+const NOT_YET_RECORDED: [&str; 2] = ["era_probe_fallback", "stateless_strict_gateway"];
+
 /// The default set: the bundled scenarios of `era` whose workload fits the contract, the
-/// grading set first, then the incidents and the field scenarios. The eras stay apart: a
-/// 2025 client meets no 2026-07-28 fault (they cut request streams, listens and tasks it
-/// never opens), and a client that negotiates 2026-07-28 with the grading server (which
-/// speaks both) never uses the sessions and resumptions the 2025 faults break.
+/// grading set first, then the incidents and the field scenarios (less
+/// [`NOT_YET_RECORDED`]). The eras stay apart: a 2025 client meets no 2026-07-28 fault
+/// (they cut request streams, listens and tasks it never opens), and a client that
+/// negotiates 2026-07-28 with the grading server (which speaks both) never uses the
+/// sessions and resumptions the 2025 faults break.
 fn default_scenarios(era: GradeEra) -> Result<Vec<Scenario>, String> {
-    let grading = BUNDLED
+    let recorded = BUNDLED
         .iter()
+        .filter(|b| !NOT_YET_RECORDED.contains(&b.name));
+    let grading = recorded
+        .clone()
         .filter(|b| b.path.starts_with("scenarios/grade/"));
-    let others = BUNDLED
-        .iter()
-        .filter(|b| !b.path.starts_with("scenarios/grade/"));
+    let others = recorded.filter(|b| !b.path.starts_with("scenarios/grade/"));
     let mut scenarios = Vec::new();
     for bundled in grading.chain(others) {
         let scenario = bundled.scenario().map_err(|e| e.to_string())?;

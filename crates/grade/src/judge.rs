@@ -38,7 +38,38 @@ pub fn judge(
     missed_changes(ledger, &mut verdicts);
     lost_tasks(ledger, &mut verdicts);
     foreign_events(ledger, report, &mut verdicts);
+    era_mismatches(ledger, &mut verdicts);
     verdicts
+}
+
+/// A client and server that never met in one protocol era, from the ledger alone (the
+/// simulator's oracle reads the same function).
+fn era_mismatches(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+    for m in faultline_sim::modern_oracle::era_mismatch::era_mismatches(ledger) {
+        let first = &m.failed[0];
+        let why = if m.sessionless {
+            "server speaks sessionless 2025; client required a session (nothing after initialize)"
+                .to_string()
+        } else {
+            format!(
+                "the client spoke {:?} to a server speaking {}: {} request(s) failed from {} ms{}",
+                m.client_era,
+                m.server_era,
+                m.failed.len(),
+                first.at_ms,
+                if m.reprobed {
+                    ", probed again"
+                } else {
+                    ", never probed again"
+                }
+            )
+        };
+        verdicts.push(GradeVerdict {
+            kind: GradeKind::EraMismatch,
+            why,
+            evidence: json!(m),
+        });
+    }
 }
 
 /// Tools-list changes a client missed while its 2026-07-28 listen stream was down and the

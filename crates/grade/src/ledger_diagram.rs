@@ -67,7 +67,7 @@ impl Marks {
                 | GradeKind::MisroutedSession
                 | GradeKind::DuplicateEffect
                 | GradeKind::MissedChange => {}
-                GradeKind::LostTask | GradeKind::ForeignEvent => {}
+                GradeKind::LostTask | GradeKind::ForeignEvent | GradeKind::EraMismatch => {}
             }
         }
         marks

@@ -36,6 +36,9 @@ pub enum GradeKind {
     /// Notifications of another session were sent on the client's streams and handed to
     /// its application.
     ForeignEvent,
+    /// The client and the server never met in one protocol era (a misread era probe, an
+    /// era cached past a change, a sessionless 2025 server and a client requiring a session).
+    EraMismatch,
 }
 
 impl GradeKind {
@@ -55,6 +58,7 @@ impl GradeKind {
             GradeKind::MissedChange => "missed_change",
             GradeKind::LostTask => "lost_task",
             GradeKind::ForeignEvent => "foreign_event",
+            GradeKind::EraMismatch => "era_mismatch",
         }
     }
 

@@ -12,7 +12,9 @@ use crate::duration::{DurationMs, PositiveDurationMs};
 
 mod modern;
 
-pub use modern::{DEFAULT_LIST_TTL_MS, Era, LegacyProbeAnswer, OnStreamCut, TaskPersistence};
+pub use modern::{
+    DEFAULT_LIST_TTL_MS, Era, LegacyGet, LegacyProbeAnswer, OnStreamCut, TaskPersistence,
+};
 
 /// How the server numbers SSE event ids (the `id:` field and hence `Last-Event-ID`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -117,6 +119,9 @@ pub struct ServerKnobs {
     /// How a [`Era::LegacyOnly`] server answers a 2026-07-28 request.
     #[serde(skip_serializing_if = "LegacyProbeAnswer::is_default")]
     pub legacy_probe_answer: LegacyProbeAnswer,
+    /// What a [`Era::DualStatelessLegacy`] server answers a 2025 GET.
+    #[serde(skip_serializing_if = "LegacyGet::is_default")]
+    pub legacy_get: LegacyGet,
     /// The `ttlMs` a 2026-07-28 list result carries (`cacheScope: "private"`); `None`:
     /// no cache hint.
     #[serde(skip_serializing_if = "modern::list_ttl_is_default")]
@@ -163,6 +168,7 @@ impl Default for ServerKnobs {
             max_sessions: 10_000,
             era: Era::default(),
             legacy_probe_answer: LegacyProbeAnswer::default(),
+            legacy_get: LegacyGet::default(),
             list_ttl: modern::default_list_ttl(),
             on_stream_cut: OnStreamCut::default(),
             tasks_offered: true,
@@ -192,6 +198,6 @@ impl ServerKnobs {
         if self.max_sessions == 0 {
             return Err("max_sessions: 0 would refuse every initialize; use at least 1".into());
         }
-        modern::validate(self.era, self.legacy_probe_answer)
+        modern::validate(self.era, self.legacy_probe_answer, self.legacy_get)
     }
 }

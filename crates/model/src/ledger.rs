@@ -11,8 +11,9 @@ use serde_json::Value;
 
 use crate::http::HttpMethod;
 use crate::ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
-use crate::knobs::UnknownCursor;
+use crate::knobs::{Era, UnknownCursor};
 use crate::route::{HeldBy, ReplicaId, Route};
+use crate::server::era::RequestEra;
 
 /// What an event carries. Kept compact: JSON is rendered only when a driver needs bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -353,6 +354,42 @@ pub struct ListChange {
     pub notified: bool,
 }
 
+/// A restart at `at_ms` after which the server speaks `to` instead of `from`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EraChange {
+    pub at_ms: u64,
+    pub from: Era,
+    pub to: Era,
+}
+
+/// What an [`EraAnswer`] says about the request's era.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EraAnswerKind {
+    /// The server does not speak the request's era: a 2026-07-28 request to a legacy-only
+    /// server (`legacy_probe_answer`), a 2025 one to a modern-only server.
+    Refused,
+    /// A 2025 `initialize` answered without a session (`DualStatelessLegacy`): a client
+    /// that requires `Mcp-Session-Id` cannot go on.
+    Sessionless,
+}
+
+/// One answer where the request's era met a server that does not serve it as asked: the
+/// ground truth of `era_mismatch`. `rpc_error` is the answer's JSON-RPC code when the era
+/// refusal set it (the 2025 path's own refusals leave it out).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EraAnswer {
+    pub at_ms: u64,
+    pub conn: ConnId,
+    pub rpc_method: Option<String>,
+    pub status: u16,
+    pub request_era: RequestEra,
+    pub server_era: Era,
+    pub kind: EraAnswerKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rpc_error: Option<i64>,
+}
+
 /// Why the server itself cut a connection: neither a scripted fault nor the client's doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
@@ -480,6 +517,14 @@ pub struct Ledger {
     /// empty, so 2025 ledgers keep their bytes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tasks: Vec<TaskEntry>,
+    /// Restarts that switched the eras the server speaks (`RollEra`), in order. Never
+    /// written when empty, so 2025 ledgers keep their bytes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub era_changes: Vec<EraChange>,
+    /// Answers where the request's era met a server that does not serve it as asked (see
+    /// [`EraAnswer`]). Never written when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub era_answers: Vec<EraAnswer>,
     /// Ids below these bases were trimmed by a long-lived server keeping a bounded window
     /// (see [`crate::Server::bound_ledger`]); a simulation never trims, so they stay 0.
     pub events_base: u32,

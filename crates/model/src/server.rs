@@ -235,6 +235,7 @@ impl Server {
         response: HttpResponse,
         out: &mut Vec<Output>,
     ) {
+        self.complete_era_answer(conn, rpc.as_deref(), response.status);
         // Client-chosen text is kept only as a prefix: a 200 KB header must not become
         // 200 KB of ledger per request.
         let (rpc_method, rpc_method_len) = match rpc.as_deref().map(kept_text) {

@@ -155,7 +155,8 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
             Fault::Drop { away, .. }
             | Fault::Restart { away, .. }
             | Fault::CutCall { away, .. }
-            | Fault::DropListen { away, .. } => away.map(|a| a.pick(&mut rng)),
+            | Fault::DropListen { away, .. }
+            | Fault::RollEra { away, .. } => away.map(|a| a.pick(&mut rng)),
             Fault::ChangeList { .. }
             | Fault::Gc { .. }
             | Fault::StaleTask { .. }
@@ -174,7 +175,8 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
             | Fault::StickyLost { when }
             | Fault::Scale { when, .. }
             | Fault::DropListen { when, .. }
-            | Fault::PurgeTasks { when } => match when {
+            | Fault::PurgeTasks { when }
+            | Fault::RollEra { when, .. } => match when {
                 Trigger::At(t) => ArmedTrigger::At(t.pick(&mut rng)),
                 Trigger::AfterEvent { n, on } => ArmedTrigger::AfterEvent {
                     n: u32::try_from(n.pick(&mut rng)).unwrap_or(u32::MAX),

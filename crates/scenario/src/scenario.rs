@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
-use faultline_model::{DurationMs, EndMode, FleetKnobs, ListName, PositiveDurationMs, ServerKnobs};
+use faultline_model::{
+    DurationMs, EndMode, Era, FleetKnobs, ListName, PositiveDurationMs, ServerKnobs,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::pick::{PickCount, PickDuration};
@@ -119,11 +121,22 @@ pub enum ClientEra {
     /// and capabilities in `_meta` and repeats its method in `Mcp-Method`/`Mcp-Name`; a
     /// request's SSE stream cannot be resumed.
     Modern,
+    /// Either, found by probing: a `server/discover` first, then the 2026-07-28 client or
+    /// (on the answers that mean "fall back") the 2025 one. The era found is kept for
+    /// `era_cache` (the policy says whether a failure re-probes sooner), as the versioning
+    /// page asks clients to cache it per origin
+    /// (<https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning>).
+    Auto { era_cache: DurationMs },
 }
 
 impl ClientEra {
     pub fn is_legacy(&self) -> bool {
         *self == ClientEra::Legacy
+    }
+
+    /// Whether the client can speak 2026-07-28 (it may, probing, end up on 2025).
+    pub fn may_be_modern(&self) -> bool {
+        *self != ClientEra::Legacy
     }
 }
 
@@ -347,6 +360,15 @@ pub enum Fault {
     /// The server's 2026-07-28 task store is purged: every task id is unknown from now on
     /// and running task work stops.
     PurgeTasks { when: Trigger },
+    /// A deploy that changes which protocol eras the server speaks: a restart (as
+    /// `Restart`, `restart_persistence` deciding what survives) after which the `era`
+    /// knob is `to`. The client then stays away for `away`.
+    RollEra {
+        when: Trigger,
+        to: Era,
+        #[serde(default)]
+        away: Option<PickDuration>,
+    },
 }
 
 fn tools_list() -> ListName {
@@ -527,7 +549,8 @@ impl Scenario {
             | Fault::StickyLost { when }
             | Fault::Scale { when, .. }
             | Fault::DropListen { when, .. }
-            | Fault::PurgeTasks { when }) = fault
+            | Fault::PurgeTasks { when }
+            | Fault::RollEra { when, .. }) = fault
             else {
                 continue;
             };
@@ -620,7 +643,7 @@ impl Scenario {
                         ));
                     }
                 }
-                Work::Notify { .. } if modern => {
+                Work::Notify { .. } if self.client.era.may_be_modern() => {
                     return Err((
                         format!(
                             "workload[{i}]: Notify goes to a standalone stream, which a 2026-07-28 client does not open"
@@ -641,7 +664,7 @@ impl Scenario {
                         Some(("faults", i)),
                     ));
                 }
-                Fault::StaleTask { .. } if modern => {
+                Fault::StaleTask { .. } if self.client.era.may_be_modern() => {
                     return Err((
                         format!(
                             "faults[{i}]: StaleTask replays a remembered session id, and a 2026-07-28 client has no session"

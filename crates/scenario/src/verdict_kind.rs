@@ -61,6 +61,12 @@ pub enum VerdictKind {
     /// with it, and the client did not flag the loss.
     #[serde(alias = "lost_task")]
     LostTask,
+    /// The client and the server never met in one protocol era: the client's work went out
+    /// in an era the server did not speak then (a misread era probe, or an era cached past
+    /// a deploy that changed it), or the server spoke 2025 without sessions to a client
+    /// that required one. Loud (the requests failed), so not a silent loss.
+    #[serde(alias = "era_mismatch")]
+    EraMismatch,
 }
 
 impl VerdictKind {
@@ -96,10 +102,11 @@ impl VerdictKind {
             VerdictKind::DuplicateEffect => "duplicate_effect",
             VerdictKind::MissedChange => "missed_change",
             VerdictKind::LostTask => "lost_task",
+            VerdictKind::EraMismatch => "era_mismatch",
         }
     }
 
-    pub const ALL: [VerdictKind; 15] = [
+    pub const ALL: [VerdictKind; 16] = [
         VerdictKind::Clean,
         VerdictKind::SilentGap,
         VerdictKind::CursorReuse,
@@ -115,6 +122,7 @@ impl VerdictKind {
         VerdictKind::DuplicateEffect,
         VerdictKind::MissedChange,
         VerdictKind::LostTask,
+        VerdictKind::EraMismatch,
     ];
 }
 

@@ -55,6 +55,7 @@ pub(crate) fn plan_notes(scenario: &Scenario, armed: &Armed) -> Vec<String> {
             Fault::StickyLost { .. } => "the balancer forgets its pins".into(),
             Fault::Scale { to, .. } => format!("the fleet scaled to {to} replicas"),
             Fault::PurgeTasks { .. } => "the task store is purged".into(),
+            Fault::RollEra { to, .. } => format!("server restart into era {to:?}"),
             Fault::StaleTask { .. } => {
                 notes.push(format!(
                     "faults[{i}] StaleTask is client-side: not played live"

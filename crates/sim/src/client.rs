@@ -59,6 +59,19 @@ pub struct Policy {
     /// `tasks/get`) is a typed `TaskLostError`. Without it the client takes the vanished
     /// task for finished, with nothing to show.
     pub task_lost_is_error: bool,
+    /// (2025 client) Refuse a server whose `initialize` names no `Mcp-Session-Id`: the
+    /// strict gateway of <https://github.com/baruchiro/paperless-mcp/issues/154>. Without
+    /// it the client works sessionless, as the 2025 spec allows (a server *may* assign a
+    /// session: <https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management>).
+    pub requires_session: bool,
+    /// (client with `era: Auto`) Read the `server/discover` probe's answer by the spec's
+    /// rule (stay modern on a result or a 400 with a 2026-07-28 error code, fall back to
+    /// `initialize` on anything else). Without it the client falls back only on -32601,
+    /// as rmcp's Auto mode did (<https://github.com/modelcontextprotocol/rust-sdk/issues/1040>).
+    pub era_fallback_by_spec: bool,
+    /// (client with `era: Auto`) Probe again whenever the era it settled on fails.
+    /// Without it the detected era is kept for `era_cache`, whatever happens.
+    pub reprobe_on_failure: bool,
 }
 
 impl Policy {
@@ -78,6 +91,9 @@ impl Policy {
                 keeps_cookies: false,
                 session_check_per_event: false,
                 task_lost_is_error: false,
+                requires_session: true,
+                era_fallback_by_spec: false,
+                reprobe_on_failure: false,
             },
             ClientModel::Guarded => Policy {
                 skip_ids_at_or_below_cursor: false,
@@ -93,6 +109,9 @@ impl Policy {
                 keeps_cookies: true,
                 session_check_per_event: true,
                 task_lost_is_error: true,
+                requires_session: false,
+                era_fallback_by_spec: true,
+                reprobe_on_failure: true,
             },
         }
     }
@@ -431,8 +450,10 @@ impl Client {
         conn
     }
 
+    /// A POST in `session` (`Some("")`: the sessionless server's, no header).
     fn post(&self, session: Option<&str>, body: Value) -> HttpRequest {
-        let mut request = HttpRequest::post(session.map(str::to_string), body);
+        let header = session.filter(|s| !s.is_empty()).map(str::to_string);
+        let mut request = HttpRequest::post(header, body);
         if session.is_some() {
             request.protocol_version = Some(self.protocol_version.clone());
         }
@@ -523,7 +544,10 @@ impl Client {
         }
         let request = HttpRequest {
             protocol_version: Some(self.protocol_version.clone()),
-            ..HttpRequest::get(Some(stream.session.clone()), cursor.map(|c| c.to_string()))
+            ..HttpRequest::get(
+                Some(stream.session.clone()).filter(|s| !s.is_empty()),
+                cursor.map(|c| c.to_string()),
+            )
         };
         stream.check_first = if self.policy.contiguity_check {
             cursor
@@ -843,9 +867,29 @@ impl Client {
 
     fn on_initialized(&mut self, io: &mut ClientIo, now: u64, response: &HttpResponse) {
         self.initializing = false;
-        let (200, Some(session), ResponseBody::Json(body)) =
-            (response.status, &response.session_id, &response.body)
-        else {
+        // A sessionless 2025 server answers `initialize` without `Mcp-Session-Id`: the
+        // client then works with the empty session (no header), unless it requires one.
+        let sessionless = (response.status == 200 && response.session_id.is_none())
+            .then(|| match &response.body {
+                ResponseBody::Json(body) if body.get("result").is_some() => Some(String::new()),
+                _ => None,
+            })
+            .flatten();
+        if sessionless.is_some() && self.policy.requires_session {
+            self.raise(
+                now,
+                ClientError::Surfaced {
+                    message: "initialize answered without an Mcp-Session-Id; this client requires a session".into(),
+                },
+                ErrorScope::Session(String::new()),
+            );
+            return;
+        }
+        let (200, Some(session), ResponseBody::Json(body)) = (
+            response.status,
+            response.session_id.as_ref().or(sessionless.as_ref()),
+            &response.body,
+        ) else {
             self.raise(
                 now,
                 ClientError::Surfaced {
@@ -946,6 +990,11 @@ impl Client {
                     self.wake(io, now, Wake::ReplayDeadline { conn });
                 }
                 self.purposes.insert(conn, Purpose::Stream(stream));
+            }
+            (405, _) if resumed.is_none() && stream.logical == Logical::Standalone => {
+                // "The server does not offer an SSE stream at this endpoint" (2025 spec:
+                // <https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server>):
+                // nothing to retry.
             }
             (404 | 410, _) => {
                 let session = stream.session.clone();
@@ -1183,7 +1232,7 @@ impl Client {
         if delete {
             let request = HttpRequest {
                 protocol_version: Some(self.protocol_version.clone()),
-                ..HttpRequest::delete(Some(session.to_string()))
+                ..HttpRequest::delete(Some(session.to_string()).filter(|s| !s.is_empty()))
             };
             self.send(io, now, Task::Main, Purpose::Ignore, request);
         }
@@ -1369,6 +1418,33 @@ impl Client {
     /// Schedules the client's start.
     pub fn schedule_start(&mut self, io: &mut ClientIo, at: u64) {
         self.wake(io, at, Wake::Start);
+    }
+
+    /// A fresh JSON-RPC request id, for a request sent on this client's behalf (the era
+    /// probe of [`crate::era_probe`]).
+    pub(crate) fn take_request_id(&mut self) -> u64 {
+        self.next_request_id += 1;
+        self.next_request_id
+    }
+
+    /// (next request id, next wake token): where a client taking over must go on from.
+    pub(crate) fn counters(&self) -> (u64, u64) {
+        (self.next_request_id, self.next_token)
+    }
+
+    /// Which calls are done.
+    pub(crate) fn calls_done(&self) -> Vec<bool> {
+        self.calls.iter().map(|c| c.done).collect()
+    }
+
+    /// Takes over from another client (the era probe switching eras): its record, its
+    /// counters (so ids and wake tokens are never reused) and the calls it finished.
+    pub(crate) fn adopt(&mut self, record: ClientRecord, counters: (u64, u64), done: &[bool]) {
+        self.record = record;
+        (self.next_request_id, self.next_token) = counters;
+        for (state, &done) in self.calls.iter_mut().zip(done) {
+            state.done = done;
+        }
     }
 }
 

@@ -7,12 +7,15 @@ use faultline_scenario::{ClientConfig, ClientEra, Tool};
 
 use crate::client::{Client, ClientIo, Fate, Policy, WireEvent};
 use crate::client_record::ClientRecord;
+use crate::era_probe::AutoClient;
 use crate::modern_client::ModernClient;
 
 #[derive(Debug)]
 pub enum ClientSide {
     Legacy(Client),
     Modern(ModernClient),
+    /// Finds the era by probing, then acts as one of the two ([`crate::era_probe`]).
+    Auto(Box<AutoClient>),
 }
 
 /// Calls the same method on whichever client this is.
@@ -21,6 +24,7 @@ macro_rules! each {
         match $self {
             ClientSide::Legacy($c) => $call,
             ClientSide::Modern($c) => $call,
+            ClientSide::Auto($c) => $call,
         }
     };
 }
@@ -41,19 +45,34 @@ impl ClientSide {
                 cfg.lists_tools,
                 cfg.use_tasks,
             )),
+            ClientEra::Auto { era_cache } => {
+                ClientSide::Auto(Box::new(AutoClient::new(cfg, policy, era_cache.ms())))
+            }
         }
     }
 
     pub fn record(&self) -> &ClientRecord {
-        each!(self, c => &c.record)
+        match self {
+            ClientSide::Legacy(c) => &c.record,
+            ClientSide::Modern(c) => &c.record,
+            ClientSide::Auto(c) => c.record(),
+        }
     }
 
     pub fn record_mut(&mut self) -> &mut ClientRecord {
-        each!(self, c => &mut c.record)
+        match self {
+            ClientSide::Legacy(c) => &mut c.record,
+            ClientSide::Modern(c) => &mut c.record,
+            ClientSide::Auto(c) => c.record_mut(),
+        }
     }
 
     pub fn into_record(self) -> ClientRecord {
-        each!(self, c => c.record)
+        match self {
+            ClientSide::Legacy(c) => c.record,
+            ClientSide::Modern(c) => c.record,
+            ClientSide::Auto(c) => c.into_record(),
+        }
     }
 
     pub fn schedule_start(&mut self, io: &mut ClientIo, at: u64) {

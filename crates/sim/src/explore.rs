@@ -63,6 +63,13 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> S
             put("task_ttl", format!("{:?}", k.task_ttl));
             put("task_purge_delay", format!("{:?}", k.task_purge_delay));
         }
+        VerdictKind::EraMismatch => {
+            put("era", format!("{:?}", k.era));
+            put(
+                "legacy_probe_answer",
+                format!("{:?}", k.legacy_probe_answer),
+            );
+        }
         VerdictKind::Clean | VerdictKind::Detected => {}
     }
     sig

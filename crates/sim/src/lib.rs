@@ -15,6 +15,7 @@ mod client;
 mod client_error;
 mod client_record;
 mod client_side;
+mod era_probe;
 pub mod explore;
 pub mod failure_map;
 mod fold;

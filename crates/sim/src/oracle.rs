@@ -46,6 +46,7 @@ pub fn judge(ledger: &Ledger, record: &ClientRecord) -> Vec<Verdict> {
     crate::modern_oracle::duplicate_effect::verdicts(ledger, &mut verdicts);
     crate::modern_oracle::missed_change::verdicts(ledger, &mut verdicts);
     crate::modern_oracle::lost_task::verdicts(ledger, record, &mut verdicts);
+    crate::modern_oracle::era_mismatch::verdicts(ledger, &mut verdicts);
     let typed: Vec<String> = record
         .errors
         .iter()

@@ -128,7 +128,8 @@ fn candidates(s: &Scenario) -> Vec<Scenario> {
             | Fault::StickyLost { when }
             | Fault::Scale { when, .. }
             | Fault::DropListen { when, .. }
-            | Fault::PurgeTasks { when } => match when {
+            | Fault::PurgeTasks { when }
+            | Fault::RollEra { when, .. } => match when {
                 Trigger::At(t) => halve_duration(*t).map(|h| *t = h).is_some(),
                 Trigger::AfterEvent { n, .. } => halve_count(*n).map(|h| *n = h).is_some(),
             },
@@ -172,7 +173,8 @@ fn mentions_call(fault: &Fault, calls: usize) -> bool {
         | Fault::StickyLost { when }
         | Fault::Scale { when, .. }
         | Fault::DropListen { when, .. }
-        | Fault::PurgeTasks { when } => {
+        | Fault::PurgeTasks { when }
+        | Fault::RollEra { when, .. } => {
             matches!(when, Trigger::AfterEvent { on, .. } if sel_bad(on))
         }
         Fault::StaleTask { .. } | Fault::ChangeList { .. } => false,
@@ -424,7 +426,8 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
         match fault {
             Fault::Drop { when, away, .. }
             | Fault::Restart { when, away }
-            | Fault::DropListen { when, away } => {
+            | Fault::DropListen { when, away }
+            | Fault::RollEra { when, away, .. } => {
                 if let Trigger::At(t) = when {
                     v.pick(t);
                 }
@@ -645,6 +648,11 @@ pub fn describe_fault(fault: &Fault) -> String {
         ),
         Fault::DropListen { when, away: a } => format!(
             "a drop of the listen streams {}{}",
+            describe_trigger(when),
+            away(a)
+        ),
+        Fault::RollEra { when, to, away: a } => format!(
+            "a restart into era {to:?} {}{}",
             describe_trigger(when),
             away(a)
         ),

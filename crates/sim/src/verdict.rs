@@ -10,6 +10,7 @@ use serde::Serialize;
 pub use faultline_scenario::VerdictKind;
 
 use crate::modern_oracle::duplicate_effect::Commit;
+use crate::modern_oracle::era_mismatch::EraMismatch;
 use crate::modern_oracle::lost_task::LostTask;
 use crate::modern_oracle::missed_change::MissedChange;
 
@@ -131,6 +132,9 @@ pub enum Evidence {
     /// A 2026-07-28 task id that vanished (purged, expired or lost in a restart) while
     /// the client still asked about it; see [`LostTask`].
     LostTask(LostTask),
+    /// The client's era against the server's, the probe and its answer, the requests that
+    /// failed, whether the client probed again; see [`EraMismatch`].
+    EraMismatch(EraMismatch),
     /// Requests for a live session answered by a replica that does not hold it.
     Misrouted {
         session: String,

@@ -457,7 +457,14 @@ impl<L: Link> World<L> {
     }
 
     fn note_errors_traced(&mut self) {
-        let errors: Vec<String> = self.client.record().errors[self.errors_seen..]
+        // An era-probing client takes back the errors of an era it left (`era_probe`): the
+        // record can shrink, and what was traced stays traced.
+        let errors: Vec<String> = self
+            .client
+            .record()
+            .errors
+            .get(self.errors_seen..)
+            .unwrap_or_default()
             .iter()
             .map(|e| e.error.to_string())
             .collect();

@@ -777,6 +777,47 @@ fn loss(v: &Verdict) -> String {
                 None => "The work was still running, unreachable.".to_string(),
             }
         ),
+        Evidence::EraMismatch(m) => {
+            let failed = m
+                .failed
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{} at {} ({})",
+                        f.rpc_method.as_deref().unwrap_or("GET/DELETE"),
+                        vtime(f.at_ms),
+                        f.status
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            if m.sessionless {
+                format!(
+                    "{name}: the server speaks sessionless 2025 (era {}): it answered initialize without Mcp-Session-Id, which 2025 allows, and the client, requiring a session, went no further: {failed}.",
+                    m.server_era
+                )
+            } else {
+                format!(
+                    "{name}: the client spoke {:?} to a server speaking {}. {} The requests that failed for it: {failed}. {}",
+                    m.client_era,
+                    m.server_era,
+                    match &m.probe {
+                        Some(p) => format!(
+                            "Its era probe, server/discover at {}, was answered {}{}.",
+                            vtime(p.at_ms),
+                            p.status,
+                            p.rpc_error.map(|c| format!(" {c}")).unwrap_or_default()
+                        ),
+                        None => "It never probed.".to_string(),
+                    },
+                    if m.reprobed {
+                        "It probed again and still did not recover."
+                    } else {
+                        "It never probed again."
+                    }
+                )
+            }
+        }
         Evidence::None => format!("{name}: {}.", v.summary),
     }
 }

@@ -92,6 +92,11 @@ pub fn guard_for(kind: VerdictKind) -> Guard {
             rule: "a 2026-07-28 task id is the only handle on durable work: keep it, poll `tasks/get` within its `ttlMs`, and when the server answers -32602 for it raise TaskLostError; never take a task the server forgot for a finished one.",
             fix: "client: raise TaskLostError on -32602 for a kept task id; server: persist task records across restarts (terminal ones at least, reporting interrupted work `failed`) and purge only well after `ttlMs`.",
         },
+        VerdictKind::EraMismatch => Guard {
+            name: "probe by the spec's rule, probe again on failure",
+            rule: "read a `server/discover` probe as the versioning page says: a result or a 400 with a 2026-07-28 code (-32020, -32021, -32022) means modern, anything else means fall back to `initialize`; cache the era per origin but probe again as soon as a request fails under it; and accept a 2025 server that answers `initialize` without `Mcp-Session-Id` (sessions are optional in 2025).",
+            fix: "client: fall back on every non-modern probe answer, re-probe when the cached era fails, work sessionless when no session is given; server: answer a modern probe with 404 -32601 or a recognised code, and keep both eras served through a rollout.",
+        },
         VerdictKind::Detected => Guard {
             name: "typed resumption errors",
             rule: "a guard fired and raised a typed error; the client tore the session down, re-initialized and re-issued what was unfinished, so nothing was lost silently.",

@@ -130,6 +130,14 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
                 assert!(text.contains(&format!("task {}", task.task_id)), "{ctx}");
                 assert!(text.contains("got -32602"), "{ctx}");
             }
+            Evidence::EraMismatch(m) => {
+                assert!(text.contains(&m.server_era), "{ctx}");
+                if m.sessionless {
+                    assert!(text.contains("speaks sessionless 2025"), "{ctx}");
+                } else {
+                    assert!(text.contains("never probed again") || m.reprobed, "{ctx}");
+                }
+            }
             Evidence::Misrouted {
                 held_by, requests, ..
             } => {

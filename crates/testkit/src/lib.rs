@@ -173,7 +173,8 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
             Fault::StaleTask { .. }
             | Fault::CutCall { .. }
             | Fault::ChangeList { .. }
-            | Fault::DropListen { .. } => None,
+            | Fault::DropListen { .. }
+            | Fault::RollEra { .. } => None,
         })
         .collect()
 }
@@ -676,7 +677,8 @@ mod tests {
                     Fault::CutCall { .. }
                     | Fault::ChangeList { .. }
                     | Fault::DropListen { .. }
-                    | Fault::PurgeTasks { .. } => {
+                    | Fault::PurgeTasks { .. }
+                    | Fault::RollEra { .. } => {
                         panic!("the swarm draws no 2026-07-28 faults")
                     }
                 }

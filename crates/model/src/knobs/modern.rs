@@ -20,6 +20,12 @@ pub enum Era {
     /// 2025 path with sessions (the Python SDK's server). Plain `faultline serve` is this.
     #[default]
     DualStatefulLegacy,
+    /// Both, without sessions on either side: a 2026-07-28 request is served as under
+    /// `DualStatefulLegacy`, and a 2025 request is served too, but statelessly:
+    /// `initialize` answers with no `Mcp-Session-Id`, later requests need none, and a GET
+    /// gets what `legacy_get` says (the TypeScript SDK's `createMcpHandler`, whose legacy
+    /// fallback is `legacy: 'stateless'`).
+    DualStatelessLegacy,
     /// 2026-07-28 only: every POST is read as modern (a 2025 `initialize` lacks the
     /// request `_meta` and gets 400 -32602), GET and DELETE get 405 `Allow: POST`.
     ModernOnly,
@@ -35,6 +41,27 @@ impl Era {
     /// Whether a request classified as modern is served as one.
     pub fn speaks_modern(self) -> bool {
         self != Era::LegacyOnly
+    }
+}
+
+/// What a [`Era::DualStatelessLegacy`] server does with a 2025 GET (there is no session to
+/// hang a standalone stream on).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum LegacyGet {
+    /// 405 `Allow: POST`: no standalone stream, as the TypeScript SDK's stateless
+    /// transport answers, and what <https://github.com/akutishevsky/nutrition-mcp/pull/31>
+    /// changed its server to.
+    #[default]
+    Refuse405,
+    /// A standalone SSE stream belonging to no session: it lives until the connection or
+    /// the process ends, and nothing tells the client a restart happened (nutrition-mcp
+    /// before that fix: "connected, no tools" after a deploy).
+    ServeStream,
+}
+
+impl LegacyGet {
+    pub fn is_default(&self) -> bool {
+        *self == LegacyGet::default()
     }
 }
 
@@ -69,10 +96,21 @@ impl LegacyProbeAnswer {
 
 /// `legacy_probe_answer` describes a legacy-only server: set under another era it would
 /// never be used, and a scenario that sets it means something it does not get.
-pub(crate) fn validate(era: Era, probe: LegacyProbeAnswer) -> Result<(), String> {
+/// Likewise `legacy_get` describes a stateless 2025 path, which only
+/// [`Era::DualStatelessLegacy`] has.
+pub(crate) fn validate(
+    era: Era,
+    probe: LegacyProbeAnswer,
+    legacy_get: LegacyGet,
+) -> Result<(), String> {
     if era != Era::LegacyOnly && !probe.is_default() {
         return Err(format!(
             "legacy_probe_answer: {probe:?} applies only under era: LegacyOnly (era is {era:?})"
+        ));
+    }
+    if era != Era::DualStatelessLegacy && !legacy_get.is_default() {
+        return Err(format!(
+            "legacy_get: {legacy_get:?} applies only under era: DualStatelessLegacy (era is {era:?})"
         ));
     }
     Ok(())

@@ -30,7 +30,8 @@ pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion
 pub const DISCOVER: &str = "server/discover";
 
 /// The era a request speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RequestEra {
     /// MCP 2026-07-28: stateless, every request self-describing.
     Modern,

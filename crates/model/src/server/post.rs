@@ -54,7 +54,7 @@ struct Replies {
 }
 
 /// What a request asks of the server: an answer now, or a job that answers later.
-enum Dispatch {
+pub(super) enum Dispatch {
     Now(Value),
     Job(JobSpec),
 }
@@ -251,35 +251,48 @@ impl Server {
             self.reject(conn, request, rpc, Rejection::SessionLimit, out);
             return;
         }
-        let asked = params
-            .get("protocolVersion")
-            .and_then(Value::as_str)
-            .unwrap_or(LATEST_PROTOCOL_VERSION);
-        let version = SUPPORTED_PROTOCOL_VERSIONS
-            .iter()
-            .copied()
-            .find(|v| *v == asked)
-            .unwrap_or(LATEST_PROTOCOL_VERSION);
+        let version = negotiated_version(params);
         let wire_id = self.mint_session(version);
-        let mut capabilities = json!({"tools": {"listChanged": false}, "logging": {}});
-        if self.knobs.advertise_monotonic_ids {
-            capabilities["experimental"] =
-                json!({"resumption": {"sessionMonotonicEventIds": true}});
-        }
-        let result = json!({
-            "protocolVersion": version,
-            "capabilities": capabilities,
-            "serverInfo": {"name": "faultline", "version": env!("CARGO_PKG_VERSION")},
-            "instructions": "faultline: a fault-injecting MCP server. Tools: echo, long_job.",
-        });
+        let result = self.initialize_result(version);
         let mut response = HttpResponse::json(200, jsonrpc::result(id, result));
         response.session_id = Some(wire_id);
         self.respond(conn, request, rpc, response, out);
     }
 }
 
+impl Server {
+    /// The result of an `initialize` that settled on `version`.
+    pub(super) fn initialize_result(&self, version: &str) -> Value {
+        let mut capabilities = json!({"tools": {"listChanged": false}, "logging": {}});
+        if self.knobs.advertise_monotonic_ids {
+            capabilities["experimental"] =
+                json!({"resumption": {"sessionMonotonicEventIds": true}});
+        }
+        json!({
+            "protocolVersion": version,
+            "capabilities": capabilities,
+            "serverInfo": {"name": "faultline", "version": env!("CARGO_PKG_VERSION")},
+            "instructions": "faultline: a fault-injecting MCP server. Tools: echo, long_job.",
+        })
+    }
+}
+
+/// The version an `initialize` with `params` settles on: the one it asks for when
+/// supported, else the latest.
+pub(super) fn negotiated_version(params: &Value) -> &'static str {
+    let asked = params
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .unwrap_or(LATEST_PROTOCOL_VERSION);
+    SUPPORTED_PROTOCOL_VERSIONS
+        .iter()
+        .copied()
+        .find(|v| *v == asked)
+        .unwrap_or(LATEST_PROTOCOL_VERSION)
+}
+
 /// What a request asks for: an answer now, or a tool job.
-fn dispatch(id: &Value, method: &str, params: &Value, max_job_steps: u32) -> Dispatch {
+pub(super) fn dispatch(id: &Value, method: &str, params: &Value, max_job_steps: u32) -> Dispatch {
     match method {
         "ping" => Dispatch::Now(jsonrpc::result(id, json!({}))),
         "tools/list" => Dispatch::Now(jsonrpc::result(id, tools::list())),

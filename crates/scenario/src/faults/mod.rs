@@ -14,6 +14,7 @@ mod gc;
 mod purge_tasks;
 mod replica_down;
 mod restart;
+mod roll_era;
 mod rolling_deploy;
 mod scale;
 mod stale_task;
@@ -146,5 +147,6 @@ pub(crate) fn action_of(fault: &Fault) -> Arc<dyn FaultAction> {
         }),
         Fault::DropListen { .. } => Arc::new(drop_listen::DropListen),
         Fault::PurgeTasks { .. } => Arc::new(purge_tasks::PurgeTasks),
+        Fault::RollEra { to, .. } => Arc::new(roll_era::RollEra { to: *to }),
     }
 }

@@ -6,5 +6,6 @@
 //! verdict, and `faultline-grade` judges real clients' ledgers with the same functions.
 
 pub mod duplicate_effect;
+pub mod era_mismatch;
 pub mod lost_task;
 pub mod missed_change;

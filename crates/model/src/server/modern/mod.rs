@@ -15,6 +15,7 @@
 //! | `DualStatefulLegacy` | served here | the 2025 path |
 //! | `ModernOnly` | served here | POST: served here (so a legacy `initialize` fails on `_meta`, 400 -32602); GET, DELETE: 405 `Allow: POST` |
 //! | `LegacyOnly` | `legacy_probe_answer` | the 2025 path |
+//! | `DualStatelessLegacy` | served here | [`stateless_legacy`]: no sessions; GET per `legacy_get` |
 //!
 //! A 2026-07-28 GET or DELETE (rule 1) gets 405 `Allow: POST` from a dual server too.
 //!
@@ -25,6 +26,8 @@
 //! cut stream does to its job), [`effects`] (`place_order`, the non-idempotent tool),
 //! [`listen`] (`subscriptions/listen`), [`list_versions`] (list changes and who hears
 //! of them), [`tasks`] (the tasks extension: durable work polled with `tasks/get`),
+//! [`stateless_legacy`] (2025 requests served without sessions), [`era_answers`] (what
+//! the ledger records when a request's era is not served as asked, and `RollEra`), and
 //! the conformance suite's fixtures: [`fixtures`] (content tools, prompts, resources,
 //! completion), [`input_required`] (multi-round-trip requests with a sealed
 //! `requestState`), [`task_fixtures`] (tasks that fail, error or wait for input), and
@@ -34,6 +37,7 @@ pub mod cancel_on_close;
 pub mod discover;
 pub mod dispatch;
 pub mod effects;
+pub mod era_answers;
 pub mod errors;
 pub mod fixture_dispatch;
 pub mod fixtures;
@@ -43,6 +47,7 @@ pub mod list_versions;
 pub mod listen;
 pub mod meta;
 pub mod request_stream;
+pub mod stateless_legacy;
 pub mod task_fixtures;
 pub mod tasks;
 
@@ -54,6 +59,7 @@ use crate::http::{HttpRequest, HttpResponse, Output, ResponseBody};
 use crate::ids::ConnId;
 use crate::jsonrpc::{self, Incoming, METHOD_NOT_FOUND};
 use crate::knobs::{Era, LegacyProbeAnswer};
+use crate::ledger::EraAnswerKind;
 
 use super::Server;
 use super::era::{RequestEra, classify, header_names_modern};
@@ -75,9 +81,13 @@ impl Server {
         let modern = header_names_modern(request);
         match self.knobs.era {
             Era::ModernOnly => {}
-            Era::DualStatefulLegacy if modern => {}
+            Era::DualStatefulLegacy | Era::DualStatelessLegacy if modern => {}
             Era::LegacyOnly if modern => return self.legacy_probe(conn, request, None, out),
+            Era::DualStatelessLegacy => return self.stateless_legacy_non_post(conn, request, out),
             _ => return false,
+        }
+        if !modern {
+            self.note_era_answer(RequestEra::Legacy, EraAnswerKind::Refused, None);
         }
         let response = ModernRejection::PostOnly.response(&Value::Null);
         self.respond(conn, request, None, response, out);
@@ -97,7 +107,13 @@ impl Server {
     ) -> bool {
         let era = classify(request, items.first());
         match (self.knobs.era, era) {
-            (Era::ModernOnly, _) | (Era::DualStatefulLegacy, RequestEra::Modern) => {
+            (Era::ModernOnly, RequestEra::Legacy) => {
+                self.note_era_answer(RequestEra::Legacy, EraAnswerKind::Refused, None);
+                self.handle_modern_post(conn, request, batch, items, out);
+                true
+            }
+            (Era::ModernOnly, RequestEra::Modern)
+            | (Era::DualStatefulLegacy | Era::DualStatelessLegacy, RequestEra::Modern) => {
                 self.handle_modern_post(conn, request, batch, items, out);
                 true
             }
@@ -108,6 +124,10 @@ impl Server {
                     items.first().and_then(Incoming::method).map(str::to_string)
                 };
                 self.legacy_probe(conn, request, rpc, out)
+            }
+            (Era::DualStatelessLegacy, RequestEra::Legacy) => {
+                self.handle_stateless_legacy_post(conn, request, batch, items, out);
+                true
             }
             (_, RequestEra::Legacy) => false,
         }
@@ -122,6 +142,14 @@ impl Server {
         rpc: Option<String>,
         out: &mut Vec<Output>,
     ) -> bool {
+        let code = match self.knobs.legacy_probe_answer {
+            LegacyProbeAnswer::Rpc400(code) => Some(code),
+            LegacyProbeAnswer::NotFound => Some(METHOD_NOT_FOUND),
+            LegacyProbeAnswer::MethodNotAllowed => Some(jsonrpc::INVALID_REQUEST),
+            _ => None,
+        };
+        // The 2025 path answers `AsToday` and `RunAsLegacy`: the note waits for it.
+        self.note_era_answer(RequestEra::Modern, EraAnswerKind::Refused, code);
         let response = match self.knobs.legacy_probe_answer {
             LegacyProbeAnswer::AsToday => return false,
             LegacyProbeAnswer::RunAsLegacy => {

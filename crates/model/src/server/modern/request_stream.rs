@@ -38,6 +38,9 @@ pub struct ModernState {
     pub(in crate::server) tasks: TaskStore,
     /// The key that seals MRTR `requestState` ([`super::input_required`]).
     pub(in crate::server) state_key: StateKey,
+    /// What the next answer says about its request's era, recorded with it in
+    /// `Ledger.era_answers` ([`super::era_answers`]).
+    pub(in crate::server) era_note: Option<super::era_answers::EraNote>,
 }
 
 /// A job answering a 2026-07-28 request.
@@ -61,6 +64,7 @@ impl ModernState {
             listens: BTreeMap::new(),
             tasks: TaskStore::new(seed),
             state_key: StateKey::new(seed),
+            era_note: None,
         }
     }
 

@@ -1,0 +1,104 @@
+//! 2025 requests served without sessions: the legacy half of
+//! [`Era::DualStatelessLegacy`](crate::knobs::Era::DualStatelessLegacy).
+//!
+//! The TypeScript SDK's `createMcpHandler` serves 2026-07-28 requests and, by default,
+//! 2025 ones through a stateless transport (`legacy: 'stateless'`): `initialize` answers
+//! with no `Mcp-Session-Id`, every later request is served whatever session header it
+//! carries or lacks, and a GET gets 405. Sessions are optional in 2025
+//! (<https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management>:
+//! the server *may* assign one), so this is a compliant 2025 server; a client or gateway
+//! that insists on a session id drops it
+//! (<https://github.com/baruchiro/paperless-mcp/issues/154>).
+//!
+//! A job started here runs in the stateless scope, on a request stream without event ids
+//! (there is no event store to resume from), and a cut ends it as `on_stream_cut` says,
+//! as a 2026-07-28 request stream does. The GET answer is the `legacy_get` knob: 405
+//! `Allow: POST`, or (nutrition-mcp before
+//! <https://github.com/akutishevsky/nutrition-mcp/pull/31>) a standalone stream that
+//! belongs to no session.
+
+use serde_json::Value;
+
+use crate::http::{HttpMethod, HttpRequest, HttpResponse, Output};
+use crate::ids::ConnId;
+use crate::jsonrpc::{self, Incoming};
+use crate::knobs::LegacyGet;
+use crate::ledger::{EraAnswerKind, StreamKind};
+
+use super::super::Server;
+use super::super::admission::{Rejection, check_protocol_version};
+use super::super::era::RequestEra;
+use super::super::post::{Dispatch, dispatch, negotiated_version};
+use super::errors::ModernRejection;
+
+impl Server {
+    /// A 2025 POST under `DualStatelessLegacy`: answered without a session.
+    pub(in crate::server) fn handle_stateless_legacy_post(
+        &mut self,
+        conn: ConnId,
+        request: &HttpRequest,
+        batch: bool,
+        items: &[Incoming],
+        out: &mut Vec<Output>,
+    ) {
+        if batch {
+            let rpc = Some("batch".to_string());
+            self.reject(conn, request, rpc, Rejection::BatchNeedsOldProtocol, out);
+            return;
+        }
+        let message = &items[0];
+        let rpc = message.method().map(str::to_string);
+        let Incoming::Request { id, method, params } = message else {
+            // A notification or a response: nothing to answer.
+            self.respond(conn, request, rpc, HttpResponse::empty(202), out);
+            return;
+        };
+        if method == "initialize" {
+            let result = self.initialize_result(negotiated_version(params));
+            // No `Mcp-Session-Id`: there is no session to name.
+            self.note_era_answer(RequestEra::Legacy, EraAnswerKind::Sessionless, None);
+            let response = HttpResponse::json(200, jsonrpc::result(id, result));
+            self.respond(conn, request, rpc, response, out);
+            return;
+        }
+        if self
+            .admit(
+                conn,
+                request,
+                rpc.clone(),
+                check_protocol_version(request),
+                out,
+            )
+            .is_none()
+        {
+            return;
+        }
+        match dispatch(id, method, params, self.limits.max_job_steps) {
+            Dispatch::Now(value) => {
+                self.respond(conn, request, rpc, HttpResponse::json(200, value), out);
+            }
+            Dispatch::Job(spec) => {
+                self.serve_request_stream(conn, request, rpc, id, params, spec, None, out);
+            }
+        }
+    }
+
+    /// A 2025 GET or DELETE under `DualStatelessLegacy` (always answered here).
+    pub(in crate::server) fn stateless_legacy_non_post(
+        &mut self,
+        conn: ConnId,
+        request: &HttpRequest,
+        out: &mut Vec<Output>,
+    ) -> bool {
+        if request.method == HttpMethod::Get && self.knobs.legacy_get == LegacyGet::ServeStream {
+            let scope = self.stateless_scope();
+            let stream = self.open_stream(scope, StreamKind::Standalone);
+            self.respond(conn, request, None, HttpResponse::sse(stream), out);
+            self.attach(conn, stream, out);
+            return true;
+        }
+        let response = ModernRejection::PostOnly.response(&Value::Null);
+        self.respond(conn, request, None, response, out);
+        true
+    }
+}

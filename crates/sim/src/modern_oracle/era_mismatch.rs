@@ -1,0 +1,403 @@
+//! `era_mismatch`: the client and the server never settled on a protocol era they both
+//! speak, and the client's work failed for it. Two shapes are met in the field:
+//!
+//! - **Wrong era.** The client sent its work in an era the server did not speak at the
+//!   time: a client that probed with `server/discover`, misread a legacy server's 400
+//!   -32000 and stayed on 2026-07-28
+//!   (<https://github.com/modelcontextprotocol/rust-sdk/issues/1040>), or one that cached
+//!   the era it found and never probed again after a deploy changed it (`RollEra`). The
+//!   versioning page says which probe answers mean "fall back" and that a failing cached
+//!   era is probed again
+//!   (<https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning>).
+//! - **Sessionless 2025.** The server speaks 2025 without sessions (an `initialize`
+//!   answered with no `Mcp-Session-Id`, as the TypeScript SDK's stateless legacy path does)
+//!   and the client, requiring a session, went no further
+//!   (<https://github.com/baruchiro/paperless-mcp/issues/154>).
+//!
+//! From the ledger alone (`era_answers`, `era_changes`, `answers`): a run of era refusals
+//! of requests other than `server/discover` (the probe) after which no request other than
+//! a probe or a notification was answered 2xx is a wrong-era mismatch (a client that
+//! probed again and went on in the right era recovered); sessionless `initialize` answers after which no request other
+//! than `initialize` arrived are a sessionless mismatch.
+
+use faultline_model::{ConnId, EraAnswer, EraAnswerKind, Ledger, RequestEra};
+use serde::Serialize;
+
+use crate::spell::vtime;
+use crate::verdict::{Evidence, Verdict, VerdictKind};
+
+/// The probe method, which only 2026-07-28 defines.
+const DISCOVER: &str = "server/discover";
+
+/// One request in an `era_mismatch`'s evidence and its answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EraRequest {
+    pub at_ms: u64,
+    pub conn: ConnId,
+    pub rpc_method: Option<String>,
+    pub status: u16,
+    /// The JSON-RPC error code, when the era refusal set it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rpc_error: Option<i64>,
+}
+
+/// A client and server that never met in one era.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EraMismatch {
+    /// The era the failed requests spoke.
+    pub client_era: RequestEra,
+    /// The eras the server spoke when they failed (`era` knob names).
+    pub server_era: String,
+    /// Whether the server answered 2025 without a session (the strict-gateway shape).
+    pub sessionless: bool,
+    /// The last `server/discover` answered before the first failure, if the client probed.
+    pub probe: Option<EraRequest>,
+    /// The requests that failed for the era, in order.
+    pub failed: Vec<EraRequest>,
+    /// Whether the client probed again after the first failure.
+    pub reprobed: bool,
+    /// Restarts that switched the server's era before the first failure (`RollEra`):
+    /// (when, from, to).
+    pub era_changes: Vec<(u64, String, String)>,
+}
+
+fn request_of(answer: &EraAnswer) -> EraRequest {
+    EraRequest {
+        at_ms: answer.at_ms,
+        conn: answer.conn,
+        rpc_method: answer.rpc_method.clone(),
+        status: answer.status,
+        rpc_error: answer.rpc_error,
+    }
+}
+
+/// Every era mismatch of a run, wrong-era ones first.
+pub fn era_mismatches(ledger: &Ledger) -> Vec<EraMismatch> {
+    let mut found = Vec::new();
+    let refused: Vec<&EraAnswer> = ledger
+        .era_answers
+        .iter()
+        .filter(|a| a.kind == EraAnswerKind::Refused && !(200..300).contains(&a.status))
+        .collect();
+    let work: Vec<&EraAnswer> = refused
+        .iter()
+        .copied()
+        .filter(|a| a.rpc_method.as_deref() != Some(DISCOVER))
+        .collect();
+    if let (Some(first), Some(last)) = (work.first(), work.last()) {
+        let recovered = ledger.answers.iter().any(|a| {
+            a.at_ms >= last.at_ms
+                && a.conn > last.conn
+                && (200..300).contains(&a.status)
+                && !a
+                    .rpc_method
+                    .as_deref()
+                    .is_some_and(|m| m == DISCOVER || m.starts_with("notifications/"))
+        });
+        if !recovered {
+            found.push(mismatch(ledger, &work, first.at_ms, false));
+        }
+    }
+    let sessionless: Vec<&EraAnswer> = ledger
+        .era_answers
+        .iter()
+        .filter(|a| a.kind == EraAnswerKind::Sessionless)
+        .collect();
+    if let Some(first) = sessionless.first() {
+        let went_on = ledger.answers.iter().any(|a| {
+            a.at_ms >= first.at_ms
+                && a.conn != first.conn
+                && a.rpc_method.as_deref() != Some("initialize")
+        });
+        if !went_on {
+            found.push(mismatch(ledger, &sessionless, first.at_ms, true));
+        }
+    }
+    found
+}
+
+fn mismatch(
+    ledger: &Ledger,
+    failed: &[&EraAnswer],
+    from_ms: u64,
+    sessionless: bool,
+) -> EraMismatch {
+    let probes = || {
+        ledger
+            .answers
+            .iter()
+            .filter(|a| a.rpc_method.as_deref() == Some(DISCOVER))
+    };
+    let probe = probes().rfind(|a| a.at_ms <= from_ms).map(|a| {
+        // The code is known when the probe was itself refused for its era.
+        let rpc_error = ledger
+            .era_answers
+            .iter()
+            .find(|e| e.conn == a.conn && e.rpc_method.as_deref() == Some(DISCOVER))
+            .and_then(|e| e.rpc_error);
+        EraRequest {
+            at_ms: a.at_ms,
+            conn: a.conn,
+            rpc_method: a.rpc_method.clone(),
+            status: a.status,
+            rpc_error,
+        }
+    });
+    let first_conn = failed[0].conn;
+    let reprobed = probes().any(|a| a.at_ms >= from_ms && a.conn > first_conn);
+    let mut eras: Vec<String> = Vec::new();
+    for a in failed {
+        let era = format!("{:?}", a.server_era);
+        if !eras.contains(&era) {
+            eras.push(era);
+        }
+    }
+    EraMismatch {
+        client_era: failed[0].request_era,
+        server_era: eras.join(", "),
+        sessionless,
+        probe,
+        failed: failed.iter().map(|a| request_of(a)).collect(),
+        reprobed,
+        era_changes: ledger
+            .era_changes
+            .iter()
+            .filter(|c| c.at_ms <= from_ms)
+            .map(|c| (c.at_ms, format!("{:?}", c.from), format!("{:?}", c.to)))
+            .collect(),
+    }
+}
+
+fn era_words(era: RequestEra) -> &'static str {
+    match era {
+        RequestEra::Modern => "2026-07-28",
+        RequestEra::Legacy => "2025",
+    }
+}
+
+/// The `era_mismatch` verdicts of a run.
+pub(crate) fn verdicts(ledger: &Ledger, out: &mut Vec<Verdict>) {
+    for m in era_mismatches(ledger) {
+        let first = &m.failed[0];
+        let summary = if m.sessionless {
+            format!(
+                "server speaks sessionless 2025; client required a session: initialize at {} was answered {} without Mcp-Session-Id (era {}) and the client sent nothing more",
+                vtime(first.at_ms),
+                first.status,
+                m.server_era,
+            )
+        } else {
+            let probe = match &m.probe {
+                Some(p) => format!(
+                    "its probe (server/discover at {}) was answered {}{}",
+                    vtime(p.at_ms),
+                    p.status,
+                    p.rpc_error.map(|c| format!(" {c}")).unwrap_or_default()
+                ),
+                None => "it never probed".to_string(),
+            };
+            let changed = match m.era_changes.last() {
+                Some((at, from, to)) => {
+                    format!(
+                        "; the server had moved from {from} to {to} at {}",
+                        vtime(*at)
+                    )
+                }
+                None => String::new(),
+            };
+            format!(
+                "the client spoke {} to a server speaking {}: {probe}{changed}; {} request(s) failed for it from {} ({}), and the client {}",
+                era_words(m.client_era),
+                m.server_era,
+                m.failed.len(),
+                vtime(first.at_ms),
+                first.rpc_method.as_deref().unwrap_or("GET/DELETE"),
+                if m.reprobed {
+                    "probed again without recovering"
+                } else {
+                    "never probed again"
+                },
+            )
+        };
+        out.push(Verdict {
+            kind: VerdictKind::EraMismatch,
+            at_ms: first.at_ms,
+            summary,
+            evidence: Evidence::EraMismatch(m),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use faultline_model::Era;
+    use faultline_model::{AnswerEntry, EraChange, HttpMethod};
+
+    use super::*;
+
+    fn answer(conn: u64, at_ms: u64, rpc: &str, status: u16) -> AnswerEntry {
+        AnswerEntry {
+            conn: ConnId(conn),
+            at_ms,
+            method: HttpMethod::Post,
+            rpc_method: Some(rpc.into()),
+            session_sent: None,
+            status,
+            rpc_method_len: None,
+            session_sent_len: None,
+            route: None,
+            list_version: None,
+        }
+    }
+
+    fn refusal(
+        conn: u64,
+        at_ms: u64,
+        rpc: &str,
+        server_era: Era,
+        request_era: RequestEra,
+    ) -> EraAnswer {
+        EraAnswer {
+            at_ms,
+            conn: ConnId(conn),
+            rpc_method: Some(rpc.into()),
+            status: 400,
+            request_era,
+            server_era,
+            kind: EraAnswerKind::Refused,
+            rpc_error: Some(-32000),
+        }
+    }
+
+    /// rust-sdk#1040: the probe is refused 400 -32000, the client stays modern, its calls
+    /// are refused too.
+    fn misread_probe() -> Ledger {
+        Ledger {
+            answers: vec![
+                answer(1, 0, DISCOVER, 400),
+                answer(2, 0, "tools/call", 400),
+                answer(3, 1_000, "tools/call", 400),
+            ],
+            era_answers: vec![
+                refusal(1, 0, DISCOVER, Era::LegacyOnly, RequestEra::Modern),
+                refusal(2, 0, "tools/call", Era::LegacyOnly, RequestEra::Modern),
+                refusal(3, 1_000, "tools/call", Era::LegacyOnly, RequestEra::Modern),
+            ],
+            ..Ledger::default()
+        }
+    }
+
+    #[test]
+    fn work_refused_for_its_era_after_a_misread_probe_is_a_mismatch() {
+        let found = era_mismatches(&misread_probe());
+        assert_eq!(found.len(), 1);
+        let m = &found[0];
+        assert_eq!(m.client_era, RequestEra::Modern);
+        assert_eq!(m.server_era, "LegacyOnly");
+        assert!(!m.sessionless && !m.reprobed);
+        let probe = m.probe.as_ref().expect("the probe");
+        assert_eq!((probe.status, probe.rpc_error), (400, Some(-32000)));
+        assert_eq!(m.failed.len(), 2, "the probe is not a failed request");
+        let mut out = Vec::new();
+        verdicts(&misread_probe(), &mut out);
+        assert_eq!(out[0].kind, VerdictKind::EraMismatch);
+        assert!(
+            out[0].summary.contains("never probed again"),
+            "{}",
+            out[0].summary
+        );
+    }
+
+    #[test]
+    fn a_refused_probe_followed_by_the_fallback_is_no_mismatch() {
+        let ledger = Ledger {
+            answers: vec![answer(1, 0, DISCOVER, 400), answer(2, 0, "initialize", 200)],
+            era_answers: vec![refusal(1, 0, DISCOVER, Era::LegacyOnly, RequestEra::Modern)],
+            ..Ledger::default()
+        };
+        assert!(era_mismatches(&ledger).is_empty());
+    }
+
+    #[test]
+    fn a_client_that_probes_again_and_goes_on_recovered() {
+        // Legacy work refused after a roll to ModernOnly, then a probe and a modern call.
+        let mut ledger = Ledger {
+            answers: vec![
+                answer(4, 5_000, "tools/call", 400),
+                answer(5, 5_000, DISCOVER, 200),
+                answer(6, 5_000, "tools/call", 200),
+            ],
+            era_answers: vec![refusal(
+                4,
+                5_000,
+                "tools/call",
+                Era::ModernOnly,
+                RequestEra::Legacy,
+            )],
+            era_changes: vec![EraChange {
+                at_ms: 4_000,
+                from: Era::LegacyOnly,
+                to: Era::ModernOnly,
+            }],
+            ..Ledger::default()
+        };
+        assert!(era_mismatches(&ledger).is_empty());
+        // Without the successful call it stands, with the probe again and the roll named.
+        ledger.answers.pop();
+        let found = era_mismatches(&ledger);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].reprobed);
+        assert_eq!(
+            found[0].era_changes,
+            vec![(4_000, "LegacyOnly".to_string(), "ModernOnly".to_string())]
+        );
+        let mut out = Vec::new();
+        verdicts(&ledger, &mut out);
+        assert!(
+            out[0]
+                .summary
+                .contains("moved from LegacyOnly to ModernOnly"),
+            "{}",
+            out[0].summary
+        );
+    }
+
+    #[test]
+    fn a_sessionless_initialize_with_nothing_after_it_is_a_mismatch() {
+        let sessionless = EraAnswer {
+            status: 200,
+            kind: EraAnswerKind::Sessionless,
+            rpc_error: None,
+            ..refusal(
+                1,
+                0,
+                "initialize",
+                Era::DualStatelessLegacy,
+                RequestEra::Legacy,
+            )
+        };
+        let mut ledger = Ledger {
+            answers: vec![answer(1, 0, "initialize", 200)],
+            era_answers: vec![sessionless],
+            ..Ledger::default()
+        };
+        let found = era_mismatches(&ledger);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].sessionless);
+        assert_eq!(found[0].server_era, "DualStatelessLegacy");
+        let mut out = Vec::new();
+        verdicts(&ledger, &mut out);
+        assert!(
+            out[0]
+                .summary
+                .starts_with("server speaks sessionless 2025; client required a session"),
+            "{}",
+            out[0].summary
+        );
+        // A client that went on without a session is fine.
+        ledger
+            .answers
+            .push(answer(2, 0, "notifications/initialized", 202));
+        assert!(era_mismatches(&ledger).is_empty());
+    }
+}
