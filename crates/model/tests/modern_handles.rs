@@ -287,10 +287,12 @@ fn with_a_shared_store_every_replica_knows_every_handle() {
 fn the_knobs_are_left_out_of_a_scenario_when_default() {
     let text = serde_json::to_string(&ServerKnobs::default()).unwrap();
     assert!(!text.contains("handle"), "{text}");
-    let mut knobs = ServerKnobs::default();
-    knobs.unknown_handle = UnknownHandle::InvalidParams;
-    knobs.handle_persistence = HandlePersistence::Nothing;
-    knobs.handle_idle_ttl = ttl(60_000);
+    let knobs = ServerKnobs {
+        unknown_handle: UnknownHandle::InvalidParams,
+        handle_persistence: HandlePersistence::Nothing,
+        handle_idle_ttl: ttl(60_000),
+        ..ServerKnobs::default()
+    };
     let text = serde_json::to_string(&knobs).unwrap();
     let back: ServerKnobs = serde_json::from_str(&text).unwrap();
     assert_eq!(back, knobs);
