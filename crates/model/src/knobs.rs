@@ -13,7 +13,8 @@ use crate::duration::{DurationMs, PositiveDurationMs};
 mod modern;
 
 pub use modern::{
-    DEFAULT_LIST_TTL_MS, Era, LegacyGet, LegacyProbeAnswer, OnStreamCut, TaskPersistence,
+    DEFAULT_LIST_TTL_MS, Era, HandlePersistence, LegacyGet, LegacyProbeAnswer, OnStreamCut,
+    TaskPersistence, UnknownHandle,
 };
 
 /// How the server numbers SSE event ids (the `id:` field and hence `Last-Event-ID`).
@@ -146,6 +147,15 @@ pub struct ServerKnobs {
     /// What a restart keeps of the task store.
     #[serde(skip_serializing_if = "TaskPersistence::is_default")]
     pub task_persistence: TaskPersistence,
+    /// How long a 2026-07-28 state handle (`create_basket`) lives unused; `None`: for ever.
+    #[serde(skip_serializing_if = "modern::is_none")]
+    pub handle_idle_ttl: Option<PositiveDurationMs>,
+    /// What a restart keeps of the state handles.
+    #[serde(skip_serializing_if = "HandlePersistence::is_default")]
+    pub handle_persistence: HandlePersistence,
+    /// How a tool call naming an unknown handle is answered.
+    #[serde(skip_serializing_if = "UnknownHandle::is_default")]
+    pub unknown_handle: UnknownHandle,
 }
 
 impl Default for ServerKnobs {
@@ -176,6 +186,9 @@ impl Default for ServerKnobs {
             task_poll_interval: modern::default_task_poll_interval(),
             task_purge_delay: None,
             task_persistence: TaskPersistence::default(),
+            handle_idle_ttl: None,
+            handle_persistence: HandlePersistence::default(),
+            unknown_handle: UnknownHandle::default(),
         }
     }
 }

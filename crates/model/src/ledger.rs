@@ -479,6 +479,49 @@ pub struct TaskMiss {
     pub request_id: Value,
 }
 
+/// A 2026-07-28 state handle (SEP-2567's explicit state): minted by `create_basket`,
+/// passed back by the client to `add_item`, and gone when it idles out or a restart
+/// forgets it. What a client that loses its basket lost is read from here.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HandleEntry {
+    pub handle: String,
+    pub minted_ms: u64,
+    /// The replica that minted it (and alone knows it, with per-replica session stores).
+    #[serde(default, skip_serializing_if = "is_first_replica")]
+    pub replica: ReplicaId,
+    /// When each `add_item` found it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub used_ms: Vec<u64>,
+    /// When and why it vanished (unknown from then on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<(u64, HandleLoss)>,
+    /// Each call that named it and was answered as for an unknown handle.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub misses: Vec<HandleMiss>,
+}
+
+/// Why a handle vanished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandleLoss {
+    /// Unused for `handle_idle_ttl` (the time recorded is when it ran out).
+    Expired,
+    /// A restart under `handle_persistence: Nothing`.
+    Restart,
+}
+
+/// A call naming a handle the serving replica did not know.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HandleMiss {
+    pub at_ms: u64,
+    pub conn: ConnId,
+    /// The replica that answered (another than the one that minted a live handle, when
+    /// the handle was not lost but elsewhere).
+    #[serde(default, skip_serializing_if = "is_first_replica")]
+    pub replica: ReplicaId,
+    pub request_id: Value,
+}
+
 /// The server-side ground truth of one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Ledger {
@@ -525,6 +568,10 @@ pub struct Ledger {
     /// [`EraAnswer`]). Never written when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub era_answers: Vec<EraAnswer>,
+    /// 2026-07-28 state handles (`create_basket`, see [`HandleEntry`]). Never written when
+    /// empty, so 2025 ledgers keep their bytes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub handles: Vec<HandleEntry>,
     /// Ids below these bases were trimmed by a long-lived server keeping a bounded window
     /// (see [`crate::Server::bound_ledger`]); a simulation never trims, so they stay 0.
     pub events_base: u32,
@@ -539,6 +586,10 @@ pub struct Ledger {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+fn is_first_replica(r: &ReplicaId) -> bool {
+    r.0 == 0
 }
 
 fn is_false(b: &bool) -> bool {

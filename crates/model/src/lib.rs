@@ -37,14 +37,16 @@ pub use fleet::{
 pub use http::{EndMode, HttpMethod, HttpRequest, HttpResponse, Output, RequestBody, ResponseBody};
 pub use ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 pub use knobs::{
-    DEFAULT_LIST_TTL_MS, DeadSessionAnswer, Era, IdScheme, LegacyGet, LegacyProbeAnswer,
-    OnStreamCut, RestartPersistence, ServerKnobs, TaskPersistence, UnknownCursor,
+    DEFAULT_LIST_TTL_MS, DeadSessionAnswer, Era, HandlePersistence, IdScheme, LegacyGet,
+    LegacyProbeAnswer, OnStreamCut, RestartPersistence, ServerKnobs, TaskPersistence,
+    UnknownCursor, UnknownHandle,
 };
 pub use ledger::{
     AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, EffectEntry, EraAnswer,
-    EraAnswerKind, EraChange, JobEnd, JobEntry, Ledger, ListChange, ListName, ListenEntry,
-    ListenFilter, MisrouteEntry, Payload, ProducedEvent, ReplicaChange, ReplicaEvent, ResumeEntry,
-    SendEntry, SessionEntry, StreamEntry, StreamKind, TaskEntry, TaskLoss, TaskMiss, TaskStatus,
+    EraAnswerKind, EraChange, HandleEntry, HandleLoss, HandleMiss, JobEnd, JobEntry, Ledger,
+    ListChange, ListName, ListenEntry, ListenFilter, MisrouteEntry, Payload, ProducedEvent,
+    ReplicaChange, ReplicaEvent, ResumeEntry, SendEntry, SessionEntry, StreamEntry, StreamKind,
+    TaskEntry, TaskLoss, TaskMiss, TaskStatus,
 };
 pub use limits::{KEPT_TEXT_BYTES, Limits};
 pub use route::{HeldBy, ReplicaId, Route, RouteWhy};

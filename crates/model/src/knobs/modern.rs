@@ -193,3 +193,43 @@ pub(crate) fn is_true(b: &bool) -> bool {
 pub(crate) fn is_none<T>(o: &Option<T>) -> bool {
     o.is_none()
 }
+
+/// What a restart keeps of the 2026-07-28 state handles ([`crate::server::modern::handles`]):
+/// SEP-2567 makes state explicit (a handle the client passes back), and leaves where the
+/// server keeps what a handle names to the server
+/// (<https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/seps/2567-sessionless-mcp.md>).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum HandlePersistence {
+    /// A durable store: every handle survives a restart.
+    #[default]
+    Everything,
+    /// An in-memory store: every handle is unknown after a restart.
+    Nothing,
+}
+
+impl HandlePersistence {
+    pub fn is_default(&self) -> bool {
+        *self == HandlePersistence::default()
+    }
+}
+
+/// How the server answers a tool call naming a handle it does not know (expired, lost on
+/// a restart, minted by another replica, or never minted).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum UnknownHandle {
+    /// A tool result with `isError: true` that says what happened and what to do
+    /// ("basket bsk_… has expired; call create_basket again"): a model can recover.
+    #[default]
+    ClearIsError,
+    /// A tool result with `isError: true` and a message that names neither the handle nor
+    /// the remedy.
+    OpaqueIsError,
+    /// A JSON-RPC error -32602 (invalid params): no tool result at all.
+    InvalidParams,
+}
+
+impl UnknownHandle {
+    pub fn is_default(&self) -> bool {
+        *self == UnknownHandle::default()
+    }
+}

@@ -128,6 +128,7 @@ impl Server {
         self.close_all_listens();
         self.job_due.clear();
         self.restart_tasks(now);
+        self.restart_handles(now);
         match self.knobs.restart_persistence {
             RestartPersistence::Nothing => {
                 for (key, _) in self.sessions.clear() {

@@ -36,6 +36,7 @@ use super::discover::{add_cache_hint, complete, discover_result};
 use super::effects::{PLACE_ORDER, PlaceOrder, parse_place_order, place_order_tool};
 use super::errors::ModernRejection;
 use super::fixtures::fixture_tools;
+use super::handles::basket_tools;
 use super::headers::check_headers;
 use super::input_required::mrtr_tools;
 use super::list_versions::{TEST_TRIGGER_TOOL_CHANGE, added_tools};
@@ -129,7 +130,10 @@ impl Server {
                 Ok(Answer::List(jsonrpc::result(id, complete(result)), version))
             }
             "subscriptions/listen" => Ok(Answer::Listen(read_filter(params)?)),
-            "tools/call" => self.modern_tool_call(request, id, params, &meta),
+            "tools/call" => match self.basket_call(conn, id, params) {
+                Some(answer) => Ok(answer),
+                None => self.modern_tool_call(request, id, params, &meta),
+            },
             "prompts/list"
             | "prompts/get"
             | "resources/list"
@@ -218,7 +222,8 @@ pub(super) enum Answer {
 /// The conformance fixtures ([`super::fixtures`], [`super::input_required`],
 /// [`super::task_fixtures`]; first, so that the first tool takes no argument), the tools
 /// of [`tools::list`], the modern-only [`TEST_MISSING_CAPABILITY`],
-/// [`TEST_TRIGGER_TOOL_CHANGE`] and [`PLACE_ORDER`], and those the changes up to `version`
+/// [`TEST_TRIGGER_TOOL_CHANGE`], [`PLACE_ORDER`] and the basket tools
+/// ([`super::handles`]), and those the changes up to `version`
 /// added.
 fn modern_tool_list(version: u32) -> Value {
     let mut list = tools::list();
@@ -238,6 +243,7 @@ fn modern_tool_list(version: u32) -> Value {
             "inputSchema": {"type": "object", "properties": {}}
         }));
         tools.push(place_order_tool());
+        tools.extend(basket_tools());
         tools.extend(added_tools(version));
     }
     list

@@ -31,7 +31,8 @@
 //! the conformance suite's fixtures: [`fixtures`] (content tools, prompts, resources,
 //! completion), [`input_required`] (multi-round-trip requests with a sealed
 //! `requestState`), [`task_fixtures`] (tasks that fail, error or wait for input), and
-//! [`fixture_dispatch`] (where they meet the dispatch).
+//! [`fixture_dispatch`] (where they meet the dispatch); and [`handles`] (explicit state
+//! handles: `create_basket`, `add_item`).
 
 pub mod cancel_on_close;
 pub mod discover;
@@ -41,6 +42,7 @@ pub mod era_answers;
 pub mod errors;
 pub mod fixture_dispatch;
 pub mod fixtures;
+pub mod handles;
 pub mod headers;
 pub mod input_required;
 pub mod list_versions;

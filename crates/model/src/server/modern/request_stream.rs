@@ -22,6 +22,7 @@ use crate::ledger::{JobEnd, SessionEntry, StreamKind};
 use super::super::Server;
 use super::super::jobs::JobSpec;
 use super::effects::PlaceOrder;
+use super::handles::HandleStore;
 use super::input_required::StateKey;
 use super::tasks::TaskStore;
 
@@ -36,6 +37,8 @@ pub struct ModernState {
     pub(in crate::server) listens: BTreeMap<StreamId, u32>,
     /// The tasks extension's store ([`super::tasks`]).
     pub(in crate::server) tasks: TaskStore,
+    /// The state handles `create_basket` minted ([`super::handles`]).
+    pub(in crate::server) handles: HandleStore,
     /// The key that seals MRTR `requestState` ([`super::input_required`]).
     pub(in crate::server) state_key: StateKey,
     /// What the next answer says about its request's era, recorded with it in
@@ -63,6 +66,7 @@ impl ModernState {
             jobs: BTreeMap::new(),
             listens: BTreeMap::new(),
             tasks: TaskStore::new(seed),
+            handles: HandleStore::new(seed),
             state_key: StateKey::new(seed),
             era_note: None,
         }

@@ -1,0 +1,264 @@
+//! Explicit state handles on the stateless path (SEP-2567). A 2026-07-28 server keeps no
+//! session, so state a conversation builds up is named by a handle the server mints and
+//! the client passes back in later calls as an ordinary tool argument: `create_basket`
+//! mints one (`bsk_` and 128 random bits in hex, as the SEP advises for unauthenticated
+//! servers), and `add_item {basket, item}` appends to the basket it names and answers its
+//! contents. The SEP leaves expiry, the answer to an unknown handle and where replicas keep
+//! the state to the server; the knobs below are those choices
+//! (<https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/seps/2567-sessionless-mcp.md>;
+//! <https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http>).
+//!
+//! A handle can vanish under the client, which is what this module is for:
+//!
+//! - `handle_idle_ttl`: a handle unused that long is gone (read when it is next named,
+//!   from the recorded times; the loss is dated when the time ran out);
+//! - `handle_persistence: Nothing`: a restart forgets every handle;
+//! - in a fleet (`fleet.replicas > 1`), a handle lives on the replica that minted it, as
+//!   sessions do ([`super::super::placement`]): with `session_store: PerReplica` another
+//!   replica does not know it (the handle is not lost, only elsewhere), with `Shared` every
+//!   replica does. Handles follow the session store because a server that keeps handle
+//!   state keeps it where it keeps session state.
+//!
+//! `unknown_handle` decides how a call naming a handle the serving replica does not know
+//! is answered: a clear tool error a model can act on, an opaque one, or JSON-RPC -32602.
+//! Handles come from their own ChaCha stream (the seed xor [`HANDLE_SALT`]), so minting
+//! them moves no session or task id.
+
+use std::collections::BTreeMap;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::Rng;
+use serde_json::{Value, json};
+
+use crate::fleet::SessionStoreScope;
+use crate::ids::ConnId;
+use crate::jsonrpc::{self, INVALID_PARAMS};
+use crate::knobs::{HandlePersistence, UnknownHandle};
+use crate::ledger::{HandleEntry, HandleLoss, HandleMiss};
+use crate::route::ReplicaId;
+use crate::tools;
+
+use super::super::Server;
+use super::discover::complete;
+use super::dispatch::Answer;
+
+/// The tool that mints a basket handle.
+pub const CREATE_BASKET: &str = "create_basket";
+/// The tool that appends to the basket a handle names.
+pub const ADD_ITEM: &str = "add_item";
+
+/// Xored into the server's seed for the handle stream.
+pub const HANDLE_SALT: u64 = 0x5e9_2567_0000_0001;
+
+/// The handle store: every handle ever minted, live or gone.
+#[derive(Debug)]
+pub struct HandleStore {
+    rng: ChaCha8Rng,
+    by_handle: BTreeMap<String, HandleRecord>,
+}
+
+#[derive(Debug)]
+struct HandleRecord {
+    /// Index into `Ledger::handles` (never trimmed).
+    entry: usize,
+    items: Vec<String>,
+    last_used_ms: u64,
+    home: ReplicaId,
+    gone: bool,
+}
+
+impl HandleStore {
+    pub fn new(seed: u64) -> Self {
+        HandleStore {
+            rng: ChaCha8Rng::seed_from_u64(seed ^ HANDLE_SALT),
+            by_handle: BTreeMap::new(),
+        }
+    }
+}
+
+/// The two tools, as the 2026-07-28 `tools/list` lists them.
+pub fn basket_tools() -> Vec<Value> {
+    vec![
+        json!({
+            "name": CREATE_BASKET,
+            "description": "Creates an empty basket and returns its handle (bsk_...): pass it to add_item.",
+            "inputSchema": {"type": "object", "properties": {}}
+        }),
+        json!({
+            "name": ADD_ITEM,
+            "description": "Adds an item to the basket a handle from create_basket names, and returns the basket's contents.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "basket": {"type": "string"},
+                    "item": {"type": "string"}
+                },
+                "required": ["basket", "item"]
+            }
+        }),
+    ]
+}
+
+/// Why the serving replica does not know a handle.
+enum Unknown {
+    Lost(HandleLoss),
+    /// Never minted, or minted by another replica with its own store.
+    NeverSeen,
+}
+
+impl Server {
+    /// A `tools/call` of `create_basket` or `add_item`, or `None` for any other tool.
+    pub(super) fn basket_call(
+        &mut self,
+        conn: ConnId,
+        id: &Value,
+        params: &Value,
+    ) -> Option<Answer> {
+        let name = params.get("name").and_then(Value::as_str)?;
+        let args = params.get("arguments").cloned().unwrap_or(Value::Null);
+        match name {
+            CREATE_BASKET => Some(self.create_basket(id)),
+            ADD_ITEM => Some(self.add_item(conn, id, &args)),
+            _ => None,
+        }
+    }
+
+    fn create_basket(&mut self, id: &Value) -> Answer {
+        let rng = &mut self.modern.handles.rng;
+        let handle = format!("bsk_{:016x}{:016x}", rng.next_u64(), rng.next_u64());
+        let now = self.now_ms;
+        let home = self.serving.replica;
+        self.ledger.handles.push(HandleEntry {
+            handle: handle.clone(),
+            minted_ms: now,
+            replica: home,
+            used_ms: Vec::new(),
+            lost: None,
+            misses: Vec::new(),
+        });
+        let record = HandleRecord {
+            entry: self.ledger.handles.len() - 1,
+            items: Vec::new(),
+            last_used_ms: now,
+            home,
+            gone: false,
+        };
+        self.modern.handles.by_handle.insert(handle.clone(), record);
+        let mut result = tools::text_result(&handle);
+        result["structuredContent"] = json!({"basket": handle});
+        Answer::Now(jsonrpc::result(id, complete(result)))
+    }
+
+    fn add_item(&mut self, conn: ConnId, id: &Value, args: &Value) -> Answer {
+        let (Some(handle), Some(item)) = (
+            args.get("basket").and_then(Value::as_str),
+            args.get("item").and_then(Value::as_str),
+        ) else {
+            return Answer::Now(jsonrpc::error(
+                id,
+                INVALID_PARAMS,
+                "Invalid params: add_item needs a string basket and a string item",
+            ));
+        };
+        let now = self.now_ms;
+        match self.find_handle(handle) {
+            Ok(()) => {
+                let r = self
+                    .modern
+                    .handles
+                    .by_handle
+                    .get_mut(handle)
+                    .expect("found");
+                r.items.push(item.to_string());
+                r.last_used_ms = now;
+                self.ledger.handles[r.entry].used_ms.push(now);
+                let mut result =
+                    tools::text_result(&format!("basket {handle}: {}", r.items.join(", ")));
+                result["structuredContent"] = json!({"basket": handle, "items": r.items});
+                Answer::Now(jsonrpc::result(id, complete(result)))
+            }
+            Err(why) => {
+                if let Some(r) = self.modern.handles.by_handle.get(handle) {
+                    self.ledger.handles[r.entry].misses.push(HandleMiss {
+                        at_ms: now,
+                        conn,
+                        replica: self.serving.replica,
+                        request_id: id.clone(),
+                    });
+                }
+                unknown_answer(self.knobs.unknown_handle, id, handle, why)
+            }
+        }
+    }
+
+    /// Whether the serving replica knows `handle` now; expires it first if it idled out.
+    fn find_handle(&mut self, handle: &str) -> Result<(), Unknown> {
+        let ttl = self.knobs.handle_idle_ttl.map(|d| d.ms());
+        let shared = !self.multi || self.fleet.session_store == SessionStoreScope::Shared;
+        let serving = self.serving.replica;
+        let now = self.now_ms;
+        let Some(r) = self.modern.handles.by_handle.get_mut(handle) else {
+            return Err(Unknown::NeverSeen);
+        };
+        if !r.gone
+            && let Some(ttl) = ttl
+            && now >= r.last_used_ms.saturating_add(ttl)
+        {
+            r.gone = true;
+            self.ledger.handles[r.entry].lost =
+                Some((r.last_used_ms.saturating_add(ttl), HandleLoss::Expired));
+        }
+        if let Some((_, why)) = self.ledger.handles[r.entry].lost {
+            return Err(Unknown::Lost(why));
+        }
+        if !shared && r.home != serving {
+            return Err(Unknown::NeverSeen);
+        }
+        Ok(())
+    }
+
+    /// A restart: the handle store keeps what `handle_persistence` says.
+    pub(in crate::server) fn restart_handles(&mut self, now: u64) {
+        if self.knobs.handle_persistence == HandlePersistence::Nothing {
+            for r in self
+                .modern
+                .handles
+                .by_handle
+                .values_mut()
+                .filter(|r| !r.gone)
+            {
+                r.gone = true;
+                self.ledger.handles[r.entry].lost = Some((now, HandleLoss::Restart));
+            }
+        }
+    }
+}
+
+/// The answer to a call naming a handle the serving replica does not know.
+fn unknown_answer(how: UnknownHandle, id: &Value, handle: &str, why: Unknown) -> Answer {
+    let text = match how {
+        UnknownHandle::InvalidParams => {
+            return Answer::Now(jsonrpc::error(
+                id,
+                INVALID_PARAMS,
+                &format!("Invalid params: unknown basket {handle}"),
+            ));
+        }
+        UnknownHandle::OpaqueIsError => "Internal error".to_string(),
+        UnknownHandle::ClearIsError => match why {
+            Unknown::Lost(HandleLoss::Expired) => {
+                format!("basket {handle} has expired; call {CREATE_BASKET} again")
+            }
+            Unknown::Lost(HandleLoss::Restart) => format!(
+                "basket {handle} was lost when the server restarted; call {CREATE_BASKET} again"
+            ),
+            Unknown::NeverSeen => {
+                format!("basket {handle} is unknown to this server; call {CREATE_BASKET} again")
+            }
+        },
+    };
+    let mut result = tools::text_result(&text);
+    result["isError"] = json!(true);
+    Answer::Now(jsonrpc::result(id, complete(result)))
+}
