@@ -27,6 +27,7 @@ mod scheduler;
 pub mod shrink;
 mod spell;
 pub mod swarm;
+pub mod swarm_modern;
 mod trace;
 mod verdict;
 mod world;

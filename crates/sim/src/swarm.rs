@@ -25,6 +25,8 @@ pub struct SwarmOptions {
     pub faults: bool,
     /// Only servers whose monotonic-id advertisement is true of their numbering.
     pub honest_advertisement: bool,
+    /// Which protocol era's runs to draw (2025 by default, so every seed keeps its bytes).
+    pub era: crate::swarm_modern::SwarmEra,
 }
 
 impl Default for SwarmOptions {
@@ -32,6 +34,7 @@ impl Default for SwarmOptions {
         SwarmOptions {
             faults: true,
             honest_advertisement: true,
+            era: Default::default(),
         }
     }
 }
@@ -57,6 +60,9 @@ fn maybe(rng: &mut ChaCha8Rng, p: f64) -> bool {
 
 /// The scenario for `seed`.
 pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
+    if options.era.draws_modern(seed) {
+        return crate::swarm_modern::generate(seed, options);
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_fa17_11e5_0001);
     let rng = &mut rng;
 

@@ -79,6 +79,7 @@ fn stepping_over_log_expiry_changes_nothing_on_swarm_scenarios() {
             SwarmOptions {
                 faults: true,
                 honest_advertisement: false,
+                ..Default::default()
             },
         ] {
             let scenario = generate(seed, options);

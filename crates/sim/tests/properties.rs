@@ -37,7 +37,7 @@ proptest! {
     #[test]
     fn runs_are_deterministic(seed in any::<u64>(), guarded in any::<bool>()) {
         let client = if guarded { ClientModel::Guarded } else { ClientModel::Naive };
-        let scenario = generate(seed, SwarmOptions { faults: true, honest_advertisement: false });
+        let scenario = generate(seed, SwarmOptions { faults: true, honest_advertisement: false, ..Default::default() });
         let a = run(&scenario, seed, client);
         let b = run(&scenario, seed, client);
         prop_assert_eq!(a.trace_sha256(), b.trace_sha256(), "{}", repro(seed, client));
@@ -62,7 +62,7 @@ proptest! {
     #[test]
     fn no_faults_means_clean(seed in any::<u64>(), guarded in any::<bool>()) {
         let client = if guarded { ClientModel::Guarded } else { ClientModel::Naive };
-        let scenario = generate(seed, SwarmOptions { faults: false, honest_advertisement: false });
+        let scenario = generate(seed, SwarmOptions { faults: false, honest_advertisement: false, ..Default::default() });
         let outcome = run(&scenario, seed, client);
         prop_assert_eq!(outcome.kinds(), vec![VerdictKind::Clean], "{}: {:?}\n{}", repro(seed, client), outcome.verdicts.iter().map(|v| &v.summary).collect::<Vec<_>>(), scenario.to_ron());
     }
@@ -72,7 +72,7 @@ proptest! {
     #[test]
     fn silent_gaps_are_real(seed in any::<u64>(), guarded in any::<bool>()) {
         let client = if guarded { ClientModel::Guarded } else { ClientModel::Naive };
-        let scenario = generate(seed, SwarmOptions { faults: true, honest_advertisement: false });
+        let scenario = generate(seed, SwarmOptions { faults: true, honest_advertisement: false, ..Default::default() });
         let outcome = run(&scenario, seed, client);
         let ledger = &outcome.result.ledger;
         let applied: BTreeSet<u32> = outcome.result.record.applied.iter().map(|a| a.event.0).collect();
