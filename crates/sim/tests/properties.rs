@@ -97,3 +97,51 @@ proptest! {
         }
     }
 }
+
+fn modern(seed: u64) -> faultline_sim::Scenario {
+    generate(
+        seed,
+        SwarmOptions {
+            era: faultline_sim::swarm_modern::SwarmEra::Modern,
+            ..SwarmOptions::default()
+        },
+    )
+}
+
+/// The one 2026-07-28 harm no client can prevent: a durable task store re-runs a task the
+/// restart interrupted under the same id (at-least-once), so a non-idempotent tool commits
+/// again on the server alone.
+fn task_rerun_possible(s: &faultline_sim::Scenario) -> bool {
+    s.client.use_tasks
+        && s.server.task_persistence == faultline_model::TaskPersistence::Everything
+        && s.faults
+            .iter()
+            .any(|f| matches!(f, faultline_sim::Fault::Restart { .. }))
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// A 2026-07-28 run: the same seed gives the same ledger bytes and the same verdicts.
+    #[test]
+    fn modern_runs_are_deterministic(seed in any::<u64>(), guarded in any::<bool>()) {
+        let client = if guarded { ClientModel::Guarded } else { ClientModel::Naive };
+        let scenario = modern(seed);
+        let (a, b) = (run(&scenario, seed, client), run(&scenario, seed, client));
+        prop_assert_eq!(a.ledger_json(), b.ledger_json(), "{}", repro(seed, client));
+        prop_assert_eq!(a.kinds(), b.kinds(), "{}", repro(seed, client));
+    }
+
+    /// The guarded 2026-07-28 client never loses silently: no missed change, no lost task,
+    /// and a duplicate effect only where the server itself re-runs an interrupted task.
+    #[test]
+    fn guarded_modern_runs_never_lose_silently(seed in any::<u64>()) {
+        let scenario = modern(seed);
+        let kinds = run(&scenario, seed, ClientModel::Guarded).kinds();
+        for kind in kinds {
+            let allowed = !kind.is_loss()
+                || (kind == VerdictKind::DuplicateEffect && task_rerun_possible(&scenario));
+            prop_assert!(allowed, "{kind} for {}", repro(seed, ClientModel::Guarded));
+        }
+    }
+}
