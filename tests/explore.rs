@@ -394,3 +394,134 @@ fn json_names_the_client_as_run_does_and_findings_name_their_knobs() {
     ]);
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// Verdict names that appeared in an `explore --format json` result.
+fn verdicts_of(stdout: &str) -> Vec<String> {
+    let json: serde_json::Value = serde_json::from_str(stdout).expect("json");
+    json["verdicts"]
+        .as_object()
+        .expect("verdicts")
+        .keys()
+        .cloned()
+        .collect()
+}
+
+/// Issue 14: the 2026-07-28 swarm shows `duplicate_effect`, `missed_change` and
+/// `lost_task` for the naive client, and the guarded client misses no change and loses no
+/// task (its only loss is a task store's own at-least-once re-run, which the property
+/// tests pin down to that cause).
+#[test]
+fn the_modern_era_finds_the_three_stateless_verdicts_for_the_naive_client_only() {
+    let seeds = "600";
+    let out = tmp("modern-naive");
+    let (code, stdout, stderr) = faultline(&[
+        "explore",
+        "--era",
+        "modern",
+        "--seeds",
+        seeds,
+        "--client",
+        "naive",
+        "--no-shrink",
+        "--format",
+        "json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let naive = verdicts_of(&stdout);
+    for kind in ["duplicate_effect", "missed_change", "lost_task"] {
+        assert!(naive.iter().any(|k| k == kind), "{kind} not in {naive:?}");
+    }
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["era"], "modern");
+
+    let out = tmp("modern-guarded");
+    let (_, stdout, stderr) = faultline(&[
+        "explore",
+        "--era",
+        "modern",
+        "--seeds",
+        seeds,
+        "--client",
+        "guarded",
+        "--no-shrink",
+        "--format",
+        "json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let guarded = verdicts_of(&stdout);
+    for kind in ["missed_change", "lost_task"] {
+        assert!(
+            !guarded.iter().any(|k| k == kind),
+            "{kind} in {guarded:?}: {stderr}"
+        );
+    }
+}
+
+/// `--era legacy` is the default: the same bytes as without the flag, and no `era` field.
+#[test]
+fn era_legacy_is_the_default_and_changes_no_byte() {
+    let (a, b) = (tmp("era-default"), tmp("era-legacy"));
+    let common = ["explore", "--seeds", "50", "--no-shrink", "--out"];
+    let (code, _, stderr) = faultline(&[&common[..], &[a.to_str().unwrap()]].concat());
+    assert!(code == 0 || code == 1, "{stderr}");
+    let (code, _, stderr) =
+        faultline(&[&common[..], &[b.to_str().unwrap(), "--era", "legacy"]].concat());
+    assert!(code == 0 || code == 1, "{stderr}");
+    assert_eq!(files(&a), files(&b));
+    let json = std::fs::read_to_string(a.join("explore-naive.json")).unwrap();
+    assert!(!json.contains("\"era\""), "{json}");
+    let (code, _, stderr) = faultline(&["explore", "--era", "future", "--seeds", "5"]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+/// Shards of a modern exploration merge; a modern and a legacy result do not.
+#[test]
+fn modern_results_merge_with_modern_results_only() {
+    let out = tmp("era-merge");
+    for (era, shard) in [("modern", "0/2"), ("modern", "1/2"), ("legacy", "0/2")] {
+        let dir = out.join(era);
+        let (code, _, stderr) = faultline(&[
+            "explore",
+            "--era",
+            era,
+            "--seeds",
+            "40",
+            "--shard",
+            shard,
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(code == 0 || code == 1, "{stderr}");
+    }
+    let shard = |era: &str, k: u32| {
+        out.join(era)
+            .join(format!("explore-naive-shard-{k}-of-2.json"))
+            .display()
+            .to_string()
+    };
+    let merged = out.join("merged");
+    let (code, _, stderr) = faultline(&[
+        "explore",
+        "merge",
+        &shard("modern", 0),
+        &shard("modern", 1),
+        "--no-shrink",
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert!(code == 0 || code == 1, "{stderr}");
+    let (code, _, stderr) = faultline(&[
+        "explore",
+        "merge",
+        &shard("modern", 0),
+        &shard("legacy", 0),
+        "--no-shrink",
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("era"), "{stderr}");
+}

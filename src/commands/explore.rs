@@ -13,8 +13,9 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 use faultline_sim::explore::{
-    Aggregate, explore_seed, finding_name, shrunk_scenario_text, witnesses,
+    Aggregate, explore_seed, finding_name, shrunk_era_scenario_text, witnesses,
 };
+use faultline_sim::swarm_modern::SwarmEra;
 use faultline_sim::{ClientModel, failure_map};
 
 use super::run::{ClientArg, Format};
@@ -52,6 +53,14 @@ pub struct ExploreArgs {
     /// Do not shrink findings (shards never shrink: `merge` does).
     #[arg(long)]
     pub no_shrink: bool,
+    /// Which protocol era the seeds draw: `legacy` (2025 sessions), `modern` (the
+    /// 2026-07-28 stateless transport) or `mixed` (half the seeds each).
+    #[arg(long, default_value = "legacy", value_parser = parse_era)]
+    pub era: SwarmEra,
+}
+
+fn parse_era(text: &str) -> Result<SwarmEra, String> {
+    SwarmEra::parse(text).ok_or_else(|| format!("{text:?}: expected legacy, modern or mixed"))
 }
 
 #[derive(Subcommand)]
@@ -153,7 +162,9 @@ pub fn explore(args: ExploreArgs) -> ExitCode {
     };
     let client = ClientModel::from(args.client);
     // Check the pins once before spending threads on them.
-    if let Err(e) = faultline_sim::explore::scenario_for(start, args.dishonest_servers, &pins) {
+    if let Err(e) =
+        faultline_sim::explore::scenario_for_era(start, args.dishonest_servers, args.era, &pins)
+    {
         return fail(e);
     }
     let (k, n) = shard.unwrap_or((0, 1));
@@ -195,7 +206,7 @@ pub fn explore(args: ExploreArgs) -> ExitCode {
             .map(|t| {
                 let (pins, done) = (&pins, &done);
                 scope.spawn(move || {
-                    let mut agg = Aggregate::new(client, args.dishonest_servers);
+                    let mut agg = Aggregate::new(client, args.dishonest_servers).with_era(args.era);
                     // Seeds of this shard, dealt round-robin to threads.
                     for (i, seed) in (start..end).filter(|s| s % n == k).enumerate() {
                         if i as u64 % jobs == t {
@@ -218,7 +229,7 @@ pub fn explore(args: ExploreArgs) -> ExitCode {
         (results, elapsed)
     });
     eprintln!();
-    let mut agg = Aggregate::new(client, args.dishonest_servers);
+    let mut agg = Aggregate::new(client, args.dishonest_servers).with_era(args.era);
     for r in &results {
         agg.merge(r).expect("same client");
     }
@@ -310,7 +321,14 @@ fn finish(
         for f in agg.findings.iter_mut() {
             let path = out.join(format!("{}.ron", finding_name(agg.client, f)));
             let shown = path.display().to_string();
-            match shrunk_scenario_text(agg.client, f, agg.dishonest_servers, pins, &shown) {
+            match shrunk_era_scenario_text(
+                agg.client,
+                f,
+                agg.dishonest_servers,
+                agg.era,
+                pins,
+                &shown,
+            ) {
                 Ok((shrunk, text)) => {
                     if let Err(e) = write(&path, &text) {
                         return fail(e);

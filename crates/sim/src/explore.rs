@@ -11,6 +11,7 @@ use faultline_model::{EventStoreScope, FleetKnobs, IdScheme, ServerKnobs};
 use serde::{Deserialize, Serialize};
 
 use crate::swarm::{SwarmOptions, generate};
+use crate::swarm_modern::SwarmEra;
 use crate::verdict::VerdictKind;
 use faultline_scenario::{ClientModel, Fault, Scenario, Work};
 
@@ -55,13 +56,16 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> S
         VerdictKind::DuplicateEffect => {
             put("on_stream_cut", format!("{:?}", k.on_stream_cut));
         }
-        VerdictKind::MissedChange => {
-            put("list_ttl", format!("{:?}", k.list_ttl.map(|t| t.ms())));
-        }
+        // Durations are named by whether they are set, not by their value: every drawn
+        // TTL would otherwise be a finding of its own.
+        VerdictKind::MissedChange => put("list_ttl", set_or_none(k.list_ttl.is_some())),
         VerdictKind::LostTask => {
             put("task_persistence", format!("{:?}", k.task_persistence));
-            put("task_ttl", format!("{:?}", k.task_ttl));
-            put("task_purge_delay", format!("{:?}", k.task_purge_delay));
+            put("task_ttl", set_or_none(k.task_ttl.is_some()));
+            put(
+                "task_purge_delay",
+                set_or_none(k.task_purge_delay.is_some()),
+            );
         }
         VerdictKind::EraMismatch => {
             put("era", format!("{:?}", k.era));
@@ -82,6 +86,10 @@ pub fn event_store_name(store: EventStoreScope) -> String {
         EventStoreScope::PerReplica => "PerReplica".into(),
         EventStoreScope::Shared { by } => format!("SharedBy{by:?}"),
     }
+}
+
+fn set_or_none(set: bool) -> String {
+    if set { "Set" } else { "None" }.to_string()
 }
 
 /// Whether a verdict kind is a failure worth a finding.
@@ -163,6 +171,9 @@ pub struct Aggregate {
     #[serde(with = "client_name")]
     pub client: ClientModel,
     pub dishonest_servers: bool,
+    /// Which era's runs the seeds drew; written only when not `legacy`.
+    #[serde(default, skip_serializing_if = "SwarmEra::is_legacy")]
+    pub era: SwarmEra,
     pub seeds_run: u64,
     /// Seeds on which each verdict kind appeared.
     pub verdicts: BTreeMap<VerdictKind, u64>,
@@ -218,12 +229,19 @@ impl Aggregate {
         Aggregate {
             client,
             dishonest_servers,
+            era: SwarmEra::Legacy,
             seeds_run: 0,
             verdicts: BTreeMap::new(),
             findings: Vec::new(),
             map: vec![vec![MapCell::default(); MAP_COLS.len()]; MAP_ROWS.len()],
             fleet_map: BTreeMap::new(),
         }
+    }
+
+    /// The same aggregate over the runs of `era`.
+    pub fn with_era(mut self, era: SwarmEra) -> Self {
+        self.era = era;
+        self
     }
 
     /// Adds another aggregate of the same client (threads, shards).
@@ -233,6 +251,13 @@ impl Aggregate {
                 "cannot merge results for client {} with results for client {}",
                 self.client.name(),
                 other.client.name()
+            ));
+        }
+        if self.era != other.era {
+            return Err(format!(
+                "cannot merge results for era {} with results for era {}",
+                self.era.name(),
+                other.era.name()
             ));
         }
         self.seeds_run += other.seeds_run;
@@ -306,12 +331,13 @@ mod client_name {
     }
 }
 
-/// The swarm options the explorer uses.
+/// The swarm options the explorer uses (2025 runs).
 pub fn swarm_options(dishonest_servers: bool) -> SwarmOptions {
     SwarmOptions {
         faults: true,
         honest_advertisement: !dishonest_servers,
         fleets: true,
+        era: SwarmEra::Legacy,
     }
 }
 
@@ -400,13 +426,27 @@ fn pin_one(k: &mut ServerKnobs, name: &str, value: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The scenario the explorer runs for `seed`.
+/// The 2025 scenario the explorer runs for `seed`.
 pub fn scenario_for(
     seed: u64,
     dishonest: bool,
     pins: &[(String, String)],
 ) -> Result<Scenario, String> {
-    let mut s = generate(seed, swarm_options(dishonest));
+    scenario_for_era(seed, dishonest, SwarmEra::Legacy, pins)
+}
+
+/// The scenario the explorer runs for `seed` under `era`.
+pub fn scenario_for_era(
+    seed: u64,
+    dishonest: bool,
+    era: SwarmEra,
+    pins: &[(String, String)],
+) -> Result<Scenario, String> {
+    let options = SwarmOptions {
+        era,
+        ..swarm_options(dishonest)
+    };
+    let mut s = generate(seed, options);
     pin(&mut s, pins)?;
     Ok(s)
 }
@@ -417,7 +457,7 @@ pub fn explore_seed(
     seed: u64,
     pins: &[(String, String)],
 ) -> Result<(), String> {
-    let scenario = scenario_for(seed, agg.dishonest_servers, pins)?;
+    let scenario = scenario_for_era(seed, agg.dishonest_servers, agg.era, pins)?;
     let outcome = crate::run_untraced(&scenario, seed, agg.client);
     agg.seeds_run += 1;
     let cell = &mut agg.map[map_row(&scenario.server)][map_col(&scenario.server)];
@@ -511,7 +551,19 @@ pub fn shrunk_scenario_text(
     pins: &[(String, String)],
     path: &str,
 ) -> Result<(Scenario, String), String> {
-    let original = scenario_for(f.first_seed, dishonest, pins)?;
+    shrunk_era_scenario_text(client, f, dishonest, SwarmEra::Legacy, pins, path)
+}
+
+/// [`shrunk_scenario_text`] for a finding of a run drawn under `era`.
+pub fn shrunk_era_scenario_text(
+    client: ClientModel,
+    f: &Finding,
+    dishonest: bool,
+    era: SwarmEra,
+    pins: &[(String, String)],
+    path: &str,
+) -> Result<(Scenario, String), String> {
+    let original = scenario_for_era(f.first_seed, dishonest, era, pins)?;
     let mut shrunk = crate::shrink::shrink(&original, client, f.kind, &f.signature);
     shrunk.name = finding_name(client, f);
     shrunk.client.model = client;

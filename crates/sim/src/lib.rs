@@ -29,6 +29,7 @@ pub mod shrink;
 mod spell;
 pub mod swarm;
 mod swarm_fleet;
+pub mod swarm_modern;
 mod trace;
 mod verdict;
 mod world;

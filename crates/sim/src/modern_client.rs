@@ -658,6 +658,11 @@ impl ModernClient {
             Some(Purpose::Stream(call)) => call,
             Some(Purpose::ListenStream) => {
                 if self.policy.relisten_after_drop {
+                    // Not listening, it would not hear of a change: the cached list is
+                    // no longer known to be current, so a call made meanwhile lists
+                    // first (found by the 2026-07-28 swarm: a call held back while the
+                    // client was away left from a list that changed silently).
+                    self.list = None;
                     let at = now + self.reconnect_delay_ms;
                     self.wake(io, at, Wake::Relisten);
                 }

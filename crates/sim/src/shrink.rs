@@ -248,7 +248,8 @@ fn fleet_knobs_set(fleet: &FleetKnobs) -> usize {
     .count()
 }
 
-const KNOBS: usize = 11;
+/// The shrinker's knobs: the 2025 ones, then the 2026-07-28 ones (default on 2025 runs).
+const KNOBS: usize = 17;
 
 /// Moves knob number `k` to its default; false if it already is.
 fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
@@ -270,7 +271,13 @@ fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
         7 => set(&mut k.json_responses, &d.json_responses),
         8 => set(&mut k.dead_session_answer, &d.dead_session_answer),
         9 => set(&mut k.get_validates_session, &d.get_validates_session),
-        _ => set(&mut k.restart_persistence, &d.restart_persistence),
+        10 => set(&mut k.restart_persistence, &d.restart_persistence),
+        11 => set(&mut k.on_stream_cut, &d.on_stream_cut),
+        12 => set(&mut k.list_ttl, &d.list_ttl),
+        13 => set(&mut k.tasks_offered, &d.tasks_offered),
+        14 => set(&mut k.task_ttl, &d.task_ttl),
+        15 => set(&mut k.task_purge_delay, &d.task_purge_delay),
+        _ => set(&mut k.task_persistence, &d.task_persistence),
     }
 }
 
@@ -512,7 +519,7 @@ impl Triggers {
 
 /// Every knob of [`ServerKnobs`], for [`triggers`] (the shrinker itself leaves the
 /// signature's knobs alone).
-const ALL_KNOBS: usize = 15;
+const ALL_KNOBS: usize = KNOBS + 4;
 
 /// Knob number `knob`: its name and its value as written in a scenario.
 fn knob_value(k: &ServerKnobs, knob: usize) -> (&'static str, String) {
@@ -538,9 +545,21 @@ fn knob_value(k: &ServerKnobs, knob: usize) -> (&'static str, String) {
             "restart_persistence",
             format!("{:?}", k.restart_persistence),
         ),
-        11 => ("id_scheme", format!("{:?}", k.id_scheme)),
-        12 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
-        13 => (
+        11 => ("on_stream_cut", format!("{:?}", k.on_stream_cut)),
+        12 => ("list_ttl", duration(k.list_ttl)),
+        13 => ("tasks_offered", k.tasks_offered.to_string()),
+        14 => ("task_ttl", duration(k.task_ttl)),
+        15 => (
+            "task_purge_delay",
+            match k.task_purge_delay {
+                Some(d) => d.to_string(),
+                None => "None".into(),
+            },
+        ),
+        16 => ("task_persistence", format!("{:?}", k.task_persistence)),
+        17 => ("id_scheme", format!("{:?}", k.id_scheme)),
+        18 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
+        19 => (
             "advertise_monotonic_ids",
             k.advertise_monotonic_ids.to_string(),
         ),
@@ -559,9 +578,9 @@ fn reset_any_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
     }
     match knob {
         0..KNOBS => reset_knob(k, d, knob),
-        11 => set(&mut k.id_scheme, &d.id_scheme),
-        12 => set(&mut k.unknown_cursor, &d.unknown_cursor),
-        13 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
+        17 => set(&mut k.id_scheme, &d.id_scheme),
+        18 => set(&mut k.unknown_cursor, &d.unknown_cursor),
+        19 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
         _ => set(&mut k.max_sessions, &d.max_sessions),
     }
 }

@@ -29,6 +29,8 @@ pub struct SwarmOptions {
     /// Put half the seeds behind a fleet of replicas (see `swarm_fleet`); the rest of each
     /// seed's scenario is the same either way.
     pub fleets: bool,
+    /// Which protocol era's runs to draw (2025 by default, so every seed keeps its bytes).
+    pub era: crate::swarm_modern::SwarmEra,
 }
 
 impl Default for SwarmOptions {
@@ -37,6 +39,7 @@ impl Default for SwarmOptions {
             faults: true,
             honest_advertisement: true,
             fleets: false,
+            era: Default::default(),
         }
     }
 }
@@ -62,6 +65,9 @@ fn maybe(rng: &mut ChaCha8Rng, p: f64) -> bool {
 
 /// The scenario for `seed`.
 pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
+    if options.era.draws_modern(seed) {
+        return crate::swarm_modern::generate(seed, options);
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_fa17_11e5_0001);
     let rng = &mut rng;
 

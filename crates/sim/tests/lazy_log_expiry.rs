@@ -80,6 +80,7 @@ fn stepping_over_log_expiry_changes_nothing_on_swarm_scenarios() {
                 faults: true,
                 honest_advertisement: false,
                 fleets: true,
+                ..Default::default()
             },
         ] {
             let scenario = generate(seed, options);

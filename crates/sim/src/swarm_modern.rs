@@ -1,0 +1,225 @@
+//! Swarm generation for the 2026-07-28 (stateless) transport: a modern client, a workload
+//! of `place_order` and job tools, the server's modern knobs and the faults that hurt a
+//! stateless client (a cut request stream, a changed tools list, a dropped listen, a
+//! purged or restarted task store).
+//!
+//! Modern draws come from their own ChaCha stream (`seed ^ MODERN_SWARM_SALT`), and the
+//! choice of era under [`SwarmEra::Mixed`] from another, so the 2025 draws of
+//! [`crate::swarm::generate`] keep their bytes for every seed.
+//!
+//! Every drawn scenario passes `Scenario::check` (asserted): the generator never hands the
+//! explorer a run a scenario file could not describe.
+
+use faultline_model::{
+    DurationMs, ListName, OnStreamCut, PositiveDurationMs, ServerKnobs, TaskPersistence,
+};
+use faultline_scenario::{
+    ClientConfig, ClientEra, ClientModel, CutAt, Fault, PickCount, PickDuration, Scenario, Tool,
+    Trigger, Work,
+};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::swarm::SwarmOptions;
+
+/// Salt of the modern draws' stream.
+const MODERN_SWARM_SALT: u64 = 0x2026_0728_5a4d_0001;
+/// Salt of the stream that picks a seed's era under [`SwarmEra::Mixed`].
+const ERA_PICK_SALT: u64 = 0x2026_0728_e4a0_0002;
+
+/// Which protocol era the swarm draws runs for.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SwarmEra {
+    /// 2025 session transport only (what every seed drew before the 2026-07-28 runs).
+    #[default]
+    Legacy,
+    /// 2026-07-28 stateless transport only.
+    Modern,
+    /// Half the seeds of each, chosen by the seed.
+    Mixed,
+}
+
+impl SwarmEra {
+    pub fn is_legacy(&self) -> bool {
+        *self == SwarmEra::Legacy
+    }
+
+    /// `legacy`, `modern`, `mixed`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SwarmEra::Legacy => "legacy",
+            SwarmEra::Modern => "modern",
+            SwarmEra::Mixed => "mixed",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<SwarmEra> {
+        match text {
+            "legacy" => Some(SwarmEra::Legacy),
+            "modern" => Some(SwarmEra::Modern),
+            "mixed" => Some(SwarmEra::Mixed),
+            _ => None,
+        }
+    }
+
+    /// Whether `seed` draws a 2026-07-28 run under this era.
+    pub fn draws_modern(self, seed: u64) -> bool {
+        match self {
+            SwarmEra::Legacy => false,
+            SwarmEra::Modern => true,
+            SwarmEra::Mixed => ChaCha8Rng::seed_from_u64(seed ^ ERA_PICK_SALT).random_bool(0.5),
+        }
+    }
+}
+
+fn ms(rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> u64 {
+    rng.random_range(lo..=hi)
+}
+
+/// Log-uniform in [lo, hi].
+fn log_ms(rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> u64 {
+    let (a, b) = ((lo as f64).ln(), (hi as f64).ln());
+    let x: f64 = rng.random_range(a..=b);
+    (x.exp() as u64).clamp(lo, hi)
+}
+
+fn positive(ms: u64) -> PositiveDurationMs {
+    PositiveDurationMs::new(ms.max(1)).expect("positive")
+}
+
+fn maybe(rng: &mut ChaCha8Rng, p: f64) -> bool {
+    rng.random_bool(p)
+}
+
+fn at(ms: u64) -> PickDuration {
+    PickDuration::fixed(DurationMs(ms))
+}
+
+/// The 2026-07-28 scenario for `seed`.
+pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ MODERN_SWARM_SALT);
+    let rng = &mut rng;
+
+    let server = ServerKnobs {
+        on_stream_cut: [
+            OnStreamCut::StopAtOnce,
+            OnStreamCut::FinishThroughCommit,
+            OnStreamCut::RunToEnd,
+        ][ms(rng, 0, 2) as usize],
+        list_ttl: maybe(rng, 0.7).then(|| positive(log_ms(rng, 1_000, 3_600_000))),
+        tasks_offered: maybe(rng, 0.9),
+        task_ttl: maybe(rng, 0.5).then(|| positive(log_ms(rng, 1_000, 3_600_000))),
+        task_purge_delay: maybe(rng, 0.4).then(|| DurationMs(log_ms(rng, 1, 600_000))),
+        task_persistence: [
+            TaskPersistence::Everything,
+            TaskPersistence::TerminalOnly,
+            TaskPersistence::Nothing,
+        ][ms(rng, 0, 2) as usize],
+        max_sessions: 10_000,
+        ..ServerKnobs::default()
+    };
+
+    let lists_tools = maybe(rng, 0.5);
+    let use_tasks = maybe(rng, 0.4);
+    let start = ms(rng, 0, 60_000);
+    let client = ClientConfig {
+        model: ClientModel::Naive,
+        start_at: at(start),
+        protocol_version: "2026-07-28".into(),
+        reconnect_delay: DurationMs(log_ms(rng, 100, 5_000)),
+        standalone_stream: false,
+        era: ClientEra::Modern,
+        lists_tools,
+        use_tasks,
+    };
+
+    // (tool streams, asks for progress) per call, for the CutCall draws below.
+    let mut calls: Vec<(bool, bool)> = Vec::new();
+    let mut workload = Vec::new();
+    for _ in 0..ms(rng, 1, 3) {
+        let when = start + ms(rng, 0, 600_000);
+        let tool = match ms(rng, 0, 9) {
+            0..=4 => {
+                let steps = log_ms(rng, 1, 20) as u32;
+                Tool::PlaceOrder {
+                    steps,
+                    interval: DurationMs(log_ms(rng, 10, 60_000)),
+                    commit_step: maybe(rng, 0.5).then(|| ms(rng, 1, steps as u64) as u32),
+                }
+            }
+            5..=7 => Tool::LongJob {
+                steps: PickCount::fixed(log_ms(rng, 1, 100)),
+                interval: DurationMs(log_ms(rng, 10, 60_000)),
+            },
+            _ => Tool::Echo {
+                text: "swarm".into(),
+            },
+        };
+        let progress = maybe(rng, 0.85);
+        calls.push((tool.streams(), progress));
+        workload.push(Work::CallTool {
+            at: at(when),
+            tool,
+            progress,
+        });
+    }
+
+    let mut faults = Vec::new();
+    if options.faults {
+        let budget = [0, 1, 1, 2, 2, 3, 5][ms(rng, 0, 6) as usize];
+        for _ in 0..budget {
+            let when = Trigger::At(at(start + ms(rng, 0, 900_000)));
+            let away = maybe(rng, 0.6).then(|| at(log_ms(rng, 100, 600_000)));
+            let fault = match ms(rng, 0, 9) {
+                0..=2 => {
+                    let cuttable: Vec<usize> = (0..calls.len()).filter(|&i| calls[i].0).collect();
+                    if use_tasks || cuttable.is_empty() {
+                        Fault::Restart { when, away }
+                    } else {
+                        let call = cuttable[ms(rng, 0, cuttable.len() as u64 - 1) as usize];
+                        let cut = if calls[call].1 && maybe(rng, 0.7) {
+                            CutAt::AfterProgress(PickCount::fixed(log_ms(rng, 1, 20)))
+                        } else {
+                            CutAt::At(at(start + ms(rng, 0, 900_000)))
+                        };
+                        Fault::CutCall {
+                            call,
+                            at: cut,
+                            away,
+                        }
+                    }
+                }
+                3 | 4 => Fault::ChangeList {
+                    at: at(start + ms(rng, 0, 900_000)),
+                    list: ListName::Tools,
+                    notify: maybe(rng, 0.7),
+                },
+                5 if lists_tools => Fault::DropListen { when, away },
+                6 => Fault::PurgeTasks { when },
+                _ => Fault::Restart { when, away },
+            };
+            faults.push(fault);
+        }
+    }
+
+    let scenario = Scenario {
+        name: format!("swarm_{seed}"),
+        summary: "generated by the swarm (2026-07-28)".into(),
+        seed,
+        server,
+        fleet: Default::default(),
+        client,
+        workload,
+        faults,
+        horizon: Some(positive(12 * 3_600_000)),
+        expect: Default::default(),
+    };
+    if let Err(e) = Scenario::parse(&scenario.to_ron(), &scenario.name) {
+        panic!("the modern swarm drew a scenario that fails its check: {e}");
+    }
+    scenario
+}
