@@ -26,9 +26,15 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> S
         VerdictKind::SilentGap | VerdictKind::Duplicate | VerdictKind::ForeignEvent => {
             put("id_scheme", format!("{:?}", k.id_scheme));
             put("unknown_cursor", format!("{:?}", k.unknown_cursor));
-            // Behind a fleet, what a cursor resolves against is the event store (a single
-            // server's signature is as it always was).
-            if fleet.is_multi() {
+            // Behind a fleet, a store keyed by stream replays other sessions' events: a
+            // cause of its own, so it is named. The other stores resolve a cursor as one
+            // server would, and naming them would only split one finding into several.
+            if fleet.is_multi()
+                && fleet.event_store
+                    == (EventStoreScope::Shared {
+                        by: faultline_model::SharedKey::Stream,
+                    })
+            {
                 put("event_store", event_store_name(fleet.event_store));
             }
         }

@@ -102,3 +102,47 @@ fn a_shrunk_finding_is_labelled_by_its_triggers_and_written_with_its_path() {
     );
     assert!(!text.contains("<this file>"), "{text}");
 }
+
+/// Behind a fleet, only an event store keyed by stream (which replays other sessions'
+/// events) joins a gap's signature: the other stores resolve a cursor as one server would,
+/// and naming them would split one finding into several.
+#[test]
+fn a_fleet_gap_names_its_event_store_only_when_it_is_keyed_by_stream() {
+    use faultline_model::{EventStoreScope, FleetKnobs, SharedKey};
+    use faultline_sim::explore::signature_of;
+    let knobs = behavior_a().server;
+    let single = signature_of(VerdictKind::SilentGap, &knobs, &FleetKnobs::default());
+    for event_store in [
+        EventStoreScope::PerReplica,
+        EventStoreScope::Shared {
+            by: SharedKey::Session,
+        },
+    ] {
+        let fleet = FleetKnobs {
+            replicas: 3,
+            event_store,
+            ..FleetKnobs::default()
+        };
+        let sig = signature_of(VerdictKind::SilentGap, &knobs, &fleet);
+        assert_eq!(sig, single, "{event_store:?}");
+    }
+    let by_stream = FleetKnobs {
+        replicas: 3,
+        event_store: EventStoreScope::Shared {
+            by: SharedKey::Stream,
+        },
+        ..FleetKnobs::default()
+    };
+    for kind in [
+        VerdictKind::SilentGap,
+        VerdictKind::Duplicate,
+        VerdictKind::ForeignEvent,
+    ] {
+        let sig = signature_of(kind, &knobs, &by_stream);
+        assert!(
+            sig.iter()
+                .any(|(k, v)| k == "event_store" && v == "SharedByStream"),
+            "{kind:?}: {sig:?}"
+        );
+    }
+}
