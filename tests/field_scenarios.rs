@@ -2,7 +2,8 @@
 //! rust-sdk#958, replicas behind a load balancer (round robin; sticky with a shared store;
 //! cookie affinity that a client without a cookie jar defeats; a replica that goes down; a
 //! shared event store keyed by stream that replays another session's events),
-//! and a cut 2026-07-28 call re-issued (tya5/reyn#2600, smg-project/smg#2441).
+//! a cut 2026-07-28 call re-issued (tya5/reyn#2600, smg-project/smg#2441), and a leftover
+//! GET stream hiding a deploy's tool change (akutishevsky/nutrition-mcp#31).
 
 use std::process::Command;
 
@@ -365,6 +366,54 @@ fn a_list_change_while_the_listen_stream_is_down_is_missed_by_the_naive_client_o
     let guarded = run(scenario, "guarded", None);
     assert_eq!(kinds(&guarded), vec!["clean"], "{guarded}");
     assert_eq!(guarded["expectation"]["holds"], true);
+}
+
+/// akutishevsky/nutrition-mcp#31: a sessionless 2025 server still serves a GET stream that
+/// carries nothing and dies on every deploy. The naive client reconnects it, keeps its
+/// tools list and calls from version 1 after the deploy made version 2 (missed_change,
+/// through the GET stream, never back); the guarded client lists before each call on a
+/// sessionless server and loses nothing. With the fix (GET answered 405) the naive client
+/// never had a channel and is not judged.
+#[test]
+fn a_leftover_get_stream_hides_the_deploys_tool_change_from_the_naive_client() {
+    let scenario = "scenarios/field/leftover_get_after_deploy.ron";
+    let naive = run(scenario, "naive", None);
+    assert_eq!(kinds(&naive), vec!["missed_change"], "{naive}");
+    let evidence = &naive["verdicts"][0]["evidence"];
+    assert_eq!(evidence["version_used"], 1);
+    assert_eq!(evidence["version_current"], 2);
+    assert_eq!(evidence["changed_at_ms"], 35_000);
+    assert_eq!(
+        evidence["listen_down_from_ms"], 30_000,
+        "the deploy's restart"
+    );
+    assert_eq!(evidence["listen_down_to_ms"], serde_json::Value::Null);
+    assert_eq!(evidence["via_standalone_stream"], true);
+    assert_eq!(evidence["used_at_ms"], 60_000);
+    let guarded = run(scenario, "guarded", None);
+    assert!(
+        !kinds(&guarded).contains(&"missed_change") && guarded["expectation"]["holds"] == true,
+        "{guarded}"
+    );
+
+    let text = std::fs::read_to_string(scenario).expect("read");
+    let fixed = text.replace("legacy_get: ServeStream", "legacy_get: Refuse405");
+    assert_ne!(fixed, text);
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("nutrition_fixed.ron");
+    std::fs::write(&path, fixed).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_faultline"))
+        .args([
+            "run",
+            path.to_str().unwrap(),
+            "--client",
+            "naive",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("runs");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(kinds(&report), vec!["clean"], "{report}");
 }
 
 /// modelcontextprotocol/rust-sdk#1040: a legacy server answers the era probe 400 -32000.

@@ -627,7 +627,9 @@ fn kind_of(payload: &Payload) -> (&'static str, Option<u64>) {
         Payload::Notification { seq } => ("notification seq", Some(seq)),
         Payload::Response { .. } => ("response", None),
         Payload::ListenAck { .. } => ("listen ack", None),
-        Payload::ListChanged { change, .. } => ("list changed #", Some(u64::from(change))),
+        Payload::ListChanged { change, .. } | Payload::SessionListChanged { change } => {
+            ("list changed #", Some(u64::from(change)))
+        }
     }
 }
 

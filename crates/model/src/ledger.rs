@@ -40,6 +40,11 @@ pub enum Payload {
     /// for list change `change` (an index into [`Ledger::list_changes`]). Occurs only in
     /// modern runs.
     ListChanged { listen: u32, change: u32 },
+    /// `notifications/{tools,prompts,resources}/list_changed` on a 2025 session's
+    /// standalone stream, for list change `change` (an index into
+    /// [`Ledger::list_changes`]): logged like any notification of the session, so a
+    /// resumption replays it.
+    SessionListChanged { change: u32 },
 }
 
 impl Payload {
@@ -120,7 +125,7 @@ pub struct AnswerEntry {
     /// sent the request there. Never written for a single server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub route: Option<Route>,
-    /// A 2026-07-28 `tools/list` answered with a list: the version of the list it gave
+    /// A `tools/list` answered with a list (either era): the version of the list it gave
     /// (see [`Ledger::list_changes`]). Written only then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_version: Option<u32>,

@@ -96,11 +96,19 @@ pub struct ClientConfig {
     /// stateless 2026-07-28 one (`Modern`). Written only when it is `Modern`.
     #[serde(skip_serializing_if = "ClientEra::is_legacy")]
     pub era: ClientEra,
-    /// A 2026-07-28 client that works from a tools list: it opens `subscriptions/listen`
-    /// for `toolsListChanged`, calls `tools/list`, caches the list with its `ttlMs` and
-    /// calls tools from it. Written only when true.
+    /// A client that works from a tools list: it calls `tools/list` and calls tools only
+    /// from a list it holds. A 2026-07-28 client opens `subscriptions/listen` for
+    /// `toolsListChanged` and caches the list with its `ttlMs`; a 2025 one hears of changes
+    /// on its standalone GET stream. Written only when true.
     #[serde(skip_serializing_if = "is_false")]
     pub lists_tools: bool,
+    /// (2025 client) The naive client works with a server that assigns no session, as the
+    /// 2025 spec allows (<https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management>).
+    /// Without it the naive client is a gateway that requires `Mcp-Session-Id`
+    /// (<https://github.com/baruchiro/paperless-mcp/issues/154>); the guarded client always
+    /// works sessionless. Written only when true.
+    #[serde(skip_serializing_if = "is_false")]
+    pub accepts_sessionless: bool,
     /// (2026-07-28 client) Run job tools as tasks of the tasks extension: declare it, keep
     /// the task id, poll `tasks/get`. Written only when set.
     #[serde(skip_serializing_if = "is_false")]
@@ -150,6 +158,7 @@ impl Default for ClientConfig {
             standalone_stream: true,
             era: ClientEra::Legacy,
             lists_tools: false,
+            accepts_sessionless: false,
             use_tasks: false,
         }
     }

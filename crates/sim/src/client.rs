@@ -19,6 +19,7 @@ use crate::client_record::{
     AppliedRecord, CallRecord, ClientRecord, ErrorRecord, ErrorScope, RequestRecord, ResumeRecord,
     Task,
 };
+use crate::legacy_tools_list::LegacyToolsList;
 use faultline_scenario::{ClientModel, Tool};
 
 /// The guards, each switchable on its own.
@@ -44,8 +45,11 @@ pub struct Policy {
     /// is not idempotent, with a new request id. Without it a cut non-idempotent call is
     /// a typed `CallCutError` for the application to settle.
     pub reissue_non_idempotent_after_cut: bool,
-    /// 2026-07-28 client with a tools list: listen again after the listen stream drops,
-    /// and list again once listening (what the naive client, like the SDKs, never does).
+    /// Client with a tools list: a 2026-07-28 one listens again after the listen stream
+    /// drops and lists again once listening (what the naive client, like the SDKs, never
+    /// does); a 2025 one lists again after its standalone stream ends or its session
+    /// changes, and before every call to a server that assigned no session
+    /// ([`crate::legacy_tools_list`]).
     pub relisten_after_drop: bool,
     /// Keep the cookies a response sets and send them back (an HTTP client with a cookie
     /// jar): what keeps it pinned behind a `StickyCookie` balancer.
@@ -237,6 +241,10 @@ enum Purpose {
         buffer: Vec<WireEvent>,
         stream_conn: ConnId,
     },
+    /// A `tools/list` (JSON-RPC id `request_id`) for the client's tools list.
+    List {
+        request_id: u64,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -339,6 +347,8 @@ pub struct Client {
     /// The cookie jar (`name=value`, the last `Set-Cookie` kept), sent as `Cookie` on
     /// every request when the policy keeps cookies.
     cookie: Option<String>,
+    /// The tools list it works from (`lists_tools`).
+    tools_list: LegacyToolsList,
     seq: u64,
     pub record: ClientRecord,
 }
@@ -371,9 +381,16 @@ impl Client {
             reinits_without_progress: 0,
             gave_up: false,
             cookie: None,
+            tools_list: LegacyToolsList::default(),
             seq: 0,
             record: ClientRecord::default(),
         }
+    }
+
+    /// The client works from a tools list (`lists_tools`): see [`crate::legacy_tools_list`].
+    pub fn with_tools_list(mut self, lists_tools: bool) -> Self {
+        self.tools_list = LegacyToolsList::new(lists_tools);
+        self
     }
 
     /// Registers the workload's calls (in file order) before the run starts.
@@ -537,6 +554,48 @@ impl Client {
         );
     }
 
+    /// Sends workload call `call` in `session` now, or, for a client that works from a
+    /// tools list and holds none it trusts, lists first and sends it when the list comes.
+    fn call_or_wait(&mut self, io: &mut ClientIo, now: u64, call: usize, session: String) {
+        let trusts = !(self.policy.relisten_after_drop && session.is_empty());
+        if self.tools_list.admits(call, trusts) {
+            let retries = self.policy.retries_on_dead_session;
+            self.send_call(io, now, call, session, retries, Task::Main);
+        } else if self.tools_list.should_list() {
+            self.send_list(io, now, &session);
+        }
+    }
+
+    fn send_list(&mut self, io: &mut ClientIo, now: u64, session: &str) {
+        self.next_request_id += 1;
+        let request_id = self.next_request_id;
+        self.tools_list.listing = Some(request_id);
+        let body = json!({"jsonrpc": "2.0", "id": request_id, "method": "tools/list"});
+        let request = self.post(Some(session), body);
+        self.send(io, now, Task::Main, Purpose::List { request_id }, request);
+    }
+
+    /// The `tools/list` with id `request_id` was answered (`listed`: with a list): the calls
+    /// that waited for it go now, in the current session.
+    fn on_listed(&mut self, io: &mut ClientIo, now: u64, request_id: u64, listed: bool) {
+        let Some(waiting) = self.tools_list.answered(request_id, listed) else {
+            return;
+        };
+        for call in waiting {
+            let state = &self.calls[call];
+            if state.done || state.failed {
+                continue;
+            }
+            match self.session.clone() {
+                Some(session) if !self.initializing => {
+                    let retries = self.policy.retries_on_dead_session;
+                    self.send_call(io, now, call, session, retries, Task::Main);
+                }
+                _ => self.calls[call].deferred = true,
+            }
+        }
+    }
+
     fn open_get(&mut self, io: &mut ClientIo, now: u64, mut stream: StreamConn) {
         let mut cursor = stream.cursor;
         if self.policy.cursor_only_if_advertised && !self.monotonic_advertised {
@@ -620,10 +679,7 @@ impl Client {
             return;
         }
         match self.session.clone() {
-            Some(session) if !self.initializing => {
-                let retries = self.policy.retries_on_dead_session;
-                self.send_call(io, now, call, session, retries, Task::Main);
-            }
+            Some(session) if !self.initializing => self.call_or_wait(io, now, call, session),
             _ => self.calls[call].deferred = true,
         }
     }
@@ -800,6 +856,27 @@ impl Client {
                 }
             },
             Purpose::Get { stream } => self.on_get_answer(io, now, conn, stream, response),
+            Purpose::List { request_id } => match (&response.body, status) {
+                (ResponseBody::Sse(_), 200) => {
+                    // The list comes as an event of this stream (`json_responses: false`).
+                    self.purposes.insert(
+                        conn,
+                        Purpose::Stream(StreamConn {
+                            logical: Logical::Aux,
+                            session: self.session.clone().unwrap_or_default(),
+                            cursor: None,
+                            cursor_event: None,
+                            check_first: None,
+                            probe: None,
+                        }),
+                    );
+                }
+                (ResponseBody::Json(body), 200) => {
+                    let listed = body.get("result").is_some();
+                    self.on_listed(io, now, request_id, listed);
+                }
+                _ => self.on_listed(io, now, request_id, false),
+            },
             Purpose::Probe {
                 session,
                 buffer,
@@ -824,7 +901,7 @@ impl Client {
                         s.probe = None;
                     }
                     for event in buffer {
-                        self.apply(now, stream_conn, &event);
+                        self.apply(io, now, stream_conn, &event);
                     }
                 } else if status == 404 || status == 410 {
                     let n = buffer.len();
@@ -930,7 +1007,10 @@ impl Client {
                 },
             );
         }
-        let retries = self.policy.retries_on_dead_session;
+        if self.policy.relisten_after_drop {
+            // A new session: what the old one was told is no guide to this one.
+            self.tools_list.drop_list();
+        }
         for call in 0..self.calls.len() {
             let state = &self.calls[call];
             let mut reissue = self.policy.reissue_after_reinit
@@ -949,8 +1029,11 @@ impl Client {
             if state.deferred || reissue {
                 self.calls[call].deferred = false;
                 self.calls[call].failed = false;
-                self.send_call(io, now, call, session.clone(), retries, Task::Main);
+                self.call_or_wait(io, now, call, session.clone());
             }
+        }
+        if !self.tools_list.held && self.tools_list.should_list() {
+            self.send_list(io, now, &session);
         }
     }
 
@@ -1325,23 +1408,29 @@ impl Client {
             buffer.push(event.clone());
             return Fate::Buffered;
         }
-        self.apply(now, conn, event);
+        self.apply(io, now, conn, event);
         Fate::Applied
     }
 
-    fn apply(&mut self, now: u64, conn: ConnId, event: &WireEvent) {
+    fn apply(&mut self, io: &mut ClientIo, now: u64, conn: ConnId, event: &WireEvent) {
         self.reinits_without_progress = 0;
         self.record.applied.push(AppliedRecord {
             event: event.event,
             at_ms: now,
             conn,
         });
-        if let WireKind::Response {
-            request_id: Some(rid),
-        } = event.kind
-            && let Some(&call) = self.request_to_call.get(&rid)
-        {
-            self.complete_call(now, call);
+        match event.kind {
+            WireKind::Response {
+                request_id: Some(rid),
+            } => {
+                if let Some(&call) = self.request_to_call.get(&rid) {
+                    self.complete_call(now, call);
+                } else if self.tools_list.listing == Some(rid) {
+                    self.on_listed(io, now, rid, true);
+                }
+            }
+            WireKind::ListChanged { .. } => self.tools_list.drop_list(),
+            _ => {}
         }
     }
 
@@ -1350,7 +1439,19 @@ impl Client {
             return;
         };
         if stream.logical == Logical::Aux {
+            // A `tools/list` answered over SSE whose stream ended before the list came.
+            let listed_here = self
+                .request_index
+                .get(&conn)
+                .is_some_and(|&i| self.record.requests[i].rpc.as_deref() == Some("tools/list"));
+            if let (true, Some(rid)) = (listed_here, self.tools_list.listing) {
+                self.on_listed(io, now, rid, false);
+            }
             return;
+        }
+        if stream.logical == Logical::Standalone && self.policy.relisten_after_drop {
+            // Whatever was published while it reconnects may never arrive.
+            self.tools_list.drop_list();
         }
         let _ = how;
         if let Logical::Call(i) = stream.logical

@@ -32,13 +32,20 @@ macro_rules! each {
 impl ClientSide {
     /// The client `cfg` describes, with `policy`'s guards.
     pub fn of(cfg: &ClientConfig, policy: Policy) -> ClientSide {
+        let policy = Policy {
+            requires_session: policy.requires_session && !cfg.accepts_sessionless,
+            ..policy
+        };
         match cfg.era {
-            ClientEra::Legacy => ClientSide::Legacy(Client::new(
-                policy,
-                &cfg.protocol_version,
-                cfg.reconnect_delay.ms(),
-                cfg.standalone_stream,
-            )),
+            ClientEra::Legacy => ClientSide::Legacy(
+                Client::new(
+                    policy,
+                    &cfg.protocol_version,
+                    cfg.reconnect_delay.ms(),
+                    cfg.standalone_stream,
+                )
+                .with_tools_list(cfg.lists_tools),
+            ),
             ClientEra::Modern => ClientSide::Modern(ModernClient::new(
                 policy,
                 cfg.reconnect_delay.ms(),

@@ -316,12 +316,15 @@ impl AutoClient {
         let policy = self.policy;
         let cfg = &self.config;
         let mut next = match found {
-            Found::Legacy => Chosen::Legacy(Client::new(
-                policy,
-                &cfg.protocol_version,
-                cfg.reconnect_delay.ms(),
-                cfg.standalone_stream,
-            )),
+            Found::Legacy => Chosen::Legacy(
+                Client::new(
+                    policy,
+                    &cfg.protocol_version,
+                    cfg.reconnect_delay.ms(),
+                    cfg.standalone_stream,
+                )
+                .with_tools_list(cfg.lists_tools),
+            ),
             Found::Modern => Chosen::Modern(ModernClient::new(
                 policy,
                 cfg.reconnect_delay.ms(),

@@ -70,7 +70,7 @@ pub fn payload_label(payload: &Payload) -> &'static str {
         Payload::Notification { .. } => "notification",
         Payload::Response { .. } => "response",
         Payload::ListenAck { .. } => "listen ack",
-        Payload::ListChanged { .. } => "list changed",
+        Payload::ListChanged { .. } | Payload::SessionListChanged { .. } => "list changed",
     }
 }
 

@@ -19,6 +19,7 @@ mod era_probe;
 pub mod explore;
 pub mod failure_map;
 mod fold;
+mod legacy_tools_list;
 mod link;
 mod modern_client;
 pub mod modern_oracle;

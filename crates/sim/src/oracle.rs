@@ -230,8 +230,10 @@ fn gaps(ledger: &Ledger, record: &ClientRecord, applied: &[u32], verdicts: &mut 
         if applied[i] > 0 || !produced.payload.carries_data() || superseded(produced.payload) {
             continue;
         }
-        if matches!(produced.payload, Payload::Notification { .. })
-            && !listening.contains(ledger.session(produced.session).wire_id.as_str())
+        if matches!(
+            produced.payload,
+            Payload::Notification { .. } | Payload::SessionListChanged { .. }
+        ) && !listening.contains(ledger.session(produced.session).wire_id.as_str())
         {
             continue;
         }

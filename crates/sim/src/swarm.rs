@@ -134,6 +134,7 @@ pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
         standalone_stream: maybe(rng, 0.7),
         era: Default::default(),
         lists_tools: false,
+        accepts_sessionless: false,
         use_tasks: false,
     };
 

@@ -134,6 +134,7 @@ pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
         standalone_stream: false,
         era: ClientEra::Modern,
         lists_tools,
+        accepts_sessionless: false,
         use_tasks,
     };
 

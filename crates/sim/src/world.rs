@@ -490,9 +490,11 @@ fn wire_kind(ledger: &Ledger, payload: Payload, session: SessionKey, tagged: boo
             owner: tagged.then(|| faultline_model::session_tag(&ledger.session(session).wire_id)),
         },
         Payload::ListenAck { .. } => WireKind::ListenAck,
-        Payload::ListChanged { change, .. } => WireKind::ListChanged {
-            list: ledger.list_changes[change as usize].list,
-        },
+        Payload::ListChanged { change, .. } | Payload::SessionListChanged { change } => {
+            WireKind::ListChanged {
+                list: ledger.list_changes[change as usize].list,
+            }
+        }
         Payload::Response { message } => WireKind::Response {
             request_id: ledger.messages[message as usize]
                 .get("id")

@@ -196,6 +196,18 @@ impl Server {
                     &entry.request_id,
                 ))
             }
+            Payload::SessionListChanged { change } => {
+                let list = self.ledger.list_changes[change as usize].list;
+                let mut message = json!({
+                    "jsonrpc": "2.0",
+                    "method": format!("notifications/{}/list_changed", list.word()),
+                });
+                if self.multi {
+                    let wire_id = &self.ledger.session(produced.session).wire_id;
+                    message["params"] = json!({"_meta": { crate::SESSION_TAG_META: crate::session_tag_text(wire_id) }});
+                }
+                Some(message)
+            }
             Payload::ListChanged { listen, change } => {
                 let entry = &self.ledger.listens[listen as usize];
                 let list = self.ledger.list_changes[change as usize].list;

@@ -10,11 +10,12 @@ use serde_json::{Value, json};
 use crate::http::{HttpRequest, HttpResponse, Output, RequestBody};
 use crate::ids::{ConnId, SessionKey, StreamId};
 use crate::jsonrpc::{self, Incoming};
-use crate::ledger::{Payload, StreamKind};
+use crate::ledger::{ListName, Payload, StreamKind};
 use crate::tools::{self, ToolCall};
 
 use super::admission::{Rejection, check_post_media, check_protocol_version};
 use super::jobs::JobSpec;
+use super::modern::list_versions::legacy_tool_list;
 use super::{LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Server};
 
 /// The version assumed when a request carries no `MCP-Protocol-Version` (spec 2025-06-18).
@@ -103,12 +104,13 @@ impl Server {
         // Dispatch is pure: decided for every request up front, so that a POST that would
         // open one stream too many is refused before any of its messages acts.
         let max_job_steps = self.limits.max_job_steps;
+        let tools_version = self.list_version(ListName::Tools);
         let dispatched: Vec<Option<Dispatch>> = messages
             .items
             .iter()
             .map(|m| match m {
                 Incoming::Request { id, method, params } => {
-                    Some(dispatch(id, method, params, max_job_steps))
+                    Some(dispatch(id, method, params, max_job_steps, tools_version))
                 }
                 _ => None,
             })
@@ -118,8 +120,12 @@ impl Server {
             return;
         }
         self.touch(key);
+        let lists_tools = !messages.batch && rpc.as_deref() == Some("tools/list");
         let replies = self.run_messages(key, messages, dispatched, out);
         self.answer_post(conn, &request, rpc, key, replies, out);
+        if lists_tools {
+            self.note_list_version(tools_version);
+        }
     }
 
     /// Acts on each message in order: requests are dispatched (a long tool call starts a
@@ -292,10 +298,16 @@ pub(super) fn negotiated_version(params: &Value) -> &'static str {
 }
 
 /// What a request asks for: an answer now, or a tool job.
-pub(super) fn dispatch(id: &Value, method: &str, params: &Value, max_job_steps: u32) -> Dispatch {
+pub(super) fn dispatch(
+    id: &Value,
+    method: &str,
+    params: &Value,
+    max_job_steps: u32,
+    tools_version: u32,
+) -> Dispatch {
     match method {
         "ping" => Dispatch::Now(jsonrpc::result(id, json!({}))),
-        "tools/list" => Dispatch::Now(jsonrpc::result(id, tools::list())),
+        "tools/list" => Dispatch::Now(jsonrpc::result(id, legacy_tool_list(tools_version))),
         "logging/setLevel" => match params.get("level").and_then(Value::as_str) {
             Some(_) => Dispatch::Now(jsonrpc::result(id, json!({}))),
             None => Dispatch::Now(jsonrpc::error(

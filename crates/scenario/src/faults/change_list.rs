@@ -3,9 +3,10 @@
 //! 2026-07-28 the change reaches only the listen streams open at that instant
 //! (<https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http>):
 //! a client whose listen stream is down never hears of it, which is what the
-//! `missed_change` verdict judges. No connection is cut.
+//! `missed_change` verdict judges. A 2025 session that opened a GET stream gets it there,
+//! logged for a resumption. No connection is cut.
 
-use faultline_model::{ListName, Output};
+use faultline_model::{ListName, Output, Payload};
 
 use super::{FaultAction, Strike, Target};
 
@@ -17,13 +18,25 @@ pub(crate) struct ChangeList {
 
 impl FaultAction for ChangeList {
     fn strike(&self, target: &mut Target<'_>, now_ms: u64, out: &mut Vec<Output>) -> Strike {
+        let first = target.server().ledger().next_event().0;
         let version = target
             .server()
             .change_list(self.list, self.notify, now_ms, out);
-        let how = if self.notify {
-            "published to the open listen streams"
-        } else {
-            "silently (no list_changed)"
+        let ledger = target.server().ledger();
+        let from = first.saturating_sub(ledger.events_base) as usize;
+        let sessions = ledger
+            .events
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .filter(|e| matches!(e.payload, Payload::SessionListChanged { .. }))
+            .count();
+        let how = match (self.notify, sessions) {
+            (false, _) => "silently (no list_changed)".to_string(),
+            (true, 0) => "published to the open listen streams".to_string(),
+            (true, n) => format!(
+                "published to the open listen streams and the GET streams of {n} 2025 session(s)"
+            ),
         };
         Strike {
             note: format!(

@@ -13,8 +13,15 @@
 //! change, at its first such use. A client that never listened relies on `ttlMs` alone and
 //! is not judged here; a change made while its listen was open reached it (or was made
 //! silently, which no client can hear).
+//!
+//! A 2025 client's change channel is its standalone GET stream, where a session's
+//! `list_changed` is sent (and logged, for a resumption to replay). A sessionless server's
+//! GET stream belongs to no session and carries nothing: a client that opened one believed
+//! it had a channel, so a change made while only such a stream was open is missed as well
+//! (<https://github.com/akutishevsky/nutrition-mcp/pull/31>: "connected, no tools" after a
+//! deploy, fixed by answering GET with 405).
 
-use faultline_model::{ConnId, Ledger, ListName, StreamKind};
+use faultline_model::{ConnId, Ledger, ListName, Payload, StreamKind};
 use serde::Serialize;
 
 use crate::spell::vtime;
@@ -38,6 +45,10 @@ pub struct MissedChange {
     /// The call that used the stale list: its connection and when it was answered.
     pub used_by_conn: ConnId,
     pub used_at_ms: u64,
+    /// The channel was a 2025 standalone GET stream, not a 2026-07-28 listen stream.
+    /// Written only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub via_standalone_stream: bool,
 }
 
 /// Every change of the tools list some call missed, in the order of the changes.
@@ -58,6 +69,41 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
         windows
             .iter()
             .any(|&(from, to)| from <= t && to.is_none_or(|to| t < to))
+    };
+    // 2025: when standalone GET streams opened (the client's change channel, as it
+    // believes), and when a GET resumed one.
+    // A session's GET stream carries its changes; a sessionless server's carries nothing.
+    let gets: Vec<(u64, bool)> = ledger
+        .streams
+        .iter()
+        .filter(|s| s.kind == StreamKind::Standalone)
+        .map(|s| {
+            let stateless = s
+                .session
+                .0
+                .checked_sub(ledger.sessions_base)
+                .and_then(|i| ledger.sessions.get(i as usize))
+                .is_some_and(|e| e.stateless);
+            (s.opened_ms, !stateless)
+        })
+        .collect();
+    // A 2025 change reached the client when its `list_changed` was sent to it (live, or
+    // replayed on a resumption) by `by`.
+    let sent_by = |change: usize, by: u64| {
+        ledger.sends.iter().any(|send| {
+            send.at_ms <= by
+                && send
+                    .event
+                    .0
+                    .checked_sub(ledger.events_base)
+                    .and_then(|i| ledger.events.get(i as usize))
+                    .is_some_and(|e| {
+                        e.payload
+                            == Payload::SessionListChanged {
+                                change: change as u32,
+                            }
+                    })
+        })
     };
     let version_at = |t: u64| {
         ledger
@@ -86,43 +132,73 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
         if used >= current {
             continue;
         }
-        // The first change since the held version that came while no listen was open,
-        // after the client had listened once.
-        let missed = ledger.list_changes.iter().find(|c| {
+        // The first change since the held version that never reached the client, after
+        // it had a change channel: made while no listen was open and not sent on a GET
+        // stream before the call.
+        let listened = |t: u64| windows.iter().any(|&(from, _)| from <= t);
+        let got = |t: u64| gets.iter().any(|&(from, _)| from <= t);
+        let missed = ledger.list_changes.iter().enumerate().find(|&(i, c)| {
             c.list == list
                 && c.version > used
                 && c.at_ms <= now
+                && (listened(c.at_ms) || got(c.at_ms))
                 && !open_at(c.at_ms)
-                && windows.iter().any(|&(from, _)| from <= c.at_ms)
+                && !sent_by(i, now)
         });
-        let Some(change) = missed else { continue };
+        let Some((_, change)) = missed else { continue };
         if found
             .iter()
             .any(|m| m.changed_to == change.version && m.list == list)
         {
             continue;
         }
-        let down_from = windows
-            .iter()
-            .filter_map(|&(_, to)| to)
-            .filter(|&to| to <= change.at_ms)
-            .max()
-            .unwrap_or(0);
-        let down_to = windows
-            .iter()
-            .map(|&(from, _)| from)
-            .filter(|&from| from > change.at_ms)
-            .min();
+        let at = change.at_ms;
+        let via_standalone_stream = !listened(at);
+        let (down_from, down_to) = if via_standalone_stream {
+            // Down since the restart or cut that last ended the GET stream, or, with none,
+            // since it opened (a stream that carries nothing was never up).
+            let ended = ledger
+                .restarts
+                .iter()
+                .copied()
+                .chain(ledger.cuts.iter().map(|c| c.at_ms))
+                .filter(|&t| t <= at)
+                .max();
+            let opened = gets.iter().map(|&(t, _)| t).filter(|&t| t <= at).max();
+            // Back with the first GET after the change that carries changes (a new stream
+            // of a session, or a resumption); a sessionless one never is.
+            let back = gets
+                .iter()
+                .filter(|&&(_, carries)| carries)
+                .map(|&(t, _)| t)
+                .chain(ledger.resumptions.iter().map(|r| r.at_ms))
+                .filter(|&t| t >= at)
+                .min();
+            (ended.or(opened).unwrap_or(0), back)
+        } else {
+            let closed = windows
+                .iter()
+                .filter_map(|&(_, to)| to)
+                .filter(|&to| to <= at)
+                .max();
+            let back = windows
+                .iter()
+                .map(|&(from, _)| from)
+                .filter(|&from| from > at)
+                .min();
+            (closed.unwrap_or(0), back)
+        };
         found.push(MissedChange {
             list,
             version_used: used,
             version_current: current,
-            changed_at_ms: change.at_ms,
+            changed_at_ms: at,
             changed_to: change.version,
             listen_down_from_ms: down_from,
             listen_down_to_ms: down_to,
             used_by_conn: answer.conn,
             used_at_ms: now,
+            via_standalone_stream,
         });
     }
     found
@@ -135,11 +211,16 @@ pub(crate) fn verdicts(ledger: &Ledger, out: &mut Vec<Verdict>) {
             Some(t) => format!("until {}", vtime(t)),
             None => "for the rest of the run".to_string(),
         };
+        let channel = if m.via_standalone_stream {
+            "change channel (its GET stream) was down or carried nothing"
+        } else {
+            "listen stream was down"
+        };
         out.push(Verdict {
             kind: VerdictKind::MissedChange,
             at_ms: m.used_at_ms,
             summary: format!(
-                "the {list} list changed to version {to} at {at} while the client's listen stream was down (from {from} {relisten}), so list_changed never reached it; at {used} it called a tool (conn {conn}) from version {v}, with version {cur} current",
+                "the {list} list changed to version {to} at {at} while the client's {channel} (from {from} {relisten}), so list_changed never reached it; at {used} it called a tool (conn {conn}) from version {v}, with version {cur} current",
                 list = m.list.word(),
                 to = m.changed_to,
                 at = vtime(m.changed_at_ms),
@@ -243,6 +324,7 @@ mod tests {
                 listen_down_to_ms: None,
                 used_by_conn: ConnId(3),
                 used_at_ms: 30_000,
+                via_standalone_stream: false,
             }],
             "one verdict per change, at its first use"
         );
@@ -271,5 +353,83 @@ mod tests {
         never.streams.clear();
         assert!(missed_changes(&never).is_empty());
         assert!(missed_changes(&Ledger::default()).is_empty());
+    }
+
+    /// A 2025 client: a GET stream of session 0 opened at 0, the tools listed at 0, the
+    /// list changed at 20 s, a call at 30 s; `sent`: the change's `list_changed` was sent
+    /// on the GET stream at 20 s; `stateless`: the session is a sessionless server's scope.
+    fn legacy(sent: bool, stateless: bool) -> Ledger {
+        let mut ledger = Ledger {
+            sessions: vec![faultline_model::SessionEntry {
+                wire_id: String::new(),
+                created_ms: 0,
+                generations: vec![0],
+                died: None,
+                held_by: None,
+                stateless,
+            }],
+            streams: vec![StreamEntry {
+                kind: StreamKind::Standalone,
+                modern: false,
+                closed_ms: None,
+                ..listen_stream(0, None)
+            }],
+            list_changes: vec![change(20_000, 2)],
+            answers: vec![
+                answer(1, 0, "tools/list", Some(1)),
+                answer(2, 30_000, "tools/call", None),
+            ],
+            ..Ledger::default()
+        };
+        if sent {
+            ledger.events.push(faultline_model::ProducedEvent {
+                id: 1,
+                stream: StreamId(0),
+                ordinal: 1,
+                session: SessionKey(0),
+                generation: 1,
+                at_ms: 20_000,
+                payload: faultline_model::Payload::SessionListChanged { change: 0 },
+            });
+            ledger.sends.push(faultline_model::SendEntry {
+                event: faultline_model::EventRef(0),
+                conn: ConnId(3),
+                at_ms: 20_000,
+                replay: false,
+            });
+        }
+        ledger
+    }
+
+    #[test]
+    fn a_2025_change_sent_on_the_get_stream_before_the_call_is_not_missed() {
+        assert!(missed_changes(&legacy(true, false)).is_empty());
+    }
+
+    #[test]
+    fn a_2025_change_never_sent_is_missed_through_the_get_stream() {
+        for stateless in [false, true] {
+            let found = missed_changes(&legacy(false, stateless));
+            assert_eq!(found.len(), 1, "stateless: {stateless}");
+            assert!(found[0].via_standalone_stream);
+            assert_eq!(
+                (
+                    found[0].version_used,
+                    found[0].changed_to,
+                    found[0].used_at_ms
+                ),
+                (1, 2, 30_000)
+            );
+            // No restart: down since the stream opened, and never back.
+            assert_eq!(found[0].listen_down_from_ms, 0);
+            assert_eq!(found[0].listen_down_to_ms, None);
+        }
+    }
+
+    #[test]
+    fn a_2025_client_that_never_opened_a_get_stream_is_not_judged() {
+        let mut never = legacy(false, false);
+        never.streams.clear();
+        assert!(missed_changes(&never).is_empty());
     }
 }

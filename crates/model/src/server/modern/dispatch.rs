@@ -73,9 +73,7 @@ impl Server {
             Ok(Answer::Now(message)) => HttpResponse::json(200, message),
             Ok(Answer::List(message, version)) => {
                 self.respond(conn, request, rpc, HttpResponse::json(200, message), out);
-                if let Some(answer) = self.ledger.answers.last_mut() {
-                    answer.list_version = Some(version);
-                }
+                self.note_list_version(version);
                 return;
             }
             Ok(Answer::Task(spec, order)) => {

@@ -4,7 +4,11 @@
 //! [`Ledger::list_changes`](crate::ledger::Ledger). A change is published as
 //! `notifications/<list>/list_changed` to the listen streams open *at that instant* whose
 //! filter wants that list, or not at all (a silent change); a listen stream that opens
-//! later never hears of it. Each `tools/list` answer records the version it gave, so the
+//! later never hears of it. 2025 sessions that opened a standalone GET stream get it there
+//! (<https://modelcontextprotocol.io/specification/2025-11-25/server/tools#list-changed-notification>),
+//! logged with the session's other notifications; a sessionless 2025 server's GET stream
+//! (`legacy_get: ServeStream`) belongs to no session and carries nothing, as the stream
+//! of <https://github.com/akutishevsky/nutrition-mcp/pull/31> carried nothing. Each `tools/list` answer records the version it gave, so the
 //! oracle can tell which version a client held when it called a tool.
 //!
 //! The tools list shows its version: from version 2 on, it ends with one tool per change
@@ -16,6 +20,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::http::Output;
+use crate::ids::SessionKey;
 use crate::ledger::{ListChange, ListName, Payload};
 
 use super::super::Server;
@@ -48,6 +53,13 @@ impl Server {
         self.publish_change(list, notify, out)
     }
 
+    /// Records on the answer just given that it listed `version` of the tools list.
+    pub(in crate::server) fn note_list_version(&mut self, version: u32) {
+        if let Some(answer) = self.ledger.answers.last_mut() {
+            answer.list_version = Some(version);
+        }
+    }
+
     /// [`change_list`](Server::change_list) at the current instant.
     pub(in crate::server) fn publish_change(
         &mut self,
@@ -75,9 +87,33 @@ impl Server {
             for (stream, listen) in targets {
                 self.emit(stream, Payload::ListChanged { listen, change }, out);
             }
+            // 2025 sessions hear it on their standalone stream, as any notification of
+            // theirs: logged for the session (replayed on a resumption) whether or not its
+            // GET is connected now. Only sessions that ever opened one listen; a sessionless
+            // server's GET stream belongs to no session and carries nothing.
+            let sessions: Vec<SessionKey> = self
+                .sessions
+                .keys()
+                .filter(|&k| self.sessions.get(k).is_some_and(|s| s.listening))
+                .collect();
+            for key in sessions {
+                let stream = self.standalone_stream(key);
+                self.emit(stream, Payload::SessionListChanged { change }, out);
+            }
         }
         version
     }
+}
+
+/// The 2025 `tools/list` result at `version`: the fixed list, then one tool per change.
+pub fn legacy_tool_list(version: u32) -> Value {
+    let mut list = crate::tools::list();
+    if version > 1
+        && let Some(tools) = list.get_mut("tools").and_then(Value::as_array_mut)
+    {
+        tools.extend(added_tools(version));
+    }
+    list
 }
 
 /// The tools of `version` beyond the fixed list: one per change since version 1.

@@ -23,7 +23,7 @@ use crate::http::{HttpMethod, HttpRequest, HttpResponse, Output};
 use crate::ids::ConnId;
 use crate::jsonrpc::{self, Incoming};
 use crate::knobs::LegacyGet;
-use crate::ledger::{EraAnswerKind, StreamKind};
+use crate::ledger::{EraAnswerKind, ListName, StreamKind};
 
 use super::super::Server;
 use super::super::admission::{Rejection, check_protocol_version};
@@ -73,9 +73,13 @@ impl Server {
         {
             return;
         }
-        match dispatch(id, method, params, self.limits.max_job_steps) {
+        let tools_version = self.list_version(ListName::Tools);
+        match dispatch(id, method, params, self.limits.max_job_steps, tools_version) {
             Dispatch::Now(value) => {
                 self.respond(conn, request, rpc, HttpResponse::json(200, value), out);
+                if method == "tools/list" {
+                    self.note_list_version(tools_version);
+                }
             }
             Dispatch::Job(spec) => {
                 self.serve_request_stream(conn, request, rpc, id, params, spec, None, out);
