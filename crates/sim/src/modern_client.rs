@@ -23,7 +23,8 @@
 //! A client with `lists_tools` works from a tools list, as an agent host does: at start it
 //! opens `subscriptions/listen` for `toolsListChanged` and calls `tools/list`; it caches the
 //! list and calls a tool only from a cached list, listing again first when the cache is
-//! gone. A `list_changed` on its listen stream drops the cache (both clients). Two guards
+//! gone (a re-issue of a cut call too: one due while the client was away once left from a
+//! list that had changed meanwhile). A `list_changed` on its listen stream drops the cache (both clients). Two guards
 //! differ, both [`Policy::relisten_after_drop`]
 //! (<https://github.com/nicobailon/pi-mcp-adapter/issues/468>):
 //!
@@ -453,7 +454,7 @@ impl ModernClient {
             }
             Some(Wake::Relisten) => self.send_listen(io, now),
             Some(Wake::Reissue(call)) if !self.calls[call].done && !self.calls[call].failed => {
-                self.send_call(io, now, call);
+                self.call_or_wait(io, now, call);
             }
             Some(Wake::Poll(call)) if !self.calls[call].done && !self.calls[call].failed => {
                 self.send_poll(io, now, call);
