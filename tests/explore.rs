@@ -408,8 +408,7 @@ fn verdicts_of(stdout: &str) -> Vec<String> {
 
 /// Issue 14: the 2026-07-28 swarm shows `duplicate_effect`, `missed_change` and
 /// `lost_task` for the naive client, and the guarded client misses no change and loses no
-/// task (its only loss is a task store's own at-least-once re-run, which the property
-/// tests pin down to that cause).
+/// task.
 #[test]
 fn the_modern_era_finds_the_three_stateless_verdicts_for_the_naive_client_only() {
     let seeds = "600";
@@ -524,4 +523,112 @@ fn modern_results_merge_with_modern_results_only() {
     ]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("era"), "{stderr}");
+}
+
+/// The `findings` of an `explore --format json` result as (kind, signature) pairs.
+fn findings_of(stdout: &str) -> Vec<(String, Vec<(String, String)>)> {
+    let json: serde_json::Value = serde_json::from_str(stdout).expect("json");
+    json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            let sig = f["signature"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| (p[0].as_str().unwrap().into(), p[1].as_str().unwrap().into()))
+                .collect();
+            (f["kind"].as_str().unwrap().to_string(), sig)
+        })
+        .collect()
+}
+
+fn explore_modern(name: &str, client: &str, extra: &[&str]) -> (i32, String, String) {
+    let out = tmp(name);
+    let args = [
+        &[
+            "explore",
+            "--era",
+            "modern",
+            "--client",
+            client,
+            "--jobs",
+            "2",
+            "--no-shrink",
+            "--format",
+            "json",
+            "--out",
+            out.to_str().unwrap(),
+        ][..],
+        extra,
+    ]
+    .concat();
+    faultline(&args)
+}
+
+/// Issue 14: over 20,000 modern seeds the guarded client has no loss at all, so the
+/// explorer exits 0. (A task store that runs an interrupted task again after a restart
+/// placed orders twice on 18 of them, which no client can prevent: such servers are drawn
+/// only with `--dishonest-servers`, below.)
+#[test]
+fn the_guarded_client_has_no_modern_loss_and_exits_0() {
+    let (code, stdout, stderr) =
+        explore_modern("modern-guarded-20000", "guarded", &["--seeds", "20000"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(findings_of(&stdout).is_empty(), "{json:#}");
+    assert!(json["verdicts"]["detected"].as_u64().unwrap() > 0);
+}
+
+/// With dishonest servers allowed, a task store that re-runs an interrupted task places
+/// an order twice for either client; the finding names `task_persistence`, not
+/// `on_stream_cut`, and the naive client's own re-issues keep their `on_stream_cut`.
+#[test]
+fn a_task_store_that_re_runs_is_a_dishonest_server_named_by_task_persistence() {
+    let rerun = (
+        "duplicate_effect".to_string(),
+        vec![("task_persistence".to_string(), "Everything".to_string())],
+    );
+    let (code, stdout, stderr) = explore_modern(
+        "modern-guarded-dishonest",
+        "guarded",
+        &["--seeds", "2000", "--dishonest-servers"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("declared safe, lost data"), "{stderr}");
+    assert_eq!(findings_of(&stdout), vec![rerun.clone()]);
+
+    let (code, stdout, stderr) = explore_modern(
+        "modern-naive-dishonest",
+        "naive",
+        &["--seeds", "2000", "--dishonest-servers"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let naive = findings_of(&stdout);
+    assert!(naive.contains(&rerun), "{naive:?}");
+    assert!(
+        naive
+            .iter()
+            .any(|(k, sig)| k == "duplicate_effect" && sig[0].0 == "on_stream_cut"),
+        "{naive:?}"
+    );
+
+    // The honest swarm draws no such server: the naive client's duplicates are its own.
+    let (code, stdout, stderr) =
+        explore_modern("modern-naive-honest", "naive", &["--seeds", "2000"]);
+    assert_eq!(code, 0, "{stderr}");
+    let naive = findings_of(&stdout);
+    for (kind, sig) in &naive {
+        if kind == "duplicate_effect" {
+            assert_eq!(sig.len(), 1);
+            assert_eq!(sig[0].0, "on_stream_cut", "{naive:?}");
+        }
+        if kind == "lost_task" {
+            assert_ne!(sig[0].1, "Everything", "{naive:?}");
+        }
+    }
+    for kind in ["duplicate_effect", "missed_change", "lost_task"] {
+        assert!(naive.iter().any(|(k, _)| k == kind), "{kind}: {naive:?}");
+    }
 }

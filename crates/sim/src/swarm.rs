@@ -24,7 +24,8 @@ pub struct SwarmOptions {
     /// Generate fault scripts (otherwise none, and no TTL can expire mid-run).
     pub faults: bool,
     /// Only servers whose monotonic-id advertisement is true of their numbering (and, in
-    /// a fleet, whose notifications reach their listener wherever it is connected).
+    /// a fleet, whose notifications reach their listener wherever it is connected; on
+    /// 2026-07-28, whose task store does not run an interrupted task again).
     pub honest_advertisement: bool,
     /// Put half the seeds behind a fleet of replicas (see `swarm_fleet`); the rest of each
     /// seed's scenario is the same either way.

@@ -99,6 +99,23 @@ fn at(ms: u64) -> PickDuration {
     PickDuration::fixed(DurationMs(ms))
 }
 
+/// A task store that runs an interrupted task again after a restart (`Everything`) makes
+/// a non-idempotent tool commit twice with nothing on the wire to tell (the same task id,
+/// `working` again) and no idempotency key a client could send: a server no client can
+/// guard against, drawn only with dishonest servers allowed (as `SameReplica` is in
+/// `swarm_fleet`).
+fn task_persistence(rng: &mut ChaCha8Rng, honest: bool) -> TaskPersistence {
+    if honest {
+        [TaskPersistence::TerminalOnly, TaskPersistence::Nothing][ms(rng, 0, 1) as usize]
+    } else {
+        [
+            TaskPersistence::Everything,
+            TaskPersistence::TerminalOnly,
+            TaskPersistence::Nothing,
+        ][ms(rng, 0, 2) as usize]
+    }
+}
+
 /// The 2026-07-28 scenario for `seed`.
 pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ MODERN_SWARM_SALT);
@@ -114,11 +131,7 @@ pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
         tasks_offered: maybe(rng, 0.9),
         task_ttl: maybe(rng, 0.5).then(|| positive(log_ms(rng, 1_000, 3_600_000))),
         task_purge_delay: maybe(rng, 0.4).then(|| DurationMs(log_ms(rng, 1, 600_000))),
-        task_persistence: [
-            TaskPersistence::Everything,
-            TaskPersistence::TerminalOnly,
-            TaskPersistence::Nothing,
-        ][ms(rng, 0, 2) as usize],
+        task_persistence: task_persistence(rng, options.honest_advertisement),
         max_sessions: 10_000,
         ..ServerKnobs::default()
     };
