@@ -10,9 +10,7 @@
 //! Every drawn scenario passes `Scenario::check` (asserted): the generator never hands the
 //! explorer a run a scenario file could not describe.
 
-use faultline_model::{
-    DurationMs, ListName, OnStreamCut, PositiveDurationMs, ServerKnobs, TaskPersistence,
-};
+use faultline_model::{DurationMs, ListName, OnStreamCut, ServerKnobs, TaskPersistence};
 use faultline_scenario::{
     ClientConfig, ClientEra, ClientModel, CutAt, Fault, PickCount, PickDuration, Scenario, Tool,
     Trigger, Work,
@@ -21,7 +19,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::swarm::SwarmOptions;
+use crate::swarm::{SwarmOptions, log_ms, maybe, ms, positive};
 
 /// Salt of the modern draws' stream.
 const MODERN_SWARM_SALT: u64 = 0x2026_0728_5a4d_0001;
@@ -74,25 +72,6 @@ impl SwarmEra {
             SwarmEra::Mixed => ChaCha8Rng::seed_from_u64(seed ^ ERA_PICK_SALT).random_bool(0.5),
         }
     }
-}
-
-fn ms(rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> u64 {
-    rng.random_range(lo..=hi)
-}
-
-/// Log-uniform in [lo, hi].
-fn log_ms(rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> u64 {
-    let (a, b) = ((lo as f64).ln(), (hi as f64).ln());
-    let x: f64 = rng.random_range(a..=b);
-    (x.exp() as u64).clamp(lo, hi)
-}
-
-fn positive(ms: u64) -> PositiveDurationMs {
-    PositiveDurationMs::new(ms.max(1)).expect("positive")
-}
-
-fn maybe(rng: &mut ChaCha8Rng, p: f64) -> bool {
-    rng.random_bool(p)
 }
 
 fn at(ms: u64) -> PickDuration {
