@@ -26,12 +26,7 @@ fn run(scenario: &str, client: &str, trace: Option<&std::path::Path>) -> serde_j
 #[test]
 fn the_replay_window_skips_what_fell_out_of_it_silently() {
     let report = run("scenarios/field/rmcp_window_gap.ron", "naive", None);
-    let gap = report["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["kind"] == "silent_gap")
-        .expect("gap");
+    let gap = verdict(&report, "silent_gap");
     assert_eq!(
         gap["evidence"]["ids"],
         serde_json::json!([[11, 25]]),
@@ -47,13 +42,7 @@ fn the_replay_window_skips_what_fell_out_of_it_silently() {
 
 #[test]
 fn an_empty_200_makes_the_naive_client_reconnect_with_the_same_cursor_until_it_gives_up() {
-    let trace = std::env::temp_dir().join(format!("faultline-958-{}.jsonl", std::process::id()));
-    let report = run(
-        "scenarios/field/rmcp_958_empty_200.ron",
-        "naive",
-        Some(&trace),
-    );
-    let text = std::fs::read_to_string(&trace).unwrap();
+    let (report, text) = run_traced("scenarios/field/rmcp_958_empty_200.ron", "naive", "958");
     let same_cursor = text
         .lines()
         .filter(|l| l.contains(r#""what":"request""#) && l.contains(r#""last_event_id":"5""#))
@@ -62,13 +51,7 @@ fn an_empty_200_makes_the_naive_client_reconnect_with_the_same_cursor_until_it_g
         same_cursor >= 5,
         "reconnected {same_cursor} times with Last-Event-ID 5"
     );
-    let kinds: Vec<&str> = report["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["kind"].as_str().unwrap())
-        .collect();
-    assert_eq!(kinds, vec!["surfaced_loss"]);
+    assert_eq!(kinds(&report), vec!["surfaced_loss"]);
 }
 
 fn kinds(report: &serde_json::Value) -> Vec<&str> {
@@ -78,6 +61,49 @@ fn kinds(report: &serde_json::Value) -> Vec<&str> {
         .iter()
         .map(|v| v["kind"].as_str().unwrap())
         .collect()
+}
+
+/// The report's first verdict of `kind`.
+fn verdict<'a>(report: &'a serde_json::Value, kind: &str) -> &'a serde_json::Value {
+    report["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} in {report}"))
+}
+
+/// Runs `scenario` with a trace file named by `tag`; returns the report and the trace.
+fn run_traced(scenario: &str, client: &str, tag: &str) -> (serde_json::Value, String) {
+    let trace = std::env::temp_dir().join(format!("faultline-{tag}-{}.jsonl", std::process::id()));
+    let report = run(scenario, client, Some(&trace));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let _ = std::fs::remove_file(&trace);
+    (report, text)
+}
+
+/// The naive client's report on a 2026-07-28 field scenario whose one verdict is `kind`;
+/// returns the report and that verdict's evidence (whose `type` is `kind`).
+fn naive_alone_shows(scenario: &str, kind: &str) -> (serde_json::Value, serde_json::Value) {
+    let naive = run(scenario, "naive", None);
+    assert_eq!(kinds(&naive), vec![kind], "{naive}");
+    let evidence = naive["verdicts"][0]["evidence"].clone();
+    assert_eq!(evidence["type"], kind);
+    (naive, evidence)
+}
+
+/// The guarded client's report on `scenario`, whose verdicts must be exactly `expected`.
+fn guarded_shows(scenario: &str, expected: &[&str]) -> serde_json::Value {
+    let guarded = run(scenario, "guarded", None);
+    assert_eq!(kinds(&guarded), expected, "{guarded}");
+    guarded
+}
+
+/// The first typed error the guarded client's `detected` verdict names.
+fn first_error(report: &serde_json::Value) -> &str {
+    report["verdicts"][0]["evidence"]["errors"][0]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error in {report}"))
 }
 
 const LOSSES: [&str; 5] = [
@@ -91,14 +117,7 @@ const LOSSES: [&str; 5] = [
 #[test]
 fn round_robin_over_per_replica_stores_misroutes_the_live_session() {
     let naive = run("scenarios/field/replicas_round_robin.ron", "naive", None);
-    assert!(kinds(&naive).contains(&"misrouted_session"), "{naive}");
-    let misrouted = naive["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["kind"] == "misrouted_session")
-        .unwrap();
-    let evidence = &misrouted["evidence"];
+    let evidence = &verdict(&naive, "misrouted_session")["evidence"];
     assert_eq!(evidence["held_by"], 0, "initialize went to r0");
     let first = &evidence["requests"][0];
     assert_eq!(first["method"], "POST notifications/initialized");
@@ -109,14 +128,7 @@ fn round_robin_over_per_replica_stores_misroutes_the_live_session() {
 
 #[test]
 fn the_guarded_client_behind_round_robin_loses_nothing_silently_and_stops_before_the_horizon() {
-    let trace = std::env::temp_dir().join(format!("faultline-rr-{}.jsonl", std::process::id()));
-    let guarded = run(
-        "scenarios/field/replicas_round_robin.ron",
-        "guarded",
-        Some(&trace),
-    );
-    let text = std::fs::read_to_string(&trace).unwrap();
-    let _ = std::fs::remove_file(&trace);
+    let (guarded, text) = run_traced("scenarios/field/replicas_round_robin.ron", "guarded", "rr");
     assert!(
         text.contains("gave up after 3 re-initializations without progress"),
         "the client says why it stopped"
@@ -151,10 +163,7 @@ fn sticky_session_ids_over_a_shared_store_behave_as_one_server() {
 #[test]
 fn a_cut_place_order_re_issued_commits_twice_and_the_guarded_client_does_not_re_issue() {
     let scenario = "scenarios/field/reissue_duplicate_effect.ron";
-    let naive = run(scenario, "naive", None);
-    assert_eq!(kinds(&naive), vec!["duplicate_effect"], "{naive}");
-    let evidence = &naive["verdicts"][0]["evidence"];
-    assert_eq!(evidence["type"], "duplicate_effect");
+    let (_, evidence) = naive_alone_shows(scenario, "duplicate_effect");
     assert_eq!(evidence["order"], "call-0");
     assert_eq!(evidence["cut_at_ms"], 3_000, "cut right after progress 2");
     assert_eq!(evidence["reissued_at_ms"], serde_json::json!([4_000]));
@@ -170,12 +179,9 @@ fn a_cut_place_order_re_issued_commits_twice_and_the_guarded_client_does_not_re_
         .collect();
     assert_eq!(seen, vec![(1, 3_000), (2, 6_000)], "{evidence}");
     assert_eq!(commits[0]["stream_cut_ms"], 3_000);
-    let guarded = run(scenario, "guarded", None);
-    assert_eq!(kinds(&guarded), vec!["detected"], "{guarded}");
+    let guarded = guarded_shows(scenario, &["detected"]);
     assert!(
-        guarded["verdicts"][0]["evidence"]["errors"][0]
-            .as_str()
-            .is_some_and(|e| e.starts_with("CallCutError: tools/call place_order (call-0")),
+        first_error(&guarded).starts_with("CallCutError: tools/call place_order (call-0"),
         "{guarded}"
     );
 }
@@ -187,10 +193,7 @@ fn a_cut_place_order_re_issued_commits_twice_and_the_guarded_client_does_not_re_
 #[test]
 fn a_task_lost_in_a_restart_is_lost_silently_by_the_naive_client_only() {
     let scenario = "scenarios/field/tasks_lost_on_restart.ron";
-    let naive = run(scenario, "naive", None);
-    assert_eq!(kinds(&naive), vec!["lost_task"], "{naive}");
-    let evidence = &naive["verdicts"][0]["evidence"];
-    assert_eq!(evidence["type"], "lost_task");
+    let (naive, evidence) = naive_alone_shows(scenario, "lost_task");
     assert_eq!(evidence["how"], "restart");
     assert_eq!(evidence["lost_at_ms"], 2_500);
     assert_eq!(evidence["created_ms"], 0);
@@ -199,12 +202,9 @@ fn a_task_lost_in_a_restart_is_lost_silently_by_the_naive_client_only() {
     assert_eq!(evidence["misses"][0]["at_ms"], 3_000);
     assert_eq!(evidence["misses"][0]["method"], "tasks/get");
     assert_eq!(naive["verdicts"][0]["at_ms"], 3_000);
-    let guarded = run(scenario, "guarded", None);
-    assert_eq!(kinds(&guarded), vec!["detected"], "{guarded}");
+    let guarded = guarded_shows(scenario, &["detected"]);
     assert!(
-        guarded["verdicts"][0]["evidence"]["errors"][0]
-            .as_str()
-            .is_some_and(|e| e.starts_with("TaskLostError: tools/call long_job (call-0")),
+        first_error(&guarded).starts_with("TaskLostError: tools/call long_job (call-0"),
         "{guarded}"
     );
 }
@@ -212,27 +212,17 @@ fn a_task_lost_in_a_restart_is_lost_silently_by_the_naive_client_only() {
 #[test]
 fn a_client_that_drops_the_affinity_cookie_is_misrouted_and_one_that_keeps_it_is_not() {
     let naive = run("scenarios/field/sticky_cookie_dropped.ron", "naive", None);
-    assert!(kinds(&naive).contains(&"misrouted_session"), "{naive}");
-    let misrouted = naive["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["kind"] == "misrouted_session")
-        .unwrap();
+    let misrouted = verdict(&naive, "misrouted_session");
     assert_eq!(misrouted["evidence"]["held_by"], 0, "initialize went to r0");
     assert_eq!(misrouted["evidence"]["requests"][0]["answered_by"], 1);
     assert_eq!(naive["expectation"]["holds"], true);
-    let guarded = run("scenarios/field/sticky_cookie_dropped.ron", "guarded", None);
-    assert_eq!(kinds(&guarded), vec!["clean"], "{guarded}");
+    let guarded = guarded_shows("scenarios/field/sticky_cookie_dropped.ron", &["clean"]);
     assert_eq!(guarded["expectation"]["holds"], true);
 }
 
 #[test]
 fn a_replica_down_loses_its_sessions_and_the_balancer_fails_over() {
-    let trace = std::env::temp_dir().join(format!("faultline-down-{}.jsonl", std::process::id()));
-    let naive = run("scenarios/field/replica_down.ron", "naive", Some(&trace));
-    let text = std::fs::read_to_string(&trace).unwrap();
-    let _ = std::fs::remove_file(&trace);
+    let (naive, text) = run_traced("scenarios/field/replica_down.ron", "naive", "down");
     assert!(text.contains("replica r2 down for 10m"), "the fault fired");
     assert!(
         text.contains("ReplicaDown"),
@@ -245,17 +235,13 @@ fn a_replica_down_loses_its_sessions_and_the_balancer_fails_over() {
         "a dead session is not a misroute: {naive}"
     );
     assert_eq!(naive["expectation"]["holds"], true);
-    let guarded = run("scenarios/field/replica_down.ron", "guarded", None);
-    assert_eq!(kinds(&guarded), vec!["detected"], "{guarded}");
+    let guarded = guarded_shows("scenarios/field/replica_down.ron", &["detected"]);
     assert_eq!(guarded["expectation"]["holds"], true);
 }
 
 #[test]
 fn a_rolling_deploy_misroutes_a_live_session_while_its_replica_restarts() {
-    let trace = std::env::temp_dir().join(format!("faultline-deploy-{}.jsonl", std::process::id()));
-    let naive = run("scenarios/field/rolling_deploy.ron", "naive", Some(&trace));
-    let text = std::fs::read_to_string(&trace).unwrap();
-    let _ = std::fs::remove_file(&trace);
+    let (naive, text) = run_traced("scenarios/field/rolling_deploy.ron", "naive", "deploy");
     for step in [
         "r0 down for 3s (1 of 3",
         "r1 down for 3s (2 of 3",
@@ -266,12 +252,7 @@ fn a_rolling_deploy_misroutes_a_live_session_while_its_replica_restarts() {
     let kinds_naive = kinds(&naive);
     assert!(kinds_naive.contains(&"misrouted_session"), "{naive}");
     assert!(kinds_naive.contains(&"retry_amplification"), "{naive}");
-    let misrouted = naive["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["kind"] == "misrouted_session")
-        .unwrap();
+    let misrouted = verdict(&naive, "misrouted_session");
     assert_eq!(misrouted["evidence"]["held_by"], 1, "the session is r1's");
     assert_eq!(misrouted["evidence"]["requests"][0]["answered_by"], 2);
     assert_eq!(naive["expectation"]["holds"], true);
@@ -300,14 +281,11 @@ fn a_store_keyed_by_stream_replays_the_tenants_notifications_into_the_clients_st
     assert!(kinds(&naive).contains(&"foreign_event"), "{naive}");
     assert_eq!(naive["expectation"]["holds"], true);
 
-    let trace = std::env::temp_dir().join(format!("faultline-xs-{}.jsonl", std::process::id()));
-    let guarded = run(
+    let (guarded, text) = run_traced(
         "scenarios/field/shared_store_cross_session.ron",
         "guarded",
-        Some(&trace),
+        "xs",
     );
-    let text = std::fs::read_to_string(&trace).unwrap();
-    let _ = std::fs::remove_file(&trace);
     let events: Vec<serde_json::Value> = text
         .lines()
         .skip(1)
@@ -351,10 +329,7 @@ fn a_store_keyed_by_stream_replays_the_tenants_notifications_into_the_clients_st
 #[test]
 fn a_list_change_while_the_listen_stream_is_down_is_missed_by_the_naive_client_only() {
     let scenario = "scenarios/field/listen_missed_change.ron";
-    let naive = run(scenario, "naive", None);
-    assert_eq!(kinds(&naive), vec!["missed_change"], "{naive}");
-    let evidence = &naive["verdicts"][0]["evidence"];
-    assert_eq!(evidence["type"], "missed_change");
+    let (naive, evidence) = naive_alone_shows(scenario, "missed_change");
     assert_eq!(evidence["list"], "tools");
     assert_eq!(evidence["version_used"], 1);
     assert_eq!(evidence["version_current"], 2);
@@ -363,8 +338,7 @@ fn a_list_change_while_the_listen_stream_is_down_is_missed_by_the_naive_client_o
     assert_eq!(evidence["listen_down_to_ms"], serde_json::Value::Null);
     assert_eq!(evidence["used_at_ms"], 30_000);
     assert_eq!(naive["expectation"]["holds"], true);
-    let guarded = run(scenario, "guarded", None);
-    assert_eq!(kinds(&guarded), vec!["clean"], "{guarded}");
+    let guarded = guarded_shows(scenario, &["clean"]);
     assert_eq!(guarded["expectation"]["holds"], true);
 }
 
@@ -423,10 +397,7 @@ fn a_leftover_get_stream_hides_the_deploys_tool_change_from_the_naive_client() {
 #[test]
 fn a_misread_era_probe_keeps_the_naive_client_in_the_wrong_era() {
     let scenario = "scenarios/field/era_probe_fallback.ron";
-    let naive = run(scenario, "naive", None);
-    assert_eq!(kinds(&naive), vec!["era_mismatch"], "{naive}");
-    let evidence = &naive["verdicts"][0]["evidence"];
-    assert_eq!(evidence["type"], "era_mismatch");
+    let (naive, evidence) = naive_alone_shows(scenario, "era_mismatch");
     assert_eq!(evidence["client_era"], "modern");
     assert_eq!(evidence["server_era"], "LegacyOnly");
     assert_eq!(evidence["probe"]["status"], 400);
@@ -435,8 +406,7 @@ fn a_misread_era_probe_keeps_the_naive_client_in_the_wrong_era() {
     assert_eq!(evidence["failed"][0]["rpc_method"], "tools/call");
     assert_eq!(evidence["reprobed"], false);
     assert_eq!(naive["expectation"]["holds"], true);
-    let guarded = run(scenario, "guarded", None);
-    assert_eq!(kinds(&guarded), vec!["clean"], "{guarded}");
+    let guarded = guarded_shows(scenario, &["clean"]);
     assert_eq!(guarded["expectation"]["holds"], true);
 }
 
@@ -460,8 +430,7 @@ fn a_sessionless_2025_server_is_dropped_only_by_the_client_that_requires_a_sessi
     assert_eq!(verdict["evidence"]["sessionless"], true);
     assert_eq!(verdict["evidence"]["server_era"], "DualStatelessLegacy");
     assert_eq!(verdict["evidence"]["failed"][0]["rpc_method"], "initialize");
-    let guarded = run(scenario, "guarded", None);
-    assert_eq!(kinds(&guarded), vec!["clean"], "{guarded}");
+    guarded_shows(scenario, &["clean"]);
 }
 
 /// RollEra: the server is redeployed from 2025 only to 2026-07-28 only. Both clients probe
@@ -488,9 +457,7 @@ fn an_era_roll_strands_the_client_that_never_probes_again() {
     let file = std::env::temp_dir().join(format!("faultline-roll-era-{}.ron", std::process::id()));
     std::fs::write(&file, text).unwrap();
     let scenario = file.to_str().unwrap();
-    let naive = run(scenario, "naive", None);
-    assert_eq!(kinds(&naive), vec!["era_mismatch"], "{naive}");
-    let evidence = &naive["verdicts"][0]["evidence"];
+    let (_, evidence) = naive_alone_shows(scenario, "era_mismatch");
     assert_eq!(evidence["client_era"], "legacy");
     assert_eq!(evidence["server_era"], "ModernOnly");
     assert_eq!(
@@ -498,7 +465,6 @@ fn an_era_roll_strands_the_client_that_never_probes_again() {
         serde_json::json!([[5_000, "LegacyOnly", "ModernOnly"]])
     );
     assert_eq!(evidence["reprobed"], false);
-    let guarded = run(scenario, "guarded", None);
-    assert_eq!(kinds(&guarded), vec!["clean"], "{guarded}");
+    guarded_shows(scenario, &["clean"]);
     std::fs::remove_file(&file).ok();
 }

@@ -88,3 +88,34 @@ fn a_failed_expectation_prints_the_reproduce_command_once() {
     );
     assert!(stderr.contains("expectation failed"), "{stderr}");
 }
+
+/// A duplicate the server made alone (a task store running an interrupted task again
+/// after a restart) is not blamed on the client that expected it.
+#[test]
+fn a_duplicate_the_server_made_alone_is_not_blamed_on_the_client() {
+    let dir = std::env::temp_dir().join(format!("faultline-wording-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("rerun.ron");
+    std::fs::write(
+        &path,
+        r#"Scenario(name: "rerun", summary: "t", seed: 378,
+            server: (task_persistence: Everything),
+            client: (model: Guarded, era: Modern, use_tasks: true),
+            workload: [CallTool(at: "5m", tool: PlaceOrder(steps: 18, interval: "12s843ms", commit_step: Some(6)), progress: true)],
+            faults: [Restart(when: At("7m"))],
+            horizon: Some("1d"),
+            expect: { Guarded: (must: [duplicate_effect]) })"#,
+    )
+    .unwrap();
+    let (code, stdout, stderr) = run(&[path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("holds: the server does work twice here on its own"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("the guarded client does work twice"),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -47,7 +47,9 @@ pub struct ExploreArgs {
     /// Pin a knob for every seed, e.g. `--knob id_scheme=PerStream`, `--knob event_log_ttl=30s`.
     #[arg(long = "knob", value_name = "NAME=VALUE")]
     pub knobs: Vec<String>,
-    /// Also generate servers whose monotonic-id advertisement is false of their numbering.
+    /// Also generate servers no client can guard against: a monotonic-id advertisement
+    /// false of their numbering, a fleet whose notifications reach one replica only, and
+    /// (`--era modern`) a task store that runs an interrupted task again after a restart.
     #[arg(long)]
     pub dishonest_servers: bool,
     /// Do not shrink findings (shards never shrink: `merge` does).

@@ -140,7 +140,12 @@ fn duplicate_effects(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
             evidence: json!({
                 "order": dup.order,
                 "cut_at_ms": first.stream_cut_ms,
-                "reissued_at_ms": dup.commits[1..].iter().filter_map(|c| c.started_ms).collect::<Vec<_>>(),
+                // A task the server ran again after a restart is no re-issue.
+                "reissued_at_ms": dup.commits[1..]
+                    .iter()
+                    .filter(|c| c.rerun_of_task.is_none())
+                    .filter_map(|c| c.started_ms)
+                    .collect::<Vec<_>>(),
                 "commits": dup.commits,
             }),
         });

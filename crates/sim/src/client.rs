@@ -1521,32 +1521,8 @@ impl Client {
         self.wake(io, at, Wake::Start);
     }
 
-    /// A fresh JSON-RPC request id, for a request sent on this client's behalf (the era
-    /// probe of [`crate::era_probe`]).
-    pub(crate) fn take_request_id(&mut self) -> u64 {
-        self.next_request_id += 1;
-        self.next_request_id
-    }
-
-    /// (next request id, next wake token): where a client taking over must go on from.
-    pub(crate) fn counters(&self) -> (u64, u64) {
-        (self.next_request_id, self.next_token)
-    }
-
-    /// Which calls are done.
-    pub(crate) fn calls_done(&self) -> Vec<bool> {
-        self.calls.iter().map(|c| c.done).collect()
-    }
-
-    /// Takes over from another client (the era probe switching eras): its record, its
-    /// counters (so ids and wake tokens are never reused) and the calls it finished.
-    pub(crate) fn adopt(&mut self, record: ClientRecord, counters: (u64, u64), done: &[bool]) {
-        self.record = record;
-        (self.next_request_id, self.next_token) = counters;
-        for (state, &done) in self.calls.iter_mut().zip(done) {
-            state.done = done;
-        }
-    }
+    // take_request_id, counters, calls_done, adopt: what the era probe hands over.
+    crate::era_probe::era_handover!();
 }
 
 /// The key a workload call carries as progress token and idempotency key.

@@ -29,6 +29,29 @@ macro_rules! each {
     };
 }
 
+/// The 2025 client `cfg` describes, with `policy`'s guards (whatever `cfg.era` says: the
+/// era probe builds it too, once it has found a 2025 server).
+pub(crate) fn legacy_client(cfg: &ClientConfig, policy: Policy) -> Client {
+    Client::new(
+        policy,
+        &cfg.protocol_version,
+        cfg.reconnect_delay.ms(),
+        cfg.standalone_stream,
+    )
+    .with_tools_list(cfg.lists_tools)
+}
+
+/// The 2026-07-28 client `cfg` describes, with `policy`'s guards (whatever `cfg.era`
+/// says, as [`legacy_client`]).
+pub(crate) fn modern_client(cfg: &ClientConfig, policy: Policy) -> ModernClient {
+    ModernClient::new(
+        policy,
+        cfg.reconnect_delay.ms(),
+        cfg.lists_tools,
+        cfg.use_tasks,
+    )
+}
+
 impl ClientSide {
     /// The client `cfg` describes, with `policy`'s guards.
     pub fn of(cfg: &ClientConfig, policy: Policy) -> ClientSide {
@@ -37,21 +60,8 @@ impl ClientSide {
             ..policy
         };
         match cfg.era {
-            ClientEra::Legacy => ClientSide::Legacy(
-                Client::new(
-                    policy,
-                    &cfg.protocol_version,
-                    cfg.reconnect_delay.ms(),
-                    cfg.standalone_stream,
-                )
-                .with_tools_list(cfg.lists_tools),
-            ),
-            ClientEra::Modern => ClientSide::Modern(ModernClient::new(
-                policy,
-                cfg.reconnect_delay.ms(),
-                cfg.lists_tools,
-                cfg.use_tasks,
-            )),
+            ClientEra::Legacy => ClientSide::Legacy(legacy_client(cfg, policy)),
+            ClientEra::Modern => ClientSide::Modern(modern_client(cfg, policy)),
             ClientEra::Auto { era_cache } => {
                 ClientSide::Auto(Box::new(AutoClient::new(cfg, policy, era_cache.ms())))
             }

@@ -28,7 +28,49 @@ use serde_json::json;
 
 use crate::client::{CallState, Client, ClientIo, Fate, Policy, WireEvent, plan_call_into};
 use crate::client_record::{ClientRecord, RequestRecord, Task};
+use crate::client_side::{legacy_client, modern_client};
 use crate::modern_client::{MODERN_VERSION, ModernClient};
+
+/// The methods the probe needs of either era's client to hand a run over from one to the
+/// other, written once: both clients keep `calls`, `record`, `next_request_id` and
+/// `next_token` under those names. Expanded inside each client's `impl` block, where its
+/// fields are visible.
+macro_rules! era_handover {
+    () => {
+        /// A fresh JSON-RPC request id, for a request sent on this client's behalf (the era
+        /// probe of [`crate::era_probe`]).
+        pub(crate) fn take_request_id(&mut self) -> u64 {
+            self.next_request_id += 1;
+            self.next_request_id
+        }
+
+        /// (next request id, next wake token): where a client taking over must go on from.
+        pub(crate) fn counters(&self) -> (u64, u64) {
+            (self.next_request_id, self.next_token)
+        }
+
+        /// Which calls are done.
+        pub(crate) fn calls_done(&self) -> Vec<bool> {
+            self.calls.iter().map(|c| c.done).collect()
+        }
+
+        /// Takes over from another client (the era probe switching eras): its record, its
+        /// counters (so ids and wake tokens are never reused) and the calls it finished.
+        pub(crate) fn adopt(
+            &mut self,
+            record: crate::client_record::ClientRecord,
+            counters: (u64, u64),
+            done: &[bool],
+        ) {
+            self.record = record;
+            (self.next_request_id, self.next_token) = counters;
+            for (state, &done) in self.calls.iter_mut().zip(done) {
+                state.done = done;
+            }
+        }
+    };
+}
+pub(crate) use era_handover;
 
 /// The 2026-07-28 error codes that mean "this server speaks 2026-07-28" on a probe's 400.
 const MODERN_ERROR_CODES: [i64; 3] = [-32020, -32021, -32022];
@@ -313,24 +355,9 @@ impl AutoClient {
     /// Builds the client of `found` and hands it everything: the record, the counters,
     /// the calls finished, and the calls asked for and not finished (to send now).
     fn switch(&mut self, io: &mut ClientIo, now: u64, found: Found) {
-        let policy = self.policy;
-        let cfg = &self.config;
         let mut next = match found {
-            Found::Legacy => Chosen::Legacy(
-                Client::new(
-                    policy,
-                    &cfg.protocol_version,
-                    cfg.reconnect_delay.ms(),
-                    cfg.standalone_stream,
-                )
-                .with_tools_list(cfg.lists_tools),
-            ),
-            Found::Modern => Chosen::Modern(ModernClient::new(
-                policy,
-                cfg.reconnect_delay.ms(),
-                cfg.lists_tools,
-                cfg.use_tasks,
-            )),
+            Found::Legacy => Chosen::Legacy(legacy_client(&self.config, self.policy)),
+            Found::Modern => Chosen::Modern(modern_client(&self.config, self.policy)),
         };
         let previous = std::mem::replace(&mut self.chosen, Chosen::Undecided);
         let (mut record, counters, done) = match previous {

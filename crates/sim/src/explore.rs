@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::swarm::{SwarmOptions, generate};
 use crate::swarm_modern::SwarmEra;
-use crate::verdict::VerdictKind;
+use crate::verdict::{Evidence, Verdict, VerdictKind};
 use faultline_scenario::{ClientModel, Fault, Scenario, Work};
 
 /// The knob settings that name a failure, as (knob, value) pairs in a fixed order.
@@ -83,6 +83,40 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> S
         VerdictKind::Clean | VerdictKind::Detected => {}
     }
     sig
+}
+
+/// The signature of one verdict: [`signature_of`] its kind, but a `duplicate_effect` the
+/// server made alone, by running a task again after a restart with no client re-issuing
+/// anything, is named by the knob that re-runs it (`task_persistence`): no client can
+/// prevent it, and `on_stream_cut` plays no part in it.
+pub fn verdict_signature(v: &Verdict, k: &ServerKnobs, fleet: &FleetKnobs) -> Signature {
+    if let Evidence::DuplicateEffect { commits, .. } = &v.evidence
+        && commits.len() > 1
+        && commits[1..].iter().all(|c| c.rerun_of_task.is_some())
+    {
+        return vec![(
+            "task_persistence".to_string(),
+            format!("{:?}", k.task_persistence),
+        )];
+    }
+    signature_of(v.kind, k, fleet)
+}
+
+/// The distinct (kind, signature) pairs of a run's failure verdicts, sorted.
+pub fn failure_signatures(
+    verdicts: &[Verdict],
+    k: &ServerKnobs,
+    fleet: &FleetKnobs,
+) -> Vec<(VerdictKind, Signature)> {
+    let mut out: Vec<(VerdictKind, Signature)> = Vec::new();
+    for v in verdicts.iter().filter(|v| is_failure(v.kind)) {
+        let pair = (v.kind, verdict_signature(v, k, fleet));
+        if !out.contains(&pair) {
+            out.push(pair);
+        }
+    }
+    out.sort();
+    out
 }
 
 /// `PerReplica`, `SharedBySession`, `SharedByStream`: one word, for signatures and file
@@ -493,10 +527,10 @@ pub fn explore_seed(
     }
     for kind in kinds {
         *agg.verdicts.entry(kind).or_insert(0) += 1;
-        if !is_failure(kind) {
-            continue;
-        }
-        let signature = signature_of(kind, &scenario.server, &scenario.fleet);
+    }
+    for (kind, signature) in
+        failure_signatures(&outcome.verdicts, &scenario.server, &scenario.fleet)
+    {
         match agg
             .findings
             .iter_mut()

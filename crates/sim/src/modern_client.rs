@@ -23,7 +23,8 @@
 //! A client with `lists_tools` works from a tools list, as an agent host does: at start it
 //! opens `subscriptions/listen` for `toolsListChanged` and calls `tools/list`; it caches the
 //! list and calls a tool only from a cached list, listing again first when the cache is
-//! gone. A `list_changed` on its listen stream drops the cache (both clients). Two guards
+//! gone (a re-issue of a cut call too: one due while the client was away once left from a
+//! list that had changed meanwhile). A `list_changed` on its listen stream drops the cache (both clients). Two guards
 //! differ, both [`Policy::relisten_after_drop`]
 //! (<https://github.com/nicobailon/pi-mcp-adapter/issues/468>):
 //!
@@ -190,32 +191,8 @@ impl ModernClient {
         self.wake(io, at, Wake::Start);
     }
 
-    /// A fresh JSON-RPC request id, for a request sent on this client's behalf (the era
-    /// probe of [`crate::era_probe`]).
-    pub(crate) fn take_request_id(&mut self) -> u64 {
-        self.next_request_id += 1;
-        self.next_request_id
-    }
-
-    /// (next request id, next wake token): where a client taking over must go on from.
-    pub(crate) fn counters(&self) -> (u64, u64) {
-        (self.next_request_id, self.next_token)
-    }
-
-    /// Which calls are done.
-    pub(crate) fn calls_done(&self) -> Vec<bool> {
-        self.calls.iter().map(|c| c.done).collect()
-    }
-
-    /// Takes over from another client (the era probe switching eras): its record, its
-    /// counters (so ids and wake tokens are never reused) and the calls it finished.
-    pub(crate) fn adopt(&mut self, record: ClientRecord, counters: (u64, u64), done: &[bool]) {
-        self.record = record;
-        (self.next_request_id, self.next_token) = counters;
-        for (state, &done) in self.calls.iter_mut().zip(done) {
-            state.done = done;
-        }
-    }
+    // take_request_id, counters, calls_done, adopt: what the era probe hands over.
+    crate::era_probe::era_handover!();
 
     /// A request held back while the client was away really left at `now`.
     pub fn mark_sent(&mut self, conn: ConnId, now: u64) {
@@ -453,7 +430,7 @@ impl ModernClient {
             }
             Some(Wake::Relisten) => self.send_listen(io, now),
             Some(Wake::Reissue(call)) if !self.calls[call].done && !self.calls[call].failed => {
-                self.send_call(io, now, call);
+                self.call_or_wait(io, now, call);
             }
             Some(Wake::Poll(call)) if !self.calls[call].done && !self.calls[call].failed => {
                 self.send_poll(io, now, call);

@@ -94,6 +94,24 @@ fn harm_expected(outcome: &RunOutcome) -> String {
     });
     let twice = kinds.contains(&VerdictKind::DuplicateEffect);
     let stale = kinds.contains(&VerdictKind::MissedChange);
+    // A duplicate the server made alone (a task run again after a restart) is not the
+    // client's doing: say so rather than blame it.
+    let server_alone = twice
+        && !loses
+        && !stale
+        && outcome.verdicts.iter().all(|v| match &v.evidence {
+            crate::Evidence::DuplicateEffect { commits, .. } => {
+                commits[1..].iter().all(|c| c.rerun_of_task.is_some())
+            }
+            _ => v.kind != VerdictKind::DuplicateEffect,
+        });
+    if server_alone {
+        return format!(
+            ": the server does work twice here on its own ({harms}: a task it ran again after a restart), whatever the {client} client does, as the scenario says it should; exit 0 means the incident reproduced",
+            harms = harms.join(", "),
+            client = outcome.client.name(),
+        );
+    }
     format!(
         ": the {client} client {what} here ({harms}), as the scenario says it should; exit 0 means the incident reproduced, not that the client is safe",
         client = outcome.client.name(),

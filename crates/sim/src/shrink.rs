@@ -17,7 +17,7 @@
 
 use faultline_model::{DurationMs, EndMode, FleetKnobs, PositiveDurationMs, ServerKnobs};
 
-use crate::explore::{Signature, signature_of};
+use crate::explore::{Signature, verdict_signature};
 use crate::verdict::VerdictKind;
 use faultline_scenario::{ClientModel, CutAt, Fault, Scenario, Tool, Trigger, Work};
 use faultline_scenario::{PickCount, PickDuration, StreamSel};
@@ -29,10 +29,12 @@ fn still_fails(
     kind: VerdictKind,
     signature: &Signature,
 ) -> bool {
-    if signature_of(kind, &scenario.server, &scenario.fleet) != *signature {
-        return false;
-    }
-    crate::run_untraced(scenario, scenario.seed, client).has(kind)
+    crate::run_untraced(scenario, scenario.seed, client)
+        .verdicts
+        .iter()
+        .any(|v| {
+            v.kind == kind && verdict_signature(v, &scenario.server, &scenario.fleet) == *signature
+        })
 }
 
 fn halve_duration(d: PickDuration) -> Option<PickDuration> {

@@ -24,7 +24,8 @@ pub struct SwarmOptions {
     /// Generate fault scripts (otherwise none, and no TTL can expire mid-run).
     pub faults: bool,
     /// Only servers whose monotonic-id advertisement is true of their numbering (and, in
-    /// a fleet, whose notifications reach their listener wherever it is connected).
+    /// a fleet, whose notifications reach their listener wherever it is connected; on
+    /// 2026-07-28, whose task store does not run an interrupted task again).
     pub honest_advertisement: bool,
     /// Put half the seeds behind a fleet of replicas (see `swarm_fleet`); the rest of each
     /// seed's scenario is the same either way.
@@ -44,22 +45,23 @@ impl Default for SwarmOptions {
     }
 }
 
-fn ms(rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> u64 {
+/// Uniform in [lo, hi] (the other swarm modules draw with it too).
+pub(crate) fn ms(rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> u64 {
     rng.random_range(lo..=hi)
 }
 
 /// Log-uniform in [lo, hi]: short and long TTLs are equally likely to be explored.
-fn log_ms(rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> u64 {
+pub(crate) fn log_ms(rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> u64 {
     let (a, b) = ((lo as f64).ln(), (hi as f64).ln());
     let x: f64 = rng.random_range(a..=b);
     (x.exp() as u64).clamp(lo, hi)
 }
 
-fn positive(ms: u64) -> PositiveDurationMs {
+pub(crate) fn positive(ms: u64) -> PositiveDurationMs {
     PositiveDurationMs::new(ms.max(1)).expect("positive")
 }
 
-fn maybe(rng: &mut ChaCha8Rng, p: f64) -> bool {
+pub(crate) fn maybe(rng: &mut ChaCha8Rng, p: f64) -> bool {
     rng.random_bool(p)
 }
 

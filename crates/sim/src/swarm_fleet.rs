@@ -14,19 +14,10 @@ use faultline_scenario::{Fault, PickCount, PickDuration, Scenario, Trigger, Work
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::swarm::{log_ms, ms};
+
 /// Keeps the fleet draws apart from the rest of the seed's scenario.
 const FLEET_STREAM: u64 = 0x5eed_fa17_11e5_0002;
-
-fn ms(rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> u64 {
-    rng.random_range(lo..=hi)
-}
-
-/// Log-uniform in [lo, hi].
-fn log_ms(rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> u64 {
-    let (a, b) = ((lo as f64).ln(), (hi as f64).ln());
-    let x: f64 = rng.random_range(a..=b);
-    (x.exp() as u64).clamp(lo, hi)
-}
 
 /// Puts half the seeds behind a fleet of 2 to 4 replicas, with a tenant sometimes, and
 /// fleet faults when `faults` (replicas down, a rolling deploy, a scale, the balancer

@@ -10,9 +10,7 @@
 //! Every drawn scenario passes `Scenario::check` (asserted): the generator never hands the
 //! explorer a run a scenario file could not describe.
 
-use faultline_model::{
-    DurationMs, ListName, OnStreamCut, PositiveDurationMs, ServerKnobs, TaskPersistence,
-};
+use faultline_model::{DurationMs, ListName, OnStreamCut, ServerKnobs, TaskPersistence};
 use faultline_scenario::{
     ClientConfig, ClientEra, ClientModel, CutAt, Fault, PickCount, PickDuration, Scenario, Tool,
     Trigger, Work,
@@ -21,7 +19,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::swarm::SwarmOptions;
+use crate::swarm::{SwarmOptions, log_ms, maybe, ms, positive};
 
 /// Salt of the modern draws' stream.
 const MODERN_SWARM_SALT: u64 = 0x2026_0728_5a4d_0001;
@@ -76,27 +74,25 @@ impl SwarmEra {
     }
 }
 
-fn ms(rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> u64 {
-    rng.random_range(lo..=hi)
-}
-
-/// Log-uniform in [lo, hi].
-fn log_ms(rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> u64 {
-    let (a, b) = ((lo as f64).ln(), (hi as f64).ln());
-    let x: f64 = rng.random_range(a..=b);
-    (x.exp() as u64).clamp(lo, hi)
-}
-
-fn positive(ms: u64) -> PositiveDurationMs {
-    PositiveDurationMs::new(ms.max(1)).expect("positive")
-}
-
-fn maybe(rng: &mut ChaCha8Rng, p: f64) -> bool {
-    rng.random_bool(p)
-}
-
 fn at(ms: u64) -> PickDuration {
     PickDuration::fixed(DurationMs(ms))
+}
+
+/// A task store that runs an interrupted task again after a restart (`Everything`) makes
+/// a non-idempotent tool commit twice with nothing on the wire to tell (the same task id,
+/// `working` again) and no idempotency key a client could send: a server no client can
+/// guard against, drawn only with dishonest servers allowed (as `SameReplica` is in
+/// `swarm_fleet`).
+fn task_persistence(rng: &mut ChaCha8Rng, honest: bool) -> TaskPersistence {
+    if honest {
+        [TaskPersistence::TerminalOnly, TaskPersistence::Nothing][ms(rng, 0, 1) as usize]
+    } else {
+        [
+            TaskPersistence::Everything,
+            TaskPersistence::TerminalOnly,
+            TaskPersistence::Nothing,
+        ][ms(rng, 0, 2) as usize]
+    }
 }
 
 /// The 2026-07-28 scenario for `seed`.
@@ -114,11 +110,7 @@ pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
         tasks_offered: maybe(rng, 0.9),
         task_ttl: maybe(rng, 0.5).then(|| positive(log_ms(rng, 1_000, 3_600_000))),
         task_purge_delay: maybe(rng, 0.4).then(|| DurationMs(log_ms(rng, 1, 600_000))),
-        task_persistence: [
-            TaskPersistence::Everything,
-            TaskPersistence::TerminalOnly,
-            TaskPersistence::Nothing,
-        ][ms(rng, 0, 2) as usize],
+        task_persistence: task_persistence(rng, options.honest_advertisement),
         max_sessions: 10_000,
         ..ServerKnobs::default()
     };

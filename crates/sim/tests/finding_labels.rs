@@ -146,3 +146,75 @@ fn a_fleet_gap_names_its_event_store_only_when_it_is_keyed_by_stream() {
         );
     }
 }
+
+/// Issue 14: a task store that survives a restart and runs the interrupted task again
+/// (`task_persistence: Everything`) commits a `place_order` twice with no client
+/// re-issuing anything. The finding is named by that knob, for either client, not by
+/// `on_stream_cut` (which plays no part: the task has no stream to cut).
+#[test]
+fn a_duplicate_the_server_made_by_re_running_a_task_is_labelled_by_task_persistence() {
+    use faultline_sim::explore::{shrunk_era_scenario_text, verdict_signature};
+    use faultline_sim::swarm_modern::SwarmEra;
+    let task_persistence = vec![("task_persistence".to_string(), "Everything".to_string())];
+    // Seed 378 of the modern swarm with dishonest servers: a place_order task and a restart.
+    for client in [ClientModel::Naive, ClientModel::Guarded] {
+        let mut agg = Aggregate::new(client, true).with_era(SwarmEra::Modern);
+        explore_seed(&mut agg, 378, &[]).unwrap();
+        let finding = agg
+            .findings
+            .iter()
+            .find(|f| f.kind == VerdictKind::DuplicateEffect)
+            .expect("seed 378 places its order twice");
+        assert_eq!(finding.signature, task_persistence, "{client:?}");
+        let (shrunk, text) =
+            shrunk_era_scenario_text(client, finding, true, SwarmEra::Modern, &[], "out/x.ron")
+                .unwrap();
+        assert!(
+            text.contains("duplicate_effect with task_persistence=Everything"),
+            "{text}"
+        );
+        let outcome = faultline_sim::run_untraced(&shrunk, shrunk.seed, client);
+        let v = outcome
+            .verdicts
+            .iter()
+            .find(|v| v.kind == VerdictKind::DuplicateEffect)
+            .expect("the shrunk scenario keeps its verdict");
+        assert_eq!(
+            verdict_signature(v, &shrunk.server, &shrunk.fleet),
+            task_persistence
+        );
+        assert!(
+            v.summary.contains("no client re-issued it"),
+            "{}",
+            v.summary
+        );
+        // The server's knob alone decides: a store that reports the task failed instead
+        // places the order once.
+        let mut terminal = shrunk.clone();
+        terminal.server.task_persistence = faultline_model::TaskPersistence::TerminalOnly;
+        assert!(
+            !faultline_sim::run_untraced(&terminal, terminal.seed, client)
+                .has(VerdictKind::DuplicateEffect)
+        );
+    }
+}
+
+/// A duplicate the client made, by re-issuing a cut call, keeps its `on_stream_cut` label.
+#[test]
+fn a_duplicate_the_client_made_by_re_issuing_is_labelled_by_on_stream_cut() {
+    use faultline_sim::explore::verdict_signature;
+    let s = Scenario::load(std::path::Path::new(&format!(
+        "{}/../../scenarios/field/reissue_duplicate_effect.ron",
+        env!("CARGO_MANIFEST_DIR")
+    )))
+    .unwrap();
+    let outcome = faultline_sim::run_untraced(&s, s.seed, ClientModel::Naive);
+    let v = outcome
+        .verdicts
+        .iter()
+        .find(|v| v.kind == VerdictKind::DuplicateEffect)
+        .expect("the naive client re-issues the cut order");
+    let sig = verdict_signature(v, &s.server, &s.fleet);
+    assert_eq!(sig.len(), 1);
+    assert_eq!(sig[0].0, "on_stream_cut");
+}

@@ -85,3 +85,43 @@ fn a_network_that_cuts_every_attempt_stops_the_naive_client_after_three_re_issue
     assert_eq!(guarded.result.ledger.effects.len(), 1);
     assert_eq!(guarded.kinds(), vec![VerdictKind::Detected]);
 }
+
+/// Found by the 2026-07-28 swarm (seed 15182, shrunk): a long_job's stream is cut and the
+/// client is away for 8 minutes; meanwhile the tools list changes (published, heard) and a
+/// restart drops the listen stream. The guarded client's re-issue of the cut call, due
+/// while it is away, must list first like any call made without a current list: before
+/// the fix it went out from the old list (`missed_change`).
+#[test]
+fn a_re_issue_made_without_a_current_list_lists_first() {
+    let mut s = scenario(
+        r#"CallTool(at: "0s", tool: LongJob(steps: 2, interval: "1554ms"), progress: true)"#,
+        r#"ChangeList(at: "1m", list: tools, notify: true),
+           Restart(when: At("1m")),
+           CutCall(call: 0, at: AfterProgress(1), away: Some("8m"))"#,
+    );
+    s.client.lists_tools = true;
+    s.client.reconnect_delay = faultline_model::DurationMs(60_000);
+    let outcome = faultline_sim::run(&s, 15_182, ClientModel::Guarded);
+    assert!(
+        !outcome.has(VerdictKind::MissedChange),
+        "{:?}",
+        outcome.verdicts
+    );
+    let record = &outcome.result.record;
+    assert_eq!(record.calls[0].attempts, 2);
+    assert!(record.calls[0].completed_at_ms.is_some());
+    // The re-issue left after a tools/list that was answered.
+    let rpc = |r: &faultline_sim::RequestRecord| r.rpc.clone().unwrap_or_default();
+    let reissue = record
+        .requests
+        .iter()
+        .filter(|r| rpc(r) == "tools/call")
+        .nth(1)
+        .expect("a re-issue");
+    let lists_answered_before = record
+        .requests
+        .iter()
+        .filter(|r| rpc(r) == "tools/list" && r.answered_seq.is_some_and(|a| a < reissue.sent_seq))
+        .count();
+    assert!(lists_answered_before >= 2, "{:?}", record.requests);
+}

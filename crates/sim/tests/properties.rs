@@ -110,9 +110,21 @@ fn modern(seed: u64) -> faultline_sim::Scenario {
     )
 }
 
+/// The modern swarm with dishonest servers allowed (as `explore --dishonest-servers`).
+fn modern_dishonest(seed: u64) -> faultline_sim::Scenario {
+    generate(
+        seed,
+        SwarmOptions {
+            era: faultline_sim::swarm_modern::SwarmEra::Modern,
+            honest_advertisement: false,
+            ..SwarmOptions::default()
+        },
+    )
+}
+
 /// The one 2026-07-28 harm no client can prevent: a durable task store re-runs a task the
 /// restart interrupted under the same id (at-least-once), so a non-idempotent tool commits
-/// again on the server alone.
+/// again on the server alone. Only dishonest servers do it.
 fn task_rerun_possible(s: &faultline_sim::Scenario) -> bool {
     s.client.use_tasks
         && s.server.task_persistence == faultline_model::TaskPersistence::Everything
@@ -159,18 +171,62 @@ proptest! {
         prop_assert_eq!(a.kinds(), b.kinds(), "{}", repro(seed, client));
     }
 
-    /// The guarded 2026-07-28 client never loses silently: no lost task, a duplicate effect
-    /// only where the server itself re-runs an interrupted task, and a missed change only
-    /// through the held-back call of [`held_back_call_possible`].
+    /// The guarded 2026-07-28 client never loses silently against the honest swarm (which
+    /// draws no task store that re-runs a task): no lost task, no duplicate effect, and a
+    /// missed change only through the held-back call of [`held_back_call_possible`].
     #[test]
     fn guarded_modern_runs_never_lose_silently(seed in any::<u64>()) {
         let scenario = modern(seed);
+        prop_assert!(!task_rerun_possible(&scenario), "the honest swarm re-runs no task");
         let kinds = run(&scenario, seed, ClientModel::Guarded).kinds();
         for kind in kinds {
             let allowed = !kind.is_loss()
-                || (kind == VerdictKind::DuplicateEffect && task_rerun_possible(&scenario))
                 || (kind == VerdictKind::MissedChange && held_back_call_possible(&scenario));
             prop_assert!(allowed, "{kind} for {}", repro(seed, ClientModel::Guarded));
         }
     }
+}
+
+/// With dishonest servers allowed, the guarded client's one duplicate effect is the
+/// server's own: every commit after the first is a task the server ran again after a
+/// restart, and the explorer files it under `task_persistence`. (Seeds 0..2000 in order,
+/// not random ones: about one seed in a thousand re-runs a task, seeds 378 and 1575 among
+/// them.)
+#[test]
+fn a_guarded_duplicate_effect_is_always_a_server_re_run() {
+    let mut seen = 0;
+    for seed in 0..2_000 {
+        let scenario = modern_dishonest(seed);
+        let outcome = run(&scenario, seed, ClientModel::Guarded);
+        for v in outcome
+            .verdicts
+            .iter()
+            .filter(|v| v.kind == VerdictKind::DuplicateEffect)
+        {
+            let Evidence::DuplicateEffect {
+                commits,
+                reissued_at_ms,
+                ..
+            } = &v.evidence
+            else {
+                panic!("duplicate_effect without its evidence");
+            };
+            let ctx = format!("{}: {}", repro(seed, ClientModel::Guarded), v.summary);
+            assert!(task_rerun_possible(&scenario), "{ctx}");
+            assert!(
+                commits[1..].iter().all(|c| c.rerun_of_task.is_some()),
+                "{ctx}"
+            );
+            assert!(reissued_at_ms.is_empty(), "{ctx}");
+            let sig =
+                faultline_sim::explore::verdict_signature(v, &scenario.server, &scenario.fleet);
+            assert_eq!(
+                sig,
+                [("task_persistence".to_string(), "Everything".to_string())],
+                "{ctx}"
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen >= 2, "the dishonest swarm re-runs tasks: {seen}");
 }

@@ -708,6 +708,22 @@ fn loss(v: &Verdict) -> String {
                 list.join("; ")
             )
         }
+        Evidence::DuplicateEffect { order, commits, .. }
+            if commits.len() > 1 && commits[1..].iter().all(|c| c.rerun_of_task.is_some()) =>
+        {
+            let rerun = &commits[1];
+            format!(
+                "{name}: order {order} was placed {} times. The first call committed it at {}; the server restarted{} while its task {} was running, kept the task (task_persistence: Everything) and ran its work again under the same task id, which committed it again at {}. No client re-issued the call, and nothing on the wire could tell it: the task was `working` again and the 2026-07-28 revision has no idempotency key. The server did the work again, at least once, on its own.",
+                commits.len(),
+                vtime(commits[0].at_ms),
+                rerun
+                    .started_ms
+                    .map(|t| format!(" at {}", vtime(t)))
+                    .unwrap_or_default(),
+                rerun.rerun_of_task.as_deref().unwrap_or_default(),
+                vtime(rerun.at_ms),
+            )
+        }
         Evidence::DuplicateEffect {
             order,
             commits,

@@ -338,3 +338,32 @@ fn a_cut_2026_call_is_told_as_a_call_not_a_session() {
     );
     assert!(!text.contains("tore the session down"), "{text}");
 }
+
+/// A task store that runs an interrupted task again after a restart places the order
+/// twice on its own: the explanation says the server did it and no client re-issued the
+/// call (not "the call was re-issued").
+#[test]
+fn a_duplicate_the_server_made_by_re_running_a_task_is_told_as_the_servers() {
+    let scenario = Scenario::parse(
+        r#"Scenario(name: "rerun", summary: "t", seed: 378,
+            server: (task_persistence: Everything),
+            client: (model: Guarded, era: Modern, use_tasks: true),
+            workload: [CallTool(at: "5m", tool: PlaceOrder(steps: 18, interval: "12s843ms", commit_step: Some(6)), progress: true)],
+            faults: [Restart(when: At("7m"))],
+            horizon: Some("1d"))"#,
+        "rerun.ron",
+    )
+    .expect("valid");
+    for client in [ClientModel::Naive, ClientModel::Guarded] {
+        let outcome = faultline_sim::run(&scenario, scenario.seed, client);
+        assert!(outcome.has(VerdictKind::DuplicateEffect), "{client:?}");
+        let text = explain(&scenario, &outcome, None);
+        check("rerun", &scenario, &outcome, &text);
+        assert!(text.contains("the server restarted at T+7m"), "{text}");
+        assert!(text.contains("No client re-issued the call"), "{text}");
+        assert!(
+            !text.contains("was re-issued with a new request id"),
+            "{text}"
+        );
+    }
+}
