@@ -587,6 +587,12 @@ pub struct Ledger {
     /// Written only when set, so an untrimmed ledger reads as it always did.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub sessions_base: u32,
+    /// Listens and list changes below these ids were trimmed (closed listens, and changes
+    /// no kept event names). Written only when set.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub listens_base: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub list_changes_base: u32,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -658,6 +664,41 @@ impl Ledger {
     pub(crate) fn stream_mut(&mut self, stream: StreamId) -> &mut StreamEntry {
         let base = self.streams_base;
         &mut self.streams[(stream.0 - base) as usize]
+    }
+
+    /// Listen `listen` (the index [`Payload::ListenAck`] and [`Payload::ListChanged`] name).
+    pub fn listen(&self, listen: u32) -> &ListenEntry {
+        &self.listens[(listen - self.listens_base) as usize]
+    }
+
+    /// The id the next listen will get (ids keep counting across trims).
+    pub fn listens_end(&self) -> u32 {
+        self.listens_base + self.listens.len() as u32
+    }
+
+    /// List change `change` (the index [`Payload::ListChanged`] and
+    /// [`Payload::SessionListChanged`] name).
+    pub fn list_change(&self, change: u32) -> &ListChange {
+        &self.list_changes[(change - self.list_changes_base) as usize]
+    }
+
+    /// List change `change`, unless a long-lived server's window trimmed it.
+    pub fn kept_list_change(&self, change: u32) -> Option<&ListChange> {
+        let kept = change.checked_sub(self.list_changes_base)?;
+        self.list_changes.get(kept as usize)
+    }
+
+    /// The id the next list change will get (ids keep counting across trims).
+    pub fn list_changes_end(&self) -> u32 {
+        self.list_changes_base + self.list_changes.len() as u32
+    }
+
+    /// Stream `stream`'s entry, unless a long-lived server's window trimmed it (a stream
+    /// still open is kept while its event log lives, but a 2026-07-28 listen may stay open
+    /// longer than its log retains anything).
+    pub(crate) fn kept_stream_mut(&mut self, stream: StreamId) -> Option<&mut StreamEntry> {
+        let kept = stream.0.checked_sub(self.streams_base)?;
+        self.streams.get_mut(kept as usize)
     }
 
     /// The time the session died, if it did.

@@ -101,6 +101,9 @@ pub struct Server {
     /// Per ledger record, a cut that what is still needed held back (see
     /// `ledger_window`): not tried again before the record grew past these.
     ledger_cut_held: [ledger_window::HeldCut; 8],
+    /// The length of the ledger's list changes below which their cut is not tried again
+    /// (it was held back by what retained events still name).
+    list_changes_cut_held: usize,
     limits: Limits,
     /// Job steps this turn may still run (None: no bound; see [`Limits`]).
     turn_steps_left: Option<u32>,
@@ -138,6 +141,7 @@ impl Server {
             ledger_window_bytes: None,
             ledger_bytes: ledger_bytes::LedgerBytes::default(),
             ledger_cut_held: Default::default(),
+            list_changes_cut_held: 0,
             limits: Limits::default(),
             turn_steps_left: None,
             fleet: FleetKnobs::default(),

@@ -492,7 +492,7 @@ fn wire_kind(ledger: &Ledger, payload: Payload, session: SessionKey, tagged: boo
         Payload::ListenAck { .. } => WireKind::ListenAck,
         Payload::ListChanged { change, .. } | Payload::SessionListChanged { change } => {
             WireKind::ListChanged {
-                list: ledger.list_changes[change as usize].list,
+                list: ledger.list_change(change).list,
             }
         }
         Payload::Response { message } => WireKind::Response {

@@ -184,20 +184,20 @@ impl Server {
             }
             Payload::Response { message } => Some(self.ledger.message(message).clone()),
             Payload::ListenAck { listen } => {
-                let entry = &self.ledger.listens[listen as usize];
+                let (request_id, filter) = self.listen_of(produced.stream, listen)?;
                 let mut params = serde_json::Map::new();
                 params.insert(
                     "notifications".into(),
-                    super::modern::listen::filter_json(entry.filter),
+                    super::modern::listen::filter_json(filter),
                 );
                 Some(super::modern::listen::tagged(
                     "notifications/subscriptions/acknowledged",
                     params,
-                    &entry.request_id,
+                    request_id,
                 ))
             }
             Payload::SessionListChanged { change } => {
-                let list = self.ledger.list_changes[change as usize].list;
+                let list = self.ledger.kept_list_change(change)?.list;
                 let mut message = json!({
                     "jsonrpc": "2.0",
                     "method": format!("notifications/{}/list_changed", list.word()),
@@ -209,13 +209,28 @@ impl Server {
                 Some(message)
             }
             Payload::ListChanged { listen, change } => {
-                let entry = &self.ledger.listens[listen as usize];
-                let list = self.ledger.list_changes[change as usize].list;
+                let (request_id, _) = self.listen_of(produced.stream, listen)?;
+                let list = self.ledger.kept_list_change(change)?.list;
                 Some(super::modern::list_versions::list_changed_message(
-                    list,
-                    &entry.request_id,
+                    list, request_id,
                 ))
             }
         }
+    }
+
+    /// The subscription id and filter of listen `listen` on `stream`: from the open
+    /// listen, or from the ledger once it closed (`None` if the ledger trimmed it: a
+    /// listen stream is never replayed, so nothing asks for its messages again).
+    fn listen_of(
+        &self,
+        stream: crate::ids::StreamId,
+        listen: u32,
+    ) -> Option<(&Value, crate::ledger::ListenFilter)> {
+        if let Some(open) = self.modern.listens.get(&stream) {
+            return Some((&open.request_id, open.filter));
+        }
+        let kept = listen.checked_sub(self.ledger.listens_base)?;
+        let entry = self.ledger.listens.get(kept as usize)?;
+        Some((&entry.request_id, entry.filter))
     }
 }

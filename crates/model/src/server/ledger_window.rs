@@ -86,6 +86,9 @@ impl Server {
             drain_to_window(&mut self.ledger.misroutes, w);
             drain_to_window(&mut self.ledger.replica_events, w);
             drain_to_window(&mut self.ledger.effects, w);
+            drain_to_window(&mut self.ledger.era_answers, w);
+            drain_to_window(&mut self.ledger.era_changes, w);
+            self.cut_listens(w);
         }
         if events + jobs + streams + messages > 0 {
             self.cut_referenced(events, jobs, streams, messages);
@@ -224,6 +227,44 @@ impl Server {
             self.ever_minted.remove(&entry.wire_id);
         }
         self.ledger.sessions_base = new_base;
+    }
+
+    /// Cuts the 2026-07-28 listens and list changes past twice the window, back to the
+    /// window. An open listen needs nothing of the ledger (its stream's state keeps its
+    /// id and filter); a list change is kept while a retained event names it (a 2025
+    /// session's `list_changed` is logged, so it may be replayed and rendered again).
+    /// Held back, the cut of list changes is tried again once the record grew by half.
+    fn cut_listens(&mut self, window: usize) {
+        let listens = self.ledger.listens.len();
+        if listens > 2 * window {
+            self.ledger.listens.drain(..listens - window);
+            self.ledger.listens_base += (listens - window) as u32;
+        }
+        let changes = self.ledger.list_changes.len();
+        if changes <= 2 * window || changes < self.list_changes_cut_held {
+            return;
+        }
+        let mut needed = self.ledger.list_changes_end();
+        for log in self.log.streams.values() {
+            for logged in &log.retained {
+                if let Payload::ListChanged { change, .. }
+                | Payload::SessionListChanged { change } =
+                    self.ledger.event(logged.event).payload
+                {
+                    needed = needed.min(change);
+                }
+            }
+        }
+        let base = self.ledger.list_changes_base;
+        let new_base = (base + (changes - window) as u32).min(needed).max(base);
+        self.ledger.list_changes.drain(..(new_base - base) as usize);
+        self.ledger.list_changes_base = new_base;
+        let left = self.ledger.list_changes.len();
+        self.list_changes_cut_held = if left > window {
+            left + left / 2 + 1
+        } else {
+            0
+        };
     }
 
     fn forget_front(&mut self, record: Record, cut: usize) {

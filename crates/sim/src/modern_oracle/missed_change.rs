@@ -100,7 +100,7 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
                     .is_some_and(|e| {
                         e.payload
                             == Payload::SessionListChanged {
-                                change: change as u32,
+                                change: ledger.list_changes_base + change as u32,
                             }
                     })
         })

@@ -31,12 +31,7 @@ pub const TEST_TRIGGER_TOOL_CHANGE: &str = "test_trigger_tool_change";
 impl Server {
     /// The current version of `list` (1 before any change).
     pub fn list_version(&self, list: ListName) -> u32 {
-        self.ledger
-            .list_changes
-            .iter()
-            .rev()
-            .find(|c| c.list == list)
-            .map_or(1, |c| c.version)
+        self.modern.list_versions[list as usize]
     }
 
     /// Changes `list` at `now_ms`: its version moves on, and when `notify` is set every
@@ -68,7 +63,8 @@ impl Server {
         out: &mut Vec<Output>,
     ) -> u32 {
         let version = self.list_version(list) + 1;
-        let change = self.ledger.list_changes.len() as u32;
+        self.modern.list_versions[list as usize] = version;
+        let change = self.ledger.list_changes_end();
         self.ledger.list_changes.push(ListChange {
             at_ms: self.now_ms,
             list,
@@ -81,8 +77,8 @@ impl Server {
                 .modern
                 .listens
                 .iter()
-                .map(|(&s, &l)| (s, l))
-                .filter(|&(_, l)| self.ledger.listens[l as usize].filter.wants(list))
+                .filter(|(_, l)| l.filter.wants(list))
+                .map(|(&s, l)| (s, l.index))
                 .collect();
             for (stream, listen) in targets {
                 self.emit(stream, Payload::ListChanged { listen, change }, out);

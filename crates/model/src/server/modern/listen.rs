@@ -24,6 +24,7 @@ use crate::ledger::{ListenEntry, ListenFilter, Payload, StreamKind};
 
 use super::super::Server;
 use super::errors::ModernRejection;
+use super::request_stream::OpenListen;
 
 /// The `_meta` key every listen-stream message carries.
 pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
@@ -82,14 +83,21 @@ impl Server {
         let scope = self.stateless_scope();
         let stream = self.open_stream(scope, StreamKind::Listen);
         self.ledger.stream_mut(stream).modern = true;
-        let listen = self.ledger.listens.len() as u32;
+        let listen = self.ledger.listens_end();
         self.ledger.listens.push(ListenEntry {
             stream,
             request_id: id.clone(),
             filter,
             opened_ms: self.now_ms,
         });
-        self.modern.listens.insert(stream, listen);
+        self.modern.listens.insert(
+            stream,
+            OpenListen {
+                index: listen,
+                request_id: id.clone(),
+                filter,
+            },
+        );
         let rpc = Some("subscriptions/listen".to_string());
         self.respond(conn, request, rpc, HttpResponse::sse(stream), out);
         self.attach(conn, stream, out);
@@ -103,7 +111,9 @@ impl Server {
             return false;
         }
         let now = self.now_ms;
-        self.ledger.stream_mut(stream).closed_ms = Some(now);
+        if let Some(entry) = self.ledger.kept_stream_mut(stream) {
+            entry.closed_ms = Some(now);
+        }
         true
     }
 
