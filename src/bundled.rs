@@ -51,6 +51,7 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios/field" / "era_probe_fallback",
     "scenarios/field" / "stateless_strict_gateway",
     "scenarios/field" / "leftover_get_after_deploy",
+    "scenarios/field" / "rolling_era_rollback",
     "scenarios/grade" / "baseline",
     "scenarios/grade" / "drop_close",
     "scenarios/grade" / "drop_reset",

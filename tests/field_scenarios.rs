@@ -410,6 +410,43 @@ fn a_misread_era_probe_keeps_the_naive_client_in_the_wrong_era() {
     assert_eq!(guarded["expectation"]["holds"], true);
 }
 
+/// A rolling deploy rolls a dual-era fleet back to 2025 one replica at a time. The naive
+/// client cached 2026-07-28 for an hour: its calls to the rolled-back replica fail from
+/// the first step, all of them after the last (era_mismatch naming the replica the deploy
+/// moved first, four failed calls, no re-probe). The guarded client probes again on every
+/// failure, is told 2026-07-28 by the replica not yet rolled, and falls back once a probe
+/// meets a 2025-only replica, running its failed calls again (clean).
+#[test]
+fn a_rolling_era_rollback_strands_the_client_that_cached_the_era() {
+    let scenario = "scenarios/field/rolling_era_rollback.ron";
+    let (naive, evidence) = naive_alone_shows(scenario, "era_mismatch");
+    assert_eq!(evidence["client_era"], "modern");
+    assert_eq!(evidence["server_era"], "LegacyOnly");
+    let failed: Vec<u64> = evidence["failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["at_ms"].as_u64().unwrap())
+        .collect();
+    // 11s went to r1, still dual-era; from 27s both replicas are 2025-only.
+    assert_eq!(failed, vec![10_000, 20_000, 30_000, 31_000]);
+    assert_eq!(evidence["reprobed"], false);
+    assert_eq!(
+        evidence["era_changes"],
+        serde_json::json!([[5_000, "DualStatefulLegacy", "LegacyOnly (replica r0)"]])
+    );
+    assert_eq!(naive["expectation"]["holds"], true);
+
+    let (guarded, text) = run_traced(scenario, "guarded", "rer");
+    assert_eq!(kinds(&guarded), vec!["clean"], "{guarded}");
+    let probes = text.matches("server/discover").count();
+    assert!(
+        probes >= 4,
+        "the guarded client probed again after each failure ({probes} probes)"
+    );
+    assert_eq!(guarded["expectation"]["holds"], true);
+}
+
 /// baruchiro/paperless-mcp#154: a server speaking 2025 without sessions and a client that
 /// requires `Mcp-Session-Id`. The naive client stops after `initialize` (era_mismatch:
 /// "server speaks sessionless 2025; client required a session"); the guarded one works

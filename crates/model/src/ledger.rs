@@ -359,12 +359,16 @@ pub struct ListChange {
     pub notified: bool,
 }
 
-/// A restart at `at_ms` after which the server speaks `to` instead of `from`.
+/// A restart at `at_ms` after which the server speaks `to` instead of `from`: the whole
+/// server, or with `replica` one replica of a fleet (a rolling deploy that moves the
+/// fleet from one era to the other one replica at a time).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EraChange {
     pub at_ms: u64,
     pub from: Era,
     pub to: Era,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica: Option<ReplicaId>,
 }
 
 /// What an [`EraAnswer`] says about the request's era.

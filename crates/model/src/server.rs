@@ -116,6 +116,9 @@ pub struct Server {
     serving: Route,
     /// Per replica of a fleet: down until this time (0: up). Empty for a single server.
     down_until: Vec<u64>,
+    /// The era each replica speaks when a rolling deploy moved it off the `era` knob
+    /// (see `modern/replica_era.rs`); empty otherwise.
+    replica_eras: Vec<Option<crate::knobs::Era>>,
     /// In a fleet: the replica each attached SSE connection was opened on (what a
     /// replica's crash resets). Empty for a single server.
     conn_replica: BTreeMap<ConnId, crate::route::ReplicaId>,
@@ -148,6 +151,7 @@ impl Server {
             multi: false,
             serving: Route::FIRST,
             down_until: Vec::new(),
+            replica_eras: Vec::new(),
             conn_replica: BTreeMap::new(),
             modern: modern::ModernState::new(seed),
         }

@@ -337,11 +337,15 @@ pub enum Fault {
     },
     /// A deploy restarts the fleet's replicas one at a time: replica 0 crashes for `down`
     /// when the fault fires, replica 1 `every` later, and so on, each as a `ReplicaDown`
-    /// (its in-memory sessions and logs go the way `restart_persistence` says).
+    /// (its in-memory sessions and logs go the way `restart_persistence` says). With
+    /// `to_era`, each replica comes back speaking that era (an SDK upgrade or rollback), so
+    /// the fleet speaks both eras until the last step.
     RollingDeploy {
         when: Trigger,
         every: DurationMs,
         down: DurationMs,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to_era: Option<Era>,
     },
     /// The load balancer forgets its pins: cookies it set name nothing, hashes re-salt.
     StickyLost { when: Trigger },

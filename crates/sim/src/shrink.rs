@@ -639,8 +639,14 @@ pub fn describe_fault(fault: &Fault) -> String {
             "replica r{replica} down for {down} {}",
             describe_trigger(when)
         ),
-        Fault::RollingDeploy { when, every, down } => format!(
-            "a rolling deploy (each replica down for {down}, {every} apart) {}",
+        Fault::RollingDeploy {
+            when,
+            every,
+            down,
+            to_era,
+        } => format!(
+            "a rolling deploy (each replica down for {down}, {every} apart{}) {}",
+            to_era.map_or(String::new(), |to| format!(", coming back as {to:?}")),
             describe_trigger(when)
         ),
         Fault::Scale { when, to } => {

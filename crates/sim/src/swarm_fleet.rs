@@ -85,6 +85,7 @@ pub(crate) fn add_fleet(scenario: &mut Scenario, seed: u64, faults: bool, dishon
                 when,
                 every: DurationMs(log_ms(rng, 1_000, 120_000)),
                 down: DurationMs(log_ms(rng, 1_000, 120_000)),
+                to_era: None,
             },
             2 => Fault::Scale {
                 when,

@@ -155,10 +155,16 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
                 replica,
                 down,
             }),
-            Fault::RollingDeploy { when, every, down } => Some(Fault::RollingDeploy {
+            Fault::RollingDeploy {
+                when,
+                every,
+                down,
+                to_era,
+            } => Some(Fault::RollingDeploy {
                 when: trigger(when),
                 every,
                 down,
+                to_era,
             }),
             Fault::StickyLost { when } => Some(Fault::StickyLost {
                 when: trigger(when),

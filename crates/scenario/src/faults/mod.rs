@@ -128,9 +128,15 @@ pub(crate) fn action_of(fault: &Fault) -> Arc<dyn FaultAction> {
             replica: faultline_model::ReplicaId(*replica),
             down_ms: down.ms(),
         }),
-        Fault::RollingDeploy { every, down, .. } => Arc::new(rolling_deploy::RollingDeploy {
+        Fault::RollingDeploy {
+            every,
+            down,
+            to_era,
+            ..
+        } => Arc::new(rolling_deploy::RollingDeploy {
             every_ms: every.ms(),
             down_ms: down.ms(),
+            to_era: *to_era,
             next: 0,
         }),
         Fault::StickyLost { .. } => Arc::new(sticky_lost::StickyLost),

@@ -6,11 +6,14 @@
 //! next as its follow-up ([`Strike::then`]), so a deploy whose trigger is an event still
 //! spaces its steps `every` apart. A deploy goes over the replicas the fleet has when each
 //! step fires: after a `Scale` down it skips the removed ones, after a `Scale` up it
-//! reaches the added ones.
+//! reaches the added ones. With `to_era` each replica comes back speaking another era
+//! ([`Server::roll_replica_era`](faultline_model::Server::roll_replica_era)): until the
+//! last step the fleet is mixed, and a balancer sends one request to the old era and the
+//! next to the new.
 
 use std::sync::Arc;
 
-use faultline_model::{DurationMs, Output, ReplicaId};
+use faultline_model::{DurationMs, Era, Output, ReplicaId};
 
 use super::{FaultAction, Strike, Target};
 
@@ -18,6 +21,8 @@ use super::{FaultAction, Strike, Target};
 pub(crate) struct RollingDeploy {
     pub(crate) every_ms: u64,
     pub(crate) down_ms: u64,
+    /// The era each replica comes back speaking, when the deploy changes it.
+    pub(crate) to_era: Option<Era>,
     /// The replica this step takes down.
     pub(crate) next: u8,
 }
@@ -39,7 +44,15 @@ impl FaultAction for RollingDeploy {
                 then: Vec::new(),
             };
         }
-        let conns = server.replica_down(replica, self.down_ms, now_ms, out);
+        let from = server.era_of(replica);
+        let conns = match self.to_era {
+            Some(to) => server.roll_replica_era(replica, to, self.down_ms, now_ms, out),
+            None => server.replica_down(replica, self.down_ms, now_ms, out),
+        };
+        let era = match self.to_era {
+            Some(to) => format!("; {from:?} to {to:?}"),
+            None => String::new(),
+        };
         let mut then: Vec<(u64, Arc<dyn FaultAction>)> = Vec::new();
         if self.next.saturating_add(1) < replicas {
             then.push((
@@ -52,7 +65,7 @@ impl FaultAction for RollingDeploy {
         }
         Strike {
             note: format!(
-                "rolling deploy: replica {replica} down for {} ({} of {replicas}; persistence: {persistence:?})",
+                "rolling deploy: replica {replica} down for {} ({} of {replicas}; persistence: {persistence:?}{era})",
                 DurationMs(self.down_ms),
                 self.next + 1,
             ),

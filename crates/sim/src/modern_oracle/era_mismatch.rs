@@ -56,8 +56,8 @@ pub struct EraMismatch {
     pub failed: Vec<EraRequest>,
     /// Whether the client probed again after the first failure.
     pub reprobed: bool,
-    /// Restarts that switched the server's era before the first failure (`RollEra`):
-    /// (when, from, to).
+    /// Restarts that switched the server's era before the first failure (`RollEra`, or a
+    /// `RollingDeploy` with `to_era`, whose `to` names the replica): (when, from, to).
     pub era_changes: Vec<(u64, String, String)>,
 }
 
@@ -163,7 +163,14 @@ fn mismatch(
             .era_changes
             .iter()
             .filter(|c| c.at_ms <= from_ms)
-            .map(|c| (c.at_ms, format!("{:?}", c.from), format!("{:?}", c.to)))
+            .map(|c| {
+                // A rolling deploy moves one replica at a time: name it.
+                let to = match c.replica {
+                    Some(r) => format!("{:?} (replica {r})", c.to),
+                    None => format!("{:?}", c.to),
+                };
+                (c.at_ms, format!("{:?}", c.from), to)
+            })
             .collect(),
     }
 }
@@ -338,6 +345,7 @@ mod tests {
                 at_ms: 4_000,
                 from: Era::LegacyOnly,
                 to: Era::ModernOnly,
+                replica: None,
             }],
             ..Ledger::default()
         };

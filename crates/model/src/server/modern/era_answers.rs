@@ -55,7 +55,7 @@ impl Server {
             rpc_method: rpc_method.map(str::to_string),
             status,
             request_era: note.request_era,
-            server_era: self.knobs.era,
+            server_era: self.era(),
             kind: note.kind,
             rpc_error: note.rpc_error,
         });
@@ -70,8 +70,10 @@ impl Server {
             at_ms: now_ms,
             from,
             to,
+            replica: None,
         });
         self.knobs.era = to;
+        self.replica_eras.clear();
         self.restart(now_ms, out);
     }
 }

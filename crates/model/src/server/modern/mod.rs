@@ -48,6 +48,7 @@ pub mod input_required;
 pub mod list_versions;
 pub mod listen;
 pub mod meta;
+pub mod replica_era;
 pub mod request_stream;
 pub mod stateless_legacy;
 pub mod task_fixtures;
@@ -81,7 +82,7 @@ impl Server {
         out: &mut Vec<Output>,
     ) -> bool {
         let modern = header_names_modern(request);
-        match self.knobs.era {
+        match self.era() {
             Era::ModernOnly => {}
             Era::DualStatefulLegacy | Era::DualStatelessLegacy if modern => {}
             Era::LegacyOnly if modern => return self.legacy_probe(conn, request, None, out),
@@ -108,7 +109,7 @@ impl Server {
         out: &mut Vec<Output>,
     ) -> bool {
         let era = classify(request, items.first());
-        match (self.knobs.era, era) {
+        match (self.era(), era) {
             (Era::ModernOnly, RequestEra::Legacy) => {
                 self.note_era_answer(RequestEra::Legacy, EraAnswerKind::Refused, None);
                 self.handle_modern_post(conn, request, batch, items, out);
