@@ -141,6 +141,12 @@ fn a_careful_client_loses_nothing_silently_on_the_default_set() {
             "{modern} is a 2026-07-28 scenario, not in the 2025 default set: {names:?}"
         );
     }
+    for probing in ERA_PROBING_SCENARIOS {
+        assert!(
+            names.contains(&probing),
+            "{probing} probes for the era: in both default sets: {names:?}"
+        );
+    }
     for run in runs {
         let kinds: Vec<&str> = run["verdicts"]
             .as_array()
@@ -174,8 +180,12 @@ const MODERN_SCENARIOS: [&str; 3] = [
     "tasks_lost_on_restart",
 ];
 
+/// The bundled scenarios whose modelled client probes for the era (`era: Auto`) and whose
+/// application fits the client contract: in both default sets.
+const ERA_PROBING_SCENARIOS: [&str; 1] = ["rolling_era_rollback"];
+
 /// `--era modern` is the 2026-07-28 default set: the modern scenarios, graded like any
-/// other, and nothing else.
+/// other, and the era-probing ones.
 #[test]
 fn the_modern_era_grades_the_2026_scenarios() {
     let (_, stdout, stderr) = grade(&["--command", CAREFUL, "--era", "modern", "--format", "json"]);
@@ -186,7 +196,11 @@ fn the_modern_era_grades_the_2026_scenarios() {
         .iter()
         .map(|r| r["scenario"].as_str().unwrap())
         .collect();
-    assert_eq!(names, MODERN_SCENARIOS, "{stdout}");
+    let expected: Vec<&str> = MODERN_SCENARIOS
+        .into_iter()
+        .chain(ERA_PROBING_SCENARIOS)
+        .collect();
+    assert_eq!(names, expected, "{stdout}");
     // The toy client speaks 2025: it has no `place_order` (a 2026-07-28 tool), and says so.
     let order = &runs[0];
     assert_eq!(order["verdicts"][0]["kind"], "surfaced_loss", "{order}");

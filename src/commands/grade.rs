@@ -63,13 +63,13 @@ pub enum GradeFormat {
 
 /// Bundled scenarios left out of the default set until a run of the real SDK clients has
 /// recorded what they do there (`tests/interop/expectations.json`); `grade` still takes
-/// them by name. The era-probing scenarios are about a client's probe: a real client that
-/// probes is graded on them once its runs are recorded.
+/// them by name. (`era_probe_fallback` and `stateless_strict_gateway` make a second call
+/// that is not an echo, which the client contract has no room for; the adapters of
+/// `leftover_get_after_deploy`'s 2025 clients do not work from a tools list.)
 const NOT_YET_RECORDED: &[&str] = &[
     "era_probe_fallback",
     "stateless_strict_gateway",
     "leftover_get_after_deploy",
-    "rolling_era_rollback",
 ];
 
 /// The default set: the bundled scenarios of `era` whose workload fits the contract, the
@@ -77,7 +77,9 @@ const NOT_YET_RECORDED: &[&str] = &[
 /// [`NOT_YET_RECORDED`]). The eras stay apart: a 2025 client meets no 2026-07-28 fault
 /// (they cut request streams, listens and tasks it never opens), and a client that
 /// negotiates 2026-07-28 with the grading server (which speaks both) never uses the
-/// sessions and resumptions the 2025 faults break.
+/// sessions and resumptions the 2025 faults break. A scenario whose modelled client
+/// probes for the era (`era: Auto`) is in both sets: its faults are about which era a
+/// client ends up speaking, and a client of either era meets them.
 fn default_scenarios(era: GradeEra) -> Result<Vec<Scenario>, String> {
     let recorded = BUNDLED
         .iter()
@@ -89,8 +91,12 @@ fn default_scenarios(era: GradeEra) -> Result<Vec<Scenario>, String> {
     let mut scenarios = Vec::new();
     for bundled in grading.chain(others) {
         let scenario = bundled.scenario().map_err(|e| e.to_string())?;
-        let modern = scenario.client.era == ClientEra::Modern;
-        if modern == (era == GradeEra::Modern) && plan(&scenario).is_ok() {
+        let fits = match scenario.client.era {
+            ClientEra::Modern => era == GradeEra::Modern,
+            ClientEra::Auto { .. } => true,
+            ClientEra::Legacy => era == GradeEra::Legacy,
+        };
+        if fits && plan(&scenario).is_ok() {
             scenarios.push(scenario);
         }
     }

@@ -74,6 +74,10 @@ def known_facts(code, report, modern=False):
             problems.append("reissue_duplicate_effect is duplicate_effect: the SDK re-issued a cut call")
         if "listen_missed_change" in kinds and "missed_change" not in kinds.get("listen_missed_change", []):
             problems.append(f"listen_missed_change is {kinds.get('listen_missed_change')}, not missed_change")
+        # Both SDKs probe once per client and keep the era: mid-deploy, the calls that meet
+        # a rolled-back replica fail and nothing probes again.
+        if "rolling_era_rollback" in kinds and "era_mismatch" not in kinds["rolling_era_rollback"]:
+            problems.append(f"rolling_era_rollback is {kinds['rolling_era_rollback']}, not era_mismatch")
     elif kinds.get("baseline") != ["clean"]:
         problems.append(f"baseline is {kinds.get('baseline')}, not clean")
     if not modern and "silent_gap" not in kinds.get("behavior_b", []):
