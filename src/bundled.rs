@@ -52,6 +52,7 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios/field" / "stateless_strict_gateway",
     "scenarios/field" / "leftover_get_after_deploy",
     "scenarios/field" / "rolling_era_rollback",
+    "scenarios/field" / "per_replica_bus_missed_change",
     "scenarios/grade" / "baseline",
     "scenarios/grade" / "drop_close",
     "scenarios/grade" / "drop_reset",

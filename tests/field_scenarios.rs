@@ -410,6 +410,47 @@ fn a_misread_era_probe_keeps_the_naive_client_in_the_wrong_era() {
     assert_eq!(guarded["expectation"]["holds"], true);
 }
 
+/// A fleet whose replicas each have their own event bus: a tool added through r1 is
+/// announced to r1's listens only, and the client listens on r0. The naive client (a list
+/// kept for a day) calls from the old list: missed_change, naming r1 and a listen that
+/// never went down. The guarded client honours `ttlMs` and lists again: clean. With a
+/// shared bus the naive client hears the change and is clean too.
+#[test]
+fn a_change_announced_on_another_replicas_bus_is_missed_by_the_naive_client() {
+    let scenario = "scenarios/field/per_replica_bus_missed_change.ron";
+    let (naive, evidence) = naive_alone_shows(scenario, "missed_change");
+    assert_eq!(evidence["published_elsewhere"], 1);
+    assert_eq!(evidence["changed_at_ms"], 30_000);
+    assert_eq!(evidence["listen_down_from_ms"], 30_000);
+    assert_eq!(evidence["listen_down_to_ms"], 30_000);
+    assert_eq!(evidence["version_used"], 1);
+    assert_eq!(evidence["version_current"], 2);
+    assert_eq!(evidence["used_at_ms"], 120_000);
+    assert_eq!(naive["expectation"]["holds"], true);
+    let guarded = guarded_shows(scenario, &["clean"]);
+    assert_eq!(guarded["expectation"]["holds"], true);
+
+    let text = std::fs::read_to_string(scenario).expect("read");
+    let shared = text.replace("notifications: SameReplica", "notifications: AllReplicas");
+    assert_ne!(shared, text);
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("shared_bus.ron");
+    std::fs::write(&path, shared).expect("write");
+    // The scenario's expectation no longer holds (exit 1): read the report regardless.
+    let out = Command::new(env!("CARGO_BIN_EXE_faultline"))
+        .args([
+            "run",
+            path.to_str().unwrap(),
+            "--client",
+            "naive",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("runs");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(kinds(&report), vec!["clean"], "{report}");
+}
+
 /// A rolling deploy rolls a dual-era fleet back to 2025 one replica at a time. The naive
 /// client cached 2026-07-28 for an hour: its calls to the rolled-back replica fail from
 /// the first step, all of them after the last (era_mismatch naming the replica the deploy

@@ -349,14 +349,18 @@ pub struct ListenEntry {
 }
 
 /// A change of one of the server's lists: it now has version `version` (every list
-/// starts at version 1). `notified`: whether `list_changed` went to the listen streams
-/// open then (a change can also be made silently).
+/// starts at version 1). `notified`: whether `list_changed` was published to the listen
+/// streams open then (a change can also be made silently). `published_on`: the one
+/// replica of a fleet that published it (the others did not); with a per-replica bus
+/// (`notifications: SameReplica`) only the listens held there heard it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ListChange {
     pub at_ms: u64,
     pub list: ListName,
     pub version: u32,
     pub notified: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published_on: Option<ReplicaId>,
 }
 
 /// A restart at `at_ms` after which the server speaks `to` instead of `from`: the whole

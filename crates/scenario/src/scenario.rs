@@ -356,12 +356,16 @@ pub enum Fault {
     Scale { when: Trigger, to: u8 },
     /// The server's application changes `list` (default: tools) at `at`, publishing
     /// `list_changed` to the 2026-07-28 listen streams open then (`notify: true`) or
-    /// silently. A listen stream that is down then never hears of it.
+    /// silently. A listen stream that is down then never hears of it. On a fleet,
+    /// `on_replica: Some(r)` has one replica publish it (a change made through one
+    /// process); with `notifications: SameReplica` only the listens it holds hear of it.
     ChangeList {
         at: PickDuration,
         #[serde(default = "tools_list")]
         list: ListName,
         notify: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        on_replica: Option<u8>,
     },
     /// The network cuts the client's 2026-07-28 `subscriptions/listen` streams (a reset).
     /// Nothing is replayed to a new listen. The client then stays away for `away`.
@@ -506,6 +510,20 @@ impl Scenario {
             .count();
         self.check_modern(calls)?;
         for (i, fault) in self.faults.iter().enumerate() {
+            if let Fault::ChangeList {
+                on_replica: Some(replica),
+                ..
+            } = fault
+                && *replica >= self.fleet.replicas
+            {
+                return Err((
+                    format!(
+                        "faults[{i}]: ChangeList on_replica names replica {replica}, but the fleet has {} (replicas count from 0)",
+                        self.fleet.replicas
+                    ),
+                    Some(("faults", i)),
+                ));
+            }
             if let Fault::ReplicaDown { replica, .. } = fault
                 && *replica >= self.fleet.replicas
             {

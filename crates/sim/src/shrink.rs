@@ -668,10 +668,16 @@ pub fn describe_fault(fault: &Fault) -> String {
             at,
             holds_session_from,
         } => format!("a stale task at {at} holding the session id of {holds_session_from}"),
-        Fault::ChangeList { at, list, notify } => format!(
-            "a change of the {} list at {at}{}",
+        Fault::ChangeList {
+            at,
+            list,
+            notify,
+            on_replica,
+        } => format!(
+            "a change of the {} list at {at}{}{}",
             list.word(),
-            if *notify { ", published" } else { ", silent" }
+            if *notify { ", published" } else { ", silent" },
+            on_replica.map_or(String::new(), |r| format!(" by replica r{r}"))
         ),
         Fault::DropListen { when, away: a } => format!(
             "a drop of the listen streams {}{}",

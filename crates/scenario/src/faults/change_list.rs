@@ -4,9 +4,11 @@
 //! (<https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http>):
 //! a client whose listen stream is down never hears of it, which is what the
 //! `missed_change` verdict judges. A 2025 session that opened a GET stream gets it there,
-//! logged for a resumption. No connection is cut.
+//! logged for a resumption. No connection is cut. On a fleet, `on` has one replica publish
+//! it; behind a per-replica bus (`notifications: SameReplica`, the TypeScript SDK's
+//! in-memory `InMemoryServerEventBus`) only the listens that replica holds hear of it.
 
-use faultline_model::{ListName, Output, Payload};
+use faultline_model::{ListName, Output, Payload, ReplicaId};
 
 use super::{FaultAction, Strike, Target};
 
@@ -14,6 +16,7 @@ use super::{FaultAction, Strike, Target};
 pub(crate) struct ChangeList {
     pub list: ListName,
     pub notify: bool,
+    pub on: Option<ReplicaId>,
 }
 
 impl FaultAction for ChangeList {
@@ -21,7 +24,7 @@ impl FaultAction for ChangeList {
         let first = target.server().ledger().next_event().0;
         let version = target
             .server()
-            .change_list(self.list, self.notify, now_ms, out);
+            .change_list_on(self.list, self.notify, self.on, now_ms, out);
         let ledger = target.server().ledger();
         let from = first.saturating_sub(ledger.events_base) as usize;
         let sessions = ledger
@@ -31,11 +34,23 @@ impl FaultAction for ChangeList {
             .iter()
             .filter(|e| matches!(e.payload, Payload::SessionListChanged { .. }))
             .count();
+        let listens = ledger
+            .events
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .filter(|e| matches!(e.payload, Payload::ListChanged { .. }))
+            .count();
+        // Which listens heard it is worth saying only when one replica published it.
+        let by = match self.on {
+            Some(r) => format!(" by replica {r} (heard by {listens} listen stream(s))"),
+            None => String::new(),
+        };
         let how = match (self.notify, sessions) {
             (false, _) => "silently (no list_changed)".to_string(),
-            (true, 0) => "published to the open listen streams".to_string(),
+            (true, 0) => format!("published to the open listen streams{by}"),
             (true, n) => format!(
-                "published to the open listen streams and the GET streams of {n} 2025 session(s)"
+                "published to the open listen streams{by} and the GET streams of {n} 2025 session(s)"
             ),
         };
         Strike {

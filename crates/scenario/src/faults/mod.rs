@@ -147,9 +147,15 @@ pub(crate) fn action_of(fault: &Fault) -> Arc<dyn FaultAction> {
             holds_session_from_ms: holds_session_from.ms(),
         }),
         Fault::CutCall { call, .. } => Arc::new(cut_call::CutCall { call: *call }),
-        Fault::ChangeList { list, notify, .. } => Arc::new(change_list::ChangeList {
+        Fault::ChangeList {
+            list,
+            notify,
+            on_replica,
+            ..
+        } => Arc::new(change_list::ChangeList {
             list: *list,
             notify: *notify,
+            on: on_replica.map(faultline_model::ReplicaId),
         }),
         Fault::DropListen { .. } => Arc::new(drop_listen::DropListen),
         Fault::PurgeTasks { .. } => Arc::new(purge_tasks::PurgeTasks),

@@ -20,6 +20,11 @@
 //! it had a channel, so a change made while only such a stream was open is missed as well
 //! (<https://github.com/akutishevsky/nutrition-mcp/pull/31>: "connected, no tools" after a
 //! deploy, fixed by answering GET with 405).
+//!
+//! On a fleet whose replicas each have their own event bus (the TypeScript SDK's
+//! in-memory `InMemoryServerEventBus`), a change published by one replica reaches only
+//! the listens held there: a published change that never reached the client's open
+//! listen stream is missed as well, and its evidence names the publishing replica.
 
 use faultline_model::{ConnId, Ledger, ListName, Payload, StreamKind};
 use serde::Serialize;
@@ -49,6 +54,11 @@ pub struct MissedChange {
     /// Written only when true.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub via_standalone_stream: bool,
+    /// The change was published by this replica alone and never reached the client's
+    /// listen stream, open on another (then the "down" window is the change's instant).
+    /// Written only when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published_elsewhere: Option<faultline_model::ReplicaId>,
 }
 
 /// Every change of the tools list some call missed, in the order of the changes.
@@ -87,9 +97,10 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
             (s.opened_ms, !stateless)
         })
         .collect();
-    // A 2025 change reached the client when its `list_changed` was sent to it (live, or
-    // replayed on a resumption) by `by`.
+    // A change reached the client when its `list_changed` was sent to it by `by` (2025:
+    // live, or replayed on a resumption; 2026-07-28: on a listen stream).
     let sent_by = |change: usize, by: u64| {
+        let change = ledger.list_changes_base + change as u32;
         ledger.sends.iter().any(|send| {
             send.at_ms <= by
                 && send
@@ -97,11 +108,10 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
                     .0
                     .checked_sub(ledger.events_base)
                     .and_then(|i| ledger.events.get(i as usize))
-                    .is_some_and(|e| {
-                        e.payload
-                            == Payload::SessionListChanged {
-                                change: ledger.list_changes_base + change as u32,
-                            }
+                    .is_some_and(|e| match e.payload {
+                        Payload::SessionListChanged { change: c }
+                        | Payload::ListChanged { change: c, .. } => c == change,
+                        _ => false,
                     })
         })
     };
@@ -133,8 +143,8 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
             continue;
         }
         // The first change since the held version that never reached the client, after
-        // it had a change channel: made while no listen was open and not sent on a GET
-        // stream before the call.
+        // it had a change channel: not sent to it before the call, and made while no
+        // listen was open or published while one was (a per-replica bus).
         let listened = |t: u64| windows.iter().any(|&(from, _)| from <= t);
         let got = |t: u64| gets.iter().any(|&(from, _)| from <= t);
         let missed = ledger.list_changes.iter().enumerate().find(|&(i, c)| {
@@ -142,7 +152,7 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
                 && c.version > used
                 && c.at_ms <= now
                 && (listened(c.at_ms) || got(c.at_ms))
-                && !open_at(c.at_ms)
+                && (!open_at(c.at_ms) || c.notified)
                 && !sent_by(i, now)
         });
         let Some((_, change)) = missed else { continue };
@@ -154,7 +164,10 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
         }
         let at = change.at_ms;
         let via_standalone_stream = !listened(at);
-        let (down_from, down_to) = if via_standalone_stream {
+        let published_elsewhere = change.published_on.filter(|_| open_at(at));
+        let (down_from, down_to) = if published_elsewhere.is_some() {
+            (at, Some(at))
+        } else if via_standalone_stream {
             // Down since the restart or cut that last ended the GET stream, or, with none,
             // since it opened (a stream that carries nothing was never up).
             let ended = ledger
@@ -199,6 +212,7 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
             used_by_conn: answer.conn,
             used_at_ms: now,
             via_standalone_stream,
+            published_elsewhere,
         });
     }
     found
@@ -211,6 +225,24 @@ pub(crate) fn verdicts(ledger: &Ledger, out: &mut Vec<Verdict>) {
             Some(t) => format!("until {}", vtime(t)),
             None => "for the rest of the run".to_string(),
         };
+        if let Some(r) = m.published_elsewhere {
+            out.push(Verdict {
+                kind: VerdictKind::MissedChange,
+                at_ms: m.used_at_ms,
+                summary: format!(
+                    "the {list} list changed to version {to} at {at}, published by replica {r} alone, while the client's listen stream was open on another replica: a per-replica bus never carried list_changed to it; at {used} it called a tool (conn {conn}) from version {v}, with version {cur} current",
+                    list = m.list.word(),
+                    to = m.changed_to,
+                    at = vtime(m.changed_at_ms),
+                    used = vtime(m.used_at_ms),
+                    conn = m.used_by_conn.0,
+                    v = m.version_used,
+                    cur = m.version_current,
+                ),
+                evidence: Evidence::MissedChange(m),
+            });
+            continue;
+        }
         let channel = if m.via_standalone_stream {
             "change channel (its GET stream) was down or carried nothing"
         } else {
@@ -289,6 +321,7 @@ mod tests {
             list: ListName::Tools,
             version,
             notified: true,
+            published_on: None,
         }
     }
 
@@ -325,6 +358,7 @@ mod tests {
                 used_by_conn: ConnId(3),
                 used_at_ms: 30_000,
                 via_standalone_stream: false,
+                published_elsewhere: None,
             }],
             "one verdict per change, at its first use"
         );
@@ -341,18 +375,75 @@ mod tests {
         assert!(missed_changes(&ledger).is_empty());
     }
 
+    /// `dropped_then_changed` with the listen still open at the change and its
+    /// `list_changed` sent on it then.
+    fn open_and_heard() -> Ledger {
+        let mut open = dropped_then_changed();
+        open.streams[0].closed_ms = Some(25_000);
+        open.events.push(faultline_model::ProducedEvent {
+            id: 2,
+            stream: StreamId(0),
+            ordinal: 2,
+            session: SessionKey(0),
+            generation: 1,
+            at_ms: 20_000,
+            payload: Payload::ListChanged {
+                listen: 0,
+                change: 0,
+            },
+        });
+        open.sends.push(faultline_model::SendEntry {
+            event: faultline_model::EventRef(0),
+            conn: ConnId(1),
+            at_ms: 20_000,
+            replay: false,
+        });
+        open
+    }
+
     #[test]
     fn a_change_while_listening_or_without_ever_listening_is_not_a_missed_change() {
         // The listen was open at the change: list_changed reached the client.
-        let mut open = dropped_then_changed();
-        open.streams[0].closed_ms = Some(25_000);
-        assert!(missed_changes(&open).is_empty());
+        assert!(missed_changes(&open_and_heard()).is_empty());
+        // Or the change was silent: no client could hear it.
+        let mut silent = open_and_heard();
+        silent.sends.clear();
+        silent.list_changes[0].notified = false;
+        assert!(missed_changes(&silent).is_empty());
         // The client never listened: it relies on ttlMs alone.
         let mut never = dropped_then_changed();
         never.listens.clear();
         never.streams.clear();
         assert!(missed_changes(&never).is_empty());
         assert!(missed_changes(&Ledger::default()).is_empty());
+    }
+
+    /// A per-replica bus: the change was published by r1 while the client listened on r0,
+    /// and never reached it. Missed, naming the publisher.
+    #[test]
+    fn a_published_change_that_never_reached_an_open_listen_is_missed() {
+        let mut elsewhere = open_and_heard();
+        elsewhere.sends.clear();
+        elsewhere.events.clear();
+        elsewhere.list_changes[0].published_on = Some(faultline_model::ReplicaId(1));
+        let found = missed_changes(&elsewhere);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            found[0].published_elsewhere,
+            Some(faultline_model::ReplicaId(1))
+        );
+        assert_eq!(
+            (found[0].listen_down_from_ms, found[0].listen_down_to_ms),
+            (20_000, Some(20_000)),
+            "the listen never went down"
+        );
+        let mut out = Vec::new();
+        verdicts(&elsewhere, &mut out);
+        assert!(
+            out[0].summary.contains("published by replica r1 alone"),
+            "{}",
+            out[0].summary
+        );
     }
 
     /// A 2025 client: a GET stream of session 0 opened at 0, the tools listed at 0, the

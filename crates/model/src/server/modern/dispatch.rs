@@ -92,7 +92,8 @@ impl Server {
             }
             Ok(Answer::ChangeTools(message)) => {
                 self.respond(conn, request, rpc, HttpResponse::json(200, message), out);
-                self.publish_change(ListName::Tools, true, out);
+                let on = Some(self.serving.replica);
+                self.publish_change(ListName::Tools, true, on, out);
                 return;
             }
             Err(why) => why.response(id),

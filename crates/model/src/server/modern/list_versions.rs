@@ -19,9 +19,11 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::fleet::Notifications;
 use crate::http::Output;
 use crate::ids::SessionKey;
 use crate::ledger::{ListChange, ListName, Payload};
+use crate::route::ReplicaId;
 
 use super::super::Server;
 
@@ -44,8 +46,23 @@ impl Server {
         now_ms: u64,
         out: &mut Vec<Output>,
     ) -> u32 {
+        self.change_list_on(list, notify, None, now_ms, out)
+    }
+
+    /// [`change_list`](Server::change_list) published by one replica of a fleet (`on`;
+    /// `None`: by every replica, as a deploy that changes every process does). With a
+    /// per-replica bus (`notifications: SameReplica`, the SDKs' in-memory event bus)
+    /// only the listen streams that replica holds hear of it; with a shared bus, all.
+    pub fn change_list_on(
+        &mut self,
+        list: ListName,
+        notify: bool,
+        on: Option<ReplicaId>,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) -> u32 {
         self.advance(now_ms, out);
-        self.publish_change(list, notify, out)
+        self.publish_change(list, notify, on, out)
     }
 
     /// Records on the answer just given that it listed `version` of the tools list.
@@ -60,8 +77,10 @@ impl Server {
         &mut self,
         list: ListName,
         notify: bool,
+        on: Option<ReplicaId>,
         out: &mut Vec<Output>,
     ) -> u32 {
+        let on = on.filter(|_| self.multi);
         let version = self.list_version(list) + 1;
         self.modern.list_versions[list as usize] = version;
         let change = self.ledger.list_changes_end();
@@ -70,14 +89,19 @@ impl Server {
             list,
             version,
             notified: notify,
+            published_on: on,
         });
         if notify {
-            // Open listens only, in the order they opened: no state outlives a listen.
+            // Open listens only, in the order they opened: no state outlives a listen. On a
+            // per-replica bus, only those the publishing replica holds (where the listen
+            // request landed): the others' processes never hear of the change.
+            let bus = on.filter(|_| self.fleet.notifications == Notifications::SameReplica);
             let targets: Vec<(crate::ids::StreamId, u32)> = self
                 .modern
                 .listens
                 .iter()
                 .filter(|(_, l)| l.filter.wants(list))
+                .filter(|(s, _)| bus.is_none_or(|r| self.log.get(**s).is_some_and(|l| l.home == r)))
                 .map(|(&s, l)| (s, l.index))
                 .collect();
             for (stream, listen) in targets {
