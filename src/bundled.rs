@@ -51,6 +51,8 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios/field" / "era_probe_fallback",
     "scenarios/field" / "stateless_strict_gateway",
     "scenarios/field" / "leftover_get_after_deploy",
+    "scenarios/field" / "idle_proxy_cuts_listen",
+    "scenarios/field" / "idle_proxy_keepalive",
     "scenarios/grade" / "baseline",
     "scenarios/grade" / "drop_close",
     "scenarios/grade" / "drop_reset",

@@ -174,6 +174,7 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
             | Fault::CutCall { .. }
             | Fault::ChangeList { .. }
             | Fault::DropListen { .. }
+            | Fault::IdleProxy { .. }
             | Fault::RollEra { .. } => None,
         })
         .collect()

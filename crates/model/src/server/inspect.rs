@@ -216,6 +216,10 @@ impl Server {
                     &entry.request_id,
                 ))
             }
+            Payload::ListenEnded { listen, end } => {
+                let entry = &self.ledger.listens[listen as usize];
+                super::modern::listen::end_message(end, &entry.request_id)
+            }
         }
     }
 }

@@ -81,7 +81,7 @@ impl Server {
                 .modern
                 .listens
                 .iter()
-                .map(|(&s, &l)| (s, l))
+                .map(|(&s, l)| (s, l.index))
                 .filter(|&(_, l)| self.ledger.listens[l as usize].filter.wants(list))
                 .collect();
             for (stream, listen) in targets {

@@ -33,8 +33,12 @@ pub struct ModernState {
     scope: Option<SessionKey>,
     streams: BTreeSet<StreamId>,
     pub(in crate::server) jobs: BTreeMap<JobId, ModernJob>,
-    /// The listen streams still open, each with its index in the ledger's `listens`.
-    pub(in crate::server) listens: BTreeMap<StreamId, u32>,
+    /// The listen streams still open, each with its index in the ledger's `listens` and
+    /// when bytes last went out on it ([`super::keepalive`]).
+    pub(in crate::server) listens: BTreeMap<StreamId, super::keepalive::OpenListen>,
+    /// When each open listen stream's next keep-alive is due (empty unless
+    /// `listen_keepalive` is set).
+    pub(in crate::server) keepalive_due: crate::min_set::MinSet<(u64, StreamId)>,
     /// The tasks extension's store ([`super::tasks`]).
     pub(in crate::server) tasks: TaskStore,
     /// The state handles `create_basket` minted ([`super::handles`]).
@@ -65,6 +69,7 @@ impl ModernState {
             streams: BTreeSet::new(),
             jobs: BTreeMap::new(),
             listens: BTreeMap::new(),
+            keepalive_due: crate::min_set::MinSet::default(),
             tasks: TaskStore::new(seed),
             handles: HandleStore::new(seed),
             state_key: StateKey::new(seed),
