@@ -653,9 +653,9 @@ fn every_way_a_listen_ends_is_a_drop_for_the_guarded_client() {
         let last_on_first = ledger
             .events
             .iter()
-            .filter(|e| e.stream == first)
-            .map(|e| e.payload)
-            .last();
+            .rev()
+            .find(|e| e.stream == first)
+            .map(|e| e.payload);
         let ended = matches!(
             last_on_first,
             Some(faultline_model::Payload::ListenEnded { .. })

@@ -678,6 +678,7 @@ mod tests {
                     Fault::CutCall { .. }
                     | Fault::ChangeList { .. }
                     | Fault::DropListen { .. }
+                    | Fault::IdleProxy { .. }
                     | Fault::PurgeTasks { .. }
                     | Fault::RollEra { .. } => {
                         panic!("the swarm draws no 2026-07-28 faults")

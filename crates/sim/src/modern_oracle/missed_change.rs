@@ -280,6 +280,7 @@ mod tests {
                 ..ListenFilter::default()
             },
             opened_ms,
+            keepalives: 0,
         }
     }
 
