@@ -31,18 +31,24 @@ fn modern(id: u64, method: &str, mut params: Value) -> Req {
     req
 }
 
-/// Reads body frames into `seen` until `done` holds of the text received so far.
+/// Reads body frames into `seen` until `done` holds of the text received so far (within
+/// ten seconds in all).
 async fn read_until(body: &mut Incoming, seen: &mut Vec<u8>, done: impl Fn(&str) -> bool) {
-    while !done(&String::from_utf8_lossy(seen)) {
-        let frame = tokio::time::timeout(Duration::from_secs(10), body.frame())
-            .await
-            .expect("bytes in time")
-            .expect("the stream is open")
-            .expect("a frame");
-        if let Some(data) = frame.data_ref() {
-            seen.extend_from_slice(data);
+    let read = async {
+        while !done(&String::from_utf8_lossy(seen)) {
+            let frame = body
+                .frame()
+                .await
+                .expect("the stream is open")
+                .expect("a frame");
+            if let Some(data) = frame.data_ref() {
+                seen.extend_from_slice(data);
+            }
         }
-    }
+    };
+    tokio::time::timeout(Duration::from_secs(10), read)
+        .await
+        .expect("the bytes in time");
 }
 
 #[tokio::test]
@@ -111,5 +117,36 @@ async fn a_quiet_listen_stream_carries_a_keep_alive_comment_every_interval() {
     );
     let ledger = ledger(addr).await;
     assert_eq!(ledger.ledger.listens[0].keepalives, 4);
+    server.shutdown().await.unwrap();
+}
+
+/// On an auto clock a listen stream waits on the server only while scripted work is to
+/// come: keep-alives are due for ever, and if they moved the clock it would race through
+/// them (a comment per jump) while the client sat listening. With nothing scripted the
+/// server goes quiet at once (the quiescence marker says so), the clock still at 0.
+#[tokio::test]
+async fn keep_alives_alone_do_not_move_an_auto_clock() {
+    let mut config = faultline_server::Config::well_behaved(7)
+        .with_control(true)
+        .with_auto_time(faultline_server::NO_GRACE)
+        .with_quiet_marker(true);
+    config.knobs.listen_keepalive = faultline_model::PositiveDurationMs::new(15_000);
+    let server = start(config).await;
+    let addr = server.addr;
+    let response = modern(
+        1,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    )
+    .send(addr)
+    .await;
+    assert_eq!(response.status(), 200);
+    let mut body = response.into_body();
+    let mut seen = Vec::new();
+    read_until(&mut body, &mut seen, |t| t.contains("faultline.quiet")).await;
+    let text = String::from_utf8(seen).unwrap();
+    assert!(!text.contains(": keep-alive"), "{text}");
+    let clock = control(addr, "GET", "/_chaos/clock", Value::Null).await;
+    assert_eq!(clock["now_ms"], 0, "{clock}");
     server.shutdown().await.unwrap();
 }
