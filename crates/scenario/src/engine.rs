@@ -18,6 +18,7 @@
 //! | `ReplicaDown`, `StickyLost` | a fleet's replica crashes for a while; the balancer forgets its pins |
 //! | `Scale` | the fleet is scaled: removed replicas are down for good (their in-memory state lost), added ones start empty; the balancer picks among the new set |
 //! | `RollingDeploy` | replica 0 crashes for `down` when it fires, each next replica `every` later: a fault's follow-up steps (`Strike::then`) are queued like notifications and played as the same scenario fault |
+//! | `IdleProxy` | a standing fault: in force all along, struck whenever its action says it is due (a listen stream quiet for `cut_after`), after the model's work and the scripted actions of that instant |
 //! | `CallTool` | not the server's: the client makes calls (the engine only recognises them, for `Call(k)`) |
 
 use std::cmp::Reverse;

@@ -36,6 +36,13 @@
 //!   stream drops, and lists again as soon as the new listen is acknowledged (the server
 //!   replays nothing, so only a fresh list covers the time it was not listening).
 //!
+//! A listen "drops" however it ends: a reset, a clean end, or the server's last message on
+//! it (the listen's `complete` result or `notifications/cancelled`, the two graceful ends
+//! the spec's pages disagree on:
+//! <https://github.com/modelcontextprotocol/modelcontextprotocol/issues/3348>). Keep-alive
+//! comments reach neither client: an SSE parser skips them, and no modelled client has a
+//! read timeout they could reset.
+//!
 //! With `use_tasks` both clients declare the tasks extension
 //! (`io.modelcontextprotocol/tasks`, SEP-2663:
 //! <https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/seps/2663-tasks-extension.md>):
