@@ -53,6 +53,8 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios/field" / "leftover_get_after_deploy",
     "scenarios/field" / "rolling_era_rollback",
     "scenarios/field" / "per_replica_bus_missed_change",
+    "scenarios/field" / "idle_proxy_cuts_listen",
+    "scenarios/field" / "idle_proxy_keepalive",
     "scenarios/grade" / "baseline",
     "scenarios/grade" / "drop_close",
     "scenarios/grade" / "drop_reset",

@@ -546,3 +546,198 @@ fn an_era_roll_strands_the_client_that_never_probes_again() {
     guarded_shows(scenario, &["clean"]);
     std::fs::remove_file(&file).ok();
 }
+
+/// A bundled field scenario run in simulation, for tests that read its ledger.
+fn simulate(path: &str, client: faultline_sim::ClientModel) -> faultline_sim::RunOutcome {
+    let scenario = faultline_sim::Scenario::load(std::path::Path::new(path))
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
+    faultline_sim::run(&scenario, scenario.seed, client)
+}
+
+/// Every idle-proxy cut of `ledger` as (conn, cut at, last bytes, idle), checked against
+/// the ledger: the last bytes are the last event sent on that connection (no keep-alive
+/// here), the cut comes exactly `idle` after them, and it ends a listen stream.
+fn idle_cuts(ledger: &faultline_model::Ledger) -> Vec<(u64, u64, u64, u64)> {
+    ledger
+        .cuts
+        .iter()
+        .map(|cut| {
+            let faultline_model::CutReason::IdleProxy {
+                idle_ms,
+                last_bytes_ms,
+            } = cut.reason
+            else {
+                panic!("not an idle proxy's cut: {cut:?}");
+            };
+            let last_send = ledger
+                .sends
+                .iter()
+                .filter(|s| s.conn == cut.conn)
+                .map(|s| s.at_ms)
+                .max()
+                .expect("the listen's acknowledgement was sent");
+            assert_eq!(last_bytes_ms, last_send, "{cut:?}");
+            assert_eq!(cut.at_ms, last_bytes_ms + idle_ms, "{cut:?}");
+            let stream = cut.stream.expect("a listen stream");
+            assert!(ledger.listens.iter().any(|l| l.stream == stream), "{cut:?}");
+            assert_eq!(ledger.stream(stream).closed_ms, Some(cut.at_ms));
+            (cut.conn.0, cut.at_ms, last_bytes_ms, idle_ms)
+        })
+        .collect()
+}
+
+/// modelcontextprotocol/go-sdk#1232: no keep-alive, and a proxy resets listen streams quiet
+/// for 60 s. The naive client's listen (acknowledged at 0 s, nothing since) is cut at
+/// exactly 60 s, it never listens again, and its second call comes from the list the 2 min
+/// change made stale (missed_change, the listen down since the cut). The guarded client
+/// is cut every quiet minute too, listens again each time, hears the change and is clean.
+#[test]
+fn an_idle_proxy_cuts_a_quiet_listen_at_its_last_bytes_plus_the_timeout() {
+    let scenario = "scenarios/field/idle_proxy_cuts_listen.ron";
+    let naive = simulate(scenario, faultline_sim::ClientModel::Naive);
+    let cuts = idle_cuts(&naive.result.ledger);
+    assert_eq!(
+        cuts,
+        vec![(1, 60_000, 0, 60_000)],
+        "one cut, the first listen's"
+    );
+    let (report, evidence) = naive_alone_shows(scenario, "missed_change");
+    assert_eq!(evidence["version_used"], 1);
+    assert_eq!(evidence["version_current"], 2);
+    assert_eq!(evidence["changed_at_ms"], 120_000);
+    assert_eq!(
+        evidence["listen_down_from_ms"], 60_000,
+        "down since the proxy's cut"
+    );
+    assert_eq!(evidence["listen_down_to_ms"], serde_json::Value::Null);
+    assert_eq!(evidence["used_at_ms"], 150_000);
+    assert_eq!(report["expectation"]["holds"], true);
+    let (_, trace) = run_traced(scenario, "naive", "idle-proxy");
+    assert!(
+        trace.contains("idle proxy resets the listen stream on conn 1 (no bytes for 1m)"),
+        "the cut is in the trace"
+    );
+    assert!(
+        !trace.contains("keep_alive"),
+        "no keep-alive without the knob"
+    );
+
+    let guarded = simulate(scenario, faultline_sim::ClientModel::Guarded);
+    let cuts = idle_cuts(&guarded.result.ledger);
+    assert!(cuts.len() >= 3, "cut every quiet minute: {cuts:?}");
+    assert_eq!(
+        guarded.result.ledger.listens.len(),
+        cuts.len() + 1,
+        "listened again after every cut"
+    );
+    let report = guarded_shows(scenario, &["clean"]);
+    assert_eq!(report["expectation"]["holds"], true);
+}
+
+/// The fix: keep-alives every 15 s, shorter than the proxy's 60 s. Nothing is cut, the
+/// change reaches both clients and both are clean. With keep-alives every 90 s (longer than
+/// the timeout) the naive client's listen is cut at 60 s as before and it misses the change.
+#[test]
+fn keep_alives_shorter_than_the_proxys_timeout_keep_the_listen_open() {
+    let scenario = "scenarios/field/idle_proxy_keepalive.ron";
+    for client in [
+        faultline_sim::ClientModel::Naive,
+        faultline_sim::ClientModel::Guarded,
+    ] {
+        let outcome = simulate(scenario, client);
+        let ledger = &outcome.result.ledger;
+        assert!(ledger.cuts.is_empty(), "{client:?}: {:?}", ledger.cuts);
+        assert_eq!(ledger.listens.len(), 1, "{client:?}: one listen, never cut");
+        // Bytes every 15 s: comments at 15 s .. 2 min, the change at 2 min, then comments
+        // 15 s apart from it to the 5 min horizon.
+        let comments: Vec<u64> = outcome
+            .result
+            .trace
+            .iter()
+            .filter(|e| matches!(e.what, faultline_sim::TraceWhat::KeepAlive { conn: 1 }))
+            .map(|e| e.at_ms)
+            .collect();
+        let expected: Vec<u64> = (1..=8)
+            .map(|k| k * 15_000)
+            .chain((1..=12).map(|k| 120_000 + k * 15_000))
+            .collect();
+        assert_eq!(comments, expected, "{client:?}");
+        assert_eq!(ledger.listens[0].keepalives as usize, comments.len());
+    }
+    let naive = run(scenario, "naive", None);
+    assert_eq!(kinds(&naive), vec!["clean"], "{naive}");
+    assert_eq!(naive["expectation"]["holds"], true);
+    guarded_shows(scenario, &["clean"]);
+
+    let text = std::fs::read_to_string(scenario).expect("read");
+    let too_long = text.replace(
+        r#"listen_keepalive: Some("15s")"#,
+        r#"listen_keepalive: Some("90s")"#,
+    );
+    assert_ne!(too_long, text);
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("keepalive_90s.ron");
+    std::fs::write(&path, too_long).expect("write");
+    let scenario = faultline_sim::Scenario::load(&path).expect("valid");
+    let naive = faultline_sim::run(&scenario, scenario.seed, faultline_sim::ClientModel::Naive);
+    assert_eq!(
+        idle_cuts(&naive.result.ledger),
+        vec![(1, 60_000, 0, 60_000)],
+        "a keep-alive due at 90 s comes too late"
+    );
+    assert_eq!(naive.result.ledger.listens[0].keepalives, 0);
+    assert!(
+        naive.has(faultline_sim::VerdictKind::MissedChange),
+        "{:?}",
+        naive.kinds()
+    );
+}
+
+/// The three ends of a listen (`DropListen.end`, the spec's pages disagree:
+/// modelcontextprotocol#3348): a reset, the listen's `complete` result, or
+/// `notifications/cancelled`. The guarded client takes each as "not listening any more",
+/// listens again and lists again (clean); the naive client never listens again and misses
+/// the change made while it was not listening.
+#[test]
+fn every_way_a_listen_ends_is_a_drop_for_the_guarded_client() {
+    let text = std::fs::read_to_string("scenarios/field/listen_missed_change.ron").expect("read");
+    for end in ["Reset", "Complete", "Cancelled"] {
+        let changed = text.replace(
+            r#"DropListen(when: At("10s"), away: Some("15s"))"#,
+            &format!(r#"DropListen(when: At("10s"), end: {end}, away: Some("15s"))"#),
+        );
+        assert_ne!(changed, text);
+        let scenario = faultline_sim::Scenario::parse(&changed, "t.ron").expect("valid");
+        let naive = faultline_sim::run(&scenario, scenario.seed, faultline_sim::ClientModel::Naive);
+        assert_eq!(
+            naive.kinds(),
+            vec![faultline_sim::VerdictKind::MissedChange],
+            "{end}"
+        );
+        let guarded = faultline_sim::run(
+            &scenario,
+            scenario.seed,
+            faultline_sim::ClientModel::Guarded,
+        );
+        assert_eq!(
+            guarded.kinds(),
+            vec![faultline_sim::VerdictKind::Clean],
+            "{end}"
+        );
+        let ledger = &guarded.result.ledger;
+        assert_eq!(ledger.listens.len(), 2, "{end}: listened again");
+        assert_eq!(ledger.listens[1].opened_ms, 25_000, "{end}: back from away");
+        let first = ledger.listens[0].stream;
+        assert_eq!(ledger.stream(first).closed_ms, Some(10_000), "{end}");
+        let last_on_first = ledger
+            .events
+            .iter()
+            .rev()
+            .find(|e| e.stream == first)
+            .map(|e| e.payload);
+        let ended = matches!(
+            last_on_first,
+            Some(faultline_model::Payload::ListenEnded { .. })
+        );
+        assert_eq!(ended, end != "Reset", "{end}: {last_on_first:?}");
+    }
+}

@@ -630,6 +630,11 @@ fn kind_of(payload: &Payload) -> (&'static str, Option<u64>) {
         Payload::ListChanged { change, .. } | Payload::SessionListChanged { change } => {
             ("list changed #", Some(u64::from(change)))
         }
+        Payload::ListenEnded {
+            end: faultline_model::ListenEnd::Cancelled,
+            ..
+        } => ("listen cancelled", None),
+        Payload::ListenEnded { .. } => ("listen complete", None),
     }
 }
 

@@ -198,4 +198,10 @@ pub enum Output {
         conn: ConnId,
         how: EndMode,
     },
+    /// An SSE comment on an open stream (`: keep-alive` and the blank line): bytes that
+    /// carry no event, which a client's SSE parser skips and a proxy counts as traffic. A
+    /// 2026-07-28 listen stream's keep-alive (the `listen_keepalive` knob).
+    Comment {
+        conn: ConnId,
+    },
 }

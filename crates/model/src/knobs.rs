@@ -156,6 +156,11 @@ pub struct ServerKnobs {
     /// How a tool call naming an unknown handle is answered.
     #[serde(skip_serializing_if = "UnknownHandle::is_default")]
     pub unknown_handle: UnknownHandle,
+    /// A 2026-07-28 listen stream gets an SSE comment (`: keep-alive`) whenever it has
+    /// carried no bytes for this long, so that a proxy's idle timeout does not cut it;
+    /// `None`: no keep-alive (see [`crate::server::modern::keepalive`]).
+    #[serde(skip_serializing_if = "modern::is_none")]
+    pub listen_keepalive: Option<PositiveDurationMs>,
 }
 
 impl Default for ServerKnobs {
@@ -189,6 +194,7 @@ impl Default for ServerKnobs {
             handle_idle_ttl: None,
             handle_persistence: HandlePersistence::default(),
             unknown_handle: UnknownHandle::default(),
+            listen_keepalive: None,
         }
     }
 }

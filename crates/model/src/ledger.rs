@@ -45,6 +45,11 @@ pub enum Payload {
     /// [`Ledger::list_changes`]): logged like any notification of the session, so a
     /// resumption replays it.
     SessionListChanged { change: u32 },
+    /// The server ends 2026-07-28 listen stream `listen` (an index into
+    /// [`Ledger::listens`]) with a message, `end` saying which: the listen request's
+    /// `resultType: "complete"` result, or `notifications/cancelled` naming it. The
+    /// connection then closes cleanly. Occurs only in modern runs.
+    ListenEnded { listen: u32, end: ListenEnd },
 }
 
 impl Payload {
@@ -346,6 +351,32 @@ pub struct ListenEntry {
     /// The honoured filter (what the acknowledgement carried).
     pub filter: ListenFilter,
     pub opened_ms: u64,
+    /// Keep-alive comments sent on it (`listen_keepalive`). Written only when some were.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub keepalives: u32,
+}
+
+/// How the server (or the network) ends a 2026-07-28 listen stream. The spec gives two
+/// graceful ends that disagree with each other
+/// (<https://github.com/modelcontextprotocol/modelcontextprotocol/issues/3348>): the
+/// subscriptions page's graceful closure (the listen request's result) and the
+/// cancellation page's `notifications/cancelled` naming the listen request. A client must
+/// take any of them, and a reset, as "not listening any more".
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ListenEnd {
+    /// The connection is reset: no message, no clean end (a proxy, a deploy).
+    #[default]
+    Reset,
+    /// The listen request's result, `resultType: "complete"`, then a clean end.
+    Complete,
+    /// `notifications/cancelled` with the listen request's id, then a clean end.
+    Cancelled,
+}
+
+impl ListenEnd {
+    pub fn is_reset(&self) -> bool {
+        *self == ListenEnd::Reset
+    }
 }
 
 /// A change of one of the server's lists: it now has version `version` (every list
@@ -403,7 +434,8 @@ pub struct EraAnswer {
     pub rpc_error: Option<i64>,
 }
 
-/// Why the server itself cut a connection: neither a scripted fault nor the client's doing.
+/// Why a connection was cut by something other than the client or a fault's plain drop:
+/// the server on its own account, or a proxy in front of it acting on its own rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum CutReason {
@@ -411,9 +443,13 @@ pub enum CutReason {
     /// and it took nothing for a whole stall period (a client that reads, however slowly
     /// relative to the producer, is never cut).
     NotReading { queued_bytes: u64, limit_bytes: u64 },
+    /// An idle proxy (the `IdleProxy` fault) reset the connection: no bytes had passed on
+    /// it for `idle_ms` (no event, no keep-alive comment), the last at `last_bytes_ms`.
+    /// <https://github.com/modelcontextprotocol/go-sdk/pull/1232>
+    IdleProxy { idle_ms: u64, last_bytes_ms: u64 },
 }
 
-/// A connection the server cut on its own account (see [`CutReason`]).
+/// A connection cut on someone's own account (see [`CutReason`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CutEntry {
     pub conn: ConnId,
@@ -548,8 +584,9 @@ pub struct Ledger {
     /// Responses sent over SSE (referenced by [`Payload::Response`]).
     pub messages: Vec<Value>,
     pub restarts: Vec<u64>,
-    /// Connections the live server cut on its own account. Never written when empty, so
-    /// the ledger of a run without cuts (every simulated run) keeps its bytes.
+    /// Connections cut on someone's own account: by the live server (a reader that
+    /// stopped reading), or by an idle proxy in front of it (simulated or live). Never
+    /// written when empty, so the ledger of a run without cuts keeps its bytes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cuts: Vec<CutEntry>,
     /// Requests a replica answered as for an unknown session because another replica held
@@ -677,6 +714,12 @@ impl Ledger {
     /// Listen `listen` (the index [`Payload::ListenAck`] and [`Payload::ListChanged`] name).
     pub fn listen(&self, listen: u32) -> &ListenEntry {
         &self.listens[(listen - self.listens_base) as usize]
+    }
+
+    /// Listen `listen`'s entry, unless a long-lived server's window trimmed it.
+    pub(crate) fn kept_listen_mut(&mut self, listen: u32) -> Option<&mut ListenEntry> {
+        let kept = listen.checked_sub(self.listens_base)?;
+        self.listens.get_mut(kept as usize)
     }
 
     /// The id the next listen will get (ids keep counting across trims).

@@ -44,9 +44,9 @@ pub use knobs::{
 pub use ledger::{
     AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, EffectEntry, EraAnswer,
     EraAnswerKind, EraChange, HandleEntry, HandleLoss, HandleMiss, JobEnd, JobEntry, Ledger,
-    ListChange, ListName, ListenEntry, ListenFilter, MisrouteEntry, Payload, ProducedEvent,
-    ReplicaChange, ReplicaEvent, ResumeEntry, SendEntry, SessionEntry, StreamEntry, StreamKind,
-    TaskEntry, TaskLoss, TaskMiss, TaskStatus,
+    ListChange, ListName, ListenEnd, ListenEntry, ListenFilter, MisrouteEntry, Payload,
+    ProducedEvent, ReplicaChange, ReplicaEvent, ResumeEntry, SendEntry, SessionEntry, StreamEntry,
+    StreamKind, TaskEntry, TaskLoss, TaskMiss, TaskStatus,
 };
 pub use limits::{KEPT_TEXT_BYTES, Limits};
 pub use route::{HeldBy, ReplicaId, Route, RouteWhy};

@@ -84,6 +84,9 @@ pub enum ArmedTrigger {
     /// Right after the `n`-th event (1-based ordinal) of a stream matching `on` is put on
     /// a connection.
     AfterEvent { n: u32, on: StreamSel },
+    /// In force for the whole run: it strikes whenever its action says it is due
+    /// ([`FaultAction::due`]), as often as that comes (an idle proxy).
+    Standing,
 }
 
 /// One fault with its choices made.
@@ -164,7 +167,8 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
             | Fault::RollingDeploy { .. }
             | Fault::StickyLost { .. }
             | Fault::Scale { .. }
-            | Fault::PurgeTasks { .. } => None,
+            | Fault::PurgeTasks { .. }
+            | Fault::IdleProxy { .. } => None,
         };
         let trigger = match fault {
             Fault::Drop { when, .. }
@@ -186,6 +190,8 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
             Fault::StaleTask { at, .. } | Fault::ChangeList { at, .. } => {
                 ArmedTrigger::At(at.pick(&mut rng))
             }
+            // In force from the start, acting when its action says (draws nothing).
+            Fault::IdleProxy { .. } => ArmedTrigger::Standing,
             // A cut after the call's n-th progress event is an `AfterEvent` on its stream:
             // a 2026-07-28 request stream has no priming event, so event n is progress n.
             Fault::CutCall { call, at, .. } => match at {

@@ -18,6 +18,7 @@
 //! | `ReplicaDown`, `StickyLost` | a fleet's replica crashes for a while; the balancer forgets its pins |
 //! | `Scale` | the fleet is scaled: removed replicas are down for good (their in-memory state lost), added ones start empty; the balancer picks among the new set |
 //! | `RollingDeploy` | replica 0 crashes for `down` when it fires, each next replica `every` later: a fault's follow-up steps (`Strike::then`) are queued like notifications and played as the same scenario fault |
+//! | `IdleProxy` | a standing fault: in force all along, struck whenever its action says it is due (a listen stream quiet for `cut_after`), after the model's work and the scripted actions of that instant |
 //! | `CallTool` | not the server's: the client makes calls (the engine only recognises them, for `Call(k)`) |
 
 use std::cmp::Reverse;
@@ -105,6 +106,9 @@ pub struct Engine {
     thens: Vec<(usize, Arc<dyn FaultAction>)>,
     /// Indices of faults with an `AfterEvent` trigger not yet fired (checked per event).
     watching: Vec<usize>,
+    /// Indices of standing faults (an idle proxy): in force all along, each striking when
+    /// its action says it is due. Empty for nearly every scenario, and then never asked.
+    standing: Vec<usize>,
     /// `(at_ms, seq, action)`, earliest first; `seq` keeps simultaneous actions in
     /// scheduling order and makes every key unique, so the action never decides the order.
     /// (A heap: one push and one pop per scripted action, the cascade's inner loop.)
@@ -166,6 +170,7 @@ impl Engine {
             match engine.faults[i].trigger {
                 ArmedTrigger::At(t) => engine.schedule(t, Scripted::Fault(i)),
                 ArmedTrigger::AfterEvent { .. } => engine.watching.push(i),
+                ArmedTrigger::Standing => engine.standing.push(i),
             }
         }
         engine
@@ -190,6 +195,7 @@ impl Engine {
             faults: Vec::new(),
             thens: Vec::new(),
             watching: Vec::new(),
+            standing: Vec::new(),
             queue: BinaryHeap::new(),
             seq: 0,
             buf: Vec::new(),
@@ -223,13 +229,32 @@ impl Engine {
             .any(|Reverse((_, _, a))| matches!(a, Scripted::Notify { .. }))
     }
 
+    /// True while scripted actions (notifications, timed faults, a fault's follow-up
+    /// steps) are still to come: work that may change what a listening client hears.
+    pub fn scripted_pending(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
     /// The next virtual time at which the engine has work of its own.
     pub fn next_due(&self) -> Option<u64> {
         let script = self.queue.peek().map(|&Reverse((t, _, _))| t);
-        match (self.server.next_due(), script) {
+        let due = match (self.server.next_due(), script) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
+        };
+        earliest(due, self.standing_due())
+    }
+
+    /// When the earliest standing fault is next due (`None` without standing faults).
+    #[inline]
+    fn standing_due(&self) -> Option<u64> {
+        if self.standing.is_empty() {
+            return None;
         }
+        self.standing
+            .iter()
+            .filter_map(|&i| self.faults[i].action.due(&self.server))
+            .min()
     }
 
     /// [`next_due`](Engine::next_due) without the event log's TTL expiry, which has no
@@ -237,10 +262,11 @@ impl Engine {
     /// [`Server::next_visible_due`]). The simulator steps on this.
     pub fn next_visible_due(&self) -> Option<u64> {
         let script = self.queue.peek().map(|&Reverse((t, _, _))| t);
-        match (self.server.next_visible_due(), script) {
+        let due = match (self.server.next_visible_due(), script) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
-        }
+        };
+        earliest(due, self.standing_due())
     }
 
     /// Runs everything due up to `target`, one instant at a time, and moves the model's
@@ -256,19 +282,25 @@ impl Engine {
             // driver's next turn (see `faultline_model::Limits::job_steps_per_turn`).
             let model_due = self.server.next_visible_due();
             let script_due = self.queue.peek().map(|&Reverse((t, _, _))| t);
-            let next = match (model_due, script_due) {
-                (Some(a), Some(b)) => a.min(b),
-                (Some(a), None) | (None, Some(a)) => a,
-                (None, None) => break,
+            let standing_due = self.standing_due();
+            let Some(next) = earliest(earliest(model_due, script_due), standing_due) else {
+                break;
             };
             if next > target {
                 break;
             }
+            // At one instant: the model's work, then scripted actions, then standing faults.
             if model_due == Some(next) {
                 self.server.advance(next, &mut buf);
                 self.route(&mut buf, out);
-            } else if let Some((at, action)) = self.take_scripted() {
-                self.perform(at, action, &mut buf, out);
+            } else if script_due == Some(next) {
+                if let Some((at, action)) = self.take_scripted() {
+                    self.perform(at, action, &mut buf, out);
+                }
+            } else {
+                self.server.advance(next, &mut buf);
+                self.route(&mut buf, out);
+                self.strike_standing(next, out);
             }
         }
         if target > self.server.now_ms() {
@@ -379,6 +411,23 @@ impl Engine {
             .find(|&k| !self.tenant_keys.contains(&Some(SessionKey(k))))
     }
 
+    /// Strikes every standing fault due at or before `at` (the model's clock is there).
+    /// Each strike must move its fault's due time past `at` (an idle proxy's cuts close
+    /// the listens it found idle), or the engine would strike it again at once.
+    fn strike_standing(&mut self, at: u64, out: &mut Vec<Emitted>) {
+        for k in 0..self.standing.len() {
+            let i = self.standing[k];
+            let action = self.faults[i].action.clone();
+            if action.due(&self.server).is_some_and(|d| d <= at) {
+                self.strike(i, action.clone(), None, out);
+                debug_assert!(
+                    action.due(&self.server).is_none_or(|d| d > at),
+                    "a standing fault's strike did not move its due time"
+                );
+            }
+        }
+    }
+
     fn fire(&mut self, i: usize, out: &mut Vec<Emitted>) {
         let fault = &mut self.faults[i];
         fault.fired = true;
@@ -452,7 +501,7 @@ impl Engine {
                     ArmedTrigger::AfterEvent { n, on } => {
                         n == ordinal && self.calls.matches(&self.server, on, stream)
                     }
-                    ArmedTrigger::At(_) => false,
+                    ArmedTrigger::At(_) | ArmedTrigger::Standing => false,
                 })
                 .collect();
             for i in due {
@@ -612,6 +661,15 @@ impl Engine {
     /// Whether `sel` names `stream` (for drivers and tests).
     pub fn stream_matches(&self, sel: StreamSel, stream: StreamId) -> bool {
         self.calls.matches(&self.server, sel, stream)
+    }
+}
+
+/// The earlier of two optional instants.
+#[inline]
+fn earliest(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 

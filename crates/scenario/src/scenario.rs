@@ -10,7 +10,7 @@ use std::fmt;
 use std::path::Path;
 
 use faultline_model::{
-    DurationMs, EndMode, Era, FleetKnobs, ListName, PositiveDurationMs, ServerKnobs,
+    DurationMs, EndMode, Era, FleetKnobs, ListName, ListenEnd, PositiveDurationMs, ServerKnobs,
 };
 use serde::{Deserialize, Serialize};
 
@@ -367,13 +367,25 @@ pub enum Fault {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         on_replica: Option<u8>,
     },
-    /// The network cuts the client's 2026-07-28 `subscriptions/listen` streams (a reset).
+    /// The client's 2026-07-28 `subscriptions/listen` streams end: the network resets them
+    /// (`end: Reset`, the default), or the server ends them with the listen's `complete`
+    /// result (`Complete`) or with `notifications/cancelled` (`Cancelled`), the two
+    /// graceful ends the spec disagrees on
+    /// (<https://github.com/modelcontextprotocol/modelcontextprotocol/issues/3348>).
     /// Nothing is replayed to a new listen. The client then stays away for `away`.
     DropListen {
         when: Trigger,
+        #[serde(default, skip_serializing_if = "ListenEnd::is_reset")]
+        end: ListenEnd,
         #[serde(default)]
         away: Option<PickDuration>,
     },
+    /// A proxy between client and server (a load balancer, an ingress) resets any
+    /// 2026-07-28 listen stream on which no bytes passed for `cut_after`: no event, no
+    /// keep-alive comment. In force for the whole run. A server whose `listen_keepalive`
+    /// is shorter keeps its listens; without it a quiet listen is cut at its last bytes
+    /// plus `cut_after` (<https://github.com/modelcontextprotocol/go-sdk/pull/1232>).
+    IdleProxy { cut_after: DurationMs },
     /// The server's 2026-07-28 task store is purged: every task id is unknown from now on
     /// and running task work stops.
     PurgeTasks { when: Trigger },
@@ -694,6 +706,23 @@ impl Scenario {
                         ),
                         Some(("faults", i)),
                     ));
+                }
+                Fault::IdleProxy { cut_after } => {
+                    let problem = if !(modern && self.client.lists_tools) {
+                        Some("IdleProxy cuts idle 2026-07-28 listen streams, which only a client with era: Modern and lists_tools: true opens".to_string())
+                    } else if cut_after.ms() == 0 {
+                        Some("IdleProxy cut_after: \"0s\" would cut every listen stream as it opens; give the proxy's idle timeout (e.g. \"60s\")".to_string())
+                    } else if self.faults[..i]
+                        .iter()
+                        .any(|f| matches!(f, Fault::IdleProxy { .. }))
+                    {
+                        Some("a second IdleProxy: one proxy stands between the client and the server (keep the one with the shorter cut_after)".to_string())
+                    } else {
+                        None
+                    };
+                    if let Some(problem) = problem {
+                        return Err((format!("faults[{i}]: {problem}"), Some(("faults", i))));
+                    }
                 }
                 Fault::StaleTask { .. } if self.client.era.may_be_modern() => {
                     return Err((

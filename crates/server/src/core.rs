@@ -118,6 +118,11 @@ pub(crate) struct State {
 /// listen for `message` events) ignore.
 pub const QUIET_MARKER: &[u8] = b"event: faultline.quiet\ndata: \n\n";
 
+/// A keep-alive (the model's [`Output::Comment`]): an SSE comment line and the blank
+/// line, which SSE parsers skip and proxies count as traffic
+/// (<https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation>).
+pub const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
+
 /// Fired faults remembered for `GET /_chaos/ledger`.
 const FIRED_KEPT: usize = 10_000;
 
@@ -350,8 +355,10 @@ impl State {
                         notifications_to_come || self.has_running_job(stream.session)
                     }
                     // A 2026-07-28 listen stream waits for list changes, which only
-                    // scripted work (a fault) makes: whatever is due may be one.
-                    StreamKind::Listen => true,
+                    // scripted work (a fault) makes: while some is to come, whatever is
+                    // due may be one. Keep-alives and an idle proxy alone do not move the
+                    // clock: they are due for ever, and time would race through them.
+                    StreamKind::Listen => self.engine.scripted_pending(),
                 }
             })
         });
@@ -639,6 +646,14 @@ impl State {
                     let bytes = render_event(self.server(), event, id, retry_ms);
                     let len = bytes.len();
                     if let Delivery::Gone = self.deliver(conn, Frame::Event(bytes), len) {
+                        self.gone(conn, &mut more);
+                    }
+                }
+                Emitted::Wire(Output::Comment { conn }) => {
+                    let bytes = Bytes::from_static(KEEP_ALIVE);
+                    if let Delivery::Gone =
+                        self.deliver(conn, Frame::Event(bytes), KEEP_ALIVE.len())
+                    {
                         self.gone(conn, &mut more);
                     }
                 }

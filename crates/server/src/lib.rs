@@ -54,7 +54,7 @@ use tokio::sync::{Notify, watch};
 
 pub use crate::auto_advance::{DEFAULT_GRACE, NO_GRACE};
 pub use crate::clock::{MAX_TIME_SCALE, MAX_VIRTUAL_MS};
-pub use crate::core::QUIET_MARKER;
+pub use crate::core::{KEEP_ALIVE, QUIET_MARKER};
 use crate::core::{Source, State};
 pub use crate::limits::{
     DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STREAM_QUEUE_BYTES, DEFAULT_STREAM_STALL,

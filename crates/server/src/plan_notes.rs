@@ -45,7 +45,18 @@ pub(crate) fn plan_notes(scenario: &Scenario, armed: &Armed) -> Vec<String> {
                 list.word(),
                 if *notify { "" } else { " (silent)" }
             ),
-            Fault::DropListen { .. } => "drop of the listen streams".into(),
+            Fault::DropListen { end, .. } => match end {
+                faultline_model::ListenEnd::Reset => "drop of the listen streams".into(),
+                faultline_model::ListenEnd::Complete => {
+                    "the listen streams ended (complete result)".into()
+                }
+                faultline_model::ListenEnd::Cancelled => {
+                    "the listen streams ended (notifications/cancelled)".into()
+                }
+            },
+            Fault::IdleProxy { cut_after } => {
+                format!("an idle proxy cutting listen streams quiet for {cut_after}")
+            }
             Fault::ReplicaDown { replica, down, .. } => {
                 format!("replica r{replica} down for {down}")
             }
@@ -68,6 +79,7 @@ pub(crate) fn plan_notes(scenario: &Scenario, armed: &Armed) -> Vec<String> {
             ArmedTrigger::AfterEvent { n, on } => {
                 format!("right after event #{n} of a {on:?} stream is sent")
             }
+            ArmedTrigger::Standing => "for the whole run".to_string(),
         };
         notes.push(format!("faults[{i}] {what} {when}"));
         if let Some(away) = armed.away_ms {

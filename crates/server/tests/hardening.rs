@@ -336,7 +336,10 @@ async fn a_reader_that_stopped_is_cut_and_the_ledger_says_so() {
     let CutReason::NotReading {
         queued_bytes,
         limit_bytes,
-    } = cuts[0].reason;
+    } = cuts[0].reason
+    else {
+        panic!("a reader that stopped reading: {:?}", cuts[0].reason);
+    };
     assert_eq!(limit_bytes, 16 << 10);
     assert!(queued_bytes > limit_bytes);
     // The ledger as served says it too.

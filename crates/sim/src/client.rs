@@ -143,6 +143,9 @@ pub enum WireKind {
     ListChanged {
         list: faultline_model::ListName,
     },
+    /// The server's last message on a 2026-07-28 listen stream: the listen's `complete`
+    /// result or `notifications/cancelled` naming it (a clean end follows).
+    ListenEnded,
 }
 
 #[derive(Debug, Clone)]

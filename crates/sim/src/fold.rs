@@ -71,6 +71,11 @@ pub fn payload_label(payload: &Payload) -> &'static str {
         Payload::Response { .. } => "response",
         Payload::ListenAck { .. } => "listen ack",
         Payload::ListChanged { .. } | Payload::SessionListChanged { .. } => "list changed",
+        Payload::ListenEnded {
+            end: faultline_model::ListenEnd::Cancelled,
+            ..
+        } => "listen cancelled",
+        Payload::ListenEnded { .. } => "listen complete",
     }
 }
 

@@ -36,6 +36,13 @@
 //!   stream drops, and lists again as soon as the new listen is acknowledged (the server
 //!   replays nothing, so only a fresh list covers the time it was not listening).
 //!
+//! A listen "drops" however it ends: a reset, a clean end, or the server's last message on
+//! it (the listen's `complete` result or `notifications/cancelled`, the two graceful ends
+//! the spec's pages disagree on:
+//! <https://github.com/modelcontextprotocol/modelcontextprotocol/issues/3348>). Keep-alive
+//! comments reach neither client: an SSE parser skips them, and no modelled client has a
+//! read timeout they could reset.
+//!
 //! With `use_tasks` both clients declare the tasks extension
 //! (`io.modelcontextprotocol/tasks`, SEP-2663:
 //! <https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/seps/2663-tasks-extension.md>):
@@ -623,7 +630,28 @@ impl ModernClient {
             WireKind::ListChanged {
                 list: faultline_model::ListName::Tools,
             } => self.list = None,
+            // The server ended the listen (its `complete` result, or
+            // `notifications/cancelled`): as good as a drop, whatever follows on the wire.
+            WireKind::ListenEnded => self.listen_ended(io, now, conn),
             _ => {}
+        }
+    }
+
+    /// The listen stream on `conn` ended, however (a reset, a clean end, the server's last
+    /// message): the guarded client listens again after its reconnect delay and, not
+    /// listening meanwhile, no longer trusts its list; the naive one never listens again.
+    fn listen_ended(&mut self, io: &mut ClientIo, now: u64, conn: ConnId) {
+        if !matches!(self.purposes.remove(&conn), Some(Purpose::ListenStream)) {
+            return;
+        }
+        if self.policy.relisten_after_drop {
+            // Not listening, it would not hear of a change: the cached list is no longer
+            // known to be current, so a call made meanwhile lists first (found by the
+            // 2026-07-28 swarm: a call held back while the client was away left from a
+            // list that changed silently).
+            self.list = None;
+            let at = now + self.reconnect_delay_ms;
+            self.wake(io, at, Wake::Relisten);
         }
     }
 
@@ -631,21 +659,16 @@ impl ModernClient {
     /// call was cut and its outcome is unknown. A listen stream that ends is listened
     /// again by the guarded client only.
     pub fn on_end(&mut self, io: &mut ClientIo, now: u64, conn: ConnId, how: EndMode) {
-        let call = match self.purposes.remove(&conn) {
-            Some(Purpose::Stream(call)) => call,
-            Some(Purpose::ListenStream) => {
-                if self.policy.relisten_after_drop {
-                    // Not listening, it would not hear of a change: the cached list is
-                    // no longer known to be current, so a call made meanwhile lists
-                    // first (found by the 2026-07-28 swarm: a call held back while the
-                    // client was away left from a list that changed silently).
-                    self.list = None;
-                    let at = now + self.reconnect_delay_ms;
-                    self.wake(io, at, Wake::Relisten);
-                }
+        let call = match self.purposes.get(&conn).copied() {
+            Some(Purpose::Stream(call)) => {
+                self.purposes.remove(&conn);
+                call
+            }
+            Some(Purpose::ListenStream) => return self.listen_ended(io, now, conn),
+            _ => {
+                self.purposes.remove(&conn);
                 return;
             }
-            _ => return,
         };
         let state = &self.calls[call];
         if state.done || state.failed {

@@ -228,6 +228,9 @@ fn timeline(out: &mut String, outcome: &RunOutcome) {
                     ),
                 );
             }
+            TraceWhat::KeepAlive { conn } => {
+                line(out, at, "server", &format!("conn {conn}: `: keep-alive`"));
+            }
             TraceWhat::Fault { fault } => line(out, at, "FAULT", fault),
             TraceWhat::ClientError { error } => line(out, at, "client", &format!("!! {error}")),
             TraceWhat::SessionDied { session, cause } => line(

@@ -142,6 +142,8 @@ fn candidates(s: &Scenario) -> Vec<Scenario> {
                 CutAt::At(t) => halve_duration(*t).map(|h| *t = h).is_some(),
                 CutAt::AfterProgress(n) => halve_count(*n).map(|h| *n = h).is_some(),
             },
+            // In force all along: no time to move earlier.
+            Fault::IdleProxy { .. } => false,
         };
         if changed {
             out.push(c);
@@ -179,7 +181,7 @@ fn mentions_call(fault: &Fault, calls: usize) -> bool {
         | Fault::RollEra { when, .. } => {
             matches!(when, Trigger::AfterEvent { on, .. } if sel_bad(on))
         }
-        Fault::StaleTask { .. } | Fault::ChangeList { .. } => false,
+        Fault::StaleTask { .. } | Fault::ChangeList { .. } | Fault::IdleProxy { .. } => false,
         Fault::CutCall { call, .. } => *call >= calls,
     }
 }
@@ -435,7 +437,7 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
         match fault {
             Fault::Drop { when, away, .. }
             | Fault::Restart { when, away }
-            | Fault::DropListen { when, away }
+            | Fault::DropListen { when, away, .. }
             | Fault::RollEra { when, away, .. } => {
                 if let Trigger::At(t) = when {
                     v.pick(t);
@@ -475,6 +477,8 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
                 v.plain(holds_session_from);
             }
             Fault::ChangeList { at, .. } => v.pick(at),
+            // Its timeout is the lesson (shorter or longer than the keep-alive): kept.
+            Fault::IdleProxy { .. } => {}
             Fault::CutCall { at, away, .. } => {
                 if let CutAt::At(t) = at {
                     v.pick(t);
@@ -679,11 +683,21 @@ pub fn describe_fault(fault: &Fault) -> String {
             if *notify { ", published" } else { ", silent" },
             on_replica.map_or(String::new(), |r| format!(" by replica r{r}"))
         ),
-        Fault::DropListen { when, away: a } => format!(
-            "a drop of the listen streams {}{}",
+        Fault::DropListen { when, end, away: a } => format!(
+            "{} {}{}",
+            match end {
+                faultline_model::ListenEnd::Reset => "a drop of the listen streams",
+                faultline_model::ListenEnd::Complete =>
+                    "the listen streams ended by the server (complete result)",
+                faultline_model::ListenEnd::Cancelled =>
+                    "the listen streams ended by the server (notifications/cancelled)",
+            },
             describe_trigger(when),
             away(a)
         ),
+        Fault::IdleProxy { cut_after } => {
+            format!("an idle proxy cutting listen streams quiet for {cut_after}")
+        }
         Fault::RollEra { when, to, away: a } => format!(
             "a restart into era {to:?} {}{}",
             describe_trigger(when),

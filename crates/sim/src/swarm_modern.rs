@@ -192,7 +192,11 @@ pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
                     notify: maybe(rng, 0.7),
                     on_replica: None,
                 },
-                5 if lists_tools => Fault::DropListen { when, away },
+                5 if lists_tools => Fault::DropListen {
+                    when,
+                    end: faultline_model::ListenEnd::Reset,
+                    away,
+                },
                 6 => Fault::PurgeTasks { when },
                 _ => Fault::Restart { when, away },
             };

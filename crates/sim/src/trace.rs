@@ -132,6 +132,10 @@ pub enum TraceWhat {
         conn: u64,
         how: EndMode,
     },
+    /// A keep-alive comment (`: keep-alive`) on a 2026-07-28 listen stream.
+    KeepAlive {
+        conn: u64,
+    },
     Fault {
         fault: String,
     },

@@ -443,6 +443,9 @@ impl<L: Link> World<L> {
                 self.client.on_end(&mut self.io, now, conn, how);
                 self.note_errors();
             }
+            // A keep-alive comment: bytes on the wire that an SSE parser skips. No
+            // modelled client has a read timeout, so it changes nothing on their side.
+            Output::Comment { conn } => self.note(TraceWhat::KeepAlive { conn: conn.0 }),
         }
         self.absorb_client_io();
     }
@@ -490,6 +493,7 @@ fn wire_kind(ledger: &Ledger, payload: Payload, session: SessionKey, tagged: boo
             owner: tagged.then(|| faultline_model::session_tag(&ledger.session(session).wire_id)),
         },
         Payload::ListenAck { .. } => WireKind::ListenAck,
+        Payload::ListenEnded { .. } => WireKind::ListenEnded,
         Payload::ListChanged { change, .. } | Payload::SessionListChanged { change } => {
             WireKind::ListChanged {
                 list: ledger.list_change(change).list,

@@ -255,6 +255,22 @@ fn row_of(at: u64, what: &TraceWhat, harm: &mut HarmTracker, servers: &mut Serve
             row.data = vec![("conn", conn.to_string())];
             row
         }
+        TraceWhat::KeepAlive { conn } => {
+            let mut row = Row::new(
+                at,
+                Shape::Note {
+                    lane: servers.of_conn(*conn),
+                    tone: Tone::Neutral,
+                },
+                format!("`: keep-alive` on conn {conn}"),
+            );
+            row.detail = format!(
+                "{} keep-alive comment on conn {conn} (bytes a proxy counts, no event)",
+                vtime(at)
+            );
+            row.data = vec![("conn", conn.to_string())];
+            row
+        }
         TraceWhat::Fault { fault } => {
             let lane = servers.of_fault(fault);
             let mut row = Row::new(

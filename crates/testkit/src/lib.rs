@@ -180,6 +180,7 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
             | Fault::CutCall { .. }
             | Fault::ChangeList { .. }
             | Fault::DropListen { .. }
+            | Fault::IdleProxy { .. }
             | Fault::RollEra { .. } => None,
         })
         .collect()
@@ -683,6 +684,7 @@ mod tests {
                     Fault::CutCall { .. }
                     | Fault::ChangeList { .. }
                     | Fault::DropListen { .. }
+                    | Fault::IdleProxy { .. }
                     | Fault::PurgeTasks { .. }
                     | Fault::RollEra { .. } => {
                         panic!("the swarm draws no 2026-07-28 faults")

@@ -26,7 +26,7 @@ impl Server {
     /// Every driver asks this once or more per step, so it is written as plain `Option`
     /// minima (an iterator chain over the three sources cost a fifth of a long run).
     pub fn next_due(&self) -> Option<u64> {
-        let job = self.job_due.first().map(|(t, _)| t);
+        let job = earliest(self.job_due.first().map(|(t, _)| t), self.keepalive_due());
         // `swept_at` never decreases, so the earlier deadline is also the earlier sweep.
         let deadline = earliest(self.log.next_expiry(), self.sessions.next_deadline());
         earliest(job, deadline.map(|t| self.swept_at(t)))
@@ -51,7 +51,7 @@ impl Server {
             _ => self.job_due.first().map(|(t, _)| t),
         };
         let session = self.sessions.next_deadline().map(|t| self.swept_at(t));
-        earliest(job, session)
+        earliest(earliest(job, self.keepalive_due()), session)
     }
 
     /// The last instant at or before `horizon_ms` at which a pending event-log expiry would
@@ -74,7 +74,7 @@ impl Server {
             return self.next_due();
         }
         let deadline = earliest(self.log.next_expiry(), self.sessions.next_deadline());
-        deadline.map(|t| self.swept_at(t))
+        earliest(deadline.map(|t| self.swept_at(t)), self.keepalive_due())
     }
 
     /// True when job steps are due at or before `now_ms` but this turn's budget is spent:
@@ -97,8 +97,8 @@ impl Server {
         self.now_ms = now_ms;
     }
 
-    /// Runs the work due at `due`: event-log expiry, then session expiry, then job steps.
-    /// `until` is where the caller's advance stops.
+    /// Runs the work due at `due`: event-log expiry, then session expiry, then job steps,
+    /// then listen keep-alives. `until` is where the caller's advance stops.
     fn run_due(&mut self, due: u64, until: u64, out: &mut Vec<Output>) {
         // Expiry before job steps at the same instant: a TTL is a deadline, not a grace period.
         if let Some(ttl) = self.knobs.event_log_ttl
@@ -127,6 +127,9 @@ impl Server {
             self.job_due.pop_first();
             self.step_job(job, t, out);
         }
+        if self.keepalive_due().is_some_and(|t| t <= due) {
+            self.run_keepalives(due, out);
+        }
     }
 
     /// How far one call may expire the event log from `due` on: through every sweep up to
@@ -141,7 +144,8 @@ impl Server {
             _ => self.job_due.first().map(|(t, _)| t),
         };
         let session = self.sessions.next_deadline().map(|t| self.swept_at(t));
-        let other = earliest(job, session).map_or(until, |t| t.min(until));
+        let other =
+            earliest(earliest(job, self.keepalive_due()), session).map_or(until, |t| t.min(until));
         // The last sweep at or before `other` (`due` is a sweep, at or before it).
         let cutoff = match self.knobs.gc_interval {
             None => other,

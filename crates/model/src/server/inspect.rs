@@ -215,6 +215,10 @@ impl Server {
                     list, request_id,
                 ))
             }
+            Payload::ListenEnded { listen, end } => {
+                let (request_id, _) = self.listen_of(produced.stream, listen)?;
+                super::modern::listen::end_message(end, request_id)
+            }
         }
     }
 

@@ -53,6 +53,30 @@ impl Server {
         self.close_modern_stream(attached, out);
     }
 
+    /// A middlebox in front of the server resets `conn` on its own rule (`reason`: an
+    /// idle proxy's timeout): recorded in the ledger's `cuts`, then dropped as a reset
+    /// (the client sees the connection abort). Nothing happens to a connection already
+    /// gone.
+    pub fn reset_connection(
+        &mut self,
+        conn: ConnId,
+        reason: CutReason,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) {
+        self.advance(now_ms, out);
+        if !self.conns.contains_key(&conn) {
+            return;
+        }
+        self.ledger.cuts.push(CutEntry {
+            conn,
+            at_ms: self.now_ms,
+            stream: self.stream_of(conn),
+            reason,
+        });
+        self.drop_connection(conn, EndMode::Reset, now_ms, out);
+    }
+
     /// The server (or a middlebox) cuts `conn`, gracefully or not.
     pub fn drop_connection(
         &mut self,

@@ -96,7 +96,8 @@ impl Server {
         let scheme = self.knobs.id_scheme;
         // A 2026-07-28 request or listen stream's events go out without an `id:` (it
         // cannot be resumed).
-        let wire_id = !self.modern.is_request_stream(stream) && !self.modern.is_listen(stream);
+        let listen = self.modern.is_listen(stream);
+        let wire_id = !listen && !self.modern.is_request_stream(stream);
         let log = self
             .log
             .get_mut(stream)
@@ -168,6 +169,9 @@ impl Server {
                 at_ms: now,
                 replay: false,
             });
+            if listen {
+                self.note_listen_bytes(stream);
+            }
         }
         event
     }

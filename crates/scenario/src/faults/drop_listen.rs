@@ -1,34 +1,45 @@
-//! `DropListen`: the network cuts the client's 2026-07-28 `subscriptions/listen` streams
-//! (a reset: a proxy's idle timeout, a deploy). The spec keeps no subscription state
-//! across reconnections and replays nothing, so whatever changes before the client listens
-//! again is never sent to it
+//! `DropListen`: the client's 2026-07-28 `subscriptions/listen` streams end. By default the
+//! network resets them (a proxy's idle timeout, a deploy); `end: Complete` or `Cancelled`
+//! has the server end them gracefully instead, with the listen's `complete` result or with
+//! `notifications/cancelled`, the two ends the spec's pages disagree on
+//! (<https://github.com/modelcontextprotocol/modelcontextprotocol/issues/3348>). Either way
+//! the spec keeps no subscription state across reconnections and replays nothing, so
+//! whatever changes before the client listens again is never sent to it
 //! (<https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http>;
 //! the field report <https://github.com/nicobailon/pi-mcp-adapter/issues/468>).
 
-use faultline_model::{EndMode, Output, StreamKind};
+use faultline_model::{ListenEnd, Output};
 
 use super::{FaultAction, Strike, Target};
 
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct DropListen;
+pub(crate) struct DropListen {
+    pub(crate) end: ListenEnd,
+}
 
 impl FaultAction for DropListen {
     fn strike(&self, target: &mut Target<'_>, now_ms: u64, out: &mut Vec<Output>) -> Strike {
-        let conns: Vec<_> = target
-            .server
-            .open_connections(None)
-            .into_iter()
-            .filter(|&conn| {
-                target
-                    .server
-                    .stream_of(conn)
-                    .is_some_and(|s| target.server.ledger().stream(s).kind == StreamKind::Listen)
-            })
-            .collect();
-        let list = super::drop_all(target, &conns, EndMode::Reset, now_ms, out)
-            .unwrap_or_else(|| "- (no listen stream open)".to_string());
+        let conns = target.server().end_listens(self.end, now_ms, out);
+        let list = if conns.is_empty() {
+            "- (no listen stream open)".to_string()
+        } else {
+            conns
+                .iter()
+                .map(|c| c.0.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let note = match self.end {
+            ListenEnd::Reset => format!("drop (reset) of the listen stream on conn {list}"),
+            ListenEnd::Complete => {
+                format!("the server ends the listen stream on conn {list} (complete result)")
+            }
+            ListenEnd::Cancelled => format!(
+                "the server ends the listen stream on conn {list} (notifications/cancelled)"
+            ),
+        };
         Strike {
-            note: format!("drop (reset) of the listen stream on conn {list}"),
+            note,
             conns,
             then: Vec::new(),
         }

@@ -11,6 +11,7 @@ mod cut_call;
 mod drop;
 mod drop_listen;
 mod gc;
+mod idle_proxy;
 mod purge_tasks;
 mod replica_down;
 mod restart;
@@ -37,6 +38,14 @@ pub trait FaultAction: fmt::Debug + Send + Sync {
 
     /// What the application's side does because of this fault, if anything.
     fn client_effect(&self) -> Option<ClientEffect> {
+        None
+    }
+
+    /// A standing fault ([`ArmedTrigger::Standing`](crate::ArmedTrigger)): the next
+    /// virtual time it has something to do, given the server's state now (`None`:
+    /// nothing, until the server changes). The engine strikes it then, after the model's
+    /// work and the scripted actions of that instant. A fault with a trigger never is.
+    fn due(&self, _server: &Server) -> Option<u64> {
         None
     }
 }
@@ -157,7 +166,10 @@ pub(crate) fn action_of(fault: &Fault) -> Arc<dyn FaultAction> {
             notify: *notify,
             on: on_replica.map(faultline_model::ReplicaId),
         }),
-        Fault::DropListen { .. } => Arc::new(drop_listen::DropListen),
+        Fault::DropListen { end, .. } => Arc::new(drop_listen::DropListen { end: *end }),
+        Fault::IdleProxy { cut_after } => Arc::new(idle_proxy::IdleProxy {
+            cut_after_ms: cut_after.ms(),
+        }),
         Fault::PurgeTasks { .. } => Arc::new(purge_tasks::PurgeTasks),
         Fault::RollEra { to, .. } => Arc::new(roll_era::RollEra { to: *to }),
     }

@@ -312,6 +312,7 @@ mod tests {
                 ..ListenFilter::default()
             },
             opened_ms,
+            keepalives: 0,
         }
     }
 

@@ -15,16 +15,22 @@
 //! The server honours the three `*ListChanged` flags; `resourceSubscriptions` is left out
 //! of the acknowledgement (this server has no resources to watch). A listen stream is
 //! numbered like a request stream (ordinals, no `id:`) in the stateless scope.
+//!
+//! How a listen ends is where the revision contradicts itself
+//! (<https://github.com/modelcontextprotocol/modelcontextprotocol/issues/3348>): the
+//! subscriptions page closes it gracefully with the listen request's result, the
+//! cancellation page has the server send `notifications/cancelled` naming the listen
+//! request. [`Server::end_listens`] does either (or resets the connection), so that a
+//! client is tried against each: whichever it meets, it is no longer listening.
 
 use serde_json::{Map, Value, json};
 
-use crate::http::{HttpRequest, HttpResponse, Output};
+use crate::http::{EndMode, HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, StreamId};
-use crate::ledger::{ListenEntry, ListenFilter, Payload, StreamKind};
+use crate::ledger::{ListenEnd, ListenEntry, ListenFilter, Payload, StreamKind};
 
 use super::super::Server;
 use super::errors::ModernRejection;
-use super::request_stream::OpenListen;
 
 /// The `_meta` key every listen-stream message carries.
 pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
@@ -89,15 +95,9 @@ impl Server {
             request_id: id.clone(),
             filter,
             opened_ms: self.now_ms,
+            keepalives: 0,
         });
-        self.modern.listens.insert(
-            stream,
-            OpenListen {
-                index: listen,
-                request_id: id.clone(),
-                filter,
-            },
-        );
+        self.track_listen(stream, listen, id.clone(), filter);
         let rpc = Some("subscriptions/listen".to_string());
         self.respond(conn, request, rpc, HttpResponse::sse(stream), out);
         self.attach(conn, stream, out);
@@ -107,7 +107,7 @@ impl Server {
     /// `stream` lost its reader: if it is an open listen stream, the subscription ends
     /// there (no state is kept for a reconnection). True when it was one.
     pub(in crate::server) fn close_listen(&mut self, stream: StreamId) -> bool {
-        if self.modern.listens.remove(&stream).is_none() {
+        if self.untrack_listen(stream).is_none() {
             return false;
         }
         let now = self.now_ms;
@@ -122,6 +122,61 @@ impl Server {
         let streams: Vec<StreamId> = self.modern.listens.keys().copied().collect();
         for stream in streams {
             self.close_listen(stream);
+        }
+    }
+
+    /// Ends every open listen stream at `now_ms` as `how` says: a reset, or the listen's
+    /// final message (its `complete` result, or `notifications/cancelled`) and a clean end.
+    /// Returns the connections it ended, in stream order.
+    pub fn end_listens(
+        &mut self,
+        how: ListenEnd,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) -> Vec<ConnId> {
+        self.advance(now_ms, out);
+        let open: Vec<(StreamId, u32)> = self
+            .modern
+            .listens
+            .iter()
+            .map(|(&s, l)| (s, l.index))
+            .collect();
+        let mut ended = Vec::new();
+        for (stream, listen) in open {
+            let Some(conn) = self.log.get(stream).and_then(|l| l.attached) else {
+                continue;
+            };
+            ended.push(conn);
+            match how {
+                ListenEnd::Reset => self.drop_connection(conn, EndMode::Reset, now_ms, out),
+                ListenEnd::Complete | ListenEnd::Cancelled => {
+                    self.emit(stream, Payload::ListenEnded { listen, end: how }, out);
+                    self.close_listen(stream);
+                    self.complete_stream(stream, out);
+                }
+            }
+        }
+        ended
+    }
+}
+
+/// The message that ends listen stream `subscription` gracefully: its request's result, or
+/// `notifications/cancelled` naming it (`None` for a reset, which sends nothing).
+pub fn end_message(how: ListenEnd, subscription: &Value) -> Option<Value> {
+    match how {
+        ListenEnd::Reset => None,
+        ListenEnd::Complete => Some(crate::jsonrpc::result(
+            subscription,
+            super::discover::complete(json!({})),
+        )),
+        ListenEnd::Cancelled => {
+            let mut params = Map::new();
+            params.insert("requestId".into(), subscription.clone());
+            params.insert(
+                "reason".into(),
+                Value::from("the server ended the subscription"),
+            );
+            Some(tagged("notifications/cancelled", params, subscription))
         }
     }
 }

@@ -24,7 +24,8 @@
 //! what every result carries), [`dispatch`] (the checks in order, then the methods),
 //! [`request_stream`] (a long tool call answered over SSE), [`cancel_on_close`] (what a
 //! cut stream does to its job), [`effects`] (`place_order`, the non-idempotent tool),
-//! [`listen`] (`subscriptions/listen`), [`list_versions`] (list changes and who hears
+//! [`listen`] (`subscriptions/listen` and how it ends), [`keepalive`] (quiet listen
+//! streams and their keep-alive comments), [`list_versions`] (list changes and who hears
 //! of them), [`tasks`] (the tasks extension: durable work polled with `tasks/get`),
 //! [`stateless_legacy`] (2025 requests served without sessions), [`era_answers`] (what
 //! the ledger records when a request's era is not served as asked, and `RollEra`), and
@@ -45,6 +46,7 @@ pub mod fixtures;
 pub mod handles;
 pub mod headers;
 pub mod input_required;
+pub mod keepalive;
 pub mod list_versions;
 pub mod listen;
 pub mod meta;

@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::http::{HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, JobId, SessionKey, StreamId};
 use crate::knobs::OnStreamCut;
-use crate::ledger::{JobEnd, ListenFilter, SessionEntry, StreamKind};
+use crate::ledger::{JobEnd, SessionEntry, StreamKind};
 
 use super::super::Server;
 use super::super::jobs::JobSpec;
@@ -33,8 +33,12 @@ pub struct ModernState {
     scope: Option<SessionKey>,
     streams: BTreeSet<StreamId>,
     pub(in crate::server) jobs: BTreeMap<JobId, ModernJob>,
-    /// The listen streams still open.
-    pub(in crate::server) listens: BTreeMap<StreamId, OpenListen>,
+    /// The listen streams still open, each with its index in the ledger's `listens` and
+    /// when bytes last went out on it ([`super::keepalive`]).
+    pub(in crate::server) listens: BTreeMap<StreamId, super::keepalive::OpenListen>,
+    /// When each open listen stream's next keep-alive is due (empty unless
+    /// `listen_keepalive` is set).
+    pub(in crate::server) keepalive_due: crate::min_set::MinSet<(u64, StreamId)>,
     /// The current version of each list (by [`crate::ledger::ListName`]; 1 before any
     /// change): kept here, as the ledger's record of changes may be trimmed.
     pub(in crate::server) list_versions: [u32; 3],
@@ -47,18 +51,6 @@ pub struct ModernState {
     /// What the next answer says about its request's era, recorded with it in
     /// `Ledger.era_answers` ([`super::era_answers`]).
     pub(in crate::server) era_note: Option<super::era_answers::EraNote>,
-}
-
-/// An open listen stream: what its messages need, kept here and not only in the ledger,
-/// whose record of listens a long-lived server trims while a listen may stay open for
-/// days.
-#[derive(Debug)]
-pub(in crate::server) struct OpenListen {
-    /// Its index in the ledger's `listens`.
-    pub(in crate::server) index: u32,
-    /// The listen request's id: the `subscriptionId` every message carries.
-    pub(in crate::server) request_id: Value,
-    pub(in crate::server) filter: ListenFilter,
 }
 
 /// A job answering a 2026-07-28 request.
@@ -80,6 +72,7 @@ impl ModernState {
             streams: BTreeSet::new(),
             jobs: BTreeMap::new(),
             listens: BTreeMap::new(),
+            keepalive_due: crate::min_set::MinSet::default(),
             list_versions: [1; 3],
             tasks: TaskStore::new(seed),
             handles: HandleStore::new(seed),
