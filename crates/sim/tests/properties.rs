@@ -104,7 +104,7 @@ fn modern(seed: u64) -> faultline_sim::Scenario {
     generate(
         seed,
         SwarmOptions {
-            era: faultline_sim::swarm_modern::SwarmEra::Modern,
+            era: faultline_sim::swarm_era::SwarmEra::Modern,
             ..SwarmOptions::default()
         },
     )
@@ -115,7 +115,7 @@ fn modern_dishonest(seed: u64) -> faultline_sim::Scenario {
     generate(
         seed,
         SwarmOptions {
-            era: faultline_sim::swarm_modern::SwarmEra::Modern,
+            era: faultline_sim::swarm_era::SwarmEra::Modern,
             honest_advertisement: false,
             ..SwarmOptions::default()
         },
