@@ -456,6 +456,19 @@ impl ModernClient {
             Some(Purpose::Listen) => {
                 if let (ResponseBody::Sse(_), 200) = (&response.body, response.status) {
                     self.purposes.insert(conn, Purpose::ListenStream);
+                } else {
+                    // No channel for changes: an error the application sees (and a client
+                    // that found its era by probing takes for a failure of that era).
+                    self.record.errors.push(ErrorRecord {
+                        at_ms: now,
+                        error: ClientError::Surfaced {
+                            message: format!(
+                                "subscriptions/listen failed with HTTP {}",
+                                response.status
+                            ),
+                        },
+                        scope: ErrorScope::Standalone(String::new()),
+                    });
                 }
                 return;
             }
