@@ -75,10 +75,14 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> S
         }
         VerdictKind::EraMismatch => {
             put("era", format!("{:?}", k.era));
-            put(
-                "legacy_probe_answer",
-                format!("{:?}", k.legacy_probe_answer),
-            );
+            // Only a 2025-only server has a probe answer of its own choosing (a roll into
+            // one from another era keeps the default, `AsToday`).
+            if k.era == faultline_model::Era::LegacyOnly {
+                put(
+                    "legacy_probe_answer",
+                    format!("{:?}", k.legacy_probe_answer),
+                );
+            }
         }
         VerdictKind::Clean | VerdictKind::Detected => {}
     }
@@ -584,7 +588,7 @@ pub fn finding_name(client: ClientModel, f: &Finding) -> String {
     let sig: Vec<String> = f
         .signature
         .iter()
-        .map(|(k, v)| format!("{k}_{}", v.to_ascii_lowercase()))
+        .map(|(k, v)| format!("{k}_{}", file_word(v)))
         .collect();
     let mut name = format!("{}_{}", client.name(), f.kind.name());
     if !sig.is_empty() {
@@ -592,6 +596,20 @@ pub fn finding_name(client: ClientModel, f: &Finding) -> String {
         name.push_str(&sig.join("_"));
     }
     name
+}
+
+/// A knob's value as a word of a file name: lower case, every run of other characters
+/// than letters and digits one `_` (`Rpc400(-32000)` is `rpc400_32000`).
+fn file_word(value: &str) -> String {
+    let mut word = String::new();
+    for c in value.chars() {
+        if c.is_ascii_alphanumeric() {
+            word.push(c.to_ascii_lowercase());
+        } else if !word.is_empty() && !word.ends_with('_') {
+            word.push('_');
+        }
+    }
+    word.trim_end_matches('_').to_string()
 }
 
 /// "1 witness", "7 witnesses".
@@ -674,6 +692,14 @@ pub fn shrunk_era_scenario_text(
 #[cfg(test)]
 mod tests {
     use super::witnesses;
+
+    #[test]
+    fn a_value_is_one_word_of_a_file_name() {
+        assert_eq!(super::file_word("Rpc400(-32000)"), "rpc400_32000");
+        assert_eq!(super::file_word("PerStream"), "perstream");
+        assert_eq!(super::file_word("SharedByStream"), "sharedbystream");
+        assert_eq!(super::file_word("None"), "none");
+    }
 
     #[test]
     fn one_witness_is_singular() {

@@ -117,7 +117,7 @@ mod tests {
         list.listing = Some(10);
         assert_eq!(
             list.answered(10, true),
-            Some(vec![4]),
+            Some(vec![3, 4]),
             "the calls kept waiting"
         );
     }

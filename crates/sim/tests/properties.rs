@@ -230,3 +230,77 @@ fn a_guarded_duplicate_effect_is_always_a_server_re_run() {
     }
     assert!(seen >= 2, "the dishonest swarm re-runs tasks: {seen}");
 }
+
+/// The migration swarm (`explore --era migration`): servers of either era or both, clients
+/// that probe for the era or speak 2025 only, deploys into another era.
+fn migration(seed: u64, faults: bool, honest: bool) -> faultline_sim::Scenario {
+    generate(
+        seed,
+        SwarmOptions {
+            era: faultline_sim::swarm_era::SwarmEra::Migration,
+            faults,
+            honest_advertisement: honest,
+            ..SwarmOptions::default()
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// A migration run: the same seed gives the same ledger bytes, trace bytes and
+    /// verdicts (the dishonest swarm too, which draws every probe answer).
+    #[test]
+    fn migration_runs_are_deterministic(seed in any::<u64>(), guarded in any::<bool>()) {
+        let client = if guarded { ClientModel::Guarded } else { ClientModel::Naive };
+        let scenario = migration(seed, true, false);
+        let (a, b) = (run(&scenario, seed, client), run(&scenario, seed, client));
+        prop_assert_eq!(a.ledger_json(), b.ledger_json(), "{}", repro(seed, client));
+        prop_assert_eq!(a.trace_sha256(), b.trace_sha256(), "{}", repro(seed, client));
+        prop_assert_eq!(a.kinds(), b.kinds(), "{}", repro(seed, client));
+    }
+
+    /// Against the honest migration swarm the guarded client never loses silently and
+    /// always settles on an era it shares with the server: no loss verdict and no
+    /// `era_mismatch`, whatever the deploys; without faults it is clean.
+    #[test]
+    fn guarded_migration_runs_never_lose_silently(seed in any::<u64>(), faults in any::<bool>()) {
+        let scenario = migration(seed, faults, true);
+        let kinds = run(&scenario, seed, ClientModel::Guarded).kinds();
+        for kind in &kinds {
+            prop_assert!(
+                !kind.is_loss() && *kind != VerdictKind::EraMismatch,
+                "{kind} for {}\n{}", repro(seed, ClientModel::Guarded), scenario.to_ron()
+            );
+        }
+        if !faults {
+            prop_assert_eq!(&kinds, &vec![VerdictKind::Clean], "{}\n{}", repro(seed, ClientModel::Guarded), scenario.to_ron());
+        }
+    }
+}
+
+/// The one migration server the guarded client cannot meet: a 2025-only server whose
+/// answer to a 2026-07-28 probe carries a 2026-07-28 error code (a 400 with -32020,
+/// -32021 or -32022 means "this server speaks 2026-07-28" by the versioning page's rule).
+/// Only the dishonest swarm draws it, and there every guarded `era_mismatch` is one.
+/// (Seeds 0..3000 in order; seeds 227 and 419 among them.)
+#[test]
+fn a_guarded_era_mismatch_is_always_a_probe_answer_that_claims_the_new_era() {
+    let mut seen = 0;
+    for seed in 0..3_000 {
+        let scenario = migration(seed, true, false);
+        let kinds = run(&scenario, seed, ClientModel::Guarded).kinds();
+        if kinds.contains(&VerdictKind::EraMismatch) {
+            assert!(
+                matches!(
+                    scenario.server.legacy_probe_answer,
+                    faultline_model::LegacyProbeAnswer::Rpc400(-32022..=-32020)
+                ),
+                "{}",
+                repro(seed, ClientModel::Guarded)
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen >= 5, "the dishonest swarm draws such servers: {seen}");
+}
