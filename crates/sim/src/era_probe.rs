@@ -208,6 +208,14 @@ impl AutoClient {
         chosen!(self, c => c.mark_sent(conn, now));
     }
 
+    /// See [`crate::client_side::ClientSide::may_leave`].
+    pub fn may_leave(&mut self, io: &mut ClientIo, now: u64, conn: ConnId) -> bool {
+        match &mut self.chosen {
+            Chosen::Modern(c) => c.may_leave(io, now, conn),
+            Chosen::Undecided | Chosen::Legacy(_) => true,
+        }
+    }
+
     pub fn on_call(&mut self, io: &mut ClientIo, now: u64, call: usize) {
         self.asked[call] = true;
         chosen!(self, c => c.on_call(io, now, call));
