@@ -579,3 +579,98 @@ fn a_task_store_that_re_runs_is_a_dishonest_server_named_by_task_persistence() {
         assert!(naive.iter().any(|(k, _)| k == kind), "{kind}: {naive:?}");
     }
 }
+
+/// `explore --era migration --client CLIENT --jobs 2 --format json EXTRA` (shrinking unless
+/// EXTRA says `--no-shrink`); returns the exit code, stdout, stderr and the output dir.
+fn explore_migration(name: &str, client: &str, extra: &[&str]) -> (i32, String, String, PathBuf) {
+    let common = [
+        "--era",
+        "migration",
+        "--client",
+        client,
+        "--jobs",
+        "2",
+        "--format",
+        "json",
+    ];
+    explore(name, &[&common[..], extra].concat())
+}
+
+/// Issue 14: the migration era draws the era knobs, the 2025 list users and `RollEra`.
+/// The naive client shows `era_mismatch` (a misread probe, an era cached across a deploy,
+/// a strict gateway in front of a sessionless server) and `missed_change` (through a 2025
+/// GET stream that carries nothing, as nutrition-mcp's), each shrunk to a lesson `run`
+/// reproduces; the guarded client shows neither, nor any loss, and the explorer exits 0.
+#[test]
+fn the_migration_era_finds_era_mismatch_and_missed_change_for_the_naive_client_only() {
+    let (code, stdout, stderr, _) =
+        explore_migration("migration-naive", "naive", &["--seeds", "2000"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["era"], "migration");
+    let naive = findings_of(&stdout);
+    let has = |kind: &str, knob: &str, value: &str| {
+        naive
+            .iter()
+            .any(|(k, sig)| k == kind && sig.iter().any(|(n, v)| n == knob && v == value))
+    };
+    assert!(
+        has("era_mismatch", "legacy_probe_answer", "Rpc400(-32000)"),
+        "rust-sdk#1040: {naive:?}"
+    );
+    assert!(
+        has("era_mismatch", "rolled_to", "LegacyOnly"),
+        "a deploy: {naive:?}"
+    );
+    assert!(
+        has("era_mismatch", "era", "DualStatelessLegacy"),
+        "a strict gateway: {naive:?}"
+    );
+    assert!(
+        has("missed_change", "legacy_get", "ServeStream"),
+        "nutrition-mcp#31: {naive:?}"
+    );
+    for f in json["findings"].as_array().unwrap() {
+        let path = f["shrunk_path"].as_str().expect("shrunk");
+        let (code, _, stderr) = faultline(&["run", path, "--client", "naive"]);
+        assert_eq!(code, 0, "{path}: {stderr}");
+    }
+
+    let (code, stdout, stderr, _) = explore_migration(
+        "migration-guarded",
+        "guarded",
+        &["--seeds", "2000", "--no-shrink"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(findings_of(&stdout).is_empty(), "{stdout}");
+    let guarded = verdicts_of(&stdout);
+    assert_eq!(guarded, ["clean", "detected"], "{stdout}");
+}
+
+/// A 2025-only server whose answer to a 2026-07-28 probe carries a 2026-07-28 error code
+/// tells a client that reads the probe by the spec's rule that it speaks 2026-07-28: no
+/// client can tell, so only `--dishonest-servers` draws it, and it is the guarded client's
+/// only `era_mismatch` there.
+#[test]
+fn a_probe_answer_claiming_the_new_era_is_a_dishonest_server() {
+    let (code, stdout, stderr, _) = explore_migration(
+        "migration-guarded-dishonest",
+        "guarded",
+        &["--seeds", "2000", "--no-shrink", "--dishonest-servers"],
+    );
+    assert_eq!(code, 0, "era_mismatch is no loss: {stderr}");
+    let found = findings_of(&stdout);
+    assert!(!found.is_empty());
+    for (kind, sig) in &found {
+        assert_eq!(kind, "era_mismatch");
+        let answer = &sig
+            .iter()
+            .find(|(n, _)| n == "legacy_probe_answer")
+            .unwrap()
+            .1;
+        assert!(
+            ["Rpc400(-32020)", "Rpc400(-32021)", "Rpc400(-32022)"].contains(&answer.as_str()),
+            "{found:?}"
+        );
+    }
+}

@@ -15,7 +15,7 @@ use clap::{Args, Subcommand};
 use faultline_sim::explore::{
     Aggregate, explore_seed, finding_name, shrunk_era_scenario_text, witnesses,
 };
-use faultline_sim::swarm_modern::SwarmEra;
+use faultline_sim::swarm_era::SwarmEra;
 use faultline_sim::{ClientModel, failure_map};
 
 use super::run::{ClientArg, Format};
@@ -48,21 +48,26 @@ pub struct ExploreArgs {
     #[arg(long = "knob", value_name = "NAME=VALUE")]
     pub knobs: Vec<String>,
     /// Also generate servers no client can guard against: a monotonic-id advertisement
-    /// false of their numbering, a fleet whose notifications reach one replica only, and
-    /// (`--era modern`) a task store that runs an interrupted task again after a restart.
+    /// false of their numbering, a fleet whose notifications reach one replica only,
+    /// (`--era modern`) a task store that runs an interrupted task again after a restart,
+    /// and (`--era migration`) a 2025-only server whose answer to a 2026-07-28 probe
+    /// carries a 2026-07-28 error code.
     #[arg(long)]
     pub dishonest_servers: bool,
     /// Do not shrink findings (shards never shrink: `merge` does).
     #[arg(long)]
     pub no_shrink: bool,
     /// Which protocol era the seeds draw: `legacy` (2025 sessions), `modern` (the
-    /// 2026-07-28 stateless transport) or `mixed` (half the seeds each).
+    /// 2026-07-28 stateless transport), `migration` (servers and clients of either era or
+    /// both, era probes, deploys into another era) or `mixed` (half the seeds 2025, a
+    /// quarter each of the others).
     #[arg(long, default_value = "legacy", value_parser = parse_era)]
     pub era: SwarmEra,
 }
 
 fn parse_era(text: &str) -> Result<SwarmEra, String> {
-    SwarmEra::parse(text).ok_or_else(|| format!("{text:?}: expected legacy, modern or mixed"))
+    SwarmEra::parse(text)
+        .ok_or_else(|| format!("{text:?}: expected legacy, modern, migration or mixed"))
 }
 
 #[derive(Subcommand)]

@@ -171,3 +171,36 @@ fn legacy_get_is_written_only_when_set_and_needs_the_stateless_era() {
     .unwrap_err();
     assert!(err.contains("DualStatelessLegacy"), "{err}");
 }
+
+/// A deploy into a build without 2025 sessions (`RollEra` to `DualStatelessLegacy` or
+/// `ModernOnly`) loads no session store: the sessions of the stateful build die in the
+/// restart even under `restart_persistence: Everything`, and a later change of the tools
+/// list is logged on no session's standalone stream. A roll between stateful eras keeps
+/// them, as any restart would.
+#[test]
+fn a_roll_into_an_era_without_sessions_keeps_none() {
+    for (to, kept) in [
+        (Era::DualStatelessLegacy, false),
+        (Era::ModernOnly, false),
+        (Era::LegacyOnly, true),
+    ] {
+        let mut server = server_default();
+        let response = answer(&mut server, initialize());
+        let session = response
+            .session_id
+            .expect("the stateful server mints a session");
+        let get = HttpRequest::get(Some(session.clone()), None);
+        assert_eq!(answer(&mut server, get).status, 200);
+        let mut out = Vec::new();
+        server.roll_era(to, 1_000, &mut out);
+        assert_eq!(server.live_session_count(), usize::from(kept), "{to:?}");
+        let events = server.ledger().events.len();
+        server.change_list(faultline_model::ListName::Tools, true, 2_000, &mut out);
+        let logged = server.ledger().events.len() - events;
+        assert_eq!(logged, usize::from(kept), "{to:?}: list_changed logged");
+        if !kept {
+            let died = server.ledger().sessions[0].died.map(|(at, _)| at);
+            assert_eq!(died, Some(1_000), "{to:?}");
+        }
+    }
+}

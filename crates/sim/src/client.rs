@@ -48,8 +48,8 @@ pub struct Policy {
     /// Client with a tools list: a 2026-07-28 one listens again after the listen stream
     /// drops and lists again once listening (what the naive client, like the SDKs, never
     /// does); a 2025 one lists again after its standalone stream ends or its session
-    /// changes, and before every call to a server that assigned no session
-    /// ([`crate::legacy_tools_list`]).
+    /// changes, and before every call to a server that assigned no session or when it
+    /// opens no standalone stream ([`crate::legacy_tools_list`]).
     pub relisten_after_drop: bool,
     /// Keep the cookies a response sets and send them back (an HTTP client with a cookie
     /// jar): what keeps it pinned behind a `StickyCookie` balancer.
@@ -560,7 +560,11 @@ impl Client {
     /// Sends workload call `call` in `session` now, or, for a client that works from a
     /// tools list and holds none it trusts, lists first and sends it when the list comes.
     fn call_or_wait(&mut self, io: &mut ClientIo, now: u64, call: usize, session: String) {
-        let trusts = !(self.policy.relisten_after_drop && session.is_empty());
+        // Guarded: a list is trusted only while a change could reach it, on a session's
+        // standalone stream (a sessionless server's carries nothing; without one there is
+        // no channel at all, and a restart may bring other tools).
+        let trusts =
+            !(self.policy.relisten_after_drop && (session.is_empty() || !self.standalone_stream));
         if self.tools_list.admits(call, trusts) {
             let retries = self.policy.retries_on_dead_session;
             self.send_call(io, now, call, session, retries, Task::Main);
@@ -877,6 +881,18 @@ impl Client {
                 (ResponseBody::Json(body), 200) => {
                     let listed = body.get("result").is_some();
                     self.on_listed(io, now, request_id, listed);
+                }
+                (_, 404 | 410) if self.policy.typed_errors => {
+                    // The session died under the list: the calls waiting on it wait for
+                    // the next session's list instead of going to the dead one.
+                    let session = self
+                        .request_index
+                        .get(&conn)
+                        .and_then(|&i| self.record.requests[i].session.clone());
+                    self.tools_list.abandon(request_id);
+                    if let Some(session) = session {
+                        self.on_dead_session(io, now, session, None, status);
+                    }
                 }
                 _ => self.on_listed(io, now, request_id, false),
             },
@@ -1503,9 +1519,9 @@ impl Client {
         if stream.cursor.is_none() {
             match stream.logical {
                 Logical::Call(i) if self.policy.reissue_after_reinit => {
-                    // Nothing to resume from: re-issue the call (it carries an idempotency key).
-                    let retries = self.policy.retries_on_dead_session;
-                    self.send_call(io, now, i, session, retries, Task::Main);
+                    // Nothing to resume from: re-issue the call (it carries an idempotency
+                    // key), from a list the client still trusts (else it lists first).
+                    self.call_or_wait(io, now, i, session);
                     return;
                 }
                 Logical::Call(i) => {

@@ -104,6 +104,17 @@ impl ClientSide {
         each!(self, c => c.mark_sent(conn, now))
     }
 
+    /// A request held back while the client was away is about to leave at `now`: false
+    /// when the client takes it back (only the 2026-07-28 client does, for a call whose
+    /// tools list went stale meanwhile).
+    pub fn may_leave(&mut self, io: &mut ClientIo, now: u64, conn: ConnId) -> bool {
+        match self {
+            ClientSide::Legacy(_) => true,
+            ClientSide::Modern(c) => c.may_leave(io, now, conn),
+            ClientSide::Auto(c) => c.may_leave(io, now, conn),
+        }
+    }
+
     pub fn on_call(&mut self, io: &mut ClientIo, now: u64, call: usize) {
         each!(self, c => c.on_call(io, now, call))
     }

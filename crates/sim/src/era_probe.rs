@@ -19,7 +19,9 @@
 //!
 //! When the guarded client probes again and finds the other era, the failures of the era
 //! it leaves are caught here: their errors are taken back out of the record and their calls
-//! re-run by the client of the new era (an SDK's auto mode retrying transparently). The
+//! re-run by the client of the new era (an SDK's auto mode retrying transparently). It
+//! switches only when the era in use has answered nothing since the failure: a server that
+//! speaks both eras keeps a client in the one that works, with its calls in flight. The
 //! probe itself is an ordinary request in the record.
 
 use faultline_model::{ConnId, EndMode, HttpRequest, HttpResponse, ResponseBody};
@@ -55,13 +57,21 @@ macro_rules! era_handover {
         }
 
         /// Takes over from another client (the era probe switching eras): its record, its
-        /// counters (so ids and wake tokens are never reused) and the calls it finished.
+        /// counters (so ids, wake tokens and the record's order of actions are never
+        /// reused) and the calls it finished.
         pub(crate) fn adopt(
             &mut self,
             record: crate::client_record::ClientRecord,
             counters: (u64, u64),
             done: &[bool],
         ) {
+            self.seq = record
+                .requests
+                .iter()
+                .flat_map(|r| [Some(r.sent_seq), r.answered_seq])
+                .flatten()
+                .max()
+                .unwrap_or(0);
             self.record = record;
             (self.next_request_id, self.next_token) = counters;
             for (state, &done) in self.calls.iter_mut().zip(done) {
@@ -196,6 +206,14 @@ impl AutoClient {
             self.record_mut().requests[i].at_ms = now;
         }
         chosen!(self, c => c.mark_sent(conn, now));
+    }
+
+    /// See [`crate::client_side::ClientSide::may_leave`].
+    pub fn may_leave(&mut self, io: &mut ClientIo, now: u64, conn: ConnId) -> bool {
+        match &mut self.chosen {
+            Chosen::Modern(c) => c.may_leave(io, now, conn),
+            Chosen::Undecided | Chosen::Legacy(_) => true,
+        }
     }
 
     pub fn on_call(&mut self, io: &mut ClientIo, now: u64, call: usize) {
@@ -343,13 +361,31 @@ impl AutoClient {
             (&self.chosen, found),
             (Chosen::Legacy(_), Found::Legacy) | (Chosen::Modern(_), Found::Modern)
         );
-        if same {
-            // The era did not change: the failure stands.
+        if same || self.era_in_use_works(conn) {
+            // The era did not change, or the one in use still works (a server that speaks
+            // both): the failure stands, and calls in flight stay where they are.
             self.failed_ms = None;
             self.errors_seen = self.record().errors.len();
             return;
         }
         self.switch(io, now, found);
+    }
+
+    /// Whether the era in use answered a request 2xx since the failure that set off the
+    /// probe on `probe`: then the failure was not the era's (a dropped stream, a restart),
+    /// and switching would strand what the client has in flight in it (a call's stream
+    /// its successor would not know of: the 2026-07-28 client sends no idempotency key).
+    fn era_in_use_works(&self, probe: ConnId) -> bool {
+        let Some(failed) = self.failed_ms else {
+            return false;
+        };
+        !matches!(self.chosen, Chosen::Undecided)
+            && self.record().requests.iter().any(|r| {
+                r.conn != probe
+                    && r.at_ms >= failed
+                    && r.status.is_some_and(|s| (200..300).contains(&s))
+                    && r.rpc.as_deref() != Some("server/discover")
+            })
     }
 
     /// Builds the client of `found` and hands it everything: the record, the counters,

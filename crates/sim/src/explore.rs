@@ -11,7 +11,7 @@ use faultline_model::{EventStoreScope, FleetKnobs, IdScheme, ServerKnobs};
 use serde::{Deserialize, Serialize};
 
 use crate::swarm::{SwarmOptions, generate};
-use crate::swarm_modern::SwarmEra;
+use crate::swarm_era::SwarmEra;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
 use faultline_scenario::{ClientModel, Fault, Scenario, Work};
 
@@ -75,31 +75,56 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> S
         }
         VerdictKind::EraMismatch => {
             put("era", format!("{:?}", k.era));
-            put(
-                "legacy_probe_answer",
-                format!("{:?}", k.legacy_probe_answer),
-            );
+            // Only a 2025-only server has a probe answer of its own choosing (a roll into
+            // one from another era keeps the default, `AsToday`).
+            if k.era == faultline_model::Era::LegacyOnly {
+                put(
+                    "legacy_probe_answer",
+                    format!("{:?}", k.legacy_probe_answer),
+                );
+            }
         }
         VerdictKind::Clean | VerdictKind::Detected => {}
     }
     sig
 }
 
-/// The signature of one verdict: [`signature_of`] its kind, but a `duplicate_effect` the
-/// server made alone, by running a task again after a restart with no client re-issuing
-/// anything, is named by the knob that re-runs it (`task_persistence`): no client can
-/// prevent it, and `on_stream_cut` plays no part in it.
+/// The signature of one verdict: [`signature_of`] its kind, except where the evidence
+/// shows another cause:
+///
+/// - a `duplicate_effect` the server made alone, by running a task again after a restart
+///   with no client re-issuing anything, is named by the knob that re-runs it
+///   (`task_persistence`): no client can prevent it, and `on_stream_cut` plays no part in
+///   it;
+/// - a `missed_change` whose channel was a 2025 GET stream is named by the server's `era`
+///   and `legacy_get` (whether that stream belonged to a session and could carry a
+///   change), not by the 2026-07-28 `list_ttl`;
+/// - an `era_mismatch` after a deploy into another era (`RollEra`) also names the era the
+///   server moved to (`rolled_to`): a client that cached the era it found is another
+///   lesson than one that misread its probe.
 pub fn verdict_signature(v: &Verdict, k: &ServerKnobs, fleet: &FleetKnobs) -> Signature {
-    if let Evidence::DuplicateEffect { commits, .. } = &v.evidence
-        && commits.len() > 1
-        && commits[1..].iter().all(|c| c.rerun_of_task.is_some())
-    {
-        return vec![(
-            "task_persistence".to_string(),
-            format!("{:?}", k.task_persistence),
-        )];
+    match &v.evidence {
+        Evidence::DuplicateEffect { commits, .. }
+            if commits.len() > 1 && commits[1..].iter().all(|c| c.rerun_of_task.is_some()) =>
+        {
+            vec![(
+                "task_persistence".to_string(),
+                format!("{:?}", k.task_persistence),
+            )]
+        }
+        Evidence::MissedChange(m) if m.via_standalone_stream => vec![
+            ("era".to_string(), format!("{:?}", k.era)),
+            ("legacy_get".to_string(), format!("{:?}", k.legacy_get)),
+        ],
+        Evidence::EraMismatch(m) => {
+            let mut sig = signature_of(v.kind, k, fleet);
+            if let Some((_, _, to)) = m.era_changes.last() {
+                sig.push(("rolled_to".to_string(), to.clone()));
+            }
+            sig
+        }
+        _ => signature_of(v.kind, k, fleet),
     }
-    signature_of(v.kind, k, fleet)
 }
 
 /// The distinct (kind, signature) pairs of a run's failure verdicts, sorted.
@@ -563,7 +588,7 @@ pub fn finding_name(client: ClientModel, f: &Finding) -> String {
     let sig: Vec<String> = f
         .signature
         .iter()
-        .map(|(k, v)| format!("{k}_{}", v.to_ascii_lowercase()))
+        .map(|(k, v)| format!("{k}_{}", file_word(v)))
         .collect();
     let mut name = format!("{}_{}", client.name(), f.kind.name());
     if !sig.is_empty() {
@@ -571,6 +596,20 @@ pub fn finding_name(client: ClientModel, f: &Finding) -> String {
         name.push_str(&sig.join("_"));
     }
     name
+}
+
+/// A knob's value as a word of a file name: lower case, every run of other characters
+/// than letters and digits one `_` (`Rpc400(-32000)` is `rpc400_32000`).
+fn file_word(value: &str) -> String {
+    let mut word = String::new();
+    for c in value.chars() {
+        if c.is_ascii_alphanumeric() {
+            word.push(c.to_ascii_lowercase());
+        } else if !word.is_empty() && !word.ends_with('_') {
+            word.push('_');
+        }
+    }
+    word.trim_end_matches('_').to_string()
 }
 
 /// "1 witness", "7 witnesses".
@@ -653,6 +692,14 @@ pub fn shrunk_era_scenario_text(
 #[cfg(test)]
 mod tests {
     use super::witnesses;
+
+    #[test]
+    fn a_value_is_one_word_of_a_file_name() {
+        assert_eq!(super::file_word("Rpc400(-32000)"), "rpc400_32000");
+        assert_eq!(super::file_word("PerStream"), "perstream");
+        assert_eq!(super::file_word("SharedByStream"), "sharedbystream");
+        assert_eq!(super::file_word("None"), "none");
+    }
 
     #[test]
     fn one_witness_is_singular() {

@@ -14,7 +14,8 @@
 //!   trusts a list on a server that assigned no session: such a server's GET stream
 //!   belongs to no session and carries nothing
 //!   (<https://github.com/akutishevsky/nutrition-mcp/pull/31>), so it lists before each
-//!   call.
+//!   call. Nor does it trust one without a standalone stream of its own (no channel at
+//!   all: a restart into a new build may bring other tools, and nothing would say so).
 //!
 //! The `missed_change` verdict judges a call made from a list that changed while the
 //! channel was down, from the ledger alone.
@@ -67,6 +68,14 @@ impl LegacyToolsList {
         Some(std::mem::take(&mut self.waiting))
     }
 
+    /// The `tools/list` with `request_id` will never be answered with a list (its session
+    /// died): a new one may be sent, and the calls waiting keep waiting for it.
+    pub fn abandon(&mut self, request_id: u64) {
+        if self.listing == Some(request_id) {
+            self.listing = None;
+        }
+    }
+
     /// The list may be out of date from now on.
     pub fn drop_list(&mut self) {
         self.held = false;
@@ -98,5 +107,18 @@ mod tests {
         assert!(!list.admits(3, false), "an untrusted list is listed again");
         list.drop_list();
         assert!(!list.admits(4, true));
+        list.listing = Some(9);
+        list.abandon(9);
+        assert!(
+            list.should_list(),
+            "a list whose session died is sent again"
+        );
+        assert_eq!(list.answered(10, true), None);
+        list.listing = Some(10);
+        assert_eq!(
+            list.answered(10, true),
+            Some(vec![3, 4]),
+            "the calls kept waiting"
+        );
     }
 }

@@ -24,8 +24,8 @@
 //! opens `subscriptions/listen` for `toolsListChanged` and calls `tools/list`; it caches the
 //! list and calls a tool only from a cached list, listing again first when the cache is
 //! gone (a re-issue of a cut call too: one due while the client was away once left from a
-//! list that had changed meanwhile). A `list_changed` on its listen stream drops the cache (both clients). Two guards
-//! differ, both [`Policy::relisten_after_drop`]
+//! list that had changed meanwhile). A `list_changed` on its listen stream drops the cache
+//! (both clients). Two guards differ, both [`Policy::relisten_after_drop`]
 //! (<https://github.com/nicobailon/pi-mcp-adapter/issues/468>):
 //!
 //! - **naive** never listens again after its listen stream drops (like the SDKs, which do
@@ -34,7 +34,9 @@
 //!   which the `missed_change` verdict finds;
 //! - **guarded** honours `ttlMs`, listens again after its reconnect delay when the listen
 //!   stream drops, and lists again as soon as the new listen is acknowledged (the server
-//!   replays nothing, so only a fresh list covers the time it was not listening).
+//!   replays nothing, so only a fresh list covers the time it was not listening). A call
+//!   held back while the client was away is checked again as it leaves: from a list that
+//!   went stale meanwhile it is taken back and waits for a new one.
 //!
 //! A listen "drops" however it ends: a reset, a clean end, or the server's last message on
 //! it (the listen's `complete` result or `notifications/cancelled`, the two graceful ends
@@ -206,6 +208,37 @@ impl ModernClient {
         if let Some(&i) = self.request_index.get(&conn) {
             self.record.requests[i].at_ms = now;
         }
+    }
+
+    /// A request held back while the client was away is about to leave at `now`. The
+    /// guarded client checks a call's tools list again first: if it is no longer fresh
+    /// (its listen ended meanwhile, or its `ttlMs` passed), the call is taken back (its
+    /// attempt unmade) and waits for a new list, like a call made now. Returns whether the
+    /// request leaves.
+    pub fn may_leave(&mut self, io: &mut ClientIo, now: u64, conn: ConnId) -> bool {
+        let Some(&Purpose::Call(call)) = self.purposes.get(&conn) else {
+            return true;
+        };
+        if !self.lists_tools || !self.policy.relisten_after_drop || self.list_fresh(now) {
+            return true;
+        }
+        self.purposes.remove(&conn);
+        if let Some(i) = self.request_index.remove(&conn) {
+            self.record.requests.remove(i);
+            for index in self.request_index.values_mut() {
+                if *index > i {
+                    *index -= 1;
+                }
+            }
+        }
+        if let Some(rid) = self.calls[call].request_ids.pop() {
+            self.request_to_call.remove(&rid);
+        }
+        let attempts = &mut self.record.calls[call].attempts;
+        *attempts = attempts.saturating_sub(1);
+        self.waiting.push(call);
+        self.send_list(io, now);
+        false
     }
 
     fn tick(&mut self) -> u64 {
@@ -463,6 +496,19 @@ impl ModernClient {
             Some(Purpose::Listen) => {
                 if let (ResponseBody::Sse(_), 200) = (&response.body, response.status) {
                     self.purposes.insert(conn, Purpose::ListenStream);
+                } else {
+                    // No channel for changes: an error the application sees (and a client
+                    // that found its era by probing takes for a failure of that era).
+                    self.record.errors.push(ErrorRecord {
+                        at_ms: now,
+                        error: ClientError::Surfaced {
+                            message: format!(
+                                "subscriptions/listen failed with HTTP {}",
+                                response.status
+                            ),
+                        },
+                        scope: ErrorScope::Standalone(String::new()),
+                    });
                 }
                 return;
             }

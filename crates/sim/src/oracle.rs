@@ -705,7 +705,14 @@ fn foreign_events(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Ver
         if asked_key == Some(e.session.0) {
             continue;
         }
-        let wire = &ledger.session(e.session).wire_id;
+        let owner = ledger.session(e.session);
+        // A server that serves 2025 without sessions (`DualStatelessLegacy`, after a roll
+        // into it too) answers whatever session header a request carries on a stream of
+        // its stateless scope: the request's own answer, nobody else's events.
+        if owner.stateless {
+            continue;
+        }
+        let wire = &owner.wire_id;
         if asked != wire {
             foreign
                 .entry(asked.to_string())

@@ -19,7 +19,7 @@ use faultline_model::{DurationMs, EndMode, FleetKnobs, PositiveDurationMs, Serve
 
 use crate::explore::{Signature, verdict_signature};
 use crate::verdict::VerdictKind;
-use faultline_scenario::{ClientModel, CutAt, Fault, Scenario, Tool, Trigger, Work};
+use faultline_scenario::{ClientEra, ClientModel, CutAt, Fault, Scenario, Tool, Trigger, Work};
 use faultline_scenario::{PickCount, PickDuration, StreamSel};
 
 /// Whether `scenario` (run with its own seed) still shows `kind` with `signature`.
@@ -102,7 +102,9 @@ fn candidates(s: &Scenario) -> Vec<Scenario> {
     for i in 0..s.faults.len() {
         let mut c = s.clone();
         let changed = match &mut c.faults[i] {
-            Fault::Drop { away, .. } | Fault::Restart { away, .. } => match away {
+            Fault::Drop { away, .. }
+            | Fault::Restart { away, .. }
+            | Fault::RollEra { away, .. } => match away {
                 Some(a) => match halve_duration(*a) {
                     Some(h) if h.hi.ms() > 0 => {
                         *a = h;
@@ -252,8 +254,9 @@ fn fleet_knobs_set(fleet: &FleetKnobs) -> usize {
     .count()
 }
 
-/// The shrinker's knobs: the 2025 ones, then the 2026-07-28 ones (default on 2025 runs).
-const KNOBS: usize = 17;
+/// The shrinker's knobs: the 2025 ones, then the 2026-07-28 ones (default on 2025 runs),
+/// then the migration ones (default on both).
+const KNOBS: usize = 20;
 
 /// Moves knob number `k` to its default; false if it already is.
 fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
@@ -281,7 +284,19 @@ fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
         13 => set(&mut k.tasks_offered, &d.tasks_offered),
         14 => set(&mut k.task_ttl, &d.task_ttl),
         15 => set(&mut k.task_purge_delay, &d.task_purge_delay),
-        _ => set(&mut k.task_persistence, &d.task_persistence),
+        16 => set(&mut k.task_persistence, &d.task_persistence),
+        17 => set(&mut k.legacy_probe_answer, &d.legacy_probe_answer),
+        18 => set(&mut k.legacy_get, &d.legacy_get),
+        // The era's two dependent knobs describe one era only (`ServerKnobs::validate`):
+        // they go back with it.
+        _ => {
+            let era = set(&mut k.era, &d.era);
+            if era {
+                k.legacy_probe_answer = d.legacy_probe_answer;
+                k.legacy_get = d.legacy_get;
+            }
+            era
+        }
     }
 }
 
@@ -416,6 +431,9 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
     let mut v = DurationSlots { slot, seen: 0, f };
     v.pick(&mut s.client.start_at);
     v.plain(&mut s.client.reconnect_delay);
+    if let ClientEra::Auto { era_cache } = &mut s.client.era {
+        v.plain(era_cache);
+    }
     for w in &mut s.workload {
         match w {
             Work::CallTool { at, tool, .. } => {
@@ -563,9 +581,15 @@ fn knob_value(k: &ServerKnobs, knob: usize) -> (&'static str, String) {
             },
         ),
         16 => ("task_persistence", format!("{:?}", k.task_persistence)),
-        17 => ("id_scheme", format!("{:?}", k.id_scheme)),
-        18 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
-        19 => (
+        17 => (
+            "legacy_probe_answer",
+            format!("{:?}", k.legacy_probe_answer),
+        ),
+        18 => ("legacy_get", format!("{:?}", k.legacy_get)),
+        19 => ("era", format!("{:?}", k.era)),
+        20 => ("id_scheme", format!("{:?}", k.id_scheme)),
+        21 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
+        22 => (
             "advertise_monotonic_ids",
             k.advertise_monotonic_ids.to_string(),
         ),
@@ -584,9 +608,9 @@ fn reset_any_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
     }
     match knob {
         0..KNOBS => reset_knob(k, d, knob),
-        17 => set(&mut k.id_scheme, &d.id_scheme),
-        18 => set(&mut k.unknown_cursor, &d.unknown_cursor),
-        19 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
+        20 => set(&mut k.id_scheme, &d.id_scheme),
+        21 => set(&mut k.unknown_cursor, &d.unknown_cursor),
+        22 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
         _ => set(&mut k.max_sessions, &d.max_sessions),
     }
 }

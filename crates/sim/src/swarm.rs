@@ -13,6 +13,8 @@ use faultline_model::{
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::swarm_era::DrawnEra;
+
 use faultline_scenario::{
     ClientConfig, ClientModel, Fault, Scenario, StreamSel, Tool, Trigger, Work,
 };
@@ -31,7 +33,7 @@ pub struct SwarmOptions {
     /// seed's scenario is the same either way.
     pub fleets: bool,
     /// Which protocol era's runs to draw (2025 by default, so every seed keeps its bytes).
-    pub era: crate::swarm_modern::SwarmEra,
+    pub era: crate::swarm_era::SwarmEra,
 }
 
 impl Default for SwarmOptions {
@@ -67,8 +69,10 @@ pub(crate) fn maybe(rng: &mut ChaCha8Rng, p: f64) -> bool {
 
 /// The scenario for `seed`.
 pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
-    if options.era.draws_modern(seed) {
-        return crate::swarm_modern::generate(seed, options);
+    match options.era.draw(seed) {
+        DrawnEra::Legacy => {}
+        DrawnEra::Modern => return crate::swarm_modern::generate(seed, options),
+        DrawnEra::Migration => return crate::swarm_migration::generate(seed, options),
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_fa17_11e5_0001);
     let rng = &mut rng;

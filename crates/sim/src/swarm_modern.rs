@@ -4,8 +4,8 @@
 //! purged or restarted task store).
 //!
 //! Modern draws come from their own ChaCha stream (`seed ^ MODERN_SWARM_SALT`), and the
-//! choice of era under [`SwarmEra::Mixed`] from another, so the 2025 draws of
-//! [`crate::swarm::generate`] keep their bytes for every seed.
+//! choice of era under [`SwarmEra::Mixed`](crate::swarm_era::SwarmEra) from another, so the
+//! 2025 draws of [`crate::swarm::generate`] keep their bytes for every seed.
 //!
 //! Every drawn scenario passes `Scenario::check` (asserted): the generator never hands the
 //! explorer a run a scenario file could not describe.
@@ -15,66 +15,16 @@ use faultline_scenario::{
     ClientConfig, ClientEra, ClientModel, CutAt, Fault, PickCount, PickDuration, Scenario, Tool,
     Trigger, Work,
 };
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
 
 use crate::swarm::{SwarmOptions, log_ms, maybe, ms, positive};
 
 /// Salt of the modern draws' stream.
 const MODERN_SWARM_SALT: u64 = 0x2026_0728_5a4d_0001;
-/// Salt of the stream that picks a seed's era under [`SwarmEra::Mixed`].
-const ERA_PICK_SALT: u64 = 0x2026_0728_e4a0_0002;
 
-/// Which protocol era the swarm draws runs for.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum SwarmEra {
-    /// 2025 session transport only (what every seed drew before the 2026-07-28 runs).
-    #[default]
-    Legacy,
-    /// 2026-07-28 stateless transport only.
-    Modern,
-    /// Half the seeds of each, chosen by the seed.
-    Mixed,
-}
-
-impl SwarmEra {
-    pub fn is_legacy(&self) -> bool {
-        *self == SwarmEra::Legacy
-    }
-
-    /// `legacy`, `modern`, `mixed`.
-    pub fn name(self) -> &'static str {
-        match self {
-            SwarmEra::Legacy => "legacy",
-            SwarmEra::Modern => "modern",
-            SwarmEra::Mixed => "mixed",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<SwarmEra> {
-        match text {
-            "legacy" => Some(SwarmEra::Legacy),
-            "modern" => Some(SwarmEra::Modern),
-            "mixed" => Some(SwarmEra::Mixed),
-            _ => None,
-        }
-    }
-
-    /// Whether `seed` draws a 2026-07-28 run under this era.
-    pub fn draws_modern(self, seed: u64) -> bool {
-        match self {
-            SwarmEra::Legacy => false,
-            SwarmEra::Modern => true,
-            SwarmEra::Mixed => ChaCha8Rng::seed_from_u64(seed ^ ERA_PICK_SALT).random_bool(0.5),
-        }
-    }
-}
-
-fn at(ms: u64) -> PickDuration {
+/// A fixed instant or duration (the modern and migration draws write many).
+pub(crate) fn at(ms: u64) -> PickDuration {
     PickDuration::fixed(DurationMs(ms))
 }
 

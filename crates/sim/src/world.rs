@@ -180,7 +180,11 @@ impl<L: Link> World<L> {
                 if now >= self.away_until {
                     let held = std::mem::take(&mut self.held_back);
                     for (conn, request, task) in held {
-                        self.deliver_to_server(conn, request, task, true);
+                        // The client may take a request back as it leaves (what it was
+                        // based on went stale while it was away).
+                        if self.client.may_leave(&mut self.io, now, conn) {
+                            self.deliver_to_server(conn, request, task, true);
+                        }
                     }
                 }
             }

@@ -154,7 +154,7 @@ fn a_fleet_gap_names_its_event_store_only_when_it_is_keyed_by_stream() {
 #[test]
 fn a_duplicate_the_server_made_by_re_running_a_task_is_labelled_by_task_persistence() {
     use faultline_sim::explore::{shrunk_era_scenario_text, verdict_signature};
-    use faultline_sim::swarm_modern::SwarmEra;
+    use faultline_sim::swarm_era::SwarmEra;
     let task_persistence = vec![("task_persistence".to_string(), "Everything".to_string())];
     // Seed 378 of the modern swarm with dishonest servers: a place_order task and a restart.
     for client in [ClientModel::Naive, ClientModel::Guarded] {

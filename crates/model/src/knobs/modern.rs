@@ -42,6 +42,11 @@ impl Era {
     pub fn speaks_modern(self) -> bool {
         self != Era::LegacyOnly
     }
+
+    /// Whether 2025 requests are served with sessions (`initialize` mints one).
+    pub fn serves_legacy_sessions(self) -> bool {
+        matches!(self, Era::DualStatefulLegacy | Era::LegacyOnly)
+    }
 }
 
 /// What a [`Era::DualStatelessLegacy`] server does with a 2025 GET (there is no session to

@@ -129,6 +129,16 @@ impl Server {
     /// Restarts the server process: every connection is reset, every job dies, and
     /// `restart_persistence` decides what survives. Surviving sessions enter a new generation.
     pub fn restart(&mut self, now_ms: u64, out: &mut Vec<Output>) {
+        self.restart_keeping(self.knobs.restart_persistence, now_ms, out);
+    }
+
+    /// [`restart`](Server::restart), with `persistence` deciding what survives.
+    pub(in crate::server) fn restart_keeping(
+        &mut self,
+        persistence: RestartPersistence,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) {
         self.advance(now_ms, out);
         let now = self.now_ms;
         self.ledger.restarts.push(now);
@@ -153,7 +163,7 @@ impl Server {
         self.job_due.clear();
         self.restart_tasks(now);
         self.restart_handles(now);
-        match self.knobs.restart_persistence {
+        match persistence {
             RestartPersistence::Nothing => {
                 for (key, _) in self.sessions.clear() {
                     self.ledger.session_mut(key).died = Some((now, DeathCause::Restart));
@@ -161,10 +171,10 @@ impl Server {
                 self.log.clear_where(|_| true);
             }
             RestartPersistence::SessionIdsOnly | RestartPersistence::Everything => {
-                if self.knobs.restart_persistence == RestartPersistence::SessionIdsOnly {
+                if persistence == RestartPersistence::SessionIdsOnly {
                     self.log.clear_where(|_| true);
                 }
-                let logs_kept = self.knobs.restart_persistence == RestartPersistence::Everything;
+                let logs_kept = persistence == RestartPersistence::Everything;
                 let keys: Vec<SessionKey> = self.sessions.keys().collect();
                 for key in keys {
                     let scheme = self.knobs.id_scheme;

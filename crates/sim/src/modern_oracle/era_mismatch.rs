@@ -16,9 +16,10 @@
 //!
 //! From the ledger alone (`era_answers`, `era_changes`, `answers`): a run of era refusals
 //! of requests other than `server/discover` (the probe) after which no request other than
-//! a probe or a notification was answered 2xx is a wrong-era mismatch (a client that
-//! probed again and went on in the right era recovered); sessionless `initialize` answers after which no request other
-//! than `initialize` arrived are a sessionless mismatch.
+//! a probe or a notification was answered 2xx is a wrong-era mismatch (a client that probed
+//! again and went on in the right era recovered; when no tool call was among the refusals,
+//! a probe answered 2xx is enough); sessionless `initialize` answers after which no
+//! request other than `initialize` arrived are a sessionless mismatch.
 
 use faultline_model::{ConnId, EraAnswer, EraAnswerKind, Ledger, RequestEra};
 use serde::Serialize;
@@ -28,6 +29,9 @@ use crate::verdict::{Evidence, Verdict, VerdictKind};
 
 /// The probe method, which only 2026-07-28 defines.
 const DISCOVER: &str = "server/discover";
+
+/// The client's work: a failed call is not made good by a probe alone.
+const TOOLS_CALL: &str = "tools/call";
 
 /// One request in an `era_mismatch`'s evidence and its answer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -85,15 +89,28 @@ pub fn era_mismatches(ledger: &Ledger) -> Vec<EraMismatch> {
         .filter(|a| a.rpc_method.as_deref() != Some(DISCOVER))
         .collect();
     if let (Some(first), Some(last)) = (work.first(), work.last()) {
-        let recovered = ledger.answers.iter().any(|a| {
-            a.at_ms >= last.at_ms
-                && a.conn > last.conn
-                && (200..300).contains(&a.status)
-                && !a
-                    .rpc_method
-                    .as_deref()
-                    .is_some_and(|m| m == DISCOVER || m.starts_with("notifications/"))
-        });
+        // Answered 2xx after `after`: work (`probes` false) or a probe too.
+        let answered_after = |after: &EraAnswer, probes: bool| {
+            ledger.answers.iter().any(|a| {
+                a.at_ms >= after.at_ms
+                    && a.conn > after.conn
+                    && (200..300).contains(&a.status)
+                    && match a.rpc_method.as_deref() {
+                        Some(DISCOVER) => probes,
+                        Some(m) => !m.starts_with("notifications/"),
+                        None => true,
+                    }
+            })
+        };
+        // When every failed tool call was followed by work answered in some era (only a
+        // session's plumbing failed last: `initialize`, its GET stream, its DELETE, a list
+        // or a listen), a probe answered 2xx after the last failure is recovery enough:
+        // the client found the era the server speaks, and may have had no more work to send
+        // in it. A call that failed for good needs an answer of its own.
+        let call_stranded = work
+            .iter()
+            .any(|a| a.rpc_method.as_deref() == Some(TOOLS_CALL) && !answered_after(a, false));
+        let recovered = answered_after(last, !call_stranded);
         if !recovered {
             found.push(mismatch(ledger, &work, first.at_ms, false));
         }
@@ -368,6 +385,40 @@ mod tests {
             "{}",
             out[0].summary
         );
+    }
+
+    /// A roll to ModernOnly refuses a 2025 client's session plumbing (its DELETE and
+    /// `initialize`) while no call is due: a probe answered 200 settles it, with no call to
+    /// make in the new era. Had a call been refused, the probe alone would not do.
+    #[test]
+    fn refused_plumbing_then_an_answered_probe_is_no_mismatch() {
+        let plumbing = |conn, rpc: &str| EraAnswer {
+            rpc_method: (!rpc.is_empty()).then(|| rpc.to_string()),
+            status: 405,
+            ..refusal(conn, 60_000, rpc, Era::ModernOnly, RequestEra::Legacy)
+        };
+        let mut ledger = Ledger {
+            answers: vec![
+                answer(5, 60_000, "", 405),
+                answer(6, 60_000, "initialize", 400),
+                answer(7, 60_000, DISCOVER, 200),
+            ],
+            era_answers: vec![plumbing(5, ""), plumbing(6, "initialize")],
+            ..Ledger::default()
+        };
+        assert!(era_mismatches(&ledger).is_empty());
+        // A call refused earlier and then answered in the other era (conn 3) is no call
+        // stranded: the probe still settles it.
+        ledger.answers.insert(0, answer(3, 1_000, TOOLS_CALL, 200));
+        ledger.answers.insert(0, answer(2, 1_000, TOOLS_CALL, 400));
+        ledger.era_answers.insert(
+            0,
+            refusal(2, 1_000, TOOLS_CALL, Era::LegacyOnly, RequestEra::Modern),
+        );
+        assert!(era_mismatches(&ledger).is_empty());
+        // A call refused with the plumbing and never answered is.
+        ledger.era_answers.insert(1, plumbing(4, TOOLS_CALL));
+        assert_eq!(era_mismatches(&ledger).len(), 1);
     }
 
     #[test]

@@ -19,7 +19,11 @@
 //! GET stream belongs to no session and carries nothing: a client that opened one believed
 //! it had a channel, so a change made while only such a stream was open is missed as well
 //! (<https://github.com/akutishevsky/nutrition-mcp/pull/31>: "connected, no tools" after a
-//! deploy, fixed by answering GET with 405).
+//! deploy, fixed by answering GET with 405). A 2025 change the server never published is
+//! not judged: it reaches no 2025 client, on any stream.
+//!
+//! Only calls answered 2xx are judged: a call refused (for its era, its session) ran
+//! nothing, from any list.
 //!
 //! On a fleet whose replicas each have their own event bus (the TypeScript SDK's
 //! in-memory `InMemoryServerEventBus`), a change published by one replica reaches only
@@ -59,6 +63,13 @@ pub struct MissedChange {
     /// Written only when set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub published_elsewhere: Option<faultline_model::ReplicaId>,
+}
+
+/// A client's change channel: a 2026-07-28 listen stream or a 2025 standalone GET stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Channel {
+    Listen,
+    Get,
 }
 
 /// Every change of the tools list some call missed, in the order of the changes.
@@ -124,6 +135,22 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
             .max()
             .unwrap_or(1)
     };
+    // The change channel the client had last opened at `t`: a listen (opened at its
+    // acknowledgement) or a 2025 GET stream.
+    let channel_at = |t: u64| {
+        let listen = windows
+            .iter()
+            .map(|&(from, _)| from)
+            .filter(|&f| f <= t)
+            .max();
+        let get = gets.iter().map(|&(from, _)| from).filter(|&f| f <= t).max();
+        match (listen, get) {
+            (Some(l), Some(g)) if g > l => Some(Channel::Get),
+            (Some(_), _) => Some(Channel::Listen),
+            (None, Some(_)) => Some(Channel::Get),
+            (None, None) => None,
+        }
+    };
     let mut found: Vec<MissedChange> = Vec::new();
     let mut held: Option<u32> = None;
     for answer in &ledger.answers {
@@ -133,7 +160,10 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
             held = Some(v);
             continue;
         }
-        if answer.rpc_method.as_deref() != Some("tools/call") {
+        // A call refused or failed ran nothing, from any list.
+        if answer.rpc_method.as_deref() != Some("tools/call")
+            || !(200..300).contains(&answer.status)
+        {
             continue;
         }
         let Some(used) = held else { continue };
@@ -144,16 +174,18 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
         }
         // The first change since the held version that never reached the client, after
         // it had a change channel: not sent to it before the call, and made while no
-        // listen was open or published while one was (a per-replica bus).
-        let listened = |t: u64| windows.iter().any(|&(from, _)| from <= t);
-        let got = |t: u64| gets.iter().any(|&(from, _)| from <= t);
+        // listen was open or published while one was (a per-replica bus). The channel is the one the client opened last (a client
+        // that found its era by probing may have moved from one to the other). Through a
+        // GET stream only a published change counts: a 2025 change reaches a client only as
+        // a `list_changed`, so one the server never published reaches no 2025 client,
+        // whatever it does.
         let missed = ledger.list_changes.iter().enumerate().find(|&(i, c)| {
-            c.list == list
-                && c.version > used
-                && c.at_ms <= now
-                && (listened(c.at_ms) || got(c.at_ms))
-                && (!open_at(c.at_ms) || c.notified)
-                && !sent_by(i, now)
+            let judged = match channel_at(c.at_ms) {
+                Some(Channel::Listen) => !open_at(c.at_ms) || c.notified,
+                Some(Channel::Get) => c.notified,
+                None => false,
+            };
+            c.list == list && c.version > used && c.at_ms <= now && judged && !sent_by(i, now)
         });
         let Some((_, change)) = missed else { continue };
         if found
@@ -163,8 +195,10 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
             continue;
         }
         let at = change.at_ms;
-        let via_standalone_stream = !listened(at);
-        let published_elsewhere = change.published_on.filter(|_| open_at(at));
+        let via_standalone_stream = channel_at(at) == Some(Channel::Get);
+        let published_elsewhere = change
+            .published_on
+            .filter(|_| !via_standalone_stream && open_at(at));
         let (down_from, down_to) = if published_elsewhere.is_some() {
             (at, Some(at))
         } else if via_standalone_stream {
@@ -516,6 +550,65 @@ mod tests {
             assert_eq!(found[0].listen_down_from_ms, 0);
             assert_eq!(found[0].listen_down_to_ms, None);
         }
+    }
+
+    /// A 2025 change the server never published reaches no 2025 client, on any stream.
+    #[test]
+    fn an_unpublished_2025_change_is_not_judged() {
+        for stateless in [false, true] {
+            let mut silent = legacy(false, stateless);
+            silent.list_changes[0].notified = false;
+            assert!(missed_changes(&silent).is_empty(), "stateless: {stateless}");
+        }
+        // On 2026-07-28 a silent change while the listen was down still is: the client
+        // that listens again lists again.
+        let mut silent = dropped_then_changed();
+        silent.list_changes[0].notified = false;
+        assert_eq!(missed_changes(&silent).len(), 1);
+    }
+
+    /// A client that probed its way from 2026-07-28 to 2025: it listened, its listen
+    /// dropped, then it opened a session's GET stream. Its channel is the GET stream from
+    /// then on, so a change the server never published is not judged, and a published one
+    /// that never reached it is, through the GET stream.
+    #[test]
+    fn the_channel_opened_last_decides() {
+        let mut moved = dropped_then_changed();
+        moved.sessions.push(faultline_model::SessionEntry {
+            wire_id: "s".into(),
+            created_ms: 15_000,
+            generations: vec![15_000],
+            died: None,
+            held_by: None,
+            stateless: false,
+        });
+        moved.streams.push(StreamEntry {
+            kind: StreamKind::Standalone,
+            modern: false,
+            closed_ms: None,
+            ..listen_stream(15_000, None)
+        });
+        moved
+            .answers
+            .insert(2, answer(5, 15_000, "tools/list", Some(1)));
+        let found = missed_changes(&moved);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].via_standalone_stream);
+        moved.list_changes[0].notified = false;
+        assert!(missed_changes(&moved).is_empty());
+    }
+
+    /// A call refused (here for its era) ran nothing: only the answered call after it used
+    /// the stale list.
+    #[test]
+    fn a_refused_call_used_no_list() {
+        let mut ledger = dropped_then_changed();
+        ledger.answers[2].status = 400;
+        let found = missed_changes(&ledger);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].used_by_conn, ConnId(4));
+        ledger.answers[3].status = 404;
+        assert!(missed_changes(&ledger).is_empty());
     }
 
     #[test]

@@ -10,7 +10,7 @@
 
 use crate::http::Output;
 use crate::ids::ConnId;
-use crate::knobs::Era;
+use crate::knobs::{Era, RestartPersistence};
 use crate::ledger::{EraAnswer, EraAnswerKind, EraChange};
 
 use super::super::Server;
@@ -62,7 +62,11 @@ impl Server {
     }
 
     /// A restart after which the server speaks `to` (a deploy of another SDK version):
-    /// recorded in `Ledger.era_changes`, then an ordinary restart.
+    /// recorded in `Ledger.era_changes`, then an ordinary restart. A build that serves
+    /// 2025 without sessions (or not at all) has no session store to load, so a roll into
+    /// such an era keeps no 2025 session, whatever `restart_persistence` says: its
+    /// sessions die in the restart (otherwise they would linger, their standalone streams
+    /// unreachable, still logging the `list_changed` of a change nobody can fetch).
     pub fn roll_era(&mut self, to: Era, now_ms: u64, out: &mut Vec<Output>) {
         self.advance(now_ms, out);
         let from = self.knobs.era;
@@ -74,6 +78,11 @@ impl Server {
         });
         self.knobs.era = to;
         self.replica_eras.clear();
-        self.restart(now_ms, out);
+        let persistence = if to.serves_legacy_sessions() {
+            self.knobs.restart_persistence
+        } else {
+            RestartPersistence::Nothing
+        };
+        self.restart_keeping(persistence, now_ms, out);
     }
 }
