@@ -180,6 +180,7 @@ pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
                     at: at(start + ms(rng, 0, 900_000)),
                     list: ListName::Tools,
                     notify: maybe(rng, 0.7),
+                    on_replica: None,
                 },
                 5 | 6 => Fault::Drop {
                     when,
