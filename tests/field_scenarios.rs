@@ -92,6 +92,29 @@ fn naive_alone_shows(scenario: &str, kind: &str) -> (serde_json::Value, serde_js
     (naive, evidence)
 }
 
+/// The naive client's report on a variant of `scenario` with `from` replaced by `to`
+/// (written as `name`.ron). The scenario's expectation need not hold for the variant (exit
+/// 1): the report is read regardless.
+fn naive_run_of_variant(scenario: &str, from: &str, to: &str, name: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(scenario).expect("read");
+    let variant = text.replace(from, to);
+    assert_ne!(variant, text, "{scenario} says {from}");
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.ron"));
+    std::fs::write(&path, variant).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_faultline"))
+        .args([
+            "run",
+            path.to_str().unwrap(),
+            "--client",
+            "naive",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("runs");
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
 /// The guarded client's report on `scenario`, whose verdicts must be exactly `expected`.
 fn guarded_shows(scenario: &str, expected: &[&str]) -> serde_json::Value {
     let guarded = run(scenario, "guarded", None);
@@ -370,24 +393,13 @@ fn a_leftover_get_stream_hides_the_deploys_tool_change_from_the_naive_client() {
         "{guarded}"
     );
 
-    let text = std::fs::read_to_string(scenario).expect("read");
-    let fixed = text.replace("legacy_get: ServeStream", "legacy_get: Refuse405");
-    assert_ne!(fixed, text);
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("nutrition_fixed.ron");
-    std::fs::write(&path, fixed).expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_faultline"))
-        .args([
-            "run",
-            path.to_str().unwrap(),
-            "--client",
-            "naive",
-            "--format",
-            "json",
-        ])
-        .output()
-        .expect("runs");
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(kinds(&report), vec!["clean"], "{report}");
+    let fixed = naive_run_of_variant(
+        scenario,
+        "legacy_get: ServeStream",
+        "legacy_get: Refuse405",
+        "nutrition_fixed",
+    );
+    assert_eq!(kinds(&fixed), vec!["clean"], "{fixed}");
 }
 
 /// modelcontextprotocol/rust-sdk#1040: a legacy server answers the era probe 400 -32000.
@@ -430,25 +442,13 @@ fn a_change_announced_on_another_replicas_bus_is_missed_by_the_naive_client() {
     let guarded = guarded_shows(scenario, &["clean"]);
     assert_eq!(guarded["expectation"]["holds"], true);
 
-    let text = std::fs::read_to_string(scenario).expect("read");
-    let shared = text.replace("notifications: SameReplica", "notifications: AllReplicas");
-    assert_ne!(shared, text);
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("shared_bus.ron");
-    std::fs::write(&path, shared).expect("write");
-    // The scenario's expectation no longer holds (exit 1): read the report regardless.
-    let out = Command::new(env!("CARGO_BIN_EXE_faultline"))
-        .args([
-            "run",
-            path.to_str().unwrap(),
-            "--client",
-            "naive",
-            "--format",
-            "json",
-        ])
-        .output()
-        .expect("runs");
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(kinds(&report), vec!["clean"], "{report}");
+    let shared = naive_run_of_variant(
+        scenario,
+        "notifications: SameReplica",
+        "notifications: AllReplicas",
+        "shared_bus",
+    );
+    assert_eq!(kinds(&shared), vec!["clean"], "{shared}");
 }
 
 /// A rolling deploy rolls a dual-era fleet back to 2025 one replica at a time. The naive

@@ -259,38 +259,32 @@ pub(crate) fn verdicts(ledger: &Ledger, out: &mut Vec<Verdict>) {
             Some(t) => format!("until {}", vtime(t)),
             None => "for the rest of the run".to_string(),
         };
-        if let Some(r) = m.published_elsewhere {
-            out.push(Verdict {
-                kind: VerdictKind::MissedChange,
-                at_ms: m.used_at_ms,
-                summary: format!(
-                    "the {list} list changed to version {to} at {at}, published by replica {r} alone, while the client's listen stream was open on another replica: a per-replica bus never carried list_changed to it; at {used} it called a tool (conn {conn}) from version {v}, with version {cur} current",
-                    list = m.list.word(),
-                    to = m.changed_to,
-                    at = vtime(m.changed_at_ms),
-                    used = vtime(m.used_at_ms),
-                    conn = m.used_by_conn.0,
-                    v = m.version_used,
-                    cur = m.version_current,
-                ),
-                evidence: Evidence::MissedChange(m),
-            });
-            continue;
-        }
-        let channel = if m.via_standalone_stream {
-            "change channel (its GET stream) was down or carried nothing"
-        } else {
-            "listen stream was down"
+        // Why list_changed never reached the client: another replica's bus, or a channel
+        // that was down.
+        let why = match m.published_elsewhere {
+            Some(r) => format!(
+                ", published by replica {r} alone, while the client's listen stream was open on another replica: a per-replica bus never carried list_changed to it"
+            ),
+            None => {
+                let channel = if m.via_standalone_stream {
+                    "change channel (its GET stream) was down or carried nothing"
+                } else {
+                    "listen stream was down"
+                };
+                format!(
+                    " while the client's {channel} (from {} {relisten}), so list_changed never reached it",
+                    vtime(m.listen_down_from_ms)
+                )
+            }
         };
         out.push(Verdict {
             kind: VerdictKind::MissedChange,
             at_ms: m.used_at_ms,
             summary: format!(
-                "the {list} list changed to version {to} at {at} while the client's {channel} (from {from} {relisten}), so list_changed never reached it; at {used} it called a tool (conn {conn}) from version {v}, with version {cur} current",
+                "the {list} list changed to version {to} at {at}{why}; at {used} it called a tool (conn {conn}) from version {v}, with version {cur} current",
                 list = m.list.word(),
                 to = m.changed_to,
                 at = vtime(m.changed_at_ms),
-                from = vtime(m.listen_down_from_ms),
                 used = vtime(m.used_at_ms),
                 conn = m.used_by_conn.0,
                 v = m.version_used,
