@@ -27,20 +27,15 @@ impl FaultAction for ChangeList {
             .change_list_on(self.list, self.notify, self.on, now_ms, out);
         let ledger = target.server().ledger();
         let from = first.saturating_sub(ledger.events_base) as usize;
-        let sessions = ledger
-            .events
-            .get(from..)
-            .unwrap_or_default()
-            .iter()
-            .filter(|e| matches!(e.payload, Payload::SessionListChanged { .. }))
-            .count();
-        let listens = ledger
-            .events
-            .get(from..)
-            .unwrap_or_default()
-            .iter()
-            .filter(|e| matches!(e.payload, Payload::ListChanged { .. }))
-            .count();
+        // The change's own events: `list_changed` on 2025 GET streams and on listens.
+        let (mut sessions, mut listens) = (0, 0);
+        for event in ledger.events.get(from..).unwrap_or_default() {
+            match event.payload {
+                Payload::SessionListChanged { .. } => sessions += 1,
+                Payload::ListChanged { .. } => listens += 1,
+                _ => {}
+            }
+        }
         // Which listens heard it is worth saying only when one replica published it.
         let by = match self.on {
             Some(r) => format!(" by replica {r} (heard by {listens} listen stream(s))"),
