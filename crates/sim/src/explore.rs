@@ -523,7 +523,7 @@ pub fn explore_seed(
     pins: &[(String, String)],
 ) -> Result<(), String> {
     let scenario = scenario_for_era(seed, agg.dishonest_servers, agg.era, pins)?;
-    let outcome = crate::run_untraced(&scenario, seed, agg.client);
+    let outcome = crate::run_unworded(&scenario, seed, agg.client);
     agg.seeds_run += 1;
     let cell = &mut agg.map[map_row(&scenario.server)][map_col(&scenario.server)];
     cell.seeds += 1;

@@ -25,6 +25,7 @@ mod modern_client;
 pub mod modern_oracle;
 mod oracle;
 mod report;
+mod request_index;
 mod scheduler;
 pub mod shrink;
 mod spell;
@@ -35,6 +36,7 @@ mod swarm_migration;
 mod swarm_modern;
 mod trace;
 mod verdict;
+mod words;
 mod world;
 
 pub use client::{Fate, Policy};
@@ -55,6 +57,7 @@ pub use trace::{
     Trace, TraceEntry, TraceError, TraceHeader, TraceWhat, from_jsonl, sha256_hex, to_jsonl,
 };
 pub use verdict::{Evidence, IdRanges, MisroutedNote, Verdict, VerdictKind};
+use words::Words;
 pub use world::RunResult;
 
 /// One finished run with its verdicts.
@@ -137,7 +140,7 @@ pub fn run_with_policy(
     client: ClientModel,
     policy: Policy,
 ) -> RunOutcome {
-    run_sim(scenario, seed, client, policy, true)
+    run_sim(scenario, seed, client, policy, true, Words::Written)
 }
 
 /// A simulated run: the scenario is armed once, for the engine and the client alike.
@@ -147,6 +150,7 @@ fn run_sim(
     client: ClientModel,
     policy: Policy,
     traced: bool,
+    words: Words,
 ) -> RunOutcome {
     let armed = faultline_scenario::arm(scenario, seed);
     let link = SimLink::new(faultline_scenario::Engine::new(
@@ -154,7 +158,7 @@ fn run_sim(
         &armed,
     ));
     let (result, _) = run_armed(scenario, &armed, policy, link, traced);
-    finish(scenario, seed, client, result)
+    finish(scenario, seed, client, result, words)
 }
 
 /// Runs over any [`Link`] (the simulator's, or `run --live`'s real sockets) and returns
@@ -169,7 +173,7 @@ pub fn run_over<L: Link>(
 ) -> (RunOutcome, L) {
     let armed = faultline_scenario::arm(scenario, seed);
     let (result, link) = run_armed(scenario, &armed, policy, link, traced);
-    (finish(scenario, seed, client, result), link)
+    (finish(scenario, seed, client, result, Words::Written), link)
 }
 
 fn run_armed<L: Link>(
@@ -188,11 +192,37 @@ fn run_armed<L: Link>(
 
 /// Like [`run`] without recording a trace: for benchmarks and bulk exploration.
 pub fn run_untraced(scenario: &Scenario, seed: u64, client: ClientModel) -> RunOutcome {
-    run_sim(scenario, seed, client, Policy::of(client), false)
+    run_sim(
+        scenario,
+        seed,
+        client,
+        Policy::of(client),
+        false,
+        Words::Written,
+    )
 }
 
-fn finish(scenario: &Scenario, seed: u64, client: ClientModel, result: RunResult) -> RunOutcome {
-    let verdicts = judge(&result.ledger, &result.record);
+/// Like [`run_untraced`], with every verdict's `summary` left empty: for the explorer and
+/// the shrinker, which read only kinds and evidence (see [`words`]).
+pub(crate) fn run_unworded(scenario: &Scenario, seed: u64, client: ClientModel) -> RunOutcome {
+    run_sim(
+        scenario,
+        seed,
+        client,
+        Policy::of(client),
+        false,
+        Words::Skipped,
+    )
+}
+
+fn finish(
+    scenario: &Scenario,
+    seed: u64,
+    client: ClientModel,
+    result: RunResult,
+    words: Words,
+) -> RunOutcome {
+    let verdicts = oracle::judge_with(&result.ledger, &result.record, words);
     RunOutcome {
         scenario: scenario.name.clone(),
         seed,

@@ -8,19 +8,21 @@
 use std::collections::BTreeMap;
 
 use faultline_model::{
-    ConnId, CursorResolution, EventRef, Ledger, Payload, ReplicaId, RouteWhy, SessionKey,
-    StreamKind, UnknownCursor,
+    ConnId, CursorResolution, EventRef, Ledger, Payload, ReplicaId, ResumeEntry, RouteWhy,
+    SessionKey, StreamKind, UnknownCursor,
 };
 
 use crate::client::call_key;
 use crate::client_record::{ClientRecord, ErrorScope, Task};
+use crate::request_index::LazyRequestIndex;
 use crate::spell::{short_id, vtime};
 use crate::verdict::{
     AppliedNote, Evidence, IdRanges, MisroutedNote, RequestNote, Verdict, VerdictKind,
 };
+use crate::words::Words;
 
-/// How an unapplied event is accounted for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How an unapplied event is accounted for, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Cover {
     /// No error said anything about it.
     Silent,
@@ -32,31 +34,39 @@ enum Cover {
 
 /// Derives the verdicts of one run.
 pub fn judge(ledger: &Ledger, record: &ClientRecord) -> Vec<Verdict> {
+    judge_with(ledger, record, Words::Written)
+}
+
+/// [`judge`], with each verdict's sentence written or skipped as `words` says (the
+/// kinds, times and evidence are the same either way).
+pub(crate) fn judge_with(ledger: &Ledger, record: &ClientRecord, words: Words) -> Vec<Verdict> {
     let mut verdicts = Vec::new();
     let applied_times = applied_counts(ledger, record);
-    gaps(ledger, record, &applied_times, &mut verdicts);
-    duplicates(ledger, record, &applied_times, &mut verdicts);
-    cursor_reuse(ledger, record, &mut verdicts);
-    zombies(ledger, record, &mut verdicts);
-    retry_amplification(record, &mut verdicts);
-    reinit_collisions(record, &mut verdicts);
-    quarantine_violations(ledger, record, &mut verdicts);
-    foreign_events(ledger, record, &mut verdicts);
-    misrouted_sessions(ledger, record, &mut verdicts);
-    crate::modern_oracle::duplicate_effect::verdicts(ledger, &mut verdicts);
-    crate::modern_oracle::missed_change::verdicts(ledger, &mut verdicts);
-    crate::modern_oracle::lost_task::verdicts(ledger, record, &mut verdicts);
-    crate::modern_oracle::era_mismatch::verdicts(ledger, &mut verdicts);
-    let typed: Vec<String> = record
-        .errors
-        .iter()
-        .filter(|e| e.error.is_typed())
-        .map(|e| e.error.to_string())
-        .collect();
+    gaps(ledger, record, &applied_times, words, &mut verdicts);
+    duplicates(ledger, record, &applied_times, words, &mut verdicts);
+    let requests = LazyRequestIndex::new(record);
+    let resumed = resumptions_by_conn(ledger, record);
+    cursor_reuse(ledger, record, &resumed, words, &mut verdicts);
+    zombies(ledger, record, &requests, &resumed, words, &mut verdicts);
+    retry_amplification(record, &requests, words, &mut verdicts);
+    reinit_collisions(record, &requests, words, &mut verdicts);
+    quarantine_violations(ledger, record, words, &mut verdicts);
+    foreign_events(ledger, record, words, &mut verdicts);
+    misrouted_sessions(ledger, record, words, &mut verdicts);
+    crate::modern_oracle::duplicate_effect::verdicts(ledger, words, &mut verdicts);
+    crate::modern_oracle::missed_change::verdicts(ledger, words, &mut verdicts);
+    crate::modern_oracle::lost_task::verdicts(ledger, record, words, &mut verdicts);
+    crate::modern_oracle::era_mismatch::verdicts(ledger, words, &mut verdicts);
     let harmed = verdicts
         .iter()
         .any(|v| v.kind.is_loss() || v.kind == VerdictKind::SurfacedLoss);
-    if !typed.is_empty() && !harmed {
+    if !harmed && record.errors.iter().any(|e| e.error.is_typed()) {
+        let typed: Vec<String> = record
+            .errors
+            .iter()
+            .filter(|e| e.error.is_typed())
+            .map(|e| e.error.to_string())
+            .collect();
         let at_ms = record
             .errors
             .iter()
@@ -68,60 +78,63 @@ pub fn judge(ledger: &Ledger, record: &ClientRecord) -> Vec<Verdict> {
             .filter(|c| c.attempts > 1 && c.completed_at_ms.is_some())
             .map(|c| c.key.clone())
             .collect();
-        // 2026-07-28 calls cut and deliberately not re-issued (not idempotent).
-        let left: Vec<&str> = record
-            .errors
-            .iter()
-            .filter_map(|e| match &e.error {
-                crate::ClientError::CallCut(cut) => Some(cut.call.as_str()),
-                _ => None,
-            })
-            .collect();
-        // 2026-07-28 tasks the server forgot, flagged rather than taken for done.
-        let vanished: Vec<String> = record
-            .errors
-            .iter()
-            .filter_map(|e| match &e.error {
-                crate::ClientError::TaskLost(lost) => {
-                    Some(format!("{} (task {})", lost.call, lost.task_id))
-                }
-                _ => None,
-            })
-            .collect();
-        let (noun, outcome) = if !vanished.is_empty() {
-            (
-                "typed error(s)",
-                format!(
-                    "task ids the server no longer knew, their outcome left to the application: {}",
-                    vanished.join(", ")
-                ),
+        let summary = words.say(|| {
+            // 2026-07-28 calls cut and deliberately not re-issued (not idempotent).
+            let left: Vec<&str> = record
+                .errors
+                .iter()
+                .filter_map(|e| match &e.error {
+                    crate::ClientError::CallCut(cut) => Some(cut.call.as_str()),
+                    _ => None,
+                })
+                .collect();
+            // 2026-07-28 tasks the server forgot, flagged rather than taken for done.
+            let vanished: Vec<String> = record
+                .errors
+                .iter()
+                .filter_map(|e| match &e.error {
+                    crate::ClientError::TaskLost(lost) => {
+                        Some(format!("{} (task {})", lost.call, lost.task_id))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let (noun, outcome) = if !vanished.is_empty() {
+                (
+                    "typed error(s)",
+                    format!(
+                        "task ids the server no longer knew, their outcome left to the application: {}",
+                        vanished.join(", ")
+                    ),
+                )
+            } else if !left.is_empty() {
+                (
+                    "typed error(s)",
+                    format!(
+                        "cut and not re-issued, their outcome left to the application: {}",
+                        left.join(", ")
+                    ),
+                )
+            } else if recovered_calls.is_empty() {
+                (
+                    "typed resumption error(s)",
+                    "re-issued and completed: none needed".to_string(),
+                )
+            } else {
+                (
+                    "typed resumption error(s)",
+                    format!("re-issued and completed: {}", recovered_calls.join(", ")),
+                )
+            };
+            format!(
+                "the client raised {} {noun} and lost nothing silently; {outcome}",
+                typed.len(),
             )
-        } else if !left.is_empty() {
-            (
-                "typed error(s)",
-                format!(
-                    "cut and not re-issued, their outcome left to the application: {}",
-                    left.join(", ")
-                ),
-            )
-        } else if recovered_calls.is_empty() {
-            (
-                "typed resumption error(s)",
-                "re-issued and completed: none needed".to_string(),
-            )
-        } else {
-            (
-                "typed resumption error(s)",
-                format!("re-issued and completed: {}", recovered_calls.join(", ")),
-            )
-        };
+        });
         verdicts.push(Verdict {
             kind: VerdictKind::Detected,
             at_ms,
-            summary: format!(
-                "the client raised {} {noun} and lost nothing silently; {outcome}",
-                typed.len(),
-            ),
+            summary,
             evidence: Evidence::Detected {
                 errors: typed,
                 recovered_calls,
@@ -132,19 +145,36 @@ pub fn judge(ledger: &Ledger, record: &ClientRecord) -> Vec<Verdict> {
         verdicts.push(Verdict {
             kind: VerdictKind::Clean,
             at_ms: 0,
-            summary: format!(
-                "every one of the {} events produced for the client was applied exactly once",
-                ledger
-                    .events
-                    .iter()
-                    .filter(|e| e.payload.carries_data())
-                    .count()
-            ),
+            summary: words.say(|| {
+                format!(
+                    "every one of the {} events produced for the client was applied exactly once",
+                    ledger
+                        .events
+                        .iter()
+                        .filter(|e| e.payload.carries_data())
+                        .count()
+                )
+            }),
             evidence: Evidence::None,
         });
     }
     verdicts.sort_by_key(|v| (v.kind, v.at_ms));
     verdicts
+}
+
+/// The ledger's entry for each connection the client resumed on (its first, as the checks
+/// below always read it); empty for a client that never resumed.
+fn resumptions_by_conn<'a>(
+    ledger: &'a Ledger,
+    record: &ClientRecord,
+) -> BTreeMap<ConnId, &'a ResumeEntry> {
+    let mut by_conn = BTreeMap::new();
+    if !record.resumptions.is_empty() {
+        for e in &ledger.resumptions {
+            by_conn.entry(e.conn).or_insert(e);
+        }
+    }
+    by_conn
 }
 
 fn applied_counts(ledger: &Ledger, record: &ClientRecord) -> Vec<u32> {
@@ -164,29 +194,69 @@ fn call_of_event(ledger: &Ledger, payload: Payload) -> Option<usize> {
     key.strip_prefix("call-")?.parse().ok()
 }
 
-fn coverage(ledger: &Ledger, record: &ClientRecord, event: EventRef) -> Cover {
-    let produced = ledger.event(event);
-    let wire = &ledger.session(produced.session).wire_id;
-    let call = call_of_event(ledger, produced.payload);
-    let standalone = ledger.stream(produced.stream).kind == StreamKind::Standalone;
-    let mut cover = Cover::Silent;
-    for e in &record.errors {
-        let covers = match &e.scope {
-            ErrorScope::Session(s) => s == wire,
-            ErrorScope::Call(c) => call == Some(*c),
-            ErrorScope::Standalone(s) => standalone && s == wire,
-        };
-        if covers {
-            if e.error.is_typed() {
-                return Cover::Typed;
-            }
-            cover = Cover::Surfaced;
-        }
-    }
-    cover
+/// The strongest cover the client's errors give each scope: an event is covered by the
+/// strongest error of its session, of its call, and (on a standalone stream) of its
+/// session's standalone stream. Built once per judgment, so that each unapplied event asks
+/// three maps instead of every error.
+struct Coverage<'a> {
+    session: BTreeMap<&'a str, Cover>,
+    call: BTreeMap<usize, Cover>,
+    standalone: BTreeMap<&'a str, Cover>,
 }
 
-fn gaps(ledger: &Ledger, record: &ClientRecord, applied: &[u32], verdicts: &mut Vec<Verdict>) {
+impl<'a> Coverage<'a> {
+    fn new(record: &'a ClientRecord) -> Self {
+        let mut coverage = Coverage {
+            session: BTreeMap::new(),
+            call: BTreeMap::new(),
+            standalone: BTreeMap::new(),
+        };
+        for e in &record.errors {
+            let cover = if e.error.is_typed() {
+                Cover::Typed
+            } else {
+                Cover::Surfaced
+            };
+            let strongest = match &e.scope {
+                ErrorScope::Session(s) => coverage.session.entry(s.as_str()),
+                ErrorScope::Standalone(s) => coverage.standalone.entry(s.as_str()),
+                ErrorScope::Call(c) => {
+                    let slot = coverage.call.entry(*c).or_insert(cover);
+                    *slot = (*slot).max(cover);
+                    continue;
+                }
+            }
+            .or_insert(cover);
+            *strongest = (*strongest).max(cover);
+        }
+        coverage
+    }
+
+    fn of(&self, ledger: &Ledger, event: EventRef) -> Cover {
+        let produced = ledger.event(event);
+        let wire = ledger.session(produced.session).wire_id.as_str();
+        let mut cover = self.session.get(wire).copied().unwrap_or(Cover::Silent);
+        if let Some(call) = call_of_event(ledger, produced.payload)
+            && let Some(&c) = self.call.get(&call)
+        {
+            cover = cover.max(c);
+        }
+        if ledger.stream(produced.stream).kind == StreamKind::Standalone
+            && let Some(&c) = self.standalone.get(wire)
+        {
+            cover = cover.max(c);
+        }
+        cover
+    }
+}
+
+fn gaps(
+    ledger: &Ledger,
+    record: &ClientRecord,
+    applied: &[u32],
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
+) {
     // Per event, indexed by its ledger position: a flag per event rather than a tree of
     // thousands (every send of a long run), since these are asked only by index.
     let mut skipped = vec![false; ledger.events.len()];
@@ -197,6 +267,7 @@ fn gaps(ledger: &Ledger, record: &ClientRecord, applied: &[u32], verdicts: &mut 
     for s in &ledger.sends {
         delivered[s.event.0 as usize] = true;
     }
+    let mut coverage: Option<Coverage> = None;
     // (session, generation, stream) -> lost events, for silent and surfaced losses apart.
     let mut silent: BTreeMap<(u32, u32, u32), Vec<EventRef>> = BTreeMap::new();
     let mut surfaced: BTreeMap<(u32, u32, u32), Vec<EventRef>> = BTreeMap::new();
@@ -239,7 +310,10 @@ fn gaps(ledger: &Ledger, record: &ClientRecord, applied: &[u32], verdicts: &mut 
         }
         let event = EventRef(i as u32);
         let key = (produced.session.0, produced.generation, produced.stream.0);
-        match coverage(ledger, record, event) {
+        match coverage
+            .get_or_insert_with(|| Coverage::new(record))
+            .of(ledger, event)
+        {
             Cover::Silent => silent.entry(key).or_default().push(event),
             Cover::Surfaced => surfaced.entry(key).or_default().push(event),
             Cover::Typed => {}
@@ -282,29 +356,32 @@ fn gaps(ledger: &Ledger, record: &ClientRecord, applied: &[u32], verdicts: &mut 
                 .map(|e| ledger.event(*e).at_ms)
                 .min()
                 .unwrap_or(0);
-            let mut summary = format!(
-                "{count} event(s) of stream #{stream} (session {}, generation {generation}), ids {ids}, were never applied",
-                short_id(&wire)
-            );
-            if !skipped_ids.is_empty() {
-                summary.push_str(&format!(
-                    "; {} delivered but discarded as already seen",
-                    skipped_ids.len()
-                ));
-            }
-            if !never.is_empty() {
-                summary.push_str(&format!("; {} never delivered", never.len()));
-            }
-            if !lost_results.is_empty() {
-                summary.push_str(&format!(
-                    "; includes the final result of {}",
-                    lost_results.join(", ")
-                ));
-            }
-            summary.push_str(if kind == VerdictKind::SilentGap {
-                "; no error anywhere"
-            } else {
-                "; an untyped error was surfaced"
+            let summary = words.say(|| {
+                let mut summary = format!(
+                    "{count} event(s) of stream #{stream} (session {}, generation {generation}), ids {ids}, were never applied",
+                    short_id(&wire)
+                );
+                if !skipped_ids.is_empty() {
+                    summary.push_str(&format!(
+                        "; {} delivered but discarded as already seen",
+                        skipped_ids.len()
+                    ));
+                }
+                if !never.is_empty() {
+                    summary.push_str(&format!("; {} never delivered", never.len()));
+                }
+                if !lost_results.is_empty() {
+                    summary.push_str(&format!(
+                        "; includes the final result of {}",
+                        lost_results.join(", ")
+                    ));
+                }
+                summary.push_str(if kind == VerdictKind::SilentGap {
+                    "; no error anywhere"
+                } else {
+                    "; an untyped error was surfaced"
+                });
+                summary
             });
             verdicts.push(Verdict {
                 kind,
@@ -329,6 +406,7 @@ fn duplicates(
     ledger: &Ledger,
     record: &ClientRecord,
     applied: &[u32],
+    words: Words,
     verdicts: &mut Vec<Verdict>,
 ) {
     let dups: Vec<usize> = applied
@@ -362,7 +440,7 @@ fn duplicates(
     verdicts.push(Verdict {
         kind: VerdictKind::Duplicate,
         at_ms: events.iter().map(|e| e.at_ms).min().unwrap_or(0),
-        summary: format!("{} event(s) were applied more than once", events.len()),
+        summary: words.say(|| format!("{} event(s) were applied more than once", events.len())),
         evidence: Evidence::Applied {
             session: ledger.session(first).wire_id.clone(),
             events,
@@ -370,12 +448,22 @@ fn duplicates(
     });
 }
 
-fn cursor_reuse(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
+fn cursor_reuse(
+    ledger: &Ledger,
+    record: &ClientRecord,
+    resumed: &BTreeMap<ConnId, &ResumeEntry>,
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
+) {
+    // How many events the client applied from each connection, and each generation's
+    // lowest ids over time, worked out on first need.
+    let mut applied_by_conn: Option<BTreeMap<ConnId, usize>> = None;
+    let mut numbering: Option<LowestIds> = None;
     for r in &record.resumptions {
         let Some(cursor_event) = r.cursor_event else {
             continue;
         };
-        let Some(entry) = ledger.resumptions.iter().find(|e| e.conn == r.conn) else {
+        let Some(entry) = resumed.get(&r.conn) else {
             continue;
         };
         let (stream, generation, replayed) = match entry.resolution {
@@ -395,36 +483,46 @@ fn cursor_reuse(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdi
         // A generation bump only matters if the new numbering re-used the cursor's value:
         // some event of the honouring generation has an id at or below the cursor.
         let renumbered = minted.generation != generation
-            && ledger.events.iter().any(|e| {
-                e.session == minted.session
-                    && e.generation == generation
-                    && e.id <= r.cursor
-                    && e.at_ms <= r.at_ms
-            });
+            && numbering
+                .get_or_insert_with(|| LowestIds::new(ledger))
+                .reached(ledger, (minted.session, generation), r.cursor, r.at_ms);
         if !renumbered && minted.stream == stream {
             continue;
         }
         // The harm is applying events read in the wrong numbering; a client that refused
         // them all (a guard fired) was not harmed.
-        let applied_here = record.applied.iter().filter(|a| a.conn == r.conn).count();
+        let applied_here = applied_by_conn
+            .get_or_insert_with(|| {
+                let mut counts = BTreeMap::new();
+                for a in &record.applied {
+                    *counts.entry(a.conn).or_insert(0) += 1;
+                }
+                counts
+            })
+            .get(&r.conn)
+            .copied()
+            .unwrap_or(0);
         if applied_here == 0 {
             continue;
         }
-        let why = if renumbered {
-            format!(
-                "minted in generation {} and honoured against generation {generation}'s numbering",
-                minted.generation
-            )
-        } else {
-            format!(
-                "minted on stream #{} and honoured against stream #{}'s numbering",
-                minted.stream.0, stream.0
-            )
-        };
+        let summary = words.say(|| {
+            let why = if renumbered {
+                format!(
+                    "minted in generation {} and honoured against generation {generation}'s numbering",
+                    minted.generation
+                )
+            } else {
+                format!(
+                    "minted on stream #{} and honoured against stream #{}'s numbering",
+                    minted.stream.0, stream.0
+                )
+            };
+            format!("Last-Event-ID {} was {why}; the server replayed {replayed} event(s) from its log as if they came next, and the client applied {applied_here} event(s) from that resumed stream (the replay and what followed it live)", r.cursor)
+        });
         verdicts.push(Verdict {
             kind: VerdictKind::CursorReuse,
             at_ms: r.at_ms,
-            summary: format!("Last-Event-ID {} was {why}; the server replayed {replayed} event(s) from its log as if they came next, and the client applied {applied_here} event(s) from that resumed stream (the replay and what followed it live)", r.cursor),
+            summary,
             evidence: Evidence::CursorReuse {
                 session: r.session.clone(),
                 cursor: r.cursor.to_string(),
@@ -437,15 +535,68 @@ fn cursor_reuse(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdi
     }
 }
 
-fn zombies(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
+/// For each session's generation, the lowest event id it had produced by each of its
+/// events' times: whether a generation's numbering had reached down to a cursor by some
+/// moment is then one search, not a pass over every event (once per resumption, for a
+/// client that resumed across a restart a thousand times).
+struct LowestIds {
+    /// (session, generation) -> (event time, lowest id so far), in time order.
+    by_generation: BTreeMap<(SessionKey, u32), Vec<(u64, u64)>>,
+    /// The ledger lists events in time order (it does: they are recorded as produced).
+    in_time_order: bool,
+}
+
+impl LowestIds {
+    fn new(ledger: &Ledger) -> Self {
+        let mut by_generation: BTreeMap<(SessionKey, u32), Vec<(u64, u64)>> = BTreeMap::new();
+        for e in &ledger.events {
+            let lows = by_generation.entry((e.session, e.generation)).or_default();
+            let low = lows.last().map_or(e.id, |&(_, low)| low.min(e.id));
+            lows.push((e.at_ms, low));
+        }
+        LowestIds {
+            by_generation,
+            in_time_order: ledger.events.windows(2).all(|w| w[0].at_ms <= w[1].at_ms),
+        }
+    }
+
+    /// Whether some event of `generation`, produced by `at_ms`, has an id at or below
+    /// `cursor`.
+    fn reached(
+        &self,
+        ledger: &Ledger,
+        generation: (SessionKey, u32),
+        cursor: u64,
+        at_ms: u64,
+    ) -> bool {
+        if !self.in_time_order {
+            return ledger.events.iter().any(|e| {
+                (e.session, e.generation) == generation && e.id <= cursor && e.at_ms <= at_ms
+            });
+        }
+        let Some(lows) = self.by_generation.get(&generation) else {
+            return false;
+        };
+        let produced = lows.partition_point(|&(t, _)| t <= at_ms);
+        produced > 0 && lows[produced - 1].1 <= cursor
+    }
+}
+
+fn zombies(
+    ledger: &Ledger,
+    record: &ClientRecord,
+    requests: &LazyRequestIndex,
+    resumed: &BTreeMap<ConnId, &ResumeEntry>,
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
+) {
     let mut reported = std::collections::BTreeSet::new();
     for r in &record.resumptions {
         // The moment the client read the 200: what it sends after that, it sends believing
         // the session is alive.
-        let believed_at = record
-            .requests
-            .iter()
-            .find(|q| q.conn == r.conn && q.status == Some(200))
+        let believed_at = requests
+            .get()
+            .first_200(r.conn)
             .and_then(|q| q.answered_seq);
         let Some(believed_at) = believed_at else {
             continue;
@@ -453,12 +604,7 @@ fn zombies(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) 
         if reported.contains(&r.session) {
             continue;
         }
-        let next = record.requests.iter().find(|q| {
-            q.sent_seq > believed_at
-                && q.http == "POST"
-                && q.session.as_deref() == Some(r.session.as_str())
-                && !matches!(q.task, Task::Stale(_))
-        });
+        let next = requests.get().first_own_post_after(&r.session, believed_at);
         let Some(next) = next else {
             continue;
         };
@@ -471,15 +617,11 @@ fn zombies(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) 
             continue;
         };
         reported.insert(r.session.clone());
-        let replayed = ledger
-            .resumptions
-            .iter()
-            .find(|e| e.conn == r.conn)
-            .map_or(0, |e| match e.resolution {
-                CursorResolution::Honoured { replayed, .. }
-                | CursorResolution::Stale { replayed, .. } => replayed,
-                _ => 0,
-            });
+        let replayed = resumed.get(&r.conn).map_or(0, |e| match e.resolution {
+            CursorResolution::Honoured { replayed, .. }
+            | CursorResolution::Stale { replayed, .. } => replayed,
+            _ => 0,
+        });
         let death = ledger
             .sessions
             .iter()
@@ -488,14 +630,14 @@ fn zombies(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) 
         verdicts.push(Verdict {
             kind: VerdictKind::ZombieSession,
             at_ms: next.at_ms,
-            summary: format!(
+            summary: words.say(|| format!(
                 "the resumption at {} (Last-Event-ID {}) replayed {replayed} event(s) with 200, and the next session-scoped request ({}) at {} got {status}{}",
                 vtime(r.at_ms),
                 r.cursor,
                 next.describe(),
                 vtime(next.at_ms),
                 death.map(|(at, cause)| format!("; the session had died at {} ({cause:?})", vtime(at))).unwrap_or_default()
-            ),
+            )),
             evidence: Evidence::Zombie {
                 session: r.session.clone(),
                 replay_at_ms: r.at_ms,
@@ -527,7 +669,12 @@ fn per_task(notes: &[RequestNote]) -> String {
         .join(", ")
 }
 
-fn retry_amplification(record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
+fn retry_amplification(
+    record: &ClientRecord,
+    requests: &LazyRequestIndex,
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
+) {
     // When the client *read* the first 404/410 for each session.
     let mut learned: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
     for q in &record.requests {
@@ -541,10 +688,9 @@ fn retry_amplification(record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
         }
     }
     for (session, (seq, since)) in learned {
-        let later: Vec<RequestNote> = record
-            .requests
-            .iter()
-            .filter(|q| q.sent_seq > seq && q.session.as_deref() == Some(session))
+        let later: Vec<RequestNote> = requests
+            .get()
+            .of_session_after(session, seq)
             .map(|q| RequestNote {
                 at_ms: q.at_ms,
                 task: q.task.label(),
@@ -558,24 +704,26 @@ fn retry_amplification(record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
         verdicts.push(Verdict {
             kind: VerdictKind::RetryAmplification,
             at_ms: later[0].at_ms,
-            summary: format!(
-                "{} request(s) went to session {} after it answered 404/410 at {} ({}): {}",
-                later.len(),
-                short_id(session),
-                vtime(since),
-                per_task(&later),
-                later
-                    .iter()
-                    .map(|n| format!(
-                        "{} {} ({}) -> {}",
-                        vtime(n.at_ms),
-                        n.method,
-                        n.task,
-                        n.status.map_or("-".into(), |s| s.to_string())
-                    ))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
+            summary: words.say(|| {
+                format!(
+                    "{} request(s) went to session {} after it answered 404/410 at {} ({}): {}",
+                    later.len(),
+                    short_id(session),
+                    vtime(since),
+                    per_task(&later),
+                    later
+                        .iter()
+                        .map(|n| format!(
+                            "{} {} ({}) -> {}",
+                            vtime(n.at_ms),
+                            n.method,
+                            n.task,
+                            n.status.map_or("-".into(), |s| s.to_string())
+                        ))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                )
+            }),
             evidence: Evidence::Requests {
                 session: session.to_string(),
                 since_ms: since,
@@ -585,7 +733,12 @@ fn retry_amplification(record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
     }
 }
 
-fn reinit_collisions(record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
+fn reinit_collisions(
+    record: &ClientRecord,
+    requests: &LazyRequestIndex,
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
+) {
     let inits: Vec<&crate::client_record::RequestRecord> = record
         .requests
         .iter()
@@ -598,10 +751,9 @@ fn reinit_collisions(record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
         let Some(reinit_seq) = init.answered_seq else {
             continue;
         };
-        let stale: Vec<RequestNote> = record
-            .requests
-            .iter()
-            .filter(|q| q.sent_seq > reinit_seq && q.session.as_deref() == Some(old.as_str()))
+        let stale: Vec<RequestNote> = requests
+            .get()
+            .of_session_after(old, reinit_seq)
             .map(|q| RequestNote {
                 at_ms: q.at_ms,
                 task: q.task.label(),
@@ -615,20 +767,25 @@ fn reinit_collisions(record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
         verdicts.push(Verdict {
             kind: VerdictKind::ReinitCollision,
             at_ms: stale[0].at_ms,
-            summary: format!(
+            summary: words.say(|| format!(
                 "after re-initializing to session {} at {}, {} request(s) still carried the old session {}: {}",
                 short_id(new),
                 vtime(*t_new),
                 stale.len(),
                 short_id(old),
                 stale.iter().map(|n| format!("{} {} ({}) -> {}", vtime(n.at_ms), n.method, n.task, n.status.map_or("-".into(), |s| s.to_string()))).collect::<Vec<_>>().join("; ")
-            ),
+            )),
             evidence: Evidence::Requests { session: old.clone(), since_ms: *t_new, requests: stale },
         });
     }
 }
 
-fn quarantine_violations(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
+fn quarantine_violations(
+    ledger: &Ledger,
+    record: &ClientRecord,
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
+) {
     let mut by_session: BTreeMap<u32, Vec<AppliedNote>> = BTreeMap::new();
     for a in &record.applied {
         let e = ledger.event(a.event);
@@ -651,11 +808,13 @@ fn quarantine_violations(ledger: &Ledger, record: &ClientRecord, verdicts: &mut 
         verdicts.push(Verdict {
             kind: VerdictKind::QuarantineViolation,
             at_ms: events[0].at_ms,
-            summary: format!(
-                "{} event(s) of session {} were applied after the session was dead on the server",
-                events.len(),
-                short_id(&wire)
-            ),
+            summary: words.say(|| {
+                format!(
+                    "{} event(s) of session {} were applied after the session was dead on the server",
+                    events.len(),
+                    short_id(&wire)
+                )
+            }),
             evidence: Evidence::Applied {
                 session: wire,
                 events,
@@ -668,7 +827,12 @@ fn quarantine_violations(ledger: &Ledger, record: &ClientRecord, verdicts: &mut 
 /// server ever minted it).
 type AskedSession<'a> = (&'a str, Option<u32>);
 
-fn foreign_events(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
+fn foreign_events(
+    ledger: &Ledger,
+    record: &ClientRecord,
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
+) {
     // Each connection's session as asked for, with the ledger's key for that wire id, so
     // that the check per applied event compares numbers (the strings only if they differ).
     let key_of_wire: BTreeMap<&str, u32> = ledger
@@ -729,11 +893,13 @@ fn foreign_events(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Ver
         verdicts.push(Verdict {
             kind: VerdictKind::ForeignEvent,
             at_ms: events[0].at_ms,
-            summary: format!(
-                "{} event(s) from another session were applied on a stream of session {}",
-                events.len(),
-                short_id(&session)
-            ),
+            summary: words.say(|| {
+                format!(
+                    "{} event(s) from another session were applied on a stream of session {}",
+                    events.len(),
+                    short_id(&session)
+                )
+            }),
             evidence: Evidence::Applied { session, events },
         });
     }
@@ -741,7 +907,12 @@ fn foreign_events(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Ver
 
 /// A fleet's misroutes of the client's own requests: one verdict per session, naming each
 /// request, the replica that answered it and the replica that held the session.
-fn misrouted_sessions(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec<Verdict>) {
+fn misrouted_sessions(
+    ledger: &Ledger,
+    record: &ClientRecord,
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
+) {
     if ledger.misroutes.is_empty() {
         return;
     }
@@ -773,15 +944,17 @@ fn misrouted_sessions(ledger: &Ledger, record: &ClientRecord, verdicts: &mut Vec
     for (key, (held_by, notes)) in by_session {
         let session = ledger.session(key).wire_id.clone();
         let first = &notes[0];
-        let summary = format!(
-            "{} request(s) for live session {} reached a replica that does not hold it and were answered as for an unknown session; the first, {} at {}, went to r{} while r{held_by_n} held the session",
-            notes.len(),
-            short_id(&session),
-            first.method,
-            vtime(first.at_ms),
-            first.answered_by,
-            held_by_n = held_by.0,
-        );
+        let summary = words.say(|| {
+            format!(
+                "{} request(s) for live session {} reached a replica that does not hold it and were answered as for an unknown session; the first, {} at {}, went to r{} while r{held_by_n} held the session",
+                notes.len(),
+                short_id(&session),
+                first.method,
+                vtime(first.at_ms),
+                first.answered_by,
+                held_by_n = held_by.0,
+            )
+        });
         verdicts.push(Verdict {
             kind: VerdictKind::MisroutedSession,
             at_ms: first.at_ms,

@@ -29,7 +29,7 @@ fn still_fails(
     kind: VerdictKind,
     signature: &Signature,
 ) -> bool {
-    crate::run_untraced(scenario, scenario.seed, client)
+    crate::run_unworded(scenario, scenario.seed, client)
         .verdicts
         .iter()
         .any(|v| {
@@ -746,7 +746,7 @@ pub fn describe_fault(fault: &Fault) -> String {
 /// The knobs and faults of `scenario` without which `kind` disappears for `client`: each
 /// is taken away alone (a knob reset to its default, a fault removed) and the run repeated.
 pub fn triggers(scenario: &Scenario, client: ClientModel, kind: VerdictKind) -> Triggers {
-    let shows = |s: &Scenario| crate::run_untraced(s, s.seed, client).has(kind);
+    let shows = |s: &Scenario| crate::run_unworded(s, s.seed, client).has(kind);
     let defaults = ServerKnobs::default();
     let mut out = Triggers::default();
     for knob in 0..ALL_KNOBS {

@@ -25,6 +25,7 @@ use serde_json::Value;
 
 use crate::spell::vtime;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
+use crate::words::Words;
 
 /// One commit of a duplicated order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -101,53 +102,56 @@ pub fn duplicate_effects(ledger: &Ledger) -> Vec<DuplicateEffect> {
 
 /// The `duplicate_effect` verdicts of a run: one per order committed more than once, at
 /// the time of its second commit (the harm).
-pub(crate) fn verdicts(ledger: &Ledger, out: &mut Vec<Verdict>) {
+pub(crate) fn verdicts(ledger: &Ledger, words: Words, out: &mut Vec<Verdict>) {
     for dup in duplicate_effects(ledger) {
         let first = &dup.commits[0];
         let later = &dup.commits[1..];
-        let request = |c: &Commit| match &c.request_id {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        let cut = match first.stream_cut_ms {
-            Some(at) => format!(", whose request stream was cut at {}", vtime(at)),
-            None => String::new(),
-        };
-        let again: Vec<String> = later
-            .iter()
-            .map(|c| match &c.rerun_of_task {
-                Some(task) => format!(
-                    "the server ran task {task} (request {}) again as job #{}{}, which committed it again at {} (its task store keeps an interrupted task and runs it again: task_persistence: Everything); no client re-issued it",
-                    request(c),
-                    c.job.0,
-                    c.started_ms
-                        .map(|t| format!(" after its restart at {}", vtime(t)))
-                        .unwrap_or_default(),
-                    vtime(c.at_ms)
-                ),
-                None => format!(
-                    "request {} (job #{}{}) committed it again at {}",
-                    request(c),
-                    c.job.0,
-                    c.started_ms
-                        .map(|t| format!(", sent at {}", vtime(t)))
-                        .unwrap_or_default(),
-                    vtime(c.at_ms)
-                ),
-            })
-            .collect();
+        let summary = words.say(|| {
+            let request = |c: &Commit| match &c.request_id {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            let cut = match first.stream_cut_ms {
+                Some(at) => format!(", whose request stream was cut at {}", vtime(at)),
+                None => String::new(),
+            };
+            let again: Vec<String> = later
+                .iter()
+                .map(|c| match &c.rerun_of_task {
+                    Some(task) => format!(
+                        "the server ran task {task} (request {}) again as job #{}{}, which committed it again at {} (its task store keeps an interrupted task and runs it again: task_persistence: Everything); no client re-issued it",
+                        request(c),
+                        c.job.0,
+                        c.started_ms
+                            .map(|t| format!(" after its restart at {}", vtime(t)))
+                            .unwrap_or_default(),
+                        vtime(c.at_ms)
+                    ),
+                    None => format!(
+                        "request {} (job #{}{}) committed it again at {}",
+                        request(c),
+                        c.job.0,
+                        c.started_ms
+                            .map(|t| format!(", sent at {}", vtime(t)))
+                            .unwrap_or_default(),
+                        vtime(c.at_ms)
+                    ),
+                })
+                .collect();
+            format!(
+                    "order {} was committed {} times: request {} (job #{}) committed it at {}{cut}; {}",
+                    dup.order,
+                    dup.commits.len(),
+                    request(first),
+                    first.job.0,
+                    vtime(first.at_ms),
+                    again.join("; ")
+                )
+        });
         out.push(Verdict {
             kind: VerdictKind::DuplicateEffect,
             at_ms: later[0].at_ms,
-            summary: format!(
-                "order {} was committed {} times: request {} (job #{}) committed it at {}{cut}; {}",
-                dup.order,
-                dup.commits.len(),
-                request(first),
-                first.job.0,
-                vtime(first.at_ms),
-                again.join("; ")
-            ),
+            summary,
             evidence: Evidence::DuplicateEffect {
                 order: dup.order.clone(),
                 cut_at_ms: first.stream_cut_ms,
@@ -274,7 +278,7 @@ mod tests {
         assert_eq!(dups[0].commits[1].rerun_of_task.as_deref(), Some("t-1"));
         assert!(dups[0].server_rerun_only());
         let mut out = Vec::new();
-        verdicts(&ledger, &mut out);
+        verdicts(&ledger, Words::Written, &mut out);
         let Evidence::DuplicateEffect { reissued_at_ms, .. } = &out[0].evidence else {
             panic!("duplicate_effect evidence");
         };

@@ -26,6 +26,7 @@ use serde::Serialize;
 
 use crate::spell::vtime;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
+use crate::words::Words;
 
 /// The probe method, which only 2026-07-28 defines.
 const DISCOVER: &str = "server/discover";
@@ -200,49 +201,51 @@ fn era_words(era: RequestEra) -> &'static str {
 }
 
 /// The `era_mismatch` verdicts of a run.
-pub(crate) fn verdicts(ledger: &Ledger, out: &mut Vec<Verdict>) {
+pub(crate) fn verdicts(ledger: &Ledger, words: Words, out: &mut Vec<Verdict>) {
     for m in era_mismatches(ledger) {
         let first = &m.failed[0];
-        let summary = if m.sessionless {
-            format!(
-                "server speaks sessionless 2025; client required a session: initialize at {} was answered {} without Mcp-Session-Id (era {}) and the client sent nothing more",
-                vtime(first.at_ms),
-                first.status,
-                m.server_era,
-            )
-        } else {
-            let probe = match &m.probe {
-                Some(p) => format!(
-                    "its probe (server/discover at {}) was answered {}{}",
-                    vtime(p.at_ms),
-                    p.status,
-                    p.rpc_error.map(|c| format!(" {c}")).unwrap_or_default()
-                ),
-                None => "it never probed".to_string(),
-            };
-            let changed = match m.era_changes.last() {
-                Some((at, from, to)) => {
-                    format!(
-                        "; the server had moved from {from} to {to} at {}",
-                        vtime(*at)
-                    )
-                }
-                None => String::new(),
-            };
-            format!(
-                "the client spoke {} to a server speaking {}: {probe}{changed}; {} request(s) failed for it from {} ({}), and the client {}",
-                era_words(m.client_era),
-                m.server_era,
-                m.failed.len(),
-                vtime(first.at_ms),
-                first.rpc_method.as_deref().unwrap_or("GET/DELETE"),
-                if m.reprobed {
-                    "probed again without recovering"
-                } else {
-                    "never probed again"
-                },
-            )
-        };
+        let summary = words.say(|| {
+            if m.sessionless {
+                format!(
+                    "server speaks sessionless 2025; client required a session: initialize at {} was answered {} without Mcp-Session-Id (era {}) and the client sent nothing more",
+                    vtime(first.at_ms),
+                    first.status,
+                    m.server_era,
+                )
+            } else {
+                let probe = match &m.probe {
+                    Some(p) => format!(
+                        "its probe (server/discover at {}) was answered {}{}",
+                        vtime(p.at_ms),
+                        p.status,
+                        p.rpc_error.map(|c| format!(" {c}")).unwrap_or_default()
+                    ),
+                    None => "it never probed".to_string(),
+                };
+                let changed = match m.era_changes.last() {
+                    Some((at, from, to)) => {
+                        format!(
+                            "; the server had moved from {from} to {to} at {}",
+                            vtime(*at)
+                        )
+                    }
+                    None => String::new(),
+                };
+                format!(
+                    "the client spoke {} to a server speaking {}: {probe}{changed}; {} request(s) failed for it from {} ({}), and the client {}",
+                    era_words(m.client_era),
+                    m.server_era,
+                    m.failed.len(),
+                    vtime(first.at_ms),
+                    first.rpc_method.as_deref().unwrap_or("GET/DELETE"),
+                    if m.reprobed {
+                        "probed again without recovering"
+                    } else {
+                        "never probed again"
+                    },
+                )
+            }
+        });
         out.push(Verdict {
             kind: VerdictKind::EraMismatch,
             at_ms: first.at_ms,
@@ -323,7 +326,7 @@ mod tests {
         assert_eq!((probe.status, probe.rpc_error), (400, Some(-32000)));
         assert_eq!(m.failed.len(), 2, "the probe is not a failed request");
         let mut out = Vec::new();
-        verdicts(&misread_probe(), &mut out);
+        verdicts(&misread_probe(), Words::Written, &mut out);
         assert_eq!(out[0].kind, VerdictKind::EraMismatch);
         assert!(
             out[0].summary.contains("never probed again"),
@@ -377,7 +380,7 @@ mod tests {
             vec![(4_000, "LegacyOnly".to_string(), "ModernOnly".to_string())]
         );
         let mut out = Vec::new();
-        verdicts(&ledger, &mut out);
+        verdicts(&ledger, Words::Written, &mut out);
         assert!(
             out[0]
                 .summary
@@ -445,7 +448,7 @@ mod tests {
         assert!(found[0].sessionless);
         assert_eq!(found[0].server_era, "DualStatelessLegacy");
         let mut out = Vec::new();
-        verdicts(&ledger, &mut out);
+        verdicts(&ledger, Words::Written, &mut out);
         assert!(
             out[0]
                 .summary

@@ -19,6 +19,7 @@ use crate::ClientError;
 use crate::client_record::ClientRecord;
 use crate::spell::vtime;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
+use crate::words::Words;
 
 /// A task that vanished while a client still asked about it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -79,7 +80,12 @@ pub fn loss_words(how: TaskLoss) -> &'static str {
 
 /// The `lost_task` verdicts of a run: one per vanished task the client did not flag with
 /// a typed `TaskLostError`, at the time of the first request that missed it.
-pub(crate) fn verdicts(ledger: &Ledger, record: &ClientRecord, out: &mut Vec<Verdict>) {
+pub(crate) fn verdicts(
+    ledger: &Ledger,
+    record: &ClientRecord,
+    words: Words,
+    out: &mut Vec<Verdict>,
+) {
     let flagged: Vec<&str> = record
         .errors
         .iter()
@@ -93,29 +99,32 @@ pub(crate) fn verdicts(ledger: &Ledger, record: &ClientRecord, out: &mut Vec<Ver
             continue;
         }
         let first = &task.misses[0];
-        let work = match task.work_ended {
-            Some((at, JobEnd::Finished)) => format!("its work had finished at {}", vtime(at)),
-            Some((at, how)) => format!("its work ended {how:?} at {}", vtime(at)),
-            None => "its work was still running".to_string(),
-        };
-        let ttl = match task.ttl_ms {
-            Some(ms) => format!("ttlMs {ms}"),
-            None => "no ttlMs".to_string(),
-        };
+        let summary = words.say(|| {
+            let work = match task.work_ended {
+                Some((at, JobEnd::Finished)) => format!("its work had finished at {}", vtime(at)),
+                Some((at, how)) => format!("its work ended {how:?} at {}", vtime(at)),
+                None => "its work was still running".to_string(),
+            };
+            let ttl = match task.ttl_ms {
+                Some(ms) => format!("ttlMs {ms}"),
+                None => "no ttlMs".to_string(),
+            };
+            format!(
+                    "task {} ({}, created at {} by tools/call {}, {ttl}) was {} at {}; {work}; {} at {} answered -32602 and the client did not flag the loss",
+                    task.task_id,
+                    task.tool,
+                    vtime(task.created_ms),
+                    task.request_id,
+                    loss_words(task.how),
+                    vtime(task.lost_at_ms),
+                    first.method,
+                    vtime(first.at_ms),
+                )
+        });
         out.push(Verdict {
             kind: VerdictKind::LostTask,
             at_ms: first.at_ms,
-            summary: format!(
-                "task {} ({}, created at {} by tools/call {}, {ttl}) was {} at {}; {work}; {} at {} answered -32602 and the client did not flag the loss",
-                task.task_id,
-                task.tool,
-                vtime(task.created_ms),
-                task.request_id,
-                loss_words(task.how),
-                vtime(task.lost_at_ms),
-                first.method,
-                vtime(first.at_ms),
-            ),
+            summary,
             evidence: Evidence::LostTask(task),
         });
     }
@@ -187,7 +196,7 @@ mod tests {
         assert_eq!(lost[0].misses[0].at_ms, 3_000);
 
         let mut out = Vec::new();
-        verdicts(&l, &ClientRecord::default(), &mut out);
+        verdicts(&l, &ClientRecord::default(), Words::Written, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].kind, VerdictKind::LostTask);
         assert_eq!(out[0].at_ms, 3_000);
@@ -212,7 +221,7 @@ mod tests {
             scope: ErrorScope::Call(0),
         });
         let mut out = Vec::new();
-        verdicts(&l, &record, &mut out);
+        verdicts(&l, &record, Words::Written, &mut out);
         assert!(out.is_empty());
     }
 }

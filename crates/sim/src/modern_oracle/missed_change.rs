@@ -35,6 +35,7 @@ use serde::Serialize;
 
 use crate::spell::vtime;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
+use crate::words::Words;
 
 /// One missed change and the call that used the list it made stale.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -253,43 +254,46 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
 }
 
 /// The `missed_change` verdicts of a run, each at the call that used the stale list.
-pub(crate) fn verdicts(ledger: &Ledger, out: &mut Vec<Verdict>) {
+pub(crate) fn verdicts(ledger: &Ledger, words: Words, out: &mut Vec<Verdict>) {
     for m in missed_changes(ledger) {
-        let relisten = match m.listen_down_to_ms {
-            Some(t) => format!("until {}", vtime(t)),
-            None => "for the rest of the run".to_string(),
-        };
-        // Why list_changed never reached the client: another replica's bus, or a channel
-        // that was down.
-        let why = match m.published_elsewhere {
-            Some(r) => format!(
-                ", published by replica {r} alone, while the client's listen stream was open on another replica: a per-replica bus never carried list_changed to it"
-            ),
-            None => {
-                let channel = if m.via_standalone_stream {
-                    "change channel (its GET stream) was down or carried nothing"
-                } else {
-                    "listen stream was down"
-                };
-                format!(
-                    " while the client's {channel} (from {} {relisten}), so list_changed never reached it",
-                    vtime(m.listen_down_from_ms)
+        let summary = words.say(|| {
+            let relisten = match m.listen_down_to_ms {
+                Some(t) => format!("until {}", vtime(t)),
+                None => "for the rest of the run".to_string(),
+            };
+            // Why list_changed never reached the client: another replica's bus, or a channel
+            // that was down.
+            let why = match m.published_elsewhere {
+                Some(r) => format!(
+                    ", published by replica {r} alone, while the client's listen stream was open on another replica: a per-replica bus never carried list_changed to it"
+                ),
+                None => {
+                    let channel = if m.via_standalone_stream {
+                        "change channel (its GET stream) was down or carried nothing"
+                    } else {
+                        "listen stream was down"
+                    };
+                    format!(
+                        " while the client's {channel} (from {} {relisten}), so list_changed never reached it",
+                        vtime(m.listen_down_from_ms)
+                    )
+                }
+            };
+            format!(
+                    "the {list} list changed to version {to} at {at}{why}; at {used} it called a tool (conn {conn}) from version {v}, with version {cur} current",
+                    list = m.list.word(),
+                    to = m.changed_to,
+                    at = vtime(m.changed_at_ms),
+                    used = vtime(m.used_at_ms),
+                    conn = m.used_by_conn.0,
+                    v = m.version_used,
+                    cur = m.version_current,
                 )
-            }
-        };
+        });
         out.push(Verdict {
             kind: VerdictKind::MissedChange,
             at_ms: m.used_at_ms,
-            summary: format!(
-                "the {list} list changed to version {to} at {at}{why}; at {used} it called a tool (conn {conn}) from version {v}, with version {cur} current",
-                list = m.list.word(),
-                to = m.changed_to,
-                at = vtime(m.changed_at_ms),
-                used = vtime(m.used_at_ms),
-                conn = m.used_by_conn.0,
-                v = m.version_used,
-                cur = m.version_current,
-            ),
+            summary,
             evidence: Evidence::MissedChange(m),
         });
     }
@@ -467,7 +471,7 @@ mod tests {
             "the listen never went down"
         );
         let mut out = Vec::new();
-        verdicts(&elsewhere, &mut out);
+        verdicts(&elsewhere, Words::Written, &mut out);
         assert!(
             out[0].summary.contains("published by replica r1 alone"),
             "{}",
