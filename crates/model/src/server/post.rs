@@ -5,6 +5,8 @@
 //! The order of the checks is the protocol's: media types, then the body, then
 //! `initialize` (which needs no session), then version and session for everything else.
 
+use std::sync::LazyLock;
+
 use serde_json::{Value, json};
 
 use crate::http::{HttpRequest, HttpResponse, Output, RequestBody};
@@ -269,18 +271,40 @@ impl Server {
 impl Server {
     /// The result of an `initialize` that settled on `version`.
     pub(super) fn initialize_result(&self, version: &str) -> Value {
-        let mut capabilities = json!({"tools": {"listChanged": false}, "logging": {}});
-        if self.knobs.advertise_monotonic_ids {
-            capabilities["experimental"] =
-                json!({"resumption": {"sessionMonotonicEventIds": true}});
+        let monotonic = self.knobs.advertise_monotonic_ids;
+        match SUPPORTED_PROTOCOL_VERSIONS
+            .iter()
+            .position(|v| *v == version)
+        {
+            Some(i) => INITIALIZE_RESULTS[i][usize::from(monotonic)].clone(),
+            None => initialize_result(version, monotonic),
         }
-        json!({
-            "protocolVersion": version,
-            "capabilities": capabilities,
-            "serverInfo": {"name": "faultline", "version": env!("CARGO_PKG_VERSION")},
-            "instructions": "faultline: a fault-injecting MCP server. Tools: echo, long_job.",
-        })
     }
+}
+
+/// The `initialize` result of each supported version, without and with the monotonic-ids
+/// advertisement: built once and cloned for each answer (the same value, so the same
+/// bytes), since every session of every run starts with one.
+static INITIALIZE_RESULTS: LazyLock<Vec<[Value; 2]>> = LazyLock::new(|| {
+    SUPPORTED_PROTOCOL_VERSIONS
+        .iter()
+        .map(|v| [initialize_result(v, false), initialize_result(v, true)])
+        .collect()
+});
+
+/// The `initialize` result for `version`; `monotonic`: whether it advertises
+/// session-lifetime monotonic event ids.
+fn initialize_result(version: &str, monotonic: bool) -> Value {
+    let mut capabilities = json!({"tools": {"listChanged": false}, "logging": {}});
+    if monotonic {
+        capabilities["experimental"] = json!({"resumption": {"sessionMonotonicEventIds": true}});
+    }
+    json!({
+        "protocolVersion": version,
+        "capabilities": capabilities,
+        "serverInfo": {"name": "faultline", "version": env!("CARGO_PKG_VERSION")},
+        "instructions": "faultline: a fault-injecting MCP server. Tools: echo, long_job.",
+    })
 }
 
 /// The version an `initialize` with `params` settles on: the one it asks for when
