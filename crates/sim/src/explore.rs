@@ -407,14 +407,40 @@ pub fn swarm_options(dishonest_servers: bool) -> SwarmOptions {
 }
 
 /// Applies `--knob name=value` pins to a generated scenario.
+///
+/// A pinned `era` takes with it the drawn knobs that describe another era only
+/// (`legacy_probe_answer`, `legacy_get`: see [`ServerKnobs::validate`]); pinning one of
+/// those under an era it does not apply to is an error that says so.
 pub fn pin(scenario: &mut Scenario, pins: &[(String, String)]) -> Result<(), String> {
     for (name, value) in pins {
-        if !pin_fleet(&mut scenario.fleet, name, value)? {
-            pin_one(&mut scenario.server, name, value)?;
-        }
         if name == "faults" && value == "none" {
             scenario.faults.clear();
+        } else if !pin_fleet(&mut scenario.fleet, name, value)?
+            && !pin_server_knob(&mut scenario.server, name, value)?
+        {
+            return Err(format!(
+                "--knob {name}: unknown knob; use one of {}, {}, faults=none",
+                PINNABLE_SERVER_KNOBS.join(", "),
+                PINNABLE_FLEET_KNOBS.join(", ")
+            ));
         }
+    }
+    let pinned = |knob: &str| pins.iter().any(|(name, _)| name == knob);
+    if pinned("era") {
+        let k = &mut scenario.server;
+        let d = ServerKnobs::default();
+        if !pinned("legacy_probe_answer") && k.era != d.era {
+            k.legacy_probe_answer = d.legacy_probe_answer;
+        }
+        if !pinned("legacy_get") && k.era != faultline_model::Era::DualStatelessLegacy {
+            k.legacy_get = d.legacy_get;
+        }
+    }
+    if !pins.is_empty() {
+        scenario
+            .server
+            .validate()
+            .map_err(|e| format!("--knob: {e}"))?;
     }
     // A fault naming a replica the pinned fleet lacks, or a fleet fault on a single
     // server, would not load: drop it.
@@ -434,6 +460,15 @@ pub fn pin(scenario: &mut Scenario, pins: &[(String, String)]) -> Result<(), Str
     Ok(())
 }
 
+/// The fleet knobs a pin may name.
+pub const PINNABLE_FLEET_KNOBS: &[&str] = &[
+    "replicas",
+    "balancer",
+    "session_store",
+    "event_store",
+    "notifications",
+];
+
 /// The fleet knobs a pin may name (`replicas=3`, `balancer=RoundRobin`,
 /// `session_store=Shared`, `event_store=Shared(by: Stream)`, `notifications=SameReplica`).
 /// Returns whether `name` was one of them.
@@ -452,44 +487,79 @@ fn pin_fleet(fleet: &mut FleetKnobs, name: &str, value: &str) -> Result<bool, St
     Ok(true)
 }
 
+/// `value` read as RON for knob `name`. A value that starts with a digit and ends with a
+/// letter is a duration (`30s`) and is read as a string; a value an optional knob would
+/// not take as it is gets a second reading as `Some(value)`, so `event_log_capacity=5`
+/// and `retry=2s` need no `Some(…)`.
 fn parse<T: serde::de::DeserializeOwned>(name: &str, value: &str) -> Result<T, String> {
     let as_ron = if value.starts_with(|c: char| c.is_ascii_digit())
         && value.ends_with(|c: char| c.is_ascii_alphabetic())
     {
-        format!("Some({value:?})")
+        format!("{value:?}")
     } else {
         value.to_string()
     };
-    ron::de::from_str(&as_ron).map_err(|e| format!("--knob {name}={value}: {}", e.code))
+    ron::de::from_str(&as_ron)
+        .or_else(|first| ron::de::from_str(&format!("Some({as_ron})")).map_err(|_| first))
+        .map_err(|e| format!("--knob {name}={value}: {}", e.code))
 }
 
-fn pin_one(k: &mut ServerKnobs, name: &str, value: &str) -> Result<(), String> {
-    match name {
-        "session_idle_ttl" => k.session_idle_ttl = parse(name, value)?,
-        "session_absolute_ttl" => k.session_absolute_ttl = parse(name, value)?,
-        "event_log_ttl" => k.event_log_ttl = parse(name, value)?,
-        "event_log_capacity" => {
-            k.event_log_capacity =
-                parse(name, &format!("Some({value})")).or_else(|_| parse(name, value))?
+/// Every server knob, by its name in a scenario file: the names `--knob` takes and the
+/// code that sets each. The list is written once, here; a field of [`ServerKnobs`] missing
+/// from it does not compile (`every_server_knob_is_listed`).
+macro_rules! server_knobs {
+    ($($field:ident),* $(,)?) => {
+        /// The server knobs a pin may name: every field of [`ServerKnobs`].
+        pub const PINNABLE_SERVER_KNOBS: &[&str] = &[$(stringify!($field)),*];
+
+        /// Sets knob `name` of `k` to `value`; false if no server knob has that name.
+        fn pin_server_knob(k: &mut ServerKnobs, name: &str, value: &str) -> Result<bool, String> {
+            match name {
+                $(stringify!($field) => k.$field = parse(name, value)?,)*
+                _ => return Ok(false),
+            }
+            Ok(true)
         }
-        "gc_interval" => k.gc_interval = parse(name, value)?,
-        "id_scheme" => k.id_scheme = parse(name, value)?,
-        "unknown_cursor" => k.unknown_cursor = parse(name, value)?,
-        "get_validates_session" => k.get_validates_session = parse(name, value)?,
-        "restart_persistence" => k.restart_persistence = parse(name, value)?,
-        "advertise_monotonic_ids" => k.advertise_monotonic_ids = parse(name, value)?,
-        "priming_events" => k.priming_events = parse(name, value)?,
-        "dead_session_answer" => k.dead_session_answer = parse(name, value)?,
-        "json_responses" => k.json_responses = parse(name, value)?,
-        "faults" if value == "none" => {}
-        other => {
-            return Err(format!(
-                "--knob {other}: unknown knob; use one of session_idle_ttl, session_absolute_ttl, event_log_ttl, event_log_capacity, gc_interval, id_scheme, unknown_cursor, get_validates_session, restart_persistence, advertise_monotonic_ids, priming_events, dead_session_answer, json_responses, replicas, balancer, session_store, event_store, notifications, faults=none"
-            ));
+
+        #[cfg(test)]
+        #[allow(dead_code)]
+        fn every_server_knob_is_listed(k: ServerKnobs) {
+            let ServerKnobs { $($field: _),* } = k;
         }
-    }
-    Ok(())
+    };
 }
+
+server_knobs!(
+    session_idle_ttl,
+    session_absolute_ttl,
+    event_log_ttl,
+    event_log_capacity,
+    gc_interval,
+    id_scheme,
+    unknown_cursor,
+    get_validates_session,
+    restart_persistence,
+    advertise_monotonic_ids,
+    priming_events,
+    retry,
+    dead_session_answer,
+    json_responses,
+    max_sessions,
+    era,
+    legacy_probe_answer,
+    legacy_get,
+    list_ttl,
+    on_stream_cut,
+    tasks_offered,
+    task_ttl,
+    task_poll_interval,
+    task_purge_delay,
+    task_persistence,
+    handle_idle_ttl,
+    handle_persistence,
+    unknown_handle,
+    listen_keepalive,
+);
 
 /// The 2025 scenario the explorer runs for `seed`.
 pub fn scenario_for(
@@ -691,7 +761,7 @@ pub fn shrunk_era_scenario_text(
 
 #[cfg(test)]
 mod tests {
-    use super::witnesses;
+    use super::*;
 
     #[test]
     fn a_value_is_one_word_of_a_file_name() {
@@ -706,5 +776,140 @@ mod tests {
         assert_eq!(witnesses(1), "1 witness");
         assert_eq!(witnesses(2), "2 witnesses");
         assert_eq!(witnesses(0), "0 witnesses");
+    }
+
+    /// A drawn scenario whose server has the default knobs.
+    fn base() -> Scenario {
+        let mut scenario = generate(1, swarm_options(false));
+        scenario.server = ServerKnobs::default();
+        scenario
+    }
+
+    fn pinned(pins: &[(&str, &str)]) -> Result<Scenario, String> {
+        let mut scenario = base();
+        let pins: Vec<(String, String)> = pins
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
+        pin(&mut scenario, &pins).map(|()| scenario)
+    }
+
+    /// Every server knob can be pinned, and a pin moves the knob it names: one value
+    /// other than the default per knob, written as a scenario file writes it (the era's
+    /// two dependent knobs with the era they describe).
+    #[test]
+    fn every_server_knob_can_be_pinned() {
+        let values: &[(&str, &str)] = &[
+            ("session_idle_ttl", "5m"),
+            ("session_absolute_ttl", "1h"),
+            ("event_log_ttl", "30s"),
+            ("event_log_capacity", "5"),
+            ("gc_interval", "1m"),
+            ("id_scheme", "PerStream"),
+            ("unknown_cursor", "FreshStream"),
+            ("get_validates_session", "false"),
+            ("restart_persistence", "SessionIdsOnly"),
+            ("advertise_monotonic_ids", "false"),
+            ("priming_events", "true"),
+            ("retry", "2s"),
+            ("dead_session_answer", "Gone"),
+            ("json_responses", "false"),
+            ("max_sessions", "5"),
+            ("era", "ModernOnly"),
+            ("legacy_probe_answer", "NotFound"),
+            ("legacy_get", "ServeStream"),
+            ("list_ttl", "None"),
+            ("on_stream_cut", "RunToEnd"),
+            ("tasks_offered", "false"),
+            ("task_ttl", "1m"),
+            ("task_poll_interval", "3s"),
+            ("task_purge_delay", "0s"),
+            ("task_persistence", "TerminalOnly"),
+            ("handle_idle_ttl", "10m"),
+            ("handle_persistence", "Nothing"),
+            ("unknown_handle", "InvalidParams"),
+            ("listen_keepalive", "15s"),
+        ];
+        let named: Vec<&str> = values.iter().map(|(n, _)| *n).collect();
+        assert_eq!(named, PINNABLE_SERVER_KNOBS, "one value per pinnable knob");
+        let default = ServerKnobs::default();
+        for &(name, value) in values {
+            let mut pins = vec![(name, value)];
+            match name {
+                "legacy_probe_answer" => pins.push(("era", "LegacyOnly")),
+                "legacy_get" => pins.push(("era", "DualStatelessLegacy")),
+                _ => {}
+            }
+            let knobs = pinned(&pins)
+                .unwrap_or_else(|e| panic!("--knob {name}={value}: {e}"))
+                .server;
+            let mut only_this = default.clone();
+            assert!(
+                pin_server_knob(&mut only_this, name, value).expect("parses"),
+                "{name}"
+            );
+            assert_ne!(only_this, default, "--knob {name}={value} moved nothing");
+            match name {
+                "legacy_probe_answer" | "legacy_get" => {}
+                _ => assert_eq!(knobs, only_this, "--knob {name}={value}"),
+            }
+        }
+    }
+
+    /// What a finding's file name says of a knob, `--knob` takes back: a finding can be
+    /// explored again with its knobs pinned as it names them.
+    #[test]
+    fn every_knob_a_finding_names_can_be_pinned_as_named() {
+        let knobs = ServerKnobs {
+            era: faultline_model::Era::LegacyOnly,
+            ..ServerKnobs::default()
+        };
+        let fleet = FleetKnobs::default();
+        let kinds = [
+            VerdictKind::SilentGap,
+            VerdictKind::CursorReuse,
+            VerdictKind::ZombieSession,
+            VerdictKind::RetryAmplification,
+            VerdictKind::SurfacedLoss,
+            VerdictKind::MisroutedSession,
+            VerdictKind::DuplicateEffect,
+            VerdictKind::LostTask,
+            VerdictKind::EraMismatch,
+        ];
+        for kind in kinds {
+            for (name, value) in signature_of(kind, &knobs, &fleet) {
+                // Durations are named by whether they are set: pinned as a duration.
+                let value = match value.as_str() {
+                    "set" => "1m".to_string(),
+                    "none" => "None".to_string(),
+                    _ => value,
+                };
+                let mut pins = vec![(name.as_str(), value.as_str())];
+                if name == "legacy_probe_answer" {
+                    pins.push(("era", "LegacyOnly"));
+                }
+                pinned(&pins).unwrap_or_else(|e| panic!("{kind:?}: --knob {name}={value}: {e}"));
+            }
+        }
+    }
+
+    #[test]
+    fn a_pinned_era_takes_the_knobs_of_another_era_with_it() {
+        let mut drawn = base();
+        drawn.server.era = faultline_model::Era::LegacyOnly;
+        drawn.server.legacy_probe_answer = faultline_model::LegacyProbeAnswer::NotFound;
+        let pins = vec![("era".to_string(), "ModernOnly".to_string())];
+        pin(&mut drawn, &pins).expect("the drawn probe answer goes with the era");
+        assert_eq!(drawn.server.era, faultline_model::Era::ModernOnly);
+        assert!(drawn.server.legacy_probe_answer.is_default());
+        // Pinned both ways, the two cannot hold together: an error that says why.
+        let err = pinned(&[("era", "ModernOnly"), ("legacy_probe_answer", "NotFound")])
+            .expect_err("a probe answer applies only to a 2025-only server");
+        assert!(err.contains("legacy_probe_answer"), "{err}");
+        let err = pinned(&[("colour", "red")]).expect_err("no such knob");
+        assert!(
+            err.contains("unknown knob") && err.contains("listen_keepalive"),
+            "{err}"
+        );
     }
 }
