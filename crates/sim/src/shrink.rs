@@ -256,7 +256,7 @@ fn fleet_knobs_set(fleet: &FleetKnobs) -> usize {
 
 /// The shrinker's knobs: the 2025 ones, then the 2026-07-28 ones (default on 2025 runs),
 /// then the migration ones (default on both).
-const KNOBS: usize = 20;
+const KNOBS: usize = 25;
 
 /// Moves knob number `k` to its default; false if it already is.
 fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
@@ -287,6 +287,11 @@ fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
         16 => set(&mut k.task_persistence, &d.task_persistence),
         17 => set(&mut k.legacy_probe_answer, &d.legacy_probe_answer),
         18 => set(&mut k.legacy_get, &d.legacy_get),
+        19 => set(&mut k.task_poll_interval, &d.task_poll_interval),
+        20 => set(&mut k.handle_idle_ttl, &d.handle_idle_ttl),
+        21 => set(&mut k.handle_persistence, &d.handle_persistence),
+        22 => set(&mut k.unknown_handle, &d.unknown_handle),
+        23 => set(&mut k.listen_keepalive, &d.listen_keepalive),
         // The era's two dependent knobs describe one era only (`ServerKnobs::validate`):
         // they go back with it.
         _ => {
@@ -586,10 +591,15 @@ fn knob_value(k: &ServerKnobs, knob: usize) -> (&'static str, String) {
             format!("{:?}", k.legacy_probe_answer),
         ),
         18 => ("legacy_get", format!("{:?}", k.legacy_get)),
-        19 => ("era", format!("{:?}", k.era)),
-        20 => ("id_scheme", format!("{:?}", k.id_scheme)),
-        21 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
-        22 => (
+        19 => ("task_poll_interval", k.task_poll_interval.to_string()),
+        20 => ("handle_idle_ttl", duration(k.handle_idle_ttl)),
+        21 => ("handle_persistence", format!("{:?}", k.handle_persistence)),
+        22 => ("unknown_handle", format!("{:?}", k.unknown_handle)),
+        23 => ("listen_keepalive", duration(k.listen_keepalive)),
+        24 => ("era", format!("{:?}", k.era)),
+        25 => ("id_scheme", format!("{:?}", k.id_scheme)),
+        26 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
+        27 => (
             "advertise_monotonic_ids",
             k.advertise_monotonic_ids.to_string(),
         ),
@@ -608,9 +618,9 @@ fn reset_any_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
     }
     match knob {
         0..KNOBS => reset_knob(k, d, knob),
-        20 => set(&mut k.id_scheme, &d.id_scheme),
-        21 => set(&mut k.unknown_cursor, &d.unknown_cursor),
-        22 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
+        25 => set(&mut k.id_scheme, &d.id_scheme),
+        26 => set(&mut k.unknown_cursor, &d.unknown_cursor),
+        27 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
         _ => set(&mut k.max_sessions, &d.max_sessions),
     }
 }
@@ -802,4 +812,80 @@ pub fn triggers(scenario: &Scenario, client: ClientModel, kind: VerdictKind) -> 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use faultline_model::{
+        DeadSessionAnswer, DurationMs, Era, HandlePersistence, IdScheme, LegacyGet,
+        LegacyProbeAnswer, OnStreamCut, PositiveDurationMs, RestartPersistence, ServerKnobs,
+        TaskPersistence, UnknownCursor, UnknownHandle,
+    };
+
+    use super::{ALL_KNOBS, knob_value, reset_any_knob};
+
+    fn ms(ms: u64) -> Option<PositiveDurationMs> {
+        PositiveDurationMs::new(ms)
+    }
+
+    /// Every knob away from its default, written field by field (no `..`): a new field of
+    /// [`ServerKnobs`] does not compile here until the shrinker handles it.
+    fn every_knob_moved() -> ServerKnobs {
+        ServerKnobs {
+            session_idle_ttl: ms(1),
+            session_absolute_ttl: ms(2),
+            event_log_ttl: ms(3),
+            event_log_capacity: Some(4),
+            gc_interval: ms(5),
+            id_scheme: IdScheme::PerStream,
+            unknown_cursor: UnknownCursor::FreshStream,
+            get_validates_session: false,
+            restart_persistence: RestartPersistence::Nothing,
+            advertise_monotonic_ids: false,
+            priming_events: true,
+            retry: ms(6),
+            dead_session_answer: DeadSessionAnswer::Gone,
+            json_responses: false,
+            max_sessions: 7,
+            era: Era::LegacyOnly,
+            legacy_probe_answer: LegacyProbeAnswer::NotFound,
+            legacy_get: LegacyGet::ServeStream,
+            list_ttl: None,
+            on_stream_cut: OnStreamCut::RunToEnd,
+            tasks_offered: false,
+            task_ttl: ms(8),
+            task_poll_interval: ms(9).expect("positive"),
+            task_purge_delay: Some(DurationMs::ZERO),
+            task_persistence: TaskPersistence::Nothing,
+            handle_idle_ttl: ms(10),
+            handle_persistence: HandlePersistence::Nothing,
+            unknown_handle: UnknownHandle::InvalidParams,
+            listen_keepalive: ms(11),
+        }
+    }
+
+    #[test]
+    fn resetting_every_knob_gives_the_defaults() {
+        let defaults = ServerKnobs::default();
+        let mut knobs = every_knob_moved();
+        let mut names = Vec::new();
+        for knob in 0..ALL_KNOBS {
+            names.push(knob_value(&knobs, knob).0);
+            assert!(
+                reset_any_knob(&mut knobs, &defaults, knob),
+                "knob {knob} ({}) was already at its default",
+                names.last().expect("just pushed")
+            );
+        }
+        assert_eq!(knobs, defaults, "some knob was not reset");
+        // Each knob is named once, so a trigger names the knob it moved.
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(
+            sorted.len(),
+            names.len(),
+            "a knob is named twice: {names:?}"
+        );
+    }
 }
