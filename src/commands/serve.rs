@@ -101,6 +101,15 @@ pub struct ServeArgs {
     /// 429 Too Many Requests.
     #[arg(long, default_value_t = Limits::default().max_streams_per_session, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_streams_per_session: u32,
+    /// 2026-07-28 task records held at most (not with --scenario); a new task takes the
+    /// room of a gone, expired or the oldest finished task, and a task call when every
+    /// one is still working gets 429 Too Many Requests.
+    #[arg(long, default_value_t = faultline_server::DEFAULT_MAX_TASKS, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_tasks: u32,
+    /// 2026-07-28 state handles (baskets) held at most (not with --scenario); a new one
+    /// takes the room of a lost, idle-expired or the least recently used one.
+    #[arg(long, default_value_t = faultline_server::DEFAULT_MAX_HANDLES, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_handles: u32,
     /// Without --control: entries kept per ledger record (sessions, events, answers, ...).
     #[arg(long, default_value_t = Limits::default().ledger_window, value_parser = clap::value_parser!(u32).range(1..))]
     pub ledger_window: u32,
@@ -125,6 +134,9 @@ impl ServeArgs {
             max_job_steps: self.max_job_steps.unwrap_or(base.max_job_steps),
             job_steps_per_turn: self.job_steps_per_turn,
             max_streams_per_session: self.max_streams_per_session,
+            // Applied only where the config bounds them (not for a scenario).
+            max_tasks: base.max_tasks.map(|_| self.max_tasks),
+            max_handles: base.max_handles.map(|_| self.max_handles),
             ledger_window: self.ledger_window,
             ledger_window_bytes: self.ledger_window_bytes,
             forget_dead_sessions: base.forget_dead_sessions,
