@@ -221,3 +221,14 @@ fn the_ledger_window_trims_handle_entries_and_a_basket_that_outlives_its_entry_s
     assert_eq!(items.len(), 101);
     assert_eq!(items[0], "item-1");
 }
+
+#[test]
+fn uses_on_the_same_millisecond_are_told_apart_by_their_order() {
+    let mut server = bounded(2, ServerKnobs::default());
+    let a = create(&mut server, 0);
+    let b = create(&mut server, 0);
+    add(&mut server, &a, "apple", 0);
+    create(&mut server, 0);
+    assert_eq!(entry(&server, &b).lost, Some((0, HandleLoss::Evicted)));
+    assert_eq!(entry(&server, &a).lost, None);
+}

@@ -7,8 +7,9 @@
 //! 1. the room of a handle already lost (expired when last named, lost in a restart);
 //! 2. the room of one idle past `handle_idle_ttl`, which expires now (dated, as when it is
 //!    named, when its time ran out);
-//! 3. the room of the least recently used one (ties: the oldest), which is evicted: its
-//!    basket is given up and its ledger entry says so ([`HandleLoss::Evicted`]).
+//! 3. the room of the least recently used one (by the order of mints and uses, so that
+//!    several on one millisecond are told apart), which is evicted: its basket is given
+//!    up and its ledger entry says so ([`HandleLoss::Evicted`]).
 //!
 //! Unlike a working task, a basket is never worth refusing a new one for: a client that
 //! lost one can make another, and is told so. A record whose room is taken leaves a
@@ -65,8 +66,7 @@ impl Server {
         let ttl = self.knobs.handle_idle_ttl.map(|d| d.ms());
         let mut lost: Option<(u32, &str)> = None;
         let mut expired: Option<(u32, &str, u64)> = None;
-        // Least recently used: the lowest (last use, entry).
-        let mut idlest: Option<((u64, u32), &str)> = None;
+        let mut idlest: Option<(u64, &str)> = None;
         for (handle, r) in &self.modern.handles.by_handle {
             let ran_out = ttl
                 .map(|ttl| r.last_used_ms.saturating_add(ttl))
@@ -80,9 +80,8 @@ impl Server {
                     expired = Some((r.entry, handle, at));
                 }
             } else {
-                let key = (r.last_used_ms, r.entry);
-                if idlest.is_none_or(|(k, _)| key < k) {
-                    idlest = Some((key, handle));
+                if idlest.is_none_or(|(u, _)| r.last_use < u) {
+                    idlest = Some((r.last_use, handle));
                 }
             }
         }

@@ -69,6 +69,9 @@ pub struct HandleStore {
     rng: ChaCha8Rng,
     pub(super) by_handle: BTreeMap<String, HandleRecord>,
     pub(super) tombstones: Tombstones<HandleLoss>,
+    /// Mints and uses so far: the order of use, which the clock alone cannot give when
+    /// several land on the same millisecond.
+    uses: u64,
 }
 
 #[derive(Debug)]
@@ -77,6 +80,9 @@ pub(super) struct HandleRecord {
     pub(super) entry: u32,
     items: Vec<String>,
     pub(super) last_used_ms: u64,
+    /// When it was minted or last used, in [`HandleStore::uses`]' count: the least
+    /// recently used handle has the lowest.
+    pub(super) last_use: u64,
     home: ReplicaId,
     /// Why it vanished, as its ledger entry says (unknown from then on).
     pub(super) lost: Option<HandleLoss>,
@@ -88,7 +94,14 @@ impl HandleStore {
             rng: ChaCha8Rng::seed_from_u64(seed ^ HANDLE_SALT),
             by_handle: BTreeMap::new(),
             tombstones: Tombstones::new(),
+            uses: 0,
         }
+    }
+
+    /// The next number in the order of use.
+    fn next_use(&mut self) -> u64 {
+        self.uses += 1;
+        self.uses
     }
 }
 
@@ -162,6 +175,7 @@ impl Server {
             entry,
             items: Vec::new(),
             last_used_ms: now,
+            last_use: self.modern.handles.next_use(),
             home,
             lost: None,
         };
@@ -185,6 +199,7 @@ impl Server {
         let now = self.now_ms;
         match self.find_handle(handle) {
             Ok(()) => {
+                let last_use = self.modern.handles.next_use();
                 let r = self
                     .modern
                     .handles
@@ -201,6 +216,7 @@ impl Server {
                 }
                 r.items.push(item.to_string());
                 r.last_used_ms = now;
+                r.last_use = last_use;
                 if let Some(e) = self.ledger.kept_handle_mut(r.entry) {
                     e.used_ms.push(now);
                 }
