@@ -333,3 +333,39 @@ mod tests {
         assert_eq!(parse_time_scale("auto"), Ok(TimeScaleArg::Auto));
     }
 }
+
+#[cfg(test)]
+mod limit_flag_tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    fn limits(args: &[&str], base: Limits) -> Result<Limits, clap::Error> {
+        let cli = Cli::try_parse_from(std::iter::once("serve").chain(args.iter().copied()))?;
+        Ok(cli.serve.limits(base))
+    }
+
+    #[test]
+    fn the_task_and_handle_bounds_apply_without_a_scenario_only() {
+        let live = limits(
+            &["--max-tasks", "7", "--max-handles", "3"],
+            Limits::default(),
+        )
+        .unwrap();
+        assert_eq!((live.max_tasks, live.max_handles), (Some(7), Some(3)));
+        let defaults = limits(&[], Limits::default()).unwrap();
+        assert_eq!(
+            (defaults.max_tasks, defaults.max_handles),
+            (Some(10_000), Some(10_000))
+        );
+        let scenario = limits(&["--max-tasks", "7"], Limits::for_scenario()).unwrap();
+        assert_eq!((scenario.max_tasks, scenario.max_handles), (None, None));
+        assert!(limits(&["--max-tasks", "0"], Limits::default()).is_err());
+    }
+}

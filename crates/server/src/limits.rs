@@ -160,3 +160,26 @@ pub fn default_max_connections() -> usize {
         None => FALLBACK_MAX_CONNECTIONS,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_lived_server_bounds_tasks_and_handles_and_a_scenario_does_not() {
+        let live = Limits::default().model();
+        assert_eq!(live.max_tasks, Some(DEFAULT_MAX_TASKS));
+        assert_eq!(live.max_handles, Some(DEFAULT_MAX_HANDLES));
+        let scenario = Limits::for_scenario().model();
+        assert_eq!(scenario.max_tasks, None);
+        assert_eq!(scenario.max_handles, None);
+        assert_eq!(
+            (scenario.max_tasks, scenario.max_handles),
+            (
+                faultline_model::Limits::default().max_tasks,
+                faultline_model::Limits::default().max_handles
+            ),
+            "as the simulator"
+        );
+    }
+}
