@@ -101,6 +101,15 @@ pub struct ServeArgs {
     /// 429 Too Many Requests.
     #[arg(long, default_value_t = Limits::default().max_streams_per_session, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_streams_per_session: u32,
+    /// 2026-07-28 task records held at most (not with --scenario); a new task takes the
+    /// room of a gone, expired or the oldest finished task, and a task call when every
+    /// one is still working gets 429 Too Many Requests.
+    #[arg(long, default_value_t = faultline_server::DEFAULT_MAX_TASKS, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_tasks: u32,
+    /// 2026-07-28 state handles (baskets) held at most (not with --scenario); a new one
+    /// takes the room of a lost, idle-expired or the least recently used one.
+    #[arg(long, default_value_t = faultline_server::DEFAULT_MAX_HANDLES, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_handles: u32,
     /// Without --control: entries kept per ledger record (sessions, events, answers, ...).
     #[arg(long, default_value_t = Limits::default().ledger_window, value_parser = clap::value_parser!(u32).range(1..))]
     pub ledger_window: u32,
@@ -125,6 +134,9 @@ impl ServeArgs {
             max_job_steps: self.max_job_steps.unwrap_or(base.max_job_steps),
             job_steps_per_turn: self.job_steps_per_turn,
             max_streams_per_session: self.max_streams_per_session,
+            // Applied only where the config bounds them (not for a scenario).
+            max_tasks: base.max_tasks.map(|_| self.max_tasks),
+            max_handles: base.max_handles.map(|_| self.max_handles),
             ledger_window: self.ledger_window,
             ledger_window_bytes: self.ledger_window_bytes,
             forget_dead_sessions: base.forget_dead_sessions,
@@ -319,5 +331,41 @@ mod tests {
             Ok(TimeScaleArg::Scaled(MAX_TIME_SCALE))
         );
         assert_eq!(parse_time_scale("auto"), Ok(TimeScaleArg::Auto));
+    }
+}
+
+#[cfg(test)]
+mod limit_flag_tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    fn limits(args: &[&str], base: Limits) -> Result<Limits, clap::Error> {
+        let cli = Cli::try_parse_from(std::iter::once("serve").chain(args.iter().copied()))?;
+        Ok(cli.serve.limits(base))
+    }
+
+    #[test]
+    fn the_task_and_handle_bounds_apply_without_a_scenario_only() {
+        let live = limits(
+            &["--max-tasks", "7", "--max-handles", "3"],
+            Limits::default(),
+        )
+        .unwrap();
+        assert_eq!((live.max_tasks, live.max_handles), (Some(7), Some(3)));
+        let defaults = limits(&[], Limits::default()).unwrap();
+        assert_eq!(
+            (defaults.max_tasks, defaults.max_handles),
+            (Some(10_000), Some(10_000))
+        );
+        let scenario = limits(&["--max-tasks", "7"], Limits::for_scenario()).unwrap();
+        assert_eq!((scenario.max_tasks, scenario.max_handles), (None, None));
+        assert!(limits(&["--max-tasks", "0"], Limits::default()).is_err());
     }
 }

@@ -516,6 +516,9 @@ pub enum TaskLoss {
     Expired,
     /// A restart under `task_persistence: Nothing`.
     Restart,
+    /// Its work had ended and a long-lived server whose task store was full
+    /// ([`crate::Limits::max_tasks`]) gave its room to a new task. Never in a simulation.
+    Evicted,
 }
 
 /// A request for a task id the server no longer knows.
@@ -557,6 +560,10 @@ pub enum HandleLoss {
     Expired,
     /// A restart under `handle_persistence: Nothing`.
     Restart,
+    /// The least recently used handle of a long-lived server whose handle store was full
+    /// ([`crate::Limits::max_handles`]): its room went to a new handle. Never in a
+    /// simulation.
+    Evicted,
 }
 
 /// A call naming a handle the serving replica did not know.
@@ -638,6 +645,12 @@ pub struct Ledger {
     pub listens_base: u32,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub list_changes_base: u32,
+    /// Tasks and handles below these indexes were trimmed (their records in the stores
+    /// keep what they need to answer). Written only when set.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tasks_base: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub handles_base: u32,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -750,6 +763,39 @@ impl Ledger {
     pub(crate) fn kept_stream_mut(&mut self, stream: StreamId) -> Option<&mut StreamEntry> {
         let kept = stream.0.checked_sub(self.streams_base)?;
         self.streams.get_mut(kept as usize)
+    }
+
+    /// Task `task`'s entry (an index that keeps counting across trims), unless a
+    /// long-lived server's window trimmed it.
+    pub fn kept_task(&self, task: u32) -> Option<&TaskEntry> {
+        let kept = task.checked_sub(self.tasks_base)?;
+        self.tasks.get(kept as usize)
+    }
+
+    pub(crate) fn kept_task_mut(&mut self, task: u32) -> Option<&mut TaskEntry> {
+        let kept = task.checked_sub(self.tasks_base)?;
+        self.tasks.get_mut(kept as usize)
+    }
+
+    /// The index the next task will get (indexes keep counting across trims).
+    pub fn tasks_end(&self) -> u32 {
+        self.tasks_base + self.tasks.len() as u32
+    }
+
+    /// Handle `handle`'s entry, unless a long-lived server's window trimmed it.
+    pub fn kept_handle(&self, handle: u32) -> Option<&HandleEntry> {
+        let kept = handle.checked_sub(self.handles_base)?;
+        self.handles.get(kept as usize)
+    }
+
+    pub(crate) fn kept_handle_mut(&mut self, handle: u32) -> Option<&mut HandleEntry> {
+        let kept = handle.checked_sub(self.handles_base)?;
+        self.handles.get_mut(kept as usize)
+    }
+
+    /// The index the next handle will get (indexes keep counting across trims).
+    pub fn handles_end(&self) -> u32 {
+        self.handles_base + self.handles.len() as u32
     }
 
     /// The time the session died, if it did.

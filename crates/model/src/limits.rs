@@ -35,6 +35,18 @@ pub struct Limits {
     /// keep them. A long-lived server sets it, so that its memory follows the sessions
     /// alive, not the sessions ever created.
     pub forget_dead_sessions: bool,
+    /// `Some(n)`: the 2026-07-28 task store holds at most `n` task records. A new task
+    /// takes the room of a record already gone, else of one past its TTL and purge
+    /// delay, else of the oldest finished one (evicted, and the ledger says so); when all
+    /// `n` are still working, the call that would create one more is refused (429). A
+    /// gone record is forgotten once it has answered its first "Task not found". `None`:
+    /// every id ever minted is kept (the simulator).
+    pub max_tasks: Option<u32>,
+    /// `Some(n)`: the 2026-07-28 handle store holds at most `n` baskets. A new handle
+    /// takes the room of a lost one, else of an idle-expired one, else of the least
+    /// recently used one (evicted, and the ledger says so). `None`: every handle ever
+    /// minted is kept (the simulator).
+    pub max_handles: Option<u32>,
 }
 
 impl Default for Limits {
@@ -44,6 +56,8 @@ impl Default for Limits {
             job_steps_per_turn: None,
             max_streams_per_session: None,
             forget_dead_sessions: false,
+            max_tasks: None,
+            max_handles: None,
         }
     }
 }

@@ -57,8 +57,8 @@ pub use crate::clock::{MAX_TIME_SCALE, MAX_VIRTUAL_MS};
 pub use crate::core::{KEEP_ALIVE, QUIET_MARKER};
 use crate::core::{Source, State};
 pub use crate::limits::{
-    DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STREAM_QUEUE_BYTES, DEFAULT_STREAM_STALL,
-    Limits, default_max_connections,
+    DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_HANDLES, DEFAULT_MAX_TASKS,
+    DEFAULT_STREAM_QUEUE_BYTES, DEFAULT_STREAM_STALL, Limits, default_max_connections,
 };
 pub use crate::server_events::{EventFeed, EventSink, Notice, ServerEvent, event_channel};
 

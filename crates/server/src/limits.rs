@@ -20,6 +20,8 @@
 //! | `max_job_steps` | `--max-job-steps` | 100,000 | steps one `long_job` may ask for (more: JSON-RPC invalid params naming the limit) |
 //! | `job_steps_per_turn` | `--job-steps-per-turn` | 1,000 | job steps run while holding the server's lock; the rest run in later turns, other requests in between |
 //! | `max_streams_per_session` | `--max-streams-per-session` | 1,000 | SSE streams a session's event log may hold; a POST that would open one more gets 429 |
+//! | `max_tasks` | `--max-tasks` | 10,000 | 2026-07-28 task records held; a new task takes a gone, expired or the oldest finished task's room, and when every one is working the call gets 429 |
+//! | `max_handles` | `--max-handles` | 10,000 | 2026-07-28 state handles (baskets) held; a new one takes a lost, idle-expired or the least recently used one's room |
 //! | `ledger_window` | `--ledger-window` | 10,000 | entries kept per ledger record without `--control` |
 //! | `ledger_window_bytes` | `--ledger-window-bytes` | 64 MiB | bytes the ledger may weigh without `--control` |
 
@@ -38,6 +40,12 @@ pub const DEFAULT_STREAM_QUEUE_BYTES: usize = 1 << 20;
 
 /// A stream over its queue bound whose reader took nothing for this long is cut.
 pub const DEFAULT_STREAM_STALL: Duration = Duration::from_secs(5);
+
+/// Task records a long-lived server's 2026-07-28 task store holds at most.
+pub const DEFAULT_MAX_TASKS: u32 = 10_000;
+
+/// State handles (baskets) a long-lived server holds at most.
+pub const DEFAULT_MAX_HANDLES: u32 = 10_000;
 
 /// Connections used when the descriptor limit cannot be read.
 const FALLBACK_MAX_CONNECTIONS: usize = 900;
@@ -61,6 +69,13 @@ pub struct Limits {
     pub max_job_steps: u32,
     pub job_steps_per_turn: u32,
     pub max_streams_per_session: u32,
+    /// Task records the 2026-07-28 task store may hold (see
+    /// [`faultline_model::Limits::max_tasks`]). `None` for a scenario, whose run must keep
+    /// every task as the simulator does.
+    pub max_tasks: Option<u32>,
+    /// State handles the 2026-07-28 handle store may hold (see
+    /// [`faultline_model::Limits::max_handles`]). `None` for a scenario.
+    pub max_handles: Option<u32>,
     pub ledger_window: u32,
     pub ledger_window_bytes: u64,
     /// What a dead session leaves that no request can reach (its logs, when GET
@@ -81,6 +96,8 @@ impl Default for Limits {
             max_job_steps: 100_000,
             job_steps_per_turn: 1_000,
             max_streams_per_session: 1_000,
+            max_tasks: Some(DEFAULT_MAX_TASKS),
+            max_handles: Some(DEFAULT_MAX_HANDLES),
             ledger_window: 10_000,
             ledger_window_bytes: 64 << 20,
             forget_dead_sessions: true,
@@ -89,12 +106,15 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// The defaults, with the step bound of the simulator, so that a scenario played live
-    /// (`run --live`, `serve --scenario`) gets the answers it gets in simulation.
+    /// The defaults, with the step bound of the simulator and no bound on tasks or
+    /// handles, so that a scenario played live (`run --live`, `serve --scenario`) gets the
+    /// answers it gets in simulation.
     pub fn for_scenario() -> Self {
         Limits {
             max_job_steps: faultline_model::tools::MAX_JOB_STEPS,
             forget_dead_sessions: false,
+            max_tasks: None,
+            max_handles: None,
             ..Limits::default()
         }
     }
@@ -106,6 +126,8 @@ impl Limits {
             job_steps_per_turn: Some(self.job_steps_per_turn.max(1)),
             max_streams_per_session: Some(self.max_streams_per_session.max(1)),
             forget_dead_sessions: self.forget_dead_sessions,
+            max_tasks: self.max_tasks.map(|n| n.max(1)),
+            max_handles: self.max_handles.map(|n| n.max(1)),
         }
     }
 }
@@ -136,5 +158,28 @@ pub fn default_max_connections() -> usize {
     match descriptor_limit() {
         Some(limit) => limit.saturating_sub(DESCRIPTORS_RESERVED).max(16) as usize,
         None => FALLBACK_MAX_CONNECTIONS,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_lived_server_bounds_tasks_and_handles_and_a_scenario_does_not() {
+        let live = Limits::default().model();
+        assert_eq!(live.max_tasks, Some(DEFAULT_MAX_TASKS));
+        assert_eq!(live.max_handles, Some(DEFAULT_MAX_HANDLES));
+        let scenario = Limits::for_scenario().model();
+        assert_eq!(scenario.max_tasks, None);
+        assert_eq!(scenario.max_handles, None);
+        assert_eq!(
+            (scenario.max_tasks, scenario.max_handles),
+            (
+                faultline_model::Limits::default().max_tasks,
+                faultline_model::Limits::default().max_handles
+            ),
+            "as the simulator"
+        );
     }
 }

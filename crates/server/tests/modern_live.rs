@@ -150,3 +150,70 @@ async fn a_modern_long_job_streams_its_progress_and_result_over_sse() {
     );
     server.shutdown().await.unwrap();
 }
+
+/// The `tools/call` result's text, and whether it is a tool error.
+async fn tool_answer(
+    addr: std::net::SocketAddr,
+    id: u64,
+    name: &str,
+    arguments: Value,
+) -> (String, bool) {
+    let response = modern(
+        id,
+        "tools/call",
+        json!({"name": name, "arguments": arguments}),
+    )
+    .send(addr)
+    .await;
+    assert_eq!(response.status(), 200);
+    let body = json_body(response).await;
+    let result = &body["result"];
+    (
+        result["content"][0]["text"]
+            .as_str()
+            .expect("a text")
+            .to_string(),
+        result["isError"] == true,
+    )
+}
+
+#[tokio::test]
+async fn a_third_basket_over_max_handles_two_evicts_the_least_recently_used() {
+    let limits = faultline_server::Limits {
+        max_handles: Some(2),
+        ..faultline_server::Limits::default()
+    };
+    let server = start(
+        faultline_server::Config::well_behaved(7)
+            .with_control(true)
+            .with_time_scale(0.0)
+            .with_limits(limits),
+    )
+    .await;
+    let addr = server.addr;
+    let (a, _) = tool_answer(addr, 1, "create_basket", json!({})).await;
+    let (b, _) = tool_answer(addr, 2, "create_basket", json!({})).await;
+    // `a` is used after `b` was made: `b` is the least recently used.
+    let (_, error) = tool_answer(addr, 3, "add_item", json!({"basket": a, "item": "apple"})).await;
+    assert!(!error);
+    let (c, _) = tool_answer(addr, 4, "create_basket", json!({})).await;
+    assert!(c.starts_with("bsk_") && c != a && c != b, "{c}");
+
+    let (text, error) =
+        tool_answer(addr, 5, "add_item", json!({"basket": b, "item": "pear"})).await;
+    assert!(error);
+    assert!(
+        text.contains(&b) && text.contains("evicted") && text.contains("at most 2 handles"),
+        "{text}"
+    );
+    // Said once; then the handle is unknown.
+    let (text, error) =
+        tool_answer(addr, 6, "add_item", json!({"basket": b, "item": "pear"})).await;
+    assert!(error);
+    assert!(text.contains("unknown to this server"), "{text}");
+    // The others still work.
+    let (text, error) = tool_answer(addr, 7, "add_item", json!({"basket": a, "item": "fig"})).await;
+    assert!(!error, "{text}");
+    assert!(text.contains("apple, fig"), "{text}");
+    server.shutdown().await.unwrap();
+}

@@ -80,7 +80,8 @@ impl Server {
         self.cut(Record::Sends, sends);
         self.cut(Record::Resumptions, resumptions);
         // Records nothing refers to by index, bounded by entries alone: the server's own
-        // cuts of slow readers (rare), a fleet's misroutes, 2026-07-28 committed effects.
+        // cuts of slow readers (rare), a fleet's misroutes, 2026-07-28 committed effects;
+        // and listens, list changes, tasks and handles, whose bases keep indexes valid.
         if let Some(w) = self.ledger_window.map(|w| w as usize) {
             drain_to_window(&mut self.ledger.cuts, w);
             drain_to_window(&mut self.ledger.misroutes, w);
@@ -89,6 +90,7 @@ impl Server {
             drain_to_window(&mut self.ledger.era_answers, w);
             drain_to_window(&mut self.ledger.era_changes, w);
             self.cut_listens(w);
+            self.cut_tasks_and_handles(w);
         }
         if events + jobs + streams + messages > 0 {
             self.cut_referenced(events, jobs, streams, messages);
@@ -265,6 +267,27 @@ impl Server {
         } else {
             0
         };
+    }
+
+    /// Cuts the 2026-07-28 task and handle entries past twice the window, back to the
+    /// window, moving `tasks_base` and `handles_base` so that the indexes the stores keep
+    /// still resolve. Nothing is held back: a task or handle record keeps what it needs
+    /// to answer (its times, its request id, how it ended), so one that outlives its
+    /// entry answers as before, and what happens to it afterwards is no longer recorded.
+    /// The stores are bounded themselves ([`crate::Limits::max_tasks`],
+    /// [`crate::Limits::max_handles`]), so a long-lived record cannot hold the cut back
+    /// for ever either.
+    fn cut_tasks_and_handles(&mut self, window: usize) {
+        let tasks = self.ledger.tasks.len();
+        if tasks > 2 * window {
+            self.ledger.tasks.drain(..tasks - window);
+            self.ledger.tasks_base += (tasks - window) as u32;
+        }
+        let handles = self.ledger.handles.len();
+        if handles > 2 * window {
+            self.ledger.handles.drain(..handles - window);
+            self.ledger.handles_base += (handles - window) as u32;
+        }
     }
 
     fn forget_front(&mut self, record: Record, cut: usize) {

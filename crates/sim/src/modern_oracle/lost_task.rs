@@ -1,9 +1,10 @@
 //! `lost_task`: a 2026-07-28 task id that vanished, and the work with it. A task is the
 //! one durable handle a stateless client holds on long work (SEP-2663:
 //! <https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/seps/2663-tasks-extension.md>);
-//! when the server forgets it (purged, expired past its purge delay, or lost in a restart
-//! with an in-memory store, <https://github.com/ecto/vcad/pull/745>), `tasks/get` answers
-//! -32602 and nothing can say whether the work was done.
+//! when the server forgets it (purged, expired past its purge delay, lost in a restart
+//! with an in-memory store, <https://github.com/ecto/vcad/pull/745>, or evicted by a
+//! long-lived server whose bounded task store was full), `tasks/get` answers -32602 and
+//! nothing can say whether the work was done.
 //!
 //! The core ([`lost_tasks`]) reads the ledger alone: every task whose record vanished and
 //! that someone then asked about (a `tasks/get` answered -32602), with when it was created,
@@ -75,6 +76,9 @@ pub fn loss_words(how: TaskLoss) -> &'static str {
         TaskLoss::Purged => "purged",
         TaskLoss::Expired => "expired and purged",
         TaskLoss::Restart => "lost in a restart",
+        TaskLoss::Evicted => {
+            "evicted after it finished, its room given to a new task because the server's task store was full (max_tasks)"
+        }
     }
 }
 
@@ -202,6 +206,20 @@ mod tests {
         assert_eq!(out[0].at_ms, 3_000);
         assert!(
             out[0].summary.contains("lost in a restart"),
+            "{}",
+            out[0].summary
+        );
+    }
+
+    #[test]
+    fn an_evicted_task_asked_about_is_lost_and_says_the_store_was_full() {
+        let l = ledger(vec![task("t-evicted", Some((2_500, TaskLoss::Evicted)), 1)]);
+        let mut out = Vec::new();
+        verdicts(&l, &ClientRecord::default(), &mut out);
+        assert_eq!(out.len(), 1);
+        assert!(
+            out[0].summary.contains("was evicted after it finished")
+                && out[0].summary.contains("task store was full (max_tasks)"),
             "{}",
             out[0].summary
         );

@@ -76,12 +76,14 @@ impl Server {
                 self.note_list_version(version);
                 return;
             }
-            Ok(Answer::Task(spec, order)) => {
-                HttpResponse::json(200, self.create_task(id, params, spec, order))
-            }
-            Ok(Answer::FixtureTask(call)) => {
-                HttpResponse::json(200, self.create_fixture_task(id, params, call))
-            }
+            Ok(Answer::Task(spec, order)) => match self.make_task_room() {
+                Ok(()) => HttpResponse::json(200, self.create_task(id, params, spec, order)),
+                Err(why) => why.response(id),
+            },
+            Ok(Answer::FixtureTask(call)) => match self.make_task_room() {
+                Ok(()) => HttpResponse::json(200, self.create_fixture_task(id, params, call)),
+                Err(why) => why.response(id),
+            },
             Ok(Answer::Stream(spec, order)) => {
                 self.serve_request_stream(conn, request, rpc, id, params, spec, order, out);
                 return;

@@ -44,6 +44,9 @@ pub enum ModernRejection {
     Batch,
     /// 405 `Allow: POST`: GET and DELETE have no meaning without sessions.
     PostOnly,
+    /// 429 -32600: a task call when the task store holds `max_tasks` tasks and every one
+    /// is still working ([`super::task_bounds`]), like the 2025 path's stream limit.
+    TaskStoreFull { max_tasks: u32 },
 }
 
 impl ModernRejection {
@@ -92,6 +95,16 @@ impl ModernRejection {
                 405,
                 INVALID_REQUEST,
                 "Method Not Allowed: MCP 2026-07-28 is served over POST only".into(),
+                None,
+            ),
+            // RFC 6585 §4, as for the 2025 stream limit: the client may retry once a task
+            // ends (or cancel one).
+            TaskStoreFull { max_tasks } => (
+                429,
+                INVALID_REQUEST,
+                format!(
+                    "Too Many Requests: the task store is full: this server holds at most {max_tasks} tasks (max_tasks) and every one is still working; wait for a task to finish, or cancel one"
+                ),
                 None,
             ),
         }

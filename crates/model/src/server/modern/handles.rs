@@ -23,6 +23,11 @@
 //! is answered: a clear tool error a model can act on, an opaque one, or JSON-RPC -32602.
 //! Handles come from their own ChaCha stream (the seed xor [`HANDLE_SALT`]), so minting
 //! them moves no session or task id.
+//!
+//! A basket holds at most [`MAX_BASKET_ITEMS`] items. A simulation keeps every handle
+//! ever minted; a long-lived server bounds the store ([`crate::Limits::max_handles`],
+//! [`super::handle_bounds`]), and a record keeps what it needs to answer, so that the
+//! ledger window may trim its entry first.
 
 use std::collections::BTreeMap;
 
@@ -42,6 +47,7 @@ use crate::tools;
 use super::super::Server;
 use super::discover::complete;
 use super::dispatch::Answer;
+use super::tombstones::Tombstones;
 
 /// The tool that mints a basket handle.
 pub const CREATE_BASKET: &str = "create_basket";
@@ -51,21 +57,35 @@ pub const ADD_ITEM: &str = "add_item";
 /// Xored into the server's seed for the handle stream.
 pub const HANDLE_SALT: u64 = 0x5e9_2567_0000_0001;
 
-/// The handle store: every handle ever minted, live or gone.
+/// The most items one basket holds: an `add_item` past it gets a tool error saying so
+/// (a client adding without end would otherwise grow one record without bound).
+pub const MAX_BASKET_ITEMS: usize = 1_000;
+
+/// The handle store: every handle minted, live or gone. Under
+/// [`crate::Limits::max_handles`] it holds at most that many records, and tombstones of
+/// as many whose room was taken.
 #[derive(Debug)]
 pub struct HandleStore {
     rng: ChaCha8Rng,
-    by_handle: BTreeMap<String, HandleRecord>,
+    pub(super) by_handle: BTreeMap<String, HandleRecord>,
+    pub(super) tombstones: Tombstones<HandleLoss>,
+    /// Mints and uses so far: the order of use, which the clock alone cannot give when
+    /// several land on the same millisecond.
+    uses: u64,
 }
 
 #[derive(Debug)]
-struct HandleRecord {
-    /// Index into `Ledger::handles` (never trimmed).
-    entry: usize,
+pub(super) struct HandleRecord {
+    /// Index of its entry in `Ledger::handles`, counting across trims (`handles_base`).
+    pub(super) entry: u32,
     items: Vec<String>,
-    last_used_ms: u64,
+    pub(super) last_used_ms: u64,
+    /// When it was minted or last used, in [`HandleStore::uses`]' count: the least
+    /// recently used handle has the lowest.
+    pub(super) last_use: u64,
     home: ReplicaId,
-    gone: bool,
+    /// Why it vanished, as its ledger entry says (unknown from then on).
+    pub(super) lost: Option<HandleLoss>,
 }
 
 impl HandleStore {
@@ -73,7 +93,15 @@ impl HandleStore {
         HandleStore {
             rng: ChaCha8Rng::seed_from_u64(seed ^ HANDLE_SALT),
             by_handle: BTreeMap::new(),
+            tombstones: Tombstones::new(),
+            uses: 0,
         }
+    }
+
+    /// The next number in the order of use.
+    fn next_use(&mut self) -> u64 {
+        self.uses += 1;
+        self.uses
     }
 }
 
@@ -102,8 +130,12 @@ pub fn basket_tools() -> Vec<Value> {
 
 /// Why the serving replica does not know a handle.
 enum Unknown {
-    Lost(HandleLoss),
-    /// Never minted, or minted by another replica with its own store.
+    /// Lost (its record, or its tombstone, says how); with the index of its ledger entry.
+    Lost(HandleLoss, u32),
+    /// Minted by another replica with its own store (the handle is not lost, only
+    /// elsewhere); with the index of its ledger entry.
+    Elsewhere(u32),
+    /// Never minted, or forgotten.
     NeverSeen,
 }
 
@@ -125,10 +157,12 @@ impl Server {
     }
 
     fn create_basket(&mut self, id: &Value) -> Answer {
+        self.make_handle_room();
         let rng = &mut self.modern.handles.rng;
         let handle = format!("bsk_{:016x}{:016x}", rng.next_u64(), rng.next_u64());
         let now = self.now_ms;
         let home = self.serving.replica;
+        let entry = self.ledger.handles_end();
         self.ledger.handles.push(HandleEntry {
             handle: handle.clone(),
             minted_ms: now,
@@ -138,11 +172,12 @@ impl Server {
             misses: Vec::new(),
         });
         let record = HandleRecord {
-            entry: self.ledger.handles.len() - 1,
+            entry,
             items: Vec::new(),
             last_used_ms: now,
+            last_use: self.modern.handles.next_use(),
             home,
-            gone: false,
+            lost: None,
         };
         self.modern.handles.by_handle.insert(handle.clone(), record);
         let mut result = tools::text_result(&handle);
@@ -164,30 +199,53 @@ impl Server {
         let now = self.now_ms;
         match self.find_handle(handle) {
             Ok(()) => {
+                let last_use = self.modern.handles.next_use();
                 let r = self
                     .modern
                     .handles
                     .by_handle
                     .get_mut(handle)
                     .expect("found");
+                if r.items.len() >= MAX_BASKET_ITEMS {
+                    return tool_error(
+                        id,
+                        &format!(
+                            "basket {handle} is full: it holds at most {MAX_BASKET_ITEMS} items; call {CREATE_BASKET} for another"
+                        ),
+                    );
+                }
                 r.items.push(item.to_string());
                 r.last_used_ms = now;
-                self.ledger.handles[r.entry].used_ms.push(now);
+                r.last_use = last_use;
+                if let Some(e) = self.ledger.kept_handle_mut(r.entry) {
+                    e.used_ms.push(now);
+                }
                 let mut result =
                     tools::text_result(&format!("basket {handle}: {}", r.items.join(", ")));
                 result["structuredContent"] = json!({"basket": handle, "items": r.items});
                 Answer::Now(jsonrpc::result(id, complete(result)))
             }
             Err(why) => {
-                if let Some(r) = self.modern.handles.by_handle.get(handle) {
-                    self.ledger.handles[r.entry].misses.push(HandleMiss {
+                let entry = match why {
+                    Unknown::Lost(_, entry) | Unknown::Elsewhere(entry) => Some(entry),
+                    Unknown::NeverSeen => None,
+                };
+                let replica = self.serving.replica;
+                if let Some(e) = entry.and_then(|e| self.ledger.kept_handle_mut(e)) {
+                    e.misses.push(HandleMiss {
                         at_ms: now,
                         conn,
-                        replica: self.serving.replica,
+                        replica,
                         request_id: id.clone(),
                     });
                 }
-                unknown_answer(self.knobs.unknown_handle, id, handle, why)
+                if matches!(why, Unknown::Lost(..)) && self.limits.max_handles.is_some() {
+                    // It answered once (and the ledger has the miss): a bounded store
+                    // forgets it now.
+                    self.modern.handles.by_handle.remove(handle);
+                }
+                let max_handles = self.limits.max_handles;
+                unknown_answer(self.knobs.unknown_handle, id, handle, why, max_handles)
             }
         }
     }
@@ -199,44 +257,62 @@ impl Server {
         let serving = self.serving.replica;
         let now = self.now_ms;
         let Some(r) = self.modern.handles.by_handle.get_mut(handle) else {
-            return Err(Unknown::NeverSeen);
+            return Err(match self.modern.handles.tombstones.take(handle) {
+                Some(stone) => Unknown::Lost(stone.loss, stone.entry),
+                None => Unknown::NeverSeen,
+            });
         };
-        if !r.gone
+        if r.lost.is_none()
             && let Some(ttl) = ttl
             && now >= r.last_used_ms.saturating_add(ttl)
         {
-            r.gone = true;
-            self.ledger.handles[r.entry].lost =
-                Some((r.last_used_ms.saturating_add(ttl), HandleLoss::Expired));
+            let at = r.last_used_ms.saturating_add(ttl);
+            Self::lose_handle(&mut self.ledger, r, at, HandleLoss::Expired);
         }
-        if let Some((_, why)) = self.ledger.handles[r.entry].lost {
-            return Err(Unknown::Lost(why));
+        if let Some(why) = r.lost {
+            return Err(Unknown::Lost(why, r.entry));
         }
         if !shared && r.home != serving {
-            return Err(Unknown::NeverSeen);
+            return Err(Unknown::Elsewhere(r.entry));
         }
         Ok(())
+    }
+
+    /// Records that `r`'s handle vanished at `at` by `how`.
+    pub(super) fn lose_handle(
+        ledger: &mut crate::ledger::Ledger,
+        r: &mut HandleRecord,
+        at: u64,
+        how: HandleLoss,
+    ) {
+        r.lost = Some(how);
+        r.items = Vec::new();
+        if let Some(e) = ledger.kept_handle_mut(r.entry) {
+            e.lost = Some((at, how));
+        }
     }
 
     /// A restart: the handle store keeps what `handle_persistence` says.
     pub(in crate::server) fn restart_handles(&mut self, now: u64) {
         if self.knobs.handle_persistence == HandlePersistence::Nothing {
-            for r in self
-                .modern
-                .handles
-                .by_handle
-                .values_mut()
-                .filter(|r| !r.gone)
-            {
-                r.gone = true;
-                self.ledger.handles[r.entry].lost = Some((now, HandleLoss::Restart));
+            for r in self.modern.handles.by_handle.values_mut() {
+                if r.lost.is_none() {
+                    Self::lose_handle(&mut self.ledger, r, now, HandleLoss::Restart);
+                }
             }
         }
     }
 }
 
-/// The answer to a call naming a handle the serving replica does not know.
-fn unknown_answer(how: UnknownHandle, id: &Value, handle: &str, why: Unknown) -> Answer {
+/// The answer to a call naming a handle the serving replica does not know
+/// (`max_handles`: the store's bound, which an eviction's message names).
+fn unknown_answer(
+    how: UnknownHandle,
+    id: &Value,
+    handle: &str,
+    why: Unknown,
+    max_handles: Option<u32>,
+) -> Answer {
     let text = match how {
         UnknownHandle::InvalidParams => {
             return Answer::Now(jsonrpc::error(
@@ -247,18 +323,30 @@ fn unknown_answer(how: UnknownHandle, id: &Value, handle: &str, why: Unknown) ->
         }
         UnknownHandle::OpaqueIsError => "Internal error".to_string(),
         UnknownHandle::ClearIsError => match why {
-            Unknown::Lost(HandleLoss::Expired) => {
+            Unknown::Lost(HandleLoss::Expired, _) => {
                 format!("basket {handle} has expired; call {CREATE_BASKET} again")
             }
-            Unknown::Lost(HandleLoss::Restart) => format!(
+            Unknown::Lost(HandleLoss::Restart, _) => format!(
                 "basket {handle} was lost when the server restarted; call {CREATE_BASKET} again"
             ),
-            Unknown::NeverSeen => {
+            Unknown::Lost(HandleLoss::Evicted, _) => {
+                let max =
+                    max_handles.map_or_else(|| "a bounded number of".into(), |n| n.to_string());
+                format!(
+                    "basket {handle} was evicted because the server holds at most {max} handles and it was the least recently used; call {CREATE_BASKET} again"
+                )
+            }
+            Unknown::Elsewhere(_) | Unknown::NeverSeen => {
                 format!("basket {handle} is unknown to this server; call {CREATE_BASKET} again")
             }
         },
     };
-    let mut result = tools::text_result(&text);
+    tool_error(id, &text)
+}
+
+/// A tool result with `isError: true` saying `text`.
+fn tool_error(id: &Value, text: &str) -> Answer {
+    let mut result = tools::text_result(text);
     result["isError"] = json!(true);
     Answer::Now(jsonrpc::result(id, complete(result)))
 }

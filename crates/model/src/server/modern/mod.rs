@@ -33,7 +33,9 @@
 //! completion), [`input_required`] (multi-round-trip requests with a sealed
 //! `requestState`), [`task_fixtures`] (tasks that fail, error or wait for input), and
 //! [`fixture_dispatch`] (where they meet the dispatch); and [`handles`] (explicit state
-//! handles: `create_basket`, `add_item`).
+//! handles: `create_basket`, `add_item`). A long-lived server bounds the task and handle
+//! stores: [`task_bounds`], [`handle_bounds`], and [`tombstones`] (what a bounded store
+//! remembers of a record whose room it gave away).
 
 pub mod cancel_on_close;
 pub mod discover;
@@ -43,6 +45,7 @@ pub mod era_answers;
 pub mod errors;
 pub mod fixture_dispatch;
 pub mod fixtures;
+pub mod handle_bounds;
 pub mod handles;
 pub mod headers;
 pub mod input_required;
@@ -53,8 +56,10 @@ pub mod meta;
 pub mod replica_era;
 pub mod request_stream;
 pub mod stateless_legacy;
+pub mod task_bounds;
 pub mod task_fixtures;
 pub mod tasks;
+pub mod tombstones;
 
 pub use request_stream::ModernState;
 

@@ -22,6 +22,12 @@
 //! A vanished or never-known id gets JSON-RPC -32602 "Task not found"; a request that did not
 //! declare the extension gets -32021. Task ids come from their own ChaCha stream (the seed
 //! xor [`TASK_ID_SALT`]), so minting them moves no session id.
+//!
+//! A simulation keeps every id ever minted. A long-lived server bounds the store
+//! ([`crate::Limits::max_tasks`], [`super::task_bounds`]): a new task takes the room of a
+//! gone record, an expired one or the oldest finished one (evicted), and a record keeps
+//! what it needs to answer (its times, its request id, how it ended) so that the ledger
+//! window may trim its entry first.
 
 use std::collections::BTreeMap;
 
@@ -45,6 +51,7 @@ use super::errors::ModernRejection;
 use super::meta::RequestMeta;
 use super::request_stream::ModernJob;
 use super::task_fixtures::{TaskFixture, TaskOutcome};
+use super::tombstones::{Tombstone, Tombstones};
 
 /// The extension's identifier, in `capabilities.extensions` and in a request's
 /// `clientCapabilities.extensions`.
@@ -57,20 +64,31 @@ pub const TASK_ID_SALT: u64 = 0x7a5c_2663_0000_0001;
 const INTERRUPTED: &str = "the task's work was interrupted (the server restarted or its replica went down): re-issue the call";
 const EXPIRED: &str = "Task has expired";
 
-/// The task store: every id ever minted, live or gone (the ledger keeps the history; this
-/// keeps what the server needs to answer and to re-run work).
+/// The task store: every id minted, live or gone (the ledger keeps the history; this
+/// keeps what the server needs to answer and to re-run work). Under
+/// [`crate::Limits::max_tasks`] it holds at most that many records, and tombstones of as
+/// many whose room was taken.
 #[derive(Debug)]
 pub struct TaskStore {
     rng: ChaCha8Rng,
-    by_id: BTreeMap<String, TaskRecord>,
-    by_job: BTreeMap<JobId, String>,
+    pub(super) by_id: BTreeMap<String, TaskRecord>,
+    pub(super) by_job: BTreeMap<JobId, String>,
+    pub(super) tombstones: Tombstones<TaskLoss>,
 }
 
 #[derive(Debug)]
-struct TaskRecord {
-    /// Index into `Ledger::tasks` (never trimmed).
-    entry: usize,
-    gone: bool,
+pub(super) struct TaskRecord {
+    /// Index of its entry in `Ledger::tasks`, counting across trims (`tasks_base`).
+    pub(super) entry: u32,
+    /// How its record vanished (its ledger entry says when): the id answers "Task not
+    /// found" from then on.
+    pub(super) lost: Option<TaskLoss>,
+    /// What `tasks/get` reports, kept here too so that the ledger window may trim the
+    /// entry of a task that still answers.
+    request_id: Value,
+    pub(super) created_ms: u64,
+    pub(super) ttl_ms: Option<u64>,
+    pub(super) ended: Option<(u64, TaskStatus)>,
     /// What the work is, to run it again after a restart.
     params: Value,
     tool: String,
@@ -90,6 +108,7 @@ impl TaskStore {
             rng: ChaCha8Rng::seed_from_u64(seed ^ TASK_ID_SALT),
             by_id: BTreeMap::new(),
             by_job: BTreeMap::new(),
+            tombstones: Tombstones::new(),
         }
     }
 
@@ -97,6 +116,17 @@ impl TaskStore {
     /// `tasks/get`).
     pub fn owns(&self, job: JobId) -> bool {
         self.by_job.contains_key(&job)
+    }
+}
+
+impl TaskRecord {
+    /// When its TTL and the purge delay after it run out, if it has a TTL.
+    pub(super) fn purge_at(&self, purge_delay_ms: u64) -> Option<u64> {
+        self.ttl_ms.map(|ttl| {
+            self.created_ms
+                .saturating_add(ttl)
+                .saturating_add(purge_delay_ms)
+        })
     }
 }
 
@@ -112,6 +142,8 @@ pub fn declares_tasks(meta: &RequestMeta) -> bool {
 enum Lookup {
     Live(String),
     Gone(String),
+    /// Its room went to a newer task ([`super::tombstones`]); answered once.
+    Buried(Tombstone<TaskLoss>),
     Unknown,
 }
 
@@ -142,13 +174,14 @@ impl Server {
         let waits = fixture.as_ref().is_some_and(|f| !f.pending.is_empty());
         let task_id = format!("task-{:016x}", self.modern.tasks.rng.next_u64());
         let now = self.now_ms;
-        let entry = self.ledger.tasks.len();
+        let entry = self.ledger.tasks_end();
+        let ttl_ms = self.knobs.task_ttl.map(|t| t.ms());
         self.ledger.tasks.push(TaskEntry {
             task_id: task_id.clone(),
             tool: spec.tool.clone(),
             request_id: id.clone(),
             created_ms: now,
-            ttl_ms: self.knobs.task_ttl.map(|t| t.ms()),
+            ttl_ms,
             jobs: Vec::new(),
             ended: None,
             lost: None,
@@ -163,7 +196,11 @@ impl Server {
             task_id.clone(),
             TaskRecord {
                 entry,
-                gone: false,
+                lost: None,
+                request_id: id.clone(),
+                created_ms: now,
+                ttl_ms,
+                ended: None,
                 params,
                 tool: spec.tool,
                 steps: spec.steps,
@@ -196,7 +233,7 @@ impl Server {
             interval_ms: r.interval_ms,
         };
         let params = r.params.clone();
-        let request_id = self.ledger.tasks[entry].request_id.clone();
+        let request_id = r.request_id.clone();
         self.start_job(scope, stream, &request_id, &params, spec);
         self.modern.jobs.insert(
             job,
@@ -208,7 +245,34 @@ impl Server {
             },
         );
         self.modern.tasks.by_job.insert(job, task_id.to_string());
-        self.ledger.tasks[entry].jobs.push(job);
+        if let Some(e) = self.ledger.kept_task_mut(entry) {
+            e.jobs.push(job);
+        }
+    }
+
+    /// Records that task `task_id` reached `ended` (or, with `None`, runs again), in its
+    /// record and in its ledger entry.
+    fn set_task_end(&mut self, task_id: &str, ended: Option<(u64, TaskStatus)>) {
+        let Some(r) = self.modern.tasks.by_id.get_mut(task_id) else {
+            return;
+        };
+        r.ended = ended;
+        if let Some(e) = self.ledger.kept_task_mut(r.entry) {
+            e.ended = ended;
+        }
+    }
+
+    /// Records that `r`'s record vanished at `at` by `how`.
+    pub(super) fn lose_task(
+        ledger: &mut crate::ledger::Ledger,
+        r: &mut TaskRecord,
+        at: u64,
+        how: TaskLoss,
+    ) {
+        r.lost = Some(how);
+        if let Some(e) = ledger.kept_task_mut(r.entry) {
+            e.lost = Some((at, how));
+        }
     }
 
     /// A job ended: if it did a task's work, the task reaches its terminal status.
@@ -219,7 +283,7 @@ impl Server {
         let Some(r) = self.modern.tasks.by_id.get_mut(&task_id) else {
             return;
         };
-        if r.gone {
+        if r.lost.is_some() {
             return;
         }
         let protocol_error = matches!(
@@ -235,7 +299,7 @@ impl Server {
                 TaskStatus::Failed
             }
         };
-        self.ledger.tasks[r.entry].ended = Some((at, status));
+        self.set_task_end(&task_id, Some((at, status)));
     }
 
     /// A restart: the task store keeps what `task_persistence` says. Called after every
@@ -243,9 +307,10 @@ impl Server {
     pub(in crate::server) fn restart_tasks(&mut self, now: u64) {
         match self.knobs.task_persistence {
             TaskPersistence::Nothing => {
-                for r in self.modern.tasks.by_id.values_mut().filter(|r| !r.gone) {
-                    r.gone = true;
-                    self.ledger.tasks[r.entry].lost = Some((now, TaskLoss::Restart));
+                for r in self.modern.tasks.by_id.values_mut() {
+                    if r.lost.is_none() {
+                        Self::lose_task(&mut self.ledger, r, now, TaskLoss::Restart);
+                    }
                 }
             }
             TaskPersistence::TerminalOnly => {}
@@ -256,16 +321,16 @@ impl Server {
                     .by_id
                     .iter()
                     .filter(|(_, r)| {
-                        !r.gone
+                        r.lost.is_none()
                             && r.interrupted
-                            && self.ledger.tasks[r.entry].ended == Some((now, TaskStatus::Failed))
+                            && r.ended == Some((now, TaskStatus::Failed))
                     })
                     .map(|(id, _)| id.clone())
                     .collect();
                 for task_id in rerun {
                     let r = self.modern.tasks.by_id.get_mut(&task_id).expect("task");
                     r.interrupted = false;
-                    self.ledger.tasks[r.entry].ended = None;
+                    self.set_task_end(&task_id, None);
                     self.start_task_job(&task_id);
                 }
             }
@@ -277,9 +342,10 @@ impl Server {
         self.advance(now_ms, out);
         let now = self.now_ms;
         let mut jobs = Vec::new();
-        for r in self.modern.tasks.by_id.values_mut().filter(|r| !r.gone) {
-            r.gone = true;
-            self.ledger.tasks[r.entry].lost = Some((now, TaskLoss::Purged));
+        for r in self.modern.tasks.by_id.values_mut() {
+            if r.lost.is_none() {
+                Self::lose_task(&mut self.ledger, r, now, TaskLoss::Purged);
+            }
         }
         for (&job, _) in self.modern.tasks.by_job.iter() {
             jobs.push(job);
@@ -294,22 +360,17 @@ impl Server {
         let now = self.now_ms;
         let purge_delay = self.knobs.task_purge_delay.map_or(0, |d| d.ms());
         let Some(r) = self.modern.tasks.by_id.get_mut(task_id) else {
-            return Lookup::Unknown;
+            return match self.modern.tasks.tombstones.take(task_id) {
+                Some(stone) => Lookup::Buried(stone),
+                None => Lookup::Unknown,
+            };
         };
-        if !r.gone {
-            let entry = &mut self.ledger.tasks[r.entry];
-            let purge_at = entry.ttl_ms.map(|ttl| {
-                entry
-                    .created_ms
-                    .saturating_add(ttl)
-                    .saturating_add(purge_delay)
-            });
-            if purge_at.is_some_and(|t| t <= now) {
-                r.gone = true;
-                entry.lost = Some((purge_at.expect("checked"), TaskLoss::Expired));
-            }
+        if r.lost.is_none()
+            && let Some(purge_at) = r.purge_at(purge_delay).filter(|&t| t <= now)
+        {
+            Self::lose_task(&mut self.ledger, r, purge_at, TaskLoss::Expired);
         }
-        if r.gone {
+        if r.lost.is_some() {
             Lookup::Gone(task_id.to_string())
         } else {
             Lookup::Live(task_id.to_string())
@@ -342,16 +403,22 @@ impl Server {
             Lookup::Live(task_id) => task_id,
             Lookup::Gone(task_id) => {
                 let entry = self.modern.tasks.by_id[&task_id].entry;
-                let at_ms = self.now_ms;
-                self.ledger.tasks[entry].misses.push(TaskMiss {
-                    at_ms,
-                    conn,
-                    method: method.to_string(),
-                    request_id: id.clone(),
-                });
-                return Ok(not_found(id, &task_id));
+                self.note_task_miss(entry, conn, id, method);
+                if self.limits.max_tasks.is_some() {
+                    // It answered its "Task not found" (and the ledger has the miss): a
+                    // bounded store forgets it now.
+                    self.modern.tasks.by_id.remove(&task_id);
+                }
+                return Ok(not_found(id, &task_id, None));
             }
-            Lookup::Unknown => return Ok(not_found(id, task_id)),
+            Lookup::Buried(stone) => {
+                self.note_task_miss(stone.entry, conn, id, method);
+                let evicted = (stone.loss == TaskLoss::Evicted)
+                    .then_some(self.limits.max_tasks)
+                    .flatten();
+                return Ok(not_found(id, task_id, evicted));
+            }
+            Lookup::Unknown => return Ok(not_found(id, task_id, None)),
         };
         match method {
             "tasks/get" => Ok(jsonrpc::result(id, complete(self.task_fields(&live)))),
@@ -377,6 +444,19 @@ impl Server {
         }
     }
 
+    /// Records in task entry `entry` that `method` (request `id`) missed it.
+    fn note_task_miss(&mut self, entry: u32, conn: crate::ids::ConnId, id: &Value, method: &str) {
+        let at_ms = self.now_ms;
+        if let Some(e) = self.ledger.kept_task_mut(entry) {
+            e.misses.push(TaskMiss {
+                at_ms,
+                conn,
+                method: method.to_string(),
+                request_id: id.clone(),
+            });
+        }
+    }
+
     /// A task waiting for input has no job to cancel: it is cancelled here.
     fn cancel_waiting_task(&mut self, task_id: &str) {
         let now = self.now_ms;
@@ -387,9 +467,8 @@ impl Server {
             return;
         };
         fixture.pending.clear();
-        let entry = &mut self.ledger.tasks[r.entry];
-        if entry.ended.is_none() {
-            entry.ended = Some((now, TaskStatus::Cancelled));
+        if r.ended.is_none() {
+            self.set_task_end(task_id, Some((now, TaskStatus::Cancelled)));
         }
     }
 
@@ -431,7 +510,7 @@ impl Server {
         }
         if fixture.pending.is_empty() {
             if r.steps == 0 {
-                self.ledger.tasks[r.entry].ended = Some((now, TaskStatus::Completed));
+                self.set_task_end(task_id, Some((now, TaskStatus::Completed)));
             } else {
                 self.start_task_job(task_id);
             }
@@ -443,36 +522,32 @@ impl Server {
     /// without `result`/`error`).
     fn task_fields(&self, task_id: &str) -> Value {
         let r = &self.modern.tasks.by_id[task_id];
-        let entry = &self.ledger.tasks[r.entry];
-        let expired = entry
+        let expired = r
             .ttl_ms
-            .is_some_and(|ttl| entry.created_ms.saturating_add(ttl) <= self.now_ms);
+            .is_some_and(|ttl| r.created_ms.saturating_add(ttl) <= self.now_ms);
         let pending = r
             .fixture
             .as_ref()
             .map(|f| &f.pending)
-            .filter(|p| !p.is_empty() && entry.ended.is_none() && !expired);
-        let (status, updated_ms) = match entry.ended {
-            _ if expired => (
-                TaskStatus::Failed,
-                entry.created_ms + entry.ttl_ms.unwrap_or(0),
-            ),
+            .filter(|p| !p.is_empty() && r.ended.is_none() && !expired);
+        let (status, updated_ms) = match r.ended {
+            _ if expired => (TaskStatus::Failed, r.created_ms + r.ttl_ms.unwrap_or(0)),
             Some((at, status)) => (status, at),
-            None => (TaskStatus::Working, entry.created_ms),
+            None => (TaskStatus::Working, r.created_ms),
         };
         let mut fields = json!({
             "taskId": task_id,
             "status": status.wire(),
-            "createdAt": iso_8601(entry.created_ms),
+            "createdAt": iso_8601(r.created_ms),
             "lastUpdatedAt": iso_8601(updated_ms),
-            "ttlMs": entry.ttl_ms,
+            "ttlMs": r.ttl_ms,
             "pollIntervalMs": self.knobs.task_poll_interval.ms(),
         });
         let outcome = r.fixture.as_ref().map(|f| &f.outcome);
         match status {
             TaskStatus::Completed => {
                 fields["result"] = outcome.and_then(TaskOutcome::result).unwrap_or_else(|| {
-                    tools::text_result(&format!("{} finished {} steps", entry.tool, r.steps))
+                    tools::text_result(&format!("{} finished {} steps", r.tool, r.steps))
                 });
             }
             TaskStatus::Failed => {
@@ -493,9 +568,17 @@ impl Server {
     }
 }
 
-fn not_found(id: &Value, task_id: &str) -> Value {
+/// The -32602 for an id the server does not know; `evicted` (the store's bound) when its
+/// record was evicted to make room, which the message then says.
+fn not_found(id: &Value, task_id: &str, evicted: Option<u32>) -> Value {
     let shown: String = task_id.chars().take(64).collect();
-    jsonrpc::error(id, INVALID_PARAMS, &format!("Task not found: {shown}"))
+    let message = match evicted {
+        Some(max) => format!(
+            "Task not found: {shown} (evicted after it finished: the server holds at most {max} tasks)"
+        ),
+        None => format!("Task not found: {shown}"),
+    };
+    jsonrpc::error(id, INVALID_PARAMS, &message)
 }
 
 /// Virtual milliseconds as an ISO-8601 UTC timestamp (the model's clock starts at the
