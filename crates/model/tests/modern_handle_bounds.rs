@@ -7,7 +7,7 @@
 
 mod modern_common;
 
-use faultline_model::modern::handles::MAX_BASKET_ITEMS;
+use faultline_model::modern::handles::{MAX_BASKET_BYTES, MAX_BASKET_ITEMS};
 use faultline_model::{
     ConnId, HandleLoss, HandlePersistence, HttpRequest, HttpResponse, Limits, Output,
     PositiveDurationMs, Server, ServerKnobs,
@@ -183,6 +183,30 @@ fn a_basket_holds_at_most_max_basket_items() {
         text(&full)
     );
     assert_eq!(entry(&server, &handle).used_ms.len(), MAX_BASKET_ITEMS);
+}
+
+#[test]
+fn a_basket_holds_at_most_max_basket_bytes_of_items() {
+    let mut server = server(ServerKnobs::default());
+    let handle = create(&mut server, 0);
+    let quarter = "q".repeat(MAX_BASKET_BYTES / 4);
+    for i in 0..4 {
+        let result = add(&mut server, &handle, &quarter, i);
+        assert_eq!(result["isError"], false, "{i}");
+    }
+    let over = add(&mut server, &handle, "x", 10);
+    assert_eq!(over["isError"], true);
+    assert!(
+        text(&over).contains("full") && text(&over).contains(&format!("{MAX_BASKET_BYTES} bytes")),
+        "{}",
+        text(&over)
+    );
+    // A fresh basket takes a big item whole, and refuses one bigger than a basket.
+    let other = create(&mut server, 20);
+    assert_eq!(add(&mut server, &other, &quarter, 21)["isError"], false);
+    let huge = "h".repeat(MAX_BASKET_BYTES + 1);
+    assert_eq!(add(&mut server, &other, &huge, 22)["isError"], true);
+    assert_eq!(entry(&server, &other).used_ms.len(), 1);
 }
 
 #[test]

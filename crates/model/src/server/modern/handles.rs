@@ -24,7 +24,8 @@
 //! Handles come from their own ChaCha stream (the seed xor [`HANDLE_SALT`]), so minting
 //! them moves no session or task id.
 //!
-//! A basket holds at most [`MAX_BASKET_ITEMS`] items. A simulation keeps every handle
+//! A basket holds at most [`MAX_BASKET_ITEMS`] items of at most [`MAX_BASKET_BYTES`] in
+//! all. A simulation keeps every handle
 //! ever minted; a long-lived server bounds the store ([`crate::Limits::max_handles`],
 //! [`super::handle_bounds`]), and a record keeps what it needs to answer, so that the
 //! ledger window may trim its entry first.
@@ -60,6 +61,11 @@ pub const HANDLE_SALT: u64 = 0x5e9_2567_0000_0001;
 /// The most items one basket holds: an `add_item` past it gets a tool error saying so
 /// (a client adding without end would otherwise grow one record without bound).
 pub const MAX_BASKET_ITEMS: usize = 1_000;
+
+/// The most bytes of item text one basket holds: an `add_item` that would pass it gets a
+/// tool error saying so. Items count, and so do their bytes: a client adding a request
+/// body's worth (1 MiB) per item would otherwise keep a gigabyte in one basket.
+pub const MAX_BASKET_BYTES: usize = 16 * 1024;
 
 /// The handle store: every handle minted, live or gone. Under
 /// [`crate::Limits::max_handles`] it holds at most that many records, and tombstones of
@@ -211,6 +217,16 @@ impl Server {
                         id,
                         &format!(
                             "basket {handle} is full: it holds at most {MAX_BASKET_ITEMS} items; call {CREATE_BASKET} for another"
+                        ),
+                    );
+                }
+                let held: usize = r.items.iter().map(String::len).sum();
+                if held + item.len() > MAX_BASKET_BYTES {
+                    return tool_error(
+                        id,
+                        &format!(
+                            "basket {handle} is full: it holds at most {MAX_BASKET_BYTES} bytes of items, has {held} and the item is {} bytes; call {CREATE_BASKET} for another",
+                            item.len()
                         ),
                     );
                 }
