@@ -215,7 +215,7 @@ mod tests {
     fn an_evicted_task_asked_about_is_lost_and_says_the_store_was_full() {
         let l = ledger(vec![task("t-evicted", Some((2_500, TaskLoss::Evicted)), 1)]);
         let mut out = Vec::new();
-        verdicts(&l, &ClientRecord::default(), &mut out);
+        verdicts(&l, &ClientRecord::default(), Words::Written, &mut out);
         assert_eq!(out.len(), 1);
         assert!(
             out[0].summary.contains("was evicted after it finished")
