@@ -43,8 +43,15 @@ pub fn explain(scenario: &Scenario, outcome: &RunOutcome, contrast: Option<&RunO
     let modern = scenario.client.era == ClientEra::Modern;
     if modern {
         // Sessions, cursors and logs do not exist for a 2026-07-28 client: its trap is
-        // what a cut request stream does to the call.
-        bullet(&mut out, &modern_trap(scenario.server.on_stream_cut));
+        // what a cut request stream does to the call, or a dropped listen to the changes
+        // it would have heard, whichever the run cut.
+        let cuts = ModernCuts::of(outcome);
+        if cuts.calls || !cuts.listens {
+            bullet(&mut out, &modern_trap(scenario.server.on_stream_cut));
+        }
+        if cuts.listens {
+            bullet(&mut out, LISTEN_TRAP);
+        }
     } else {
         let restarts = !outcome.result.ledger.restarts.is_empty();
         for line in trap(&scenario.server, restarts) {
@@ -108,6 +115,55 @@ fn plural(n: usize, one: &str) -> String {
     } else {
         format!("{n} {one}s")
     }
+}
+
+/// The JSON-RPC method of a 2026-07-28 listen.
+const LISTEN: &str = "subscriptions/listen";
+
+/// The 2026-07-28 trap of a dropped listen.
+const LISTEN_TRAP: &str = "The client speaks 2026-07-28: it hears of list changes only on a listen stream (`subscriptions/listen`), which keeps no state: a change is sent to the listen streams open when it is made, and a new listen replays nothing, so a change made while the client's listen was down never reaches it.";
+
+/// Which 2026-07-28 streams of the client's the run cut before they were done: a call's
+/// request stream (ended before the call's result), or a listen stream.
+struct ModernCuts {
+    calls: bool,
+    listens: bool,
+}
+
+impl ModernCuts {
+    fn of(outcome: &RunOutcome) -> ModernCuts {
+        let mut cuts = ModernCuts {
+            calls: false,
+            listens: false,
+        };
+        for (q, _) in cut_streams(outcome) {
+            if q.rpc.as_deref() == Some(LISTEN) {
+                cuts.listens = true;
+            } else {
+                cuts.calls = true;
+            }
+        }
+        cuts
+    }
+}
+
+/// Each of the client's 2026-07-28 streams that ended before a result came on it, with the
+/// request it answered and the end's trace entry.
+fn cut_streams(
+    outcome: &RunOutcome,
+) -> impl Iterator<Item = (&faultline_sim::RequestRecord, &faultline_sim::TraceEntry)> {
+    let trace = &outcome.result.trace;
+    let record = &outcome.result.record;
+    trace.iter().filter_map(move |e| {
+        let TraceWhat::End { conn, .. } = &e.what else {
+            return None;
+        };
+        let q = record.requests.iter().find(|q| q.conn.0 == *conn)?;
+        let answered = trace.iter().any(|t| {
+            matches!(&t.what, TraceWhat::Event { conn: c, payload: faultline_model::Payload::ToolResult { .. }, .. } if c == conn)
+        });
+        (!answered).then_some((q, e))
+    })
 }
 
 /// The 2026-07-28 trap: a request stream is the call, and a cut one cannot be resumed.
@@ -267,24 +323,26 @@ fn beliefs(outcome: &RunOutcome, modern: bool) -> Vec<String> {
         }
         out.push((q.at_ms, s));
     }
-    for e in &outcome.result.trace {
-        if let TraceWhat::End { conn, how } = &e.what
-            && modern
-            && let Some(q) = record.requests.iter().find(|q| q.conn.0 == *conn)
-            && !outcome.result.trace.iter().any(|t| {
-                matches!(&t.what, TraceWhat::Event { conn: c, payload: faultline_model::Payload::ToolResult { .. }, .. } if c == conn)
-            })
-        {
-            out.push((
-                e.at_ms,
-                format!(
-                    "At {} the stream answering its {} sent at {} ended ({how:?}) before the response: it could not tell whether the call had taken effect.",
-                    vtime(e.at_ms),
-                    q.describe(),
-                    vtime(q.at_ms)
-                ),
-            ));
-        }
+    for (q, e) in cut_streams(outcome).filter(|_| modern) {
+        let TraceWhat::End { how, .. } = &e.what else {
+            continue;
+        };
+        let believed = if q.rpc.as_deref() == Some(LISTEN) {
+            format!(
+                "At {} its listen stream ({} sent at {}) ended ({how:?}): until it listened again, no list change could reach it.",
+                vtime(e.at_ms),
+                q.describe(),
+                vtime(q.at_ms)
+            )
+        } else {
+            format!(
+                "At {} the stream answering its {} sent at {} ended ({how:?}) before the response: it could not tell whether the call had taken effect.",
+                vtime(e.at_ms),
+                q.describe(),
+                vtime(q.at_ms)
+            )
+        };
+        out.push((e.at_ms, believed));
     }
     for e in &record.errors {
         out.push((

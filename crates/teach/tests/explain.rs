@@ -339,6 +339,29 @@ fn a_cut_2026_call_is_told_as_a_call_not_a_session() {
     assert!(!text.contains("tore the session down"), "{text}");
 }
 
+/// A 2026-07-28 run whose only cut stream is a listen is told as a dropped listen: the
+/// trap is the listen that keeps no state, the client saw its listen end (not a call it
+/// could not judge), and nothing speaks of a call's job at a cut.
+#[test]
+fn a_dropped_2026_listen_is_told_as_a_listen_not_a_call() {
+    let root: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", ".."].iter().collect();
+    for name in ["idle_proxy_cuts_listen", "listen_missed_change"] {
+        let s = Scenario::load(&root.join(format!("scenarios/field/{name}.ron"))).expect("loads");
+        let naive = faultline_sim::run(&s, s.seed, ClientModel::Naive);
+        let text = explain(&s, &naive, None);
+        check(name, &s, &naive, &text);
+        for want in [
+            "a new listen replays nothing",
+            "its listen stream (POST subscriptions/listen sent at T+0s) ended (Reset)",
+        ] {
+            assert!(text.contains(want), "{name}: missing {want:?} in:\n{text}");
+        }
+        for unwanted in ["on_stream_cut", "whether the call had taken effect"] {
+            assert!(!text.contains(unwanted), "{name}: {unwanted:?} in:\n{text}");
+        }
+    }
+}
+
 /// A task store that runs an interrupted task again after a restart places the order
 /// twice on its own: the explanation says the server did it and no client re-issued the
 /// call (not "the call was re-issued").
