@@ -9,23 +9,10 @@ mod modern_common;
 
 use faultline_model::modern::handles::{MAX_BASKET_BYTES, MAX_BASKET_ITEMS};
 use faultline_model::{
-    ConnId, HandleLoss, HandlePersistence, HttpRequest, HttpResponse, Limits, Output,
-    PositiveDurationMs, Server, ServerKnobs,
+    HandleLoss, HandlePersistence, HttpRequest, Limits, PositiveDurationMs, Server, ServerKnobs,
 };
 use modern_common::*;
 use serde_json::{Value, json};
-
-fn at(server: &mut Server, request: HttpRequest, now_ms: u64) -> HttpResponse {
-    let mut out = Vec::new();
-    let conn = ConnId(server.ledger().answers.len() as u64 + 1);
-    server.handle(conn, request, now_ms, &mut out);
-    out.into_iter()
-        .find_map(|o| match o {
-            Output::Respond { response, .. } => Some(*response),
-            _ => None,
-        })
-        .expect("an answer")
-}
 
 fn call(id: u64, name: &str, arguments: Value) -> HttpRequest {
     modern_post(
@@ -36,7 +23,7 @@ fn call(id: u64, name: &str, arguments: Value) -> HttpRequest {
 }
 
 fn create(server: &mut Server, now_ms: u64) -> String {
-    let r = at(server, call(1, "create_basket", json!({})), now_ms);
+    let r = answer_at(server, call(1, "create_basket", json!({})), now_ms);
     assert_eq!(r.status, 200);
     body(&r)["result"]["structuredContent"]["basket"]
         .as_str()
@@ -46,7 +33,7 @@ fn create(server: &mut Server, now_ms: u64) -> String {
 
 /// `add_item`'s result.
 fn add(server: &mut Server, handle: &str, item: &str, now_ms: u64) -> Value {
-    let r = at(
+    let r = answer_at(
         server,
         call(2, "add_item", json!({"basket": handle, "item": item})),
         now_ms,

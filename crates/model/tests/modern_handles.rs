@@ -6,7 +6,7 @@
 mod modern_common;
 
 use faultline_model::{
-    Balancer, ConnId, FleetKnobs, HandleLoss, HandlePersistence, HttpRequest, HttpResponse, Output,
+    Balancer, ConnId, FleetKnobs, HandleLoss, HandlePersistence, HttpRequest, HttpResponse,
     PositiveDurationMs, ReplicaId, Route, RouteWhy, Server, ServerKnobs, SessionStoreScope,
     UnknownHandle,
 };
@@ -25,12 +25,7 @@ fn at(server: &mut Server, request: HttpRequest, replica: u8, now_ms: u64) -> Ht
     let mut out = Vec::new();
     let conn = ConnId(server.ledger().answers.len() as u64 + 1);
     server.handle_routed(conn, request, on(replica), now_ms, &mut out);
-    out.into_iter()
-        .find_map(|o| match o {
-            Output::Respond { response, .. } => Some(*response),
-            _ => None,
-        })
-        .expect("an answer")
+    the_answer(out)
 }
 
 fn call(id: u64, name: &str, arguments: Value) -> HttpRequest {

@@ -8,8 +8,7 @@
 mod modern_common;
 
 use faultline_model::{
-    ConnId, DurationMs, HttpRequest, HttpResponse, Limits, Output, PositiveDurationMs, Server,
-    ServerKnobs, TaskLoss,
+    DurationMs, HttpResponse, Limits, PositiveDurationMs, Server, ServerKnobs, TaskLoss,
 };
 use modern_common::*;
 use serde_json::{Value, json};
@@ -21,18 +20,6 @@ fn task_meta() -> Value {
     m
 }
 
-fn at(server: &mut Server, request: HttpRequest, now_ms: u64) -> HttpResponse {
-    let mut out = Vec::new();
-    let conn = ConnId(server.ledger().answers.len() as u64 + 1);
-    server.handle(conn, request, now_ms, &mut out);
-    out.into_iter()
-        .find_map(|o| match o {
-            Output::Respond { response, .. } => Some(*response),
-            _ => None,
-        })
-        .expect("an answer")
-}
-
 /// A `long_job` task call of `steps` steps `interval_ms` apart, at `now_ms`.
 fn call(server: &mut Server, steps: u32, interval_ms: u64, now_ms: u64) -> HttpResponse {
     let mut params = json!({
@@ -40,7 +27,7 @@ fn call(server: &mut Server, steps: u32, interval_ms: u64, now_ms: u64) -> HttpR
         "arguments": {"steps": steps, "interval_ms": interval_ms}
     });
     params["_meta"] = task_meta();
-    at(server, modern_post(1, "tools/call", params), now_ms)
+    answer_at(server, modern_post(1, "tools/call", params), now_ms)
 }
 
 /// Creates a task and returns its id.
@@ -66,7 +53,7 @@ fn slow(server: &mut Server, now_ms: u64) -> String {
 fn get(server: &mut Server, task_id: &str, now_ms: u64) -> HttpResponse {
     let mut params = json!({"taskId": task_id});
     params["_meta"] = task_meta();
-    at(server, modern_post(2, "tasks/get", params), now_ms)
+    answer_at(server, modern_post(2, "tasks/get", params), now_ms)
 }
 
 fn bounded(max_tasks: u32, knobs: ServerKnobs) -> Server {
@@ -199,7 +186,7 @@ fn when_every_task_is_working_a_task_call_gets_429_naming_the_limit() {
     // Once one is cancelled (so finished), a new task takes its room.
     let mut params = json!({"taskId": a});
     params["_meta"] = task_meta();
-    at(&mut server, modern_post(3, "tasks/cancel", params), 30);
+    answer_at(&mut server, modern_post(3, "tasks/cancel", params), 30);
     let r = call(&mut server, 100, 1_000, 40);
     assert_eq!(r.status, 200);
     assert_eq!(entry(&server, &a).lost, Some((40, TaskLoss::Evicted)));

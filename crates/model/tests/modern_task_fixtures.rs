@@ -7,7 +7,7 @@
 
 mod modern_common;
 
-use faultline_model::{ConnId, HttpRequest, HttpResponse, Output, Server, ServerKnobs, TaskStatus};
+use faultline_model::{HttpResponse, Server, ServerKnobs, TaskStatus};
 use modern_common::*;
 use serde_json::{Value, json};
 
@@ -16,18 +16,6 @@ fn task_meta() -> Value {
     m["io.modelcontextprotocol/clientCapabilities"] =
         json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
     m
-}
-
-fn at(server: &mut Server, request: HttpRequest, now_ms: u64) -> HttpResponse {
-    let mut out = Vec::new();
-    let conn = ConnId(server.ledger().answers.len() as u64 + 1);
-    server.handle(conn, request, now_ms, &mut out);
-    out.into_iter()
-        .find_map(|o| match o {
-            Output::Respond { response, .. } => Some(*response),
-            _ => None,
-        })
-        .expect("an answer")
 }
 
 fn result(r: &HttpResponse) -> Value {
@@ -40,7 +28,11 @@ fn result(r: &HttpResponse) -> Value {
 fn create(server: &mut Server, tool: &str, arguments: Value, now_ms: u64) -> String {
     let mut params = json!({"name": tool, "arguments": arguments});
     params["_meta"] = task_meta();
-    let r = result(&at(server, modern_post(1, "tools/call", params), now_ms));
+    let r = result(&answer_at(
+        server,
+        modern_post(1, "tools/call", params),
+        now_ms,
+    ));
     assert_eq!(r["resultType"], "task", "{tool}");
     r["taskId"].as_str().expect("task id").to_string()
 }
@@ -48,7 +40,7 @@ fn create(server: &mut Server, tool: &str, arguments: Value, now_ms: u64) -> Str
 fn task_call(server: &mut Server, method: &str, params: Value, now_ms: u64) -> HttpResponse {
     let mut params = params;
     params["_meta"] = task_meta();
-    at(server, modern_post(2, method, params), now_ms)
+    answer_at(server, modern_post(2, method, params), now_ms)
 }
 
 fn get(server: &mut Server, task_id: &str, now_ms: u64) -> Value {
@@ -136,15 +128,19 @@ fn without_the_extension_required_tools_are_refused_and_optional_ones_run_at_onc
             with_meta(json!({"name": tool, "arguments": arguments})),
         )
     };
-    let r = at(&mut s, plain("failing_job", json!({})), 0);
+    let r = answer_at(&mut s, plain("failing_job", json!({})), 0);
     assert_eq!((r.status, code(&r)), (400, Some(-32021)));
     assert!(body(&r)["error"]["data"]["requiredCapabilities"]["extensions"]
         ["io.modelcontextprotocol/tasks"]
         .is_object());
-    let r = result(&at(&mut s, plain("slow_compute", json!({"seconds": 0})), 0));
+    let r = result(&answer_at(
+        &mut s,
+        plain("slow_compute", json!({"seconds": 0})),
+        0,
+    ));
     assert_eq!(r["resultType"], "complete");
     assert!(r.get("taskId").is_none());
-    let r = result(&at(&mut s, plain("greet", json!({"name": "x"})), 0));
+    let r = result(&answer_at(&mut s, plain("greet", json!({"name": "x"})), 0));
     assert_eq!(r["content"][0]["text"], "Hello, x!");
     assert!(s.ledger().tasks.is_empty());
 }

@@ -6,8 +6,8 @@
 mod modern_common;
 
 use faultline_model::{
-    ConnId, DurationMs, HttpRequest, HttpResponse, JobEnd, Output, PositiveDurationMs, Server,
-    ServerKnobs, TaskLoss, TaskPersistence, TaskStatus,
+    DurationMs, HttpRequest, HttpResponse, JobEnd, PositiveDurationMs, Server, ServerKnobs,
+    TaskLoss, TaskPersistence, TaskStatus,
 };
 use modern_common::*;
 use serde_json::{Value, json};
@@ -36,21 +36,9 @@ fn task_request(id: u64, method: &str, task_id: &str) -> HttpRequest {
 }
 
 /// Sends `request` at `now_ms` and returns its answer.
-fn at(server: &mut Server, request: HttpRequest, now_ms: u64) -> HttpResponse {
-    let mut out = Vec::new();
-    let conn = ConnId(server.ledger().answers.len() as u64 + 1);
-    server.handle(conn, request, now_ms, &mut out);
-    out.into_iter()
-        .find_map(|o| match o {
-            Output::Respond { response, .. } => Some(*response),
-            _ => None,
-        })
-        .expect("an answer")
-}
-
 /// Creates a 3-step task (100 ms apart) at time 0 and returns its id.
 fn create(server: &mut Server) -> String {
-    let r = at(server, call_as_task(1, 3, 100), 0);
+    let r = answer_at(server, call_as_task(1, 3, 100), 0);
     assert_eq!(r.status, 200);
     let result = &body(&r)["result"];
     assert_eq!(result["resultType"], "task");
@@ -63,7 +51,7 @@ fn create(server: &mut Server) -> String {
 }
 
 fn get(server: &mut Server, task_id: &str, now_ms: u64) -> HttpResponse {
-    at(server, task_request(2, "tasks/get", task_id), now_ms)
+    answer_at(server, task_request(2, "tasks/get", task_id), now_ms)
 }
 
 #[test]
@@ -99,11 +87,11 @@ fn a_task_is_working_then_completed_with_its_result_inlined() {
 fn without_the_extension_a_job_tool_streams_and_task_methods_are_refused() {
     let mut server = server(ServerKnobs::default());
     let plain = with_meta(json!({"name": "long_job", "arguments": {"steps": 1}}));
-    let r = at(&mut server, modern_post(1, "tools/call", plain), 0);
+    let r = answer_at(&mut server, modern_post(1, "tools/call", plain), 0);
     assert!(matches!(r.body, faultline_model::ResponseBody::Sse(_)));
     let mut params = with_meta(json!({"taskId": "x"}));
     params["taskId"] = json!("x");
-    let r = at(&mut server, modern_post(2, "tasks/get", params), 0);
+    let r = answer_at(&mut server, modern_post(2, "tasks/get", params), 0);
     assert_eq!(code(&r), Some(-32021));
     assert_eq!(
         body(&r)["error"]["data"]["requiredCapabilities"]["extensions"]["io.modelcontextprotocol/tasks"],
@@ -115,7 +103,7 @@ fn without_the_extension_a_job_tool_streams_and_task_methods_are_refused() {
 fn tasks_result_and_tasks_list_are_gone_and_an_unknown_id_is_invalid_params() {
     let mut server = server(ServerKnobs::default());
     for method in ["tasks/result", "tasks/list"] {
-        let r = at(&mut server, task_request(1, method, "x"), 0);
+        let r = answer_at(&mut server, task_request(1, method, "x"), 0);
         assert_eq!((r.status, code(&r)), (404, Some(-32601)), "{method}");
     }
     let r = get(&mut server, "never-minted", 0);
@@ -236,7 +224,7 @@ fn purge_tasks_forgets_every_task_and_stops_its_work() {
 fn tasks_cancel_acks_empty_and_the_task_settles_cancelled() {
     let mut server = server(ServerKnobs::default());
     let task_id = create(&mut server);
-    let r = at(&mut server, task_request(3, "tasks/cancel", &task_id), 50);
+    let r = answer_at(&mut server, task_request(3, "tasks/cancel", &task_id), 50);
     assert_eq!(body(&r)["result"]["resultType"], "complete");
     assert!(body(&r)["result"].get("taskId").is_none());
     assert_eq!(
@@ -244,7 +232,7 @@ fn tasks_cancel_acks_empty_and_the_task_settles_cancelled() {
         "cancelled"
     );
     // Idempotent on a terminal task.
-    let r = at(&mut server, task_request(4, "tasks/cancel", &task_id), 70);
+    let r = answer_at(&mut server, task_request(4, "tasks/cancel", &task_id), 70);
     assert_eq!(body(&r)["result"]["resultType"], "complete");
 }
 
@@ -255,7 +243,7 @@ fn discover_advertises_the_extension_unless_tasks_are_not_offered() {
             tasks_offered: offered,
             ..ServerKnobs::default()
         });
-        let r = at(
+        let r = answer_at(
             &mut server,
             modern_post(1, "server/discover", with_meta(json!({}))),
             0,

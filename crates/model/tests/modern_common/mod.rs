@@ -43,13 +43,19 @@ pub fn modern_post(id: u64, method: &str, params: Value) -> HttpRequest {
 
 /// Sends one request to a fresh connection and returns its answer.
 pub fn answer(server: &mut Server, request: HttpRequest) -> HttpResponse {
+    answer_at(server, request, 0)
+}
+
+/// [`answer`], at `now_ms`.
+pub fn answer_at(server: &mut Server, request: HttpRequest, now_ms: u64) -> HttpResponse {
     let mut out = Vec::new();
-    server.handle(
-        ConnId(server.ledger().answers.len() as u64 + 1),
-        request,
-        0,
-        &mut out,
-    );
+    let conn = ConnId(server.ledger().answers.len() as u64 + 1);
+    server.handle(conn, request, now_ms, &mut out);
+    the_answer(out)
+}
+
+/// The HTTP answer among a request's outputs.
+pub fn the_answer(out: Vec<Output>) -> HttpResponse {
     out.into_iter()
         .find_map(|o| match o {
             Output::Respond { response, .. } => Some(*response),
