@@ -174,10 +174,13 @@ fn a_careful_client_loses_nothing_silently_on_the_default_set() {
 }
 
 /// The bundled 2026-07-28 scenarios whose application fits the client contract.
-const MODERN_SCENARIOS: [&str; 3] = [
+const MODERN_SCENARIOS: [&str; 6] = [
     "reissue_duplicate_effect",
     "listen_missed_change",
     "tasks_lost_on_restart",
+    "per_replica_bus_missed_change",
+    "idle_proxy_cuts_listen",
+    "idle_proxy_keepalive",
 ];
 
 /// The bundled scenarios whose modelled client probes for the era (`era: Auto`) and whose
@@ -196,11 +199,25 @@ fn the_modern_era_grades_the_2026_scenarios() {
         .iter()
         .map(|r| r["scenario"].as_str().unwrap())
         .collect();
-    let expected: Vec<&str> = MODERN_SCENARIOS
+    // The bundled order: the era-probing scenario stands between the modern ones.
+    let expected = [
+        "reissue_duplicate_effect",
+        "listen_missed_change",
+        "tasks_lost_on_restart",
+        "rolling_era_rollback",
+        "per_replica_bus_missed_change",
+        "idle_proxy_cuts_listen",
+        "idle_proxy_keepalive",
+    ];
+    assert_eq!(names, expected, "{stdout}");
+    let mut both: Vec<&str> = MODERN_SCENARIOS
         .into_iter()
         .chain(ERA_PROBING_SCENARIOS)
         .collect();
-    assert_eq!(names, expected, "{stdout}");
+    both.sort_unstable();
+    let mut sorted = expected.to_vec();
+    sorted.sort_unstable();
+    assert_eq!(sorted, both);
     // The toy client speaks 2025: it has no `place_order` (a 2026-07-28 tool), and says so.
     let order = &runs[0];
     assert_eq!(order["verdicts"][0]["kind"], "surfaced_loss", "{order}");

@@ -70,9 +70,6 @@ const NOT_YET_RECORDED: &[&str] = &[
     "era_probe_fallback",
     "stateless_strict_gateway",
     "leftover_get_after_deploy",
-    "per_replica_bus_missed_change",
-    "idle_proxy_cuts_listen",
-    "idle_proxy_keepalive",
 ];
 
 /// The default set: the bundled scenarios of `era` whose workload fits the contract, the
