@@ -47,12 +47,11 @@ fn text(result: &Value) -> &str {
 }
 
 fn bounded(max_handles: u32, knobs: ServerKnobs) -> Server {
-    let mut server = server(knobs);
-    server.set_limits(Limits {
+    let limits = Limits {
         max_handles: Some(max_handles),
         ..Limits::default()
-    });
-    server
+    };
+    limited(knobs, limits)
 }
 
 fn entry<'a>(server: &'a Server, handle: &str) -> &'a faultline_model::HandleEntry {

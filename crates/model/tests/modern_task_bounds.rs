@@ -57,12 +57,11 @@ fn get(server: &mut Server, task_id: &str, now_ms: u64) -> HttpResponse {
 }
 
 fn bounded(max_tasks: u32, knobs: ServerKnobs) -> Server {
-    let mut server = server(knobs);
-    server.set_limits(Limits {
+    let limits = Limits {
         max_tasks: Some(max_tasks),
         ..Limits::default()
-    });
-    server
+    };
+    limited(knobs, limits)
 }
 
 fn entry<'a>(server: &'a Server, task_id: &str) -> &'a faultline_model::TaskEntry {

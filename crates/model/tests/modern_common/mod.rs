@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use faultline_model::{
-    ConnId, HttpRequest, HttpResponse, Output, ResponseBody, Server, ServerKnobs,
+    ConnId, HttpRequest, HttpResponse, Limits, Output, ResponseBody, Server, ServerKnobs,
 };
 use serde_json::{Value, json};
 
@@ -66,6 +66,13 @@ pub fn the_answer(out: Vec<Output>) -> HttpResponse {
 
 pub fn server(knobs: ServerKnobs) -> Server {
     Server::new(knobs, 7)
+}
+
+/// [`server`], under a long-lived server's `limits`.
+pub fn limited(knobs: ServerKnobs, limits: Limits) -> Server {
+    let mut server = server(knobs);
+    server.set_limits(limits);
+    server
 }
 
 pub fn body(response: &HttpResponse) -> &Value {
