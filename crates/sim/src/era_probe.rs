@@ -412,8 +412,13 @@ impl AutoClient {
             }
         };
         if let Some(failed) = self.failed_ms.take() {
-            // The era left behind failed these calls: caught here, re-run below.
-            record.errors.retain(|e| e.at_ms < failed);
+            // The era left behind failed these calls: caught here, re-run below. A typed
+            // resumption error stays: it is the client's own word that something of the old
+            // era's session was lost (a standalone stream cut before its first id, a cursor
+            // refused), and what the new era re-runs does not bring that back.
+            record
+                .errors
+                .retain(|e| e.at_ms < failed || e.error.is_typed());
             for call in &mut record.calls {
                 if call.failed_at_ms.is_some_and(|t| t >= failed) {
                     call.failed_at_ms = None;

@@ -42,7 +42,7 @@ pub fn judge(ledger: &Ledger, record: &ClientRecord) -> Vec<Verdict> {
 pub(crate) fn judge_with(ledger: &Ledger, record: &ClientRecord, words: Words) -> Vec<Verdict> {
     let mut verdicts = Vec::new();
     let applied_times = applied_counts(ledger, record);
-    gaps(ledger, record, &applied_times, words, &mut verdicts);
+    let superseded = gaps(ledger, record, &applied_times, words, &mut verdicts);
     duplicates(ledger, record, &applied_times, words, &mut verdicts);
     let requests = LazyRequestIndex::new(record);
     let resumed = resumptions_by_conn(ledger, record);
@@ -146,14 +146,22 @@ pub(crate) fn judge_with(ledger: &Ledger, record: &ClientRecord, words: Words) -
             kind: VerdictKind::Clean,
             at_ms: 0,
             summary: words.say(|| {
-                format!(
-                    "every one of the {} events produced for the client was applied exactly once",
-                    ledger
-                        .events
-                        .iter()
-                        .filter(|e| e.payload.carries_data())
-                        .count()
-                )
+                let produced = ledger
+                    .events
+                    .iter()
+                    .filter(|e| e.payload.carries_data())
+                    .count();
+                if superseded == 0 {
+                    format!(
+                        "every one of the {produced} events produced for the client was applied exactly once"
+                    )
+                } else {
+                    format!(
+                        "every one of the {} events owed to the client was applied exactly once; \
+                         {superseded} more belonged to attempts of calls that a later attempt completed",
+                        produced - superseded
+                    )
+                }
             }),
             evidence: Evidence::None,
         });
@@ -190,7 +198,11 @@ fn call_of_event(ledger: &Ledger, payload: Payload) -> Option<usize> {
         Payload::Progress { job, .. } | Payload::ToolResult { job } => job,
         _ => return None,
     };
-    let key = ledger.jobs[job.0 as usize].idempotency_key.as_deref()?;
+    call_of_key(ledger.jobs[job.0 as usize].idempotency_key.as_deref()?)
+}
+
+/// The workload call an idempotency key names (`call-N`, see [`crate::client::call_key`]).
+fn call_of_key(key: &str) -> Option<usize> {
     key.strip_prefix("call-")?.parse().ok()
 }
 
@@ -250,13 +262,15 @@ impl<'a> Coverage<'a> {
     }
 }
 
+/// Judges every unapplied event (silent or surfaced loss); returns how many events were
+/// owed no longer because a later attempt of their call completed it.
 fn gaps(
     ledger: &Ledger,
     record: &ClientRecord,
     applied: &[u32],
     words: Words,
     verdicts: &mut Vec<Verdict>,
-) {
+) -> usize {
     // Per event, indexed by its ledger position: a flag per event rather than a tree of
     // thousands (every send of a long run), since these are asked only by index.
     let mut skipped = vec![false; ledger.events.len()];
@@ -280,7 +294,9 @@ fn gaps(
         .filter_map(|q| q.session.as_deref())
         .collect();
     // A call re-issued under its idempotency key and completed by a later attempt owes
-    // nothing more from its abandoned attempts.
+    // nothing more from its abandoned attempts. So does a call the client completed with no
+    // keyed attempt's result: an era probe that found the server moved to 2026-07-28 re-ran
+    // it through the stateless client, which sends no idempotency key (`era_probe.rs`).
     let mut completing_job: BTreeMap<&str, u32> = BTreeMap::new();
     for a in &record.applied {
         if let Payload::ToolResult { job } = ledger.event(a.event).payload
@@ -289,16 +305,28 @@ fn gaps(
             completing_job.insert(key, job.0);
         }
     }
+    let completed_unkeyed = |key: &str| {
+        call_of_key(key)
+            .and_then(|call| record.calls.get(call))
+            .is_some_and(|c| c.completed_at_ms.is_some())
+    };
     let superseded = |payload: Payload| match payload {
         Payload::Progress { job, .. } | Payload::ToolResult { job } => ledger.jobs[job.0 as usize]
             .idempotency_key
             .as_deref()
-            .and_then(|key| completing_job.get(key))
-            .is_some_and(|&done| done != job.0),
+            .is_some_and(|key| match completing_job.get(key) {
+                Some(&done) => done != job.0,
+                None => completed_unkeyed(key),
+            }),
         _ => false,
     };
+    let mut superseded_events = 0;
     for (i, produced) in ledger.events.iter().enumerate() {
-        if applied[i] > 0 || !produced.payload.carries_data() || superseded(produced.payload) {
+        if applied[i] > 0 || !produced.payload.carries_data() {
+            continue;
+        }
+        if superseded(produced.payload) {
+            superseded_events += 1;
             continue;
         }
         if matches!(
@@ -400,6 +428,7 @@ fn gaps(
             });
         }
     }
+    superseded_events
 }
 
 fn duplicates(
