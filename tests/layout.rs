@@ -1,0 +1,103 @@
+//! The workspace's shape, as the "one engine, one clock" work left it: the live server
+//! does not reach into the simulator, the product binary carries no load generator, the
+//! teaching crate reads the simulator's typed trace, and the model's files stay small
+//! enough to read one request lifecycle at a time.
+
+use std::path::{Path, PathBuf};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn manifest(crate_dir: &str) -> toml_lite::Manifest {
+    let path = Path::new(ROOT).join(crate_dir).join("Cargo.toml");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    toml_lite::Manifest::parse(&text)
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{dir:?}: {e}")) {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_model_file_is_over_800_lines() {
+    let mut files = Vec::new();
+    rust_files(&Path::new(ROOT).join("crates/model/src"), &mut files);
+    assert!(files.len() > 10, "the model's sources were found: {files:?}");
+    let long: Vec<(String, usize)> = files
+        .iter()
+        .map(|f| {
+            let lines = std::fs::read_to_string(f).expect("readable").lines().count();
+            (f.strip_prefix(ROOT).unwrap().display().to_string(), lines)
+        })
+        .filter(|(_, lines)| *lines > 800)
+        .collect();
+    assert!(long.is_empty(), "split these by concern: {long:?}");
+}
+
+#[test]
+fn the_live_server_does_not_depend_on_the_simulator() {
+    let server = manifest("crates/server");
+    assert!(server.depends_on("faultline-scenario"), "{server:?}");
+    assert!(!server.depends_on("faultline-sim"), "{server:?}");
+}
+
+#[test]
+fn the_product_binary_carries_no_load_generator() {
+    let product = manifest(".");
+    assert!(product.depends_on("faultline-server"), "{product:?}");
+    for dep in ["hyper", "hyper-util", "libc", "hdrhistogram", "criterion"] {
+        assert!(!product.depends_on(dep), "faultline depends on {dep}");
+    }
+    assert!(manifest("tools/loadgen").depends_on("hdrhistogram"));
+}
+
+#[test]
+fn the_teaching_crate_has_no_trace_reader_of_its_own() {
+    assert!(Path::new(ROOT).join("crates/teach/src").is_dir());
+    assert!(!Path::new(ROOT).join("crates/teach/src/trace_file.rs").exists());
+    assert!(manifest("crates/teach").depends_on("faultline-sim"));
+}
+
+/// Just enough of a Cargo manifest to list dependency names: the keys of its
+/// `[dependencies]` and `[dev-dependencies]` tables, their `[target.'cfg(..)'.*]` forms
+/// (`name.workspace = true` names `name`) and `[dependencies.NAME]` headers.
+mod toml_lite {
+    #[derive(Debug)]
+    pub struct Manifest {
+        dependencies: Vec<String>,
+    }
+
+    impl Manifest {
+        pub fn parse(text: &str) -> Self {
+            let mut dependencies = Vec::new();
+            let mut in_dependencies = false;
+            for line in text.lines().map(str::trim) {
+                if let Some(header) = line.strip_prefix('[') {
+                    let header = header.trim_end_matches(']');
+                    let table = header.rsplit_once("'.").map_or(header, |(_, t)| t);
+                    in_dependencies = matches!(table, "dependencies" | "dev-dependencies");
+                    if let Some(name) = table
+                        .strip_prefix("dependencies.")
+                        .or_else(|| table.strip_prefix("dev-dependencies."))
+                    {
+                        dependencies.push(name.to_string());
+                    }
+                } else if in_dependencies && let Some((key, _)) = line.split_once('=') {
+                    let name = key.trim().split('.').next().unwrap_or_default();
+                    dependencies.push(name.to_string());
+                }
+            }
+            Manifest { dependencies }
+        }
+
+        pub fn depends_on(&self, name: &str) -> bool {
+            self.dependencies.iter().any(|d| d == name)
+        }
+    }
+}
