@@ -28,11 +28,17 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn no_model_file_is_over_800_lines() {
     let mut files = Vec::new();
     rust_files(&Path::new(ROOT).join("crates/model/src"), &mut files);
-    assert!(files.len() > 10, "the model's sources were found: {files:?}");
+    assert!(
+        files.len() > 10,
+        "the model's sources were found: {files:?}"
+    );
     let long: Vec<(String, usize)> = files
         .iter()
         .map(|f| {
-            let lines = std::fs::read_to_string(f).expect("readable").lines().count();
+            let lines = std::fs::read_to_string(f)
+                .expect("readable")
+                .lines()
+                .count();
             (f.strip_prefix(ROOT).unwrap().display().to_string(), lines)
         })
         .filter(|(_, lines)| *lines > 800)
@@ -60,7 +66,11 @@ fn the_product_binary_carries_no_load_generator() {
 #[test]
 fn the_teaching_crate_has_no_trace_reader_of_its_own() {
     assert!(Path::new(ROOT).join("crates/teach/src").is_dir());
-    assert!(!Path::new(ROOT).join("crates/teach/src/trace_file.rs").exists());
+    assert!(
+        !Path::new(ROOT)
+            .join("crates/teach/src/trace_file.rs")
+            .exists()
+    );
     assert!(manifest("crates/teach").depends_on("faultline-sim"));
 }
 
