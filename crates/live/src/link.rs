@@ -8,7 +8,7 @@
 //! a clean end or an abort). Time moves only when the loop says so. A mismatch or a
 //! stall breaks the link with a sentence saying which output, and the run stops.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 
 use faultline_model::{ConnId, EndMode, HttpRequest, HttpResponse, Output, ResponseBody};
@@ -27,6 +27,12 @@ pub struct LiveLink {
     app: App,
     addr: SocketAddr,
     exchanges: BTreeMap<ConnId, Exchange>,
+    /// Requests whose answer the engine has not yet handed on (see `receive`).
+    unanswered: BTreeSet<ConnId>,
+    /// Exchanges the client closed before the engine's answer to them came through: the
+    /// simulator still hands that answer to the client (which ignores it), so it is still
+    /// checked against what the server sent before the close.
+    closed_unanswered: BTreeMap<ConnId, Exchange>,
     error: Option<String>,
 }
 
@@ -49,6 +55,8 @@ impl LiveLink {
             running: Some(running),
             runtime,
             exchanges: BTreeMap::new(),
+            unanswered: BTreeSet::new(),
+            closed_unanswered: BTreeMap::new(),
             error: None,
         })
     }
@@ -72,6 +80,17 @@ impl LiveLink {
         }
     }
 
+    /// Whether the server would give the client's next connection the client's number
+    /// (it numbers connections as they arrive); a difference breaks the link.
+    fn numbered_alike(&mut self, conn: ConnId) -> bool {
+        let expected = self.app.next_conn();
+        expected == conn.0
+            || self.fail(format!(
+                "the client's connection {} would be the server's connection {expected}: the runs diverged",
+                conn.0
+            ))
+    }
+
     fn fail(&mut self, message: String) -> bool {
         if self.error.is_none() {
             self.error = Some(message);
@@ -84,7 +103,9 @@ impl LiveLink {
     }
 
     fn check_response(&mut self, conn: ConnId, expected: &HttpResponse) -> bool {
-        let Some(got) = self.exchanges.get(&conn) else {
+        self.unanswered.remove(&conn);
+        let closed = self.closed_unanswered.remove(&conn);
+        let Some(got) = self.exchanges.get(&conn).or(closed.as_ref()) else {
             return self.fail(format!(
                 "conn {}: a response for a request never sent",
                 conn.0
@@ -255,15 +276,7 @@ impl Link for LiveLink {
 
     fn handle(&mut self, conn: ConnId, request: HttpRequest, now: u64, out: &mut Vec<Emitted>) {
         self.advance_to(now, out);
-        if self.error.is_some() {
-            return;
-        }
-        let expected = self.app.next_conn();
-        if expected != conn.0 {
-            self.fail(format!(
-                "the client's connection {} would be the server's connection {expected}: the runs diverged",
-                conn.0
-            ));
+        if self.error.is_some() || !self.numbered_alike(conn) {
             return;
         }
         let addr = self.addr;
@@ -273,6 +286,7 @@ impl Link for LiveLink {
         match sent {
             Ok(Ok(exchange)) => {
                 self.exchanges.insert(conn, exchange);
+                self.unanswered.insert(conn);
             }
             Ok(Err(e)) => {
                 self.fail(format!("conn {}: {e}", conn.0));
@@ -293,7 +307,11 @@ impl Link for LiveLink {
         if let Some(exchange) = self.exchanges.remove(&conn) {
             // Closing the socket is all a client can do; the server notices on its own.
             exchange.connection.abort();
-            drop(exchange);
+            if self.unanswered.remove(&conn) {
+                self.closed_unanswered.insert(conn, exchange);
+            } else {
+                drop(exchange);
+            }
             let app = self.app.clone();
             let closed = self
                 .runtime
@@ -307,6 +325,12 @@ impl Link for LiveLink {
             }
         }
         self.journal(out);
+    }
+
+    fn forgo(&mut self, conn: ConnId) {
+        if self.error.is_none() && self.numbered_alike(conn) {
+            self.app.skip_conn();
+        }
     }
 
     fn receive(&mut self, output: &Output) -> bool {

@@ -528,6 +528,14 @@ impl State {
         (conn, Source { rx, queued, taken })
     }
 
+    /// Spends the next connection number with no request behind it. `run --live` does,
+    /// where its modelled client took back a request it had numbered: the simulated server
+    /// numbers connections with the client's numbers, so the live one must leave the same
+    /// gap. No request reaches it over HTTP.
+    pub fn skip_conn(&mut self) {
+        self.next_conn += 1;
+    }
+
     /// The connection number the next request will get (for an embedding driver).
     pub fn next_conn(&self) -> u64 {
         self.next_conn

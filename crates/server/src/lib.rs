@@ -533,6 +533,12 @@ impl App {
         self.lock().next_conn()
     }
 
+    /// Spends the next connection number with no request behind it (see
+    /// `Core::skip_conn`): for the `run --live` harness, whose client took back a request.
+    pub fn skip_conn(&self) {
+        self.lock().skip_conn();
+    }
+
     /// True while the response of `conn` is still being served.
     pub fn is_open(&self, conn: ConnId) -> bool {
         self.lock().is_open(conn)

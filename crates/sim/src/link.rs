@@ -37,6 +37,13 @@ pub trait Link {
     /// The client closes `conn`.
     fn disconnect(&mut self, conn: ConnId, now: u64, out: &mut Vec<Emitted>);
 
+    /// The client took back the request it had numbered `conn` (held while it was away,
+    /// reconsidered as it came back) and will never send it: the number is spent. The
+    /// simulated server numbers a connection with the client's number and needs nothing; a
+    /// link whose server numbers connections as they arrive must skip this one too, or
+    /// every later connection would carry another number there.
+    fn forgo(&mut self, _conn: ConnId) {}
+
     /// Called before `output` is handed to the client: returns false when it could not be
     /// received as emitted (the link is then [`broken`](Link::broken)).
     fn receive(&mut self, _output: &Output) -> bool {

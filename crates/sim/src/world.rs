@@ -184,6 +184,8 @@ impl<L: Link> World<L> {
                         // based on went stale while it was away).
                         if self.client.may_leave(&mut self.io, now, conn) {
                             self.deliver_to_server(conn, request, task, true);
+                        } else {
+                            self.link.forgo(conn);
                         }
                     }
                 }
