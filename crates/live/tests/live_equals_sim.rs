@@ -88,10 +88,11 @@ fn every_bundled_scenario_leaves_the_same_ledger_live_as_simulated() {
 /// The first `seeds` swarm seeds of `era`, both clients: the failures, at most five (each
 /// with the command that reproduces it, its scenario written under the temp dir), and how
 /// many of the scenarios put the server behind a fleet.
-fn swarm_seeds(era: SwarmEra, seeds: u64) -> (Vec<String>, u32) {
+fn swarm_seeds(era: SwarmEra, dishonest: bool, seeds: u64) -> (Vec<String>, u32) {
     let dir = std::env::temp_dir().join(format!(
-        "faultline-live-eq-{}-{}",
+        "faultline-live-eq-{}{}-{}",
         era.name(),
+        if dishonest { "-dishonest" } else { "" },
         std::process::id()
     ));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -99,7 +100,7 @@ fn swarm_seeds(era: SwarmEra, seeds: u64) -> (Vec<String>, u32) {
     let mut fleets = 0;
     for seed in 0..seeds {
         let scenario =
-            faultline_sim::explore::scenario_for_era(seed, false, era, &[]).expect("swarm");
+            faultline_sim::explore::scenario_for_era(seed, dishonest, era, &[]).expect("swarm");
         fleets += u32::from(scenario.fleet.is_multi());
         let file = dir.join(format!("swarm-{seed}.ron"));
         for client in CLIENTS {
@@ -125,7 +126,7 @@ fn seeds_from_env(var: &str, default: u64) -> u64 {
 #[test]
 fn the_first_swarm_seeds_leave_the_same_ledger_live_as_simulated() {
     let seeds = seeds_from_env("FAULTLINE_LIVE_SEEDS", 1_000);
-    let (failures, fleets) = swarm_seeds(SwarmEra::Legacy, seeds);
+    let (failures, fleets) = swarm_seeds(SwarmEra::Legacy, false, seeds);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(
         seeds < 10 || fleets > 0,
@@ -141,7 +142,7 @@ fn the_first_modern_and_migration_seeds_leave_the_same_ledger_live_as_simulated(
     let seeds = seeds_from_env("FAULTLINE_LIVE_ERA_SEEDS", 200);
     let mut failures = Vec::new();
     for era in [SwarmEra::Modern, SwarmEra::Migration] {
-        failures.extend(swarm_seeds(era, seeds).0);
+        failures.extend(swarm_seeds(era, false, seeds).0);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
@@ -176,6 +177,19 @@ fn seeds_that_once_diverged_leave_the_same_ledger_live() {
         conns.windows(2).any(|w| w[1] > w[0] + 1),
         "no connection number was skipped: {conns:?}"
     );
+}
+
+/// The dishonest swarm (`explore --dishonest-servers`): servers no client can guard against
+/// (an advertisement false of their numbering, a bus that reaches one replica, a task store
+/// that runs a task again, a probe answer that claims the other era), in every era.
+#[test]
+fn the_first_dishonest_seeds_leave_the_same_ledger_live_as_simulated() {
+    let seeds = seeds_from_env("FAULTLINE_LIVE_DISHONEST_SEEDS", 100);
+    let mut failures = Vec::new();
+    for era in [SwarmEra::Legacy, SwarmEra::Modern, SwarmEra::Migration] {
+        failures.extend(swarm_seeds(era, true, seeds).0);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
 #[test]
