@@ -330,6 +330,11 @@ pub struct Client {
     standalone_stream: bool,
     session: Option<String>,
     monotonic_advertised: bool,
+    /// The ids that arrived in the current session (kept by a policy with
+    /// `contiguity_check`, once the session advertised session-monotonic ids: each id is
+    /// then unique in the session, so one that arrives twice was replayed from another
+    /// stream).
+    session_ids_seen: Vec<u64>,
     initializing: bool,
     calls: Vec<CallState>,
     purposes: BTreeMap<ConnId, Purpose>,
@@ -370,6 +375,7 @@ impl Client {
             standalone_stream,
             session: None,
             monotonic_advertised: false,
+            session_ids_seen: Vec::new(),
             initializing: false,
             calls: Vec::new(),
             purposes: BTreeMap::new(),
@@ -1004,6 +1010,7 @@ impl Client {
             .and_then(|r| r.get("sessionMonotonicEventIds"))
             .and_then(Value::as_bool)
             .unwrap_or(false);
+        self.session_ids_seen.clear();
         let session = session.clone();
         self.session = Some(session.clone());
         self.record.sessions.push((now, session.clone()));
@@ -1360,6 +1367,7 @@ impl Client {
             stream.check_first,
             stream.probe,
         );
+        let ids_unique = self.policy.contiguity_check && self.monotonic_advertised;
         let session_of = |purposes: &BTreeMap<ConnId, Purpose>| match purposes.get(&conn) {
             Some(Purpose::Stream(s)) => s.session.clone(),
             _ => String::new(),
@@ -1390,6 +1398,35 @@ impl Client {
                         expected_after + 1
                     ));
                 return Fate::Quarantined;
+            }
+            // Only a new stream starts with a priming event (SEP-1699): one that opens a
+            // resumed stream means the server started a new stream instead of replaying
+            // after the cursor, so what the old stream still owed (a call's result) cannot
+            // come on it, however well its id follows the cursor.
+            if let Some(expected_after) = check_first
+                && event.kind == WireKind::Priming
+            {
+                let session = session_of(&self.purposes);
+                self.record.quarantined.push((event.event, now));
+                self.cursor_error(io, now, &session, format!(
+                        "session {session}: the resumed stream began with a priming event (id {id}), not a replay after cursor {expected_after}: the server started a new stream; fall back to re-initialize"
+                    ));
+                return Fate::Quarantined;
+            }
+            if ids_unique {
+                // Checked where a cross-stream replay shows, the first event after a
+                // resumption (rare: a scan is cheaper than keeping the ids sorted). A
+                // server that numbers per stream while it advertises session-wide ids is
+                // caught there too, and not on fresh streams, which it serves well enough.
+                if check_first.is_some() && self.session_ids_seen.contains(&id) {
+                    let session = session_of(&self.purposes);
+                    self.record.quarantined.push((event.event, now));
+                    self.cursor_error(io, now, &session, format!(
+                            "session {session}: event id {id} arrived a second time; the session's ids are unique, so the server replayed another stream's events; fall back to re-initialize"
+                        ));
+                    return Fate::Quarantined;
+                }
+                self.session_ids_seen.push(id);
             }
             if self.policy.contiguity_check
                 && check_first.is_none()
