@@ -1368,36 +1368,26 @@ impl Client {
             stream.probe,
         );
         let ids_unique = self.policy.contiguity_check && self.monotonic_advertised;
-        let session_of = |purposes: &BTreeMap<ConnId, Purpose>| match purposes.get(&conn) {
-            Some(Purpose::Stream(s)) => s.session.clone(),
-            _ => String::new(),
-        };
         if let Some(retry) = event.retry_ms {
             self.server_retry_ms = Some(retry);
         }
         if self.policy.session_check_per_event
             && let WireKind::Notification { owner: Some(owner) } = event.kind
         {
-            let session = session_of(&self.purposes);
-            if owner != faultline_model::session_tag(&session) {
-                self.record.quarantined.push((event.event, now));
-                self.cursor_error(io, now, &session, format!(
+            if owner != faultline_model::session_tag(&self.stream_session(conn)) {
+                return self.refuse_event(io, now, conn, event.event, |session| format!(
                         "session {session}: a notification tagged for another session ({owner:016x}) arrived on its stream; the event store mixes sessions; re-initialize"
-                    ));
-                return Fate::Quarantined;
+                ));
             }
         }
         if let Some(id) = event.id {
             if let Some(expected_after) = check_first
                 && id != expected_after + 1
             {
-                let session = session_of(&self.purposes);
-                self.record.quarantined.push((event.event, now));
-                self.cursor_error(io, now, &session, format!(
+                return self.refuse_event(io, now, conn, event.event, |session| format!(
                         "session {session}: non-contiguous replay; expected event {}, got {id}. Event-ID namespace likely reset or gap is unrecoverable; fall back to re-initialize.",
                         expected_after + 1
-                    ));
-                return Fate::Quarantined;
+                ));
             }
             // Only a new stream starts with a priming event (SEP-1699): one that opens a
             // resumed stream means the server started a new stream instead of replaying
@@ -1406,12 +1396,9 @@ impl Client {
             if let Some(expected_after) = check_first
                 && event.kind == WireKind::Priming
             {
-                let session = session_of(&self.purposes);
-                self.record.quarantined.push((event.event, now));
-                self.cursor_error(io, now, &session, format!(
+                return self.refuse_event(io, now, conn, event.event, |session| format!(
                         "session {session}: the resumed stream began with a priming event (id {id}), not a replay after cursor {expected_after}: the server started a new stream; fall back to re-initialize"
-                    ));
-                return Fate::Quarantined;
+                ));
             }
             if ids_unique {
                 // Checked where a cross-stream replay shows, the first event after a
@@ -1419,12 +1406,9 @@ impl Client {
                 // server that numbers per stream while it advertises session-wide ids is
                 // caught there too, and not on fresh streams, which it serves well enough.
                 if check_first.is_some() && self.session_ids_seen.contains(&id) {
-                    let session = session_of(&self.purposes);
-                    self.record.quarantined.push((event.event, now));
-                    self.cursor_error(io, now, &session, format!(
+                    return self.refuse_event(io, now, conn, event.event, |session| format!(
                             "session {session}: event id {id} arrived a second time; the session's ids are unique, so the server replayed another stream's events; fall back to re-initialize"
-                        ));
-                    return Fate::Quarantined;
+                    ));
                 }
                 self.session_ids_seen.push(id);
             }
@@ -1432,13 +1416,10 @@ impl Client {
                 && check_first.is_none()
                 && cursor.is_some_and(|c| id <= c)
             {
-                let session = session_of(&self.purposes);
-                self.record.quarantined.push((event.event, now));
-                self.cursor_error(io, now, &session, format!(
+                return self.refuse_event(io, now, conn, event.event, |session| format!(
                         "session {session}: event id went backwards ({id} after {}); the id namespace was reset",
                         cursor.unwrap_or(0)
-                    ));
-                return Fate::Quarantined;
+                ));
             }
             if self.policy.skip_ids_at_or_below_cursor && cursor.is_some_and(|c| id <= c) {
                 self.record.skipped.push((event.event, now));
@@ -1466,6 +1447,32 @@ impl Client {
         }
         self.apply(io, now, conn, event);
         Fate::Applied
+    }
+
+    /// The session of the stream read on `conn` (empty if `conn` reads none).
+    fn stream_session(&self, conn: ConnId) -> String {
+        match self.purposes.get(&conn) {
+            Some(Purpose::Stream(s)) => s.session.clone(),
+            _ => String::new(),
+        }
+    }
+
+    /// Refuses an event of the stream on `conn`: quarantines it and raises a
+    /// `ResumptionCursorError` for the stream's session, worded by `reason` from the
+    /// session id, which abandons the session ([`cursor_error`](Self::cursor_error)).
+    fn refuse_event(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        conn: ConnId,
+        event: EventRef,
+        reason: impl FnOnce(&str) -> String,
+    ) -> Fate {
+        let session = self.stream_session(conn);
+        self.record.quarantined.push((event, now));
+        let message = reason(&session);
+        self.cursor_error(io, now, &session, message);
+        Fate::Quarantined
     }
 
     fn apply(&mut self, io: &mut ClientIo, now: u64, conn: ConnId, event: &WireEvent) {
