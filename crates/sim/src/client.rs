@@ -1373,12 +1373,11 @@ impl Client {
         }
         if self.policy.session_check_per_event
             && let WireKind::Notification { owner: Some(owner) } = event.kind
+            && owner != faultline_model::session_tag(&self.stream_session(conn))
         {
-            if owner != faultline_model::session_tag(&self.stream_session(conn)) {
-                return self.refuse_event(io, now, conn, event.event, |session| format!(
-                        "session {session}: a notification tagged for another session ({owner:016x}) arrived on its stream; the event store mixes sessions; re-initialize"
-                ));
-            }
+            return self.refuse_event(io, now, conn, event.event, |session| format!(
+                "session {session}: a notification tagged for another session ({owner:016x}) arrived on its stream; the event store mixes sessions; re-initialize"
+            ));
         }
         if let Some(id) = event.id {
             if let Some(expected_after) = check_first
