@@ -5,6 +5,7 @@
 //! One connection per exchange is what `ConnId` means in the model, and it lets a fault
 //! reset one stream without touching the others.
 
+use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::time::Duration;
@@ -131,10 +132,16 @@ fn to_http(addr: SocketAddr, request: HttpRequest) -> Result<hyper::Request<Full
         .header(HOST, addr.to_string());
     let headers = [
         ("mcp-session-id", request.session_id),
-        ("mcp-protocol-version", request.protocol_version),
+        (
+            "mcp-protocol-version",
+            request.protocol_version.map(Cow::into_owned),
+        ),
         ("last-event-id", request.last_event_id),
-        (ACCEPT.as_str(), request.accept),
-        (CONTENT_TYPE.as_str(), request.content_type),
+        (ACCEPT.as_str(), request.accept.map(Cow::into_owned)),
+        (
+            CONTENT_TYPE.as_str(),
+            request.content_type.map(Cow::into_owned),
+        ),
         (ORIGIN.as_str(), request.origin),
         ("mcp-method", request.mcp_method),
         ("mcp-name", request.mcp_name),

@@ -4,6 +4,7 @@
 //! codes) but no HTTP bytes: the simulator builds these values directly and the live
 //! server converts axum requests into them, so both drivers share one protocol core.
 
+use std::borrow::Cow;
 use std::net::IpAddr;
 
 use serde::Serialize;
@@ -32,9 +33,12 @@ pub enum RequestBody {
 pub struct HttpRequest {
     pub method: HttpMethod,
     pub session_id: Option<String>,
-    pub protocol_version: Option<String>,
-    pub accept: Option<String>,
-    pub content_type: Option<String>,
+    /// `MCP-Protocol-Version`, `Accept` and `Content-Type`: borrowed when a modelled
+    /// client sends its fixed values (three allocations a request spared), owned when
+    /// read off the wire.
+    pub protocol_version: Option<Cow<'static, str>>,
+    pub accept: Option<Cow<'static, str>>,
+    pub content_type: Option<Cow<'static, str>>,
     pub last_event_id: Option<String>,
     pub origin: Option<String>,
     /// `Mcp-Method` (2026-07-28: the JSON-RPC method, repeated as a header).

@@ -15,6 +15,7 @@
 mod duration;
 mod event_log;
 mod fleet;
+mod hex;
 mod http;
 mod ids;
 pub mod jsonrpc;

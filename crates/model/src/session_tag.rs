@@ -23,7 +23,7 @@ pub fn session_tag(wire_id: &str) -> u64 {
 
 /// The tag as it is written on the wire: 16 lowercase hex digits.
 pub fn session_tag_text(wire_id: &str) -> String {
-    format!("{:016x}", session_tag(wire_id))
+    crate::hex::hex_id("", &[session_tag(wire_id)])
 }
 
 #[cfg(test)]

@@ -98,9 +98,9 @@ pub(crate) fn to_model_request(method: &Method, headers: &HeaderMap, body: Bytes
     HttpRequest {
         method,
         session_id: header_text(headers, &MCP_SESSION_ID),
-        protocol_version: header_text(headers, &MCP_PROTOCOL_VERSION),
-        accept: header_text(headers, &header::ACCEPT),
-        content_type: header_text(headers, &header::CONTENT_TYPE),
+        protocol_version: header_text(headers, &MCP_PROTOCOL_VERSION).map(Into::into),
+        accept: header_text(headers, &header::ACCEPT).map(Into::into),
+        content_type: header_text(headers, &header::CONTENT_TYPE).map(Into::into),
         last_event_id: header_text(headers, &LAST_EVENT_ID),
         origin: header_text(headers, &header::ORIGIN),
         mcp_method: header_text(headers, &MCP_METHOD),

@@ -9,6 +9,7 @@
 //! The client sees only what is on the wire (status codes, headers, event ids, JSON-RPC
 //! ids); the `EventRef` it carries is opaque to it and only handed back to the recorder.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use faultline_model::{ConnId, EndMode, EventRef, HttpRequest, HttpResponse, ResponseBody};
@@ -325,7 +326,9 @@ const RETRY_BACKOFF_MS: u64 = 1_000;
 #[derive(Debug)]
 pub struct Client {
     policy: Policy,
-    protocol_version: String,
+    /// Borrowed from the model's version tables when it names a known revision, so that
+    /// a request's `MCP-Protocol-Version` header costs no allocation.
+    protocol_version: Cow<'static, str>,
     reconnect_delay_ms: u64,
     standalone_stream: bool,
     session: Option<String>,
@@ -370,7 +373,7 @@ impl Client {
     ) -> Self {
         Client {
             policy,
-            protocol_version: protocol_version.to_string(),
+            protocol_version: known_version(protocol_version),
             reconnect_delay_ms,
             standalone_stream,
             session: None,
@@ -526,7 +529,8 @@ impl Client {
         self.request_to_call.insert(rid, call);
         let state = &mut self.calls[call];
         state.request_ids.push(rid);
-        let key = call_key(call);
+        // The key `new_call` wrote into the record (a copy, not another `format!`).
+        let key = self.record.calls[call].key.clone();
         let (name, arguments) = state.tool.wire_call(call);
         // The message `json!` would build, built as maps directly (fields inserted in the
         // same order): `json!` would serialize the arguments and the key into copies.
@@ -1585,6 +1589,19 @@ impl Client {
 
     // take_request_id, counters, calls_done, adopt: what the era probe hands over.
     crate::era_probe::era_handover!();
+}
+
+/// `version` as the model's own `&'static` text when it is one the model knows (a scenario
+/// may name any string: that one is copied).
+fn known_version(version: &str) -> Cow<'static, str> {
+    faultline_model::SUPPORTED_PROTOCOL_VERSIONS
+        .iter()
+        .chain(faultline_model::MODERN_PROTOCOL_VERSIONS.iter())
+        .find(|&&known| known == version)
+        .map_or_else(
+            || Cow::Owned(version.to_string()),
+            |&known| Cow::Borrowed(known),
+        )
 }
 
 /// The key a workload call carries as progress token and idempotency key.

@@ -367,15 +367,21 @@ fn read_messages(body: RequestBody) -> Result<Messages, Rejection> {
         RequestBody::Bytes(b) => serde_json::from_slice::<Value>(&b),
         RequestBody::Empty => serde_json::from_slice::<Value>(b""),
     };
-    let (batch, values) = match body.map_err(|_| Rejection::ParseError)? {
-        Value::Array(items) => (true, items),
-        single => (false, vec![single]),
+    let (batch, items) = match body.map_err(|_| Rejection::ParseError)? {
+        Value::Array(values) => (
+            true,
+            values
+                .into_iter()
+                .map(jsonrpc::classify)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(Rejection::InvalidMessage)?,
+        ),
+        // Nearly every POST: one message, classified straight into its one-element list.
+        single => (
+            false,
+            vec![jsonrpc::classify(single).map_err(Rejection::InvalidMessage)?],
+        ),
     };
-    let items = values
-        .into_iter()
-        .map(jsonrpc::classify)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(Rejection::InvalidMessage)?;
     if items.is_empty() {
         return Err(Rejection::EmptyBatch);
     }

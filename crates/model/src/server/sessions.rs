@@ -19,7 +19,8 @@ impl Server {
     /// Creates a live session speaking `version` and returns its wire id, drawn from the
     /// seeded generator so that a run is reproducible from its seed.
     pub(super) fn mint_session(&mut self, version: &'static str) -> String {
-        let wire_id = format!("{:016x}{:016x}", self.rng.next_u64(), self.rng.next_u64());
+        let (high, low) = (self.rng.next_u64(), self.rng.next_u64());
+        let wire_id = crate::hex::hex_id("", &[high, low]);
         let key = SessionKey(self.ledger.sessions_end());
         let now = self.now_ms;
         self.ledger.sessions.push(SessionEntry {

@@ -165,7 +165,8 @@ impl Server {
     fn create_basket(&mut self, id: &Value) -> Answer {
         self.make_handle_room();
         let rng = &mut self.modern.handles.rng;
-        let handle = format!("bsk_{:016x}{:016x}", rng.next_u64(), rng.next_u64());
+        let (high, low) = (rng.next_u64(), rng.next_u64());
+        let handle = crate::hex::hex_id("bsk_", &[high, low]);
         let now = self.now_ms;
         let home = self.serving.replica;
         let entry = self.ledger.handles_end();

@@ -172,7 +172,7 @@ impl Server {
         fixture: Option<TaskFixture>,
     ) -> Value {
         let waits = fixture.as_ref().is_some_and(|f| !f.pending.is_empty());
-        let task_id = format!("task-{:016x}", self.modern.tasks.rng.next_u64());
+        let task_id = crate::hex::hex_id("task-", &[self.modern.tasks.rng.next_u64()]);
         let now = self.now_ms;
         let entry = self.ledger.tasks_end();
         let ttl_ms = self.knobs.task_ttl.map(|t| t.ms());
