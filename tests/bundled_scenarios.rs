@@ -29,7 +29,8 @@ fn faultline_in(dir: &PathBuf, args: &[&str]) -> (i32, String, String) {
 #[test]
 fn bench_runs_the_bundled_incidents_from_any_directory() {
     let dir = elsewhere("bench");
-    let (code, stdout, stderr) = faultline_in(&dir, &["bench", "--reps", "1"]);
+    let (code, stdout, stderr) =
+        faultline_in(&dir, &["bench", "--reps", "1", "--explore-seeds", "40"]);
     assert_eq!(code, 0, "{stderr}");
     for name in ["behavior_a", "behavior_b", "replay_404_cascade"] {
         assert_eq!(
@@ -38,6 +39,28 @@ fn bench_runs_the_bundled_incidents_from_any_directory() {
             "{name}, naive and guarded:\n{stdout}"
         );
     }
+    // The explorer row: a cost per seed, and that cost in floor steps.
+    assert!(
+        stdout.contains("explorer, one core") && stdout.contains("seeds 0..40"),
+        "{stdout}"
+    );
+    let steps = stdout
+        .lines()
+        .find_map(|l| l.strip_suffix(" floor steps per seed"))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|n| n.parse::<f64>().ok());
+    assert!(steps.is_some_and(|s| s > 0.0), "{stdout}");
+}
+
+#[test]
+fn bench_can_leave_the_explorer_row_out() {
+    let dir = elsewhere("bench-no-explorer");
+    let (code, stdout, stderr) = faultline_in(
+        &dir,
+        &["bench", "--reps", "1", "--explore-seeds", "0", "behavior_b"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stdout.contains("explorer"), "{stdout}");
 }
 
 #[test]

@@ -8,6 +8,10 @@
 //! cheapest discrete-event loop that could play as many events (a binary heap of
 //! `(time, seq)` and a ChaCha8 stream choosing each next delay, nothing else). On a shared
 //! or throttled machine absolute times drift; the ratio to the floor does much less.
+//!
+//! Last comes the explorer on one core (`explore --no-shrink --jobs 1`, the 2025 era, the
+//! naive client), in passes interleaved with the floor: its cost per seed in
+//! floor steps is the figure to compare across machines and runs.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -28,7 +32,16 @@ pub struct BenchArgs {
     /// Repetitions per scenario (the median is reported).
     #[arg(long, default_value_t = 200)]
     pub reps: u32,
+    /// Swarm seeds the explorer row runs, from 0, in each of its passes (0 leaves the row
+    /// out).
+    #[arg(long, default_value_t = 2000)]
+    pub explore_seeds: u64,
 }
+
+/// Passes of the explorer row over its seeds.
+const EXPLORE_PASSES: u32 = 5;
+/// Floor steps timed before each pass.
+const FLOOR_STEPS: u64 = 20_000;
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
@@ -120,5 +133,40 @@ pub fn bench(args: BenchArgs) -> ExitCode {
             );
         }
     }
+    if args.explore_seeds > 0 {
+        bench_explorer(args.explore_seeds);
+    }
     ExitCode::SUCCESS
+}
+
+/// The explorer row: `EXPLORE_PASSES` passes over the same seeds, each after a floor
+/// measurement; the fastest pass and the fastest floor are reported (on a shared machine
+/// the minimum is the steadiest estimate of what the code costs).
+fn bench_explorer(seeds: u64) {
+    let mut pass_us = Vec::new();
+    let mut floor_ns = Vec::new();
+    for _ in 0..EXPLORE_PASSES {
+        let t = Instant::now();
+        std::hint::black_box(bare_loop(std::hint::black_box(FLOOR_STEPS)));
+        floor_ns.push(t.elapsed().as_secs_f64() * 1e9 / FLOOR_STEPS as f64);
+        let mut agg = faultline_sim::explore::Aggregate::new(ClientModel::Naive, false);
+        let t = Instant::now();
+        for seed in 0..seeds {
+            faultline_sim::explore::explore_seed(&mut agg, seed, &[])
+                .expect("a drawn scenario with no pins");
+        }
+        pass_us.push(t.elapsed().as_secs_f64() * 1e6 / seeds as f64);
+        std::hint::black_box(agg);
+    }
+    let fastest = |xs: &[f64]| xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let (us, floor) = (fastest(&pass_us), fastest(&floor_ns));
+    println!(
+        "\nexplorer, one core (2025 era, naive client, seeds 0..{seeds}, fastest of {EXPLORE_PASSES} passes):"
+    );
+    println!(
+        "  {us:.1} µs per seed ({:.0} seeds/s, median pass {:.1} µs), floor {floor:.1} ns/step: {:.0} floor steps per seed",
+        1e6 / us,
+        median(pass_us.clone()),
+        us * 1e3 / floor
+    );
 }
