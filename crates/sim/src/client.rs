@@ -613,6 +613,29 @@ impl Client {
         }
     }
 
+    /// True when every id strictly between `cursor` and `first` arrived in this session.
+    /// The session numbers all its streams from one counter, so a resumed stream whose
+    /// first replayed id skips only ids that came on the session's other streams lost
+    /// nothing; an id in the gap that never arrived anywhere may have been this stream's,
+    /// evicted, so it counts as a gap. `false` for `first <= cursor + 1`.
+    fn seen_all_between(&self, cursor: u64, first: u64) -> bool {
+        let Some(gap) = first.checked_sub(cursor).and_then(|d| d.checked_sub(1)) else {
+            return false;
+        };
+        if gap == 0 || gap > self.session_ids_seen.len() as u64 {
+            return false;
+        }
+        let mut between: Vec<u64> = self
+            .session_ids_seen
+            .iter()
+            .copied()
+            .filter(|&i| i > cursor && i < first)
+            .collect();
+        between.sort_unstable();
+        between.dedup();
+        between.len() as u64 == gap
+    }
+
     fn open_get(&mut self, io: &mut ClientIo, now: u64, mut stream: StreamConn) {
         let mut cursor = stream.cursor;
         if self.policy.cursor_only_if_advertised && !self.monotonic_advertised {
@@ -1386,6 +1409,7 @@ impl Client {
         if let Some(id) = event.id {
             if let Some(expected_after) = check_first
                 && id != expected_after + 1
+                && !(ids_unique && self.seen_all_between(expected_after, id))
             {
                 return self.refuse_event(io, now, conn, event.event, |session| format!(
                         "session {session}: non-contiguous replay; expected event {}, got {id}. Event-ID namespace likely reset or gap is unrecoverable; fall back to re-initialize.",
