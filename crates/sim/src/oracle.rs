@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use faultline_model::{
     ConnId, CursorResolution, EventRef, Ledger, Payload, ReplicaId, ResumeEntry, RouteWhy,
-    SessionKey, StreamKind, UnknownCursor,
+    SessionKey, StreamId, StreamKind, UnknownCursor,
 };
 
 use crate::client::call_key;
@@ -501,11 +501,18 @@ fn cursor_reuse(
                 generation,
                 replayed,
             } => (stream, generation, replayed),
+            // The numbering in force is the session's generation when the server answered:
+            // a stream that a restart kept (`Everything`) goes on in later generations, so
+            // the generation it opened in can be long gone.
             CursorResolution::Stale {
                 stream,
                 answer: UnknownCursor::ReplayRemaining,
                 replayed,
-            } => (stream, ledger.stream(stream).generation, replayed),
+            } => (
+                stream,
+                generation_at(ledger, ledger.stream(stream).session, r.at_ms),
+                replayed,
+            ),
             _ => continue,
         };
         let minted = ledger.event(cursor_event);
@@ -515,7 +522,12 @@ fn cursor_reuse(
             && numbering
                 .get_or_insert_with(|| LowestIds::new(ledger))
                 .reached(ledger, (minted.session, generation), r.cursor, r.at_ms);
-        if !renumbered && minted.stream == stream {
+        // Another stream's numbering is the cursor's own when one counter numbers both
+        // (session-monotonic ids): an id then names one event, whichever stream carries
+        // it, and honouring the cursor there re-uses nothing.
+        if !renumbered
+            && (minted.stream == stream || numbered_together(ledger, minted.stream, stream))
+        {
             continue;
         }
         // The harm is applying events read in the wrong numbering; a client that refused
@@ -562,6 +574,29 @@ fn cursor_reuse(
             },
         });
     }
+}
+
+/// True when no id names an event on both streams: one counter numbered them (streams
+/// numbered each from its own counter both start at the same first id).
+fn numbered_together(ledger: &Ledger, a: StreamId, b: StreamId) -> bool {
+    let mut ids_of_a: Vec<u64> = ledger
+        .events
+        .iter()
+        .filter(|e| e.stream == a)
+        .map(|e| e.id)
+        .collect();
+    ids_of_a.sort_unstable();
+    !ledger
+        .events
+        .iter()
+        .any(|e| e.stream == b && ids_of_a.binary_search(&e.id).is_ok())
+}
+
+/// The generation (1-based) `session` was in at `at_ms`: how many of its generations had
+/// started by then.
+fn generation_at(ledger: &Ledger, session: SessionKey, at_ms: u64) -> u32 {
+    let started = &ledger.session(session).generations;
+    started.partition_point(|&t| t <= at_ms).max(1) as u32
 }
 
 /// For each session's generation, the lowest event id it had produced by each of its
