@@ -338,6 +338,12 @@ pub struct Client {
     /// then unique in the session, so one that arrives twice was replayed from another
     /// stream).
     session_ids_seen: Vec<u64>,
+    /// The SSE streams the current session's server opened for the client (answers with
+    /// no `Last-Event-ID`; a resumption continues one) that may still carry events: a
+    /// stream that brought its call's result is done. While there is one, an id it skips
+    /// can have gone to no other stream of the client's (such as one it left behind when it
+    /// re-ran a call).
+    session_streams: Vec<Logical>,
     initializing: bool,
     calls: Vec<CallState>,
     purposes: BTreeMap<ConnId, Purpose>,
@@ -379,6 +385,7 @@ impl Client {
             session: None,
             monotonic_advertised: false,
             session_ids_seen: Vec::new(),
+            session_streams: Vec::new(),
             initializing: false,
             calls: Vec::new(),
             purposes: BTreeMap::new(),
@@ -836,6 +843,22 @@ impl Client {
             self.cookie = Some(pair.to_string());
         }
         if let Some(&i) = self.request_index.get(&conn) {
+            let request = &self.record.requests[i];
+            let logical = match self.purposes.get(&conn) {
+                Some(Purpose::Call { call, .. }) => Some(Logical::Call(*call)),
+                Some(Purpose::Get { stream }) => Some(stream.logical),
+                Some(Purpose::List { .. }) => Some(Logical::Aux),
+                _ => None,
+            };
+            if let Some(logical) = logical
+                && response.status == 200
+                && matches!(response.body, ResponseBody::Sse(_))
+                && request.last_event_id.is_none()
+                && request.session.is_some()
+                && request.session == self.session
+            {
+                self.session_streams.push(logical);
+            }
             let seq = self.tick();
             self.record.requests[i].status = Some(response.status);
             self.record.requests[i].answered_seq = Some(seq);
@@ -1038,6 +1061,7 @@ impl Client {
             .and_then(Value::as_bool)
             .unwrap_or(false);
         self.session_ids_seen.clear();
+        self.session_streams.clear();
         let session = session.clone();
         self.session = Some(session.clone());
         self.record.sessions.push((now, session.clone()));
@@ -1439,6 +1463,26 @@ impl Client {
                 }
                 self.session_ids_seen.push(id);
             }
+            // A live stream skips ids of the session's counter that went to its other
+            // streams. While the session's server opened only this one stream for the
+            // client and nothing else is in flight, an id skipped and never seen went to a
+            // stream nobody reads: lost (a replica that forgot, in a restart, which stream
+            // was the session's standalone one, and gave its notifications to a new one;
+            // `tests/orphaned_stream.rs`).
+            if ids_unique
+                && check_first.is_none()
+                && let Some(c) = cursor
+                && id > c.saturating_add(1)
+                && !self.seen_all_between(c, id)
+                && self.session_streams.len() <= 1
+                && self.alone_in_session(conn)
+            {
+                return self.refuse_event(io, now, conn, event.event, |session| format!(
+                        "session {session}: ids {}..={} were skipped on the session's only open stream and never arrived anywhere: a stream the client cannot read took them; fall back to re-initialize",
+                        c + 1,
+                        id - 1
+                ));
+            }
             if self.policy.contiguity_check
                 && check_first.is_none()
                 && cursor.is_some_and(|c| id <= c)
@@ -1477,6 +1521,15 @@ impl Client {
     }
 
     /// The session of the stream read on `conn` (empty if `conn` reads none).
+    /// True when `conn` is the only exchange of the client that could still bring events
+    /// (a stream, a GET, a POST awaiting its answer): what is in flight besides it is at most
+    /// a liveness probe or a request whose answer the client ignores.
+    fn alone_in_session(&self, conn: ConnId) -> bool {
+        self.purposes.iter().all(|(&other, purpose)| {
+            other == conn || matches!(purpose, Purpose::Ignore | Purpose::Probe { .. })
+        })
+    }
+
     fn stream_session(&self, conn: ConnId) -> String {
         match self.purposes.get(&conn) {
             Some(Purpose::Stream(s)) => s.session.clone(),
@@ -1513,6 +1566,17 @@ impl Client {
             WireKind::Response {
                 request_id: Some(rid),
             } => {
+                // The stream that brings a request's answer carries nothing after it.
+                let done = self
+                    .request_to_call
+                    .get(&rid)
+                    .map(|&call| Logical::Call(call));
+                let done = done.or((self.tools_list.listing == Some(rid)).then_some(Logical::Aux));
+                if let Some(i) =
+                    done.and_then(|d| self.session_streams.iter().position(|&l| l == d))
+                {
+                    self.session_streams.swap_remove(i);
+                }
                 if let Some(&call) = self.request_to_call.get(&rid) {
                     self.complete_call(now, call);
                 } else if self.tools_list.listing == Some(rid) {

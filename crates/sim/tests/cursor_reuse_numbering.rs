@@ -42,7 +42,12 @@ fn a_stale_cursor_on_a_stream_a_restart_kept_is_read_in_the_current_generation()
         let cursor = ledger.events.iter().find(|e| e.id == 6).expect("id 6");
         assert_eq!(cursor.generation, 2);
         assert_eq!(ledger.stream(cursor.stream).generation, 1);
-        assert_eq!(outcome.kinds(), vec![VerdictKind::Clean], "{}", client.name());
+        assert_eq!(
+            outcome.kinds(),
+            vec![VerdictKind::Clean],
+            "{}",
+            client.name()
+        );
     }
 }
 
