@@ -1473,9 +1473,9 @@ impl Client {
                 && check_first.is_none()
                 && let Some(c) = cursor
                 && id > c.saturating_add(1)
-                && !self.seen_all_between(c, id)
                 && self.session_streams.len() <= 1
                 && self.alone_in_session(conn)
+                && !self.seen_all_between(c, id)
             {
                 return self.refuse_event(io, now, conn, event.event, |session| format!(
                         "session {session}: ids {}..={} were skipped on the session's only open stream and never arrived anywhere: a stream the client cannot read took them; fall back to re-initialize",

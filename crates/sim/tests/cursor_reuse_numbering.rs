@@ -13,9 +13,8 @@
 
 use faultline_sim::{ClientModel, Scenario, VerdictKind};
 
-fn scenario(text: &str) -> Scenario {
-    Scenario::parse(text, "cursor_reuse_numbering.ron").expect("valid scenario")
-}
+mod common;
+use common::scenario;
 
 #[test]
 fn a_stale_cursor_on_a_stream_a_restart_kept_is_read_in_the_current_generation() {

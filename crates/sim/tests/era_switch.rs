@@ -10,11 +10,10 @@
 //!   cut before its first id) stays in the record across the switch: it is what made the
 //!   loss of the old era's events a detected one, and the re-run does not bring them back.
 
-use faultline_sim::{ClientError, ClientModel, Evidence, Scenario, VerdictKind};
+use faultline_sim::{ClientError, ClientModel, Evidence, VerdictKind};
 
-fn scenario(text: &str) -> Scenario {
-    Scenario::parse(text, "era_switch.ron").expect("valid scenario")
-}
+mod common;
+use common::scenario;
 
 /// A long job's stream is dropped while the client is away; a deploy into 2026-07-28
 /// follows. The naive client cannot resume (405 three times: a surfaced error), its cached

@@ -11,23 +11,10 @@
 //! The guarded client now treats a priming event at the head of a resumed stream, and an id
 //! it saw before in a session that advertised unique ids, as a failed resumption.
 
-use faultline_sim::{ClientError, ClientModel, Scenario, VerdictKind};
+use faultline_sim::{ClientModel, VerdictKind};
 
-fn scenario(text: &str) -> Scenario {
-    Scenario::parse(text, "fleet_resume.ron").expect("valid scenario")
-}
-
-/// The guarded client's typed errors: their messages.
-fn typed_errors(outcome: &faultline_sim::RunOutcome) -> Vec<String> {
-    outcome
-        .result
-        .record
-        .errors
-        .iter()
-        .filter(|e| matches!(e.error, ClientError::ResumptionCursor(_)))
-        .map(|e| e.error.to_string())
-        .collect()
-}
+mod common;
+use common::{cursor_errors, scenario};
 
 #[test]
 fn a_priming_event_at_the_head_of_a_resumed_stream_is_a_failed_resumption() {
@@ -52,7 +39,7 @@ fn a_priming_event_at_the_head_of_a_resumed_stream_is_a_failed_resumption() {
 
     let guarded = faultline_sim::run(&s, s.seed, ClientModel::Guarded);
     assert_eq!(guarded.kinds(), vec![VerdictKind::Detected]);
-    let errors = typed_errors(&guarded);
+    let errors = cursor_errors(&guarded);
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
         errors[0].contains("began with a priming event (id 6)")
@@ -82,7 +69,7 @@ fn an_id_applied_before_at_the_head_of_a_resumed_stream_is_a_failed_resumption()
             horizon: Some("1d"))"#,
     );
     let guarded = faultline_sim::run(&s, s.seed, ClientModel::Guarded);
-    let errors = typed_errors(&guarded);
+    let errors = cursor_errors(&guarded);
     assert!(
         errors.iter().any(|e| e.contains("arrived a second time")),
         "{errors:?}"

@@ -6,22 +6,10 @@
 //! (it may have been this stream's, evicted), and an id at or below the cursor still fails
 //! (Behavior A's reset counter).
 
-use faultline_sim::{ClientError, ClientModel, Scenario, VerdictKind};
+use faultline_sim::{ClientModel, Scenario, VerdictKind};
 
-fn scenario(text: &str) -> Scenario {
-    Scenario::parse(text, "interleaved_resume.ron").expect("valid scenario")
-}
-
-fn cursor_errors(outcome: &faultline_sim::RunOutcome) -> Vec<String> {
-    outcome
-        .result
-        .record
-        .errors
-        .iter()
-        .filter(|e| matches!(e.error, ClientError::ResumptionCursor(_)))
-        .map(|e| e.error.to_string())
-        .collect()
-}
+mod common;
+use common::{cursor_errors, scenario};
 
 /// Two calls of three one-per-10-s steps, 5 s apart, on one session-monotonic counter;
 /// call 0's stream drops after its first event (id 1) and comes back 12 s later, when its

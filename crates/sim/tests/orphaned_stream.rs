@@ -12,22 +12,10 @@
 //! a call it re-ran on a new stream, its first attempt's stream left behind (migration
 //! seed 16694).
 
-use faultline_sim::{ClientError, ClientModel, Scenario, VerdictKind};
+use faultline_sim::{ClientModel, VerdictKind};
 
-fn scenario(text: &str) -> Scenario {
-    Scenario::parse(text, "orphaned_stream.ron").expect("valid scenario")
-}
-
-fn cursor_errors(outcome: &faultline_sim::RunOutcome) -> Vec<String> {
-    outcome
-        .result
-        .record
-        .errors
-        .iter()
-        .filter(|e| matches!(e.error, ClientError::ResumptionCursor(_)))
-        .map(|e| e.error.to_string())
-        .collect()
-}
+mod common;
+use common::{cursor_errors, scenario};
 
 #[test]
 fn ids_skipped_on_the_sessions_only_stream_and_seen_nowhere_fail_the_resumption() {
