@@ -1520,7 +1520,13 @@ impl Client {
         Fate::Applied
     }
 
-    /// The session of the stream read on `conn` (empty if `conn` reads none).
+    /// A stream of `logical` brought its request's answer: it carries nothing after it.
+    fn stream_done(&mut self, logical: Logical) {
+        if let Some(i) = self.session_streams.iter().position(|&l| l == logical) {
+            self.session_streams.swap_remove(i);
+        }
+    }
+
     /// True when `conn` is the only exchange of the client that could still bring events
     /// (a stream, a GET, a POST awaiting its answer): what is in flight besides it is at most
     /// a liveness probe or a request whose answer the client ignores.
@@ -1530,6 +1536,7 @@ impl Client {
         })
     }
 
+    /// The session of the stream read on `conn` (empty if `conn` reads none).
     fn stream_session(&self, conn: ConnId) -> String {
         match self.purposes.get(&conn) {
             Some(Purpose::Stream(s)) => s.session.clone(),
@@ -1566,20 +1573,11 @@ impl Client {
             WireKind::Response {
                 request_id: Some(rid),
             } => {
-                // The stream that brings a request's answer carries nothing after it.
-                let done = self
-                    .request_to_call
-                    .get(&rid)
-                    .map(|&call| Logical::Call(call));
-                let done = done.or((self.tools_list.listing == Some(rid)).then_some(Logical::Aux));
-                if let Some(i) =
-                    done.and_then(|d| self.session_streams.iter().position(|&l| l == d))
-                {
-                    self.session_streams.swap_remove(i);
-                }
                 if let Some(&call) = self.request_to_call.get(&rid) {
+                    self.stream_done(Logical::Call(call));
                     self.complete_call(now, call);
                 } else if self.tools_list.listing == Some(rid) {
+                    self.stream_done(Logical::Aux);
                     self.on_listed(io, now, rid, true);
                 }
             }
