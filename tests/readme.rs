@@ -1,5 +1,6 @@
-//! The README and the docs keep their promises: the "Writing a scenario" template holds its
-//! own `expect` block, and no document points at material outside the repository.
+//! The README and the docs keep their promises: the "Writing a scenario" template (in
+//! docs/scenarios.md) holds its own `expect` block, and no document points at material
+//! outside the repository.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -8,13 +9,13 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The first ```ron block after the "## Writing a scenario" heading.
+/// The first ```ron block after the "## Writing a scenario" heading of docs/scenarios.md.
 fn template() -> String {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let section = readme
+    let page = std::fs::read_to_string(root().join("docs/scenarios.md")).unwrap();
+    let section = page
         .split("## Writing a scenario")
         .nth(1)
-        .expect("the README has a Writing a scenario section");
+        .expect("docs/scenarios.md has a Writing a scenario section");
     let block = section
         .split("```ron\n")
         .nth(1)
@@ -37,7 +38,7 @@ fn the_readme_template_holds_its_expect_block_for_both_clients() {
         assert_eq!(
             out.status.code(),
             Some(0),
-            "{client}: the README template fails its own expect block:\n{stdout}{}",
+            "{client}: the docs/scenarios.md template fails its own expect block:\n{stdout}{}",
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(stdout.contains("expectation\n  holds"), "{stdout}");
