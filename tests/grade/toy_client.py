@@ -1,5 +1,5 @@
 """A hand-written MCP Streamable HTTP client (standard library only) that follows the
-`faultline grade` client contract (examples/clients/README.md), in two flavours:
+`faultline grade` client contract (docs/client-contract.md), in two flavours:
 
   --careful (default)  never loses silently: checks that progress values are contiguous
                        (a gap is an error), ignores duplicate steps, resumes with GET +
