@@ -36,6 +36,7 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios" / "behavior_b",
     "scenarios" / "replay_404_cascade",
     "scenarios/field" / "rmcp_958_empty_200",
+    "scenarios/field" / "rmcp_958_reconnect_forever",
     "scenarios/field" / "rmcp_hang_400_on_resume",
     "scenarios/field" / "rmcp_hang_404_on_resume",
     "scenarios/field" / "rmcp_window_gap",

@@ -274,8 +274,16 @@ fn a_rolling_deploy_misroutes_a_live_session_while_its_replica_restarts() {
     }
     let kinds_naive = kinds(&naive);
     assert!(kinds_naive.contains(&"misrouted_session"), "{naive}");
-    assert!(kinds_naive.contains(&"retry_amplification"), "{naive}");
+    assert!(
+        !kinds_naive.contains(&"retry_amplification"),
+        "its retries went to a session alive on r1: misroutes, not retries into a dead session: {naive}"
+    );
     let misrouted = verdict(&naive, "misrouted_session");
+    assert_eq!(
+        misrouted["evidence"]["requests"].as_array().map(Vec::len),
+        Some(2),
+        "the GET and its retry, both misrouted: {misrouted}"
+    );
     assert_eq!(misrouted["evidence"]["held_by"], 1, "the session is r1's");
     assert_eq!(misrouted["evidence"]["requests"][0]["answered_by"], 2);
     assert_eq!(naive["expectation"]["holds"], true);

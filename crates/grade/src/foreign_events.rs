@@ -17,7 +17,7 @@ use faultline_model::{ConnId, Ledger, Payload};
 use serde_json::json;
 
 use crate::client_report::ClientReport;
-use crate::verdict::{GradeKind, GradeVerdict};
+use crate::verdict::{GradeVerdict, VerdictKind};
 
 pub(crate) fn foreign_events(
     ledger: &Ledger,
@@ -63,11 +63,11 @@ pub(crate) fn foreign_events(
     sessions.sort_unstable();
     sessions.dedup();
     verdicts.push(GradeVerdict {
-        kind: GradeKind::ForeignEvent,
+        kind: VerdictKind::ForeignEvent,
         why: format!(
-            "the server sent {} notification(s) of another session on the client's streams (the first at {} ms), and the application was handed at least {handed_foreign} of them: {} notifications for {own} of its own",
+            "the server sent {} notification(s) of another session on the client's streams (the first at T+{}), and the application was handed at least {handed_foreign} of them: {} notifications for {own} of its own",
             foreign.len(),
-            foreign[0].0,
+            faultline_model::DurationMs(foreign[0].0),
             report.notifications.len()
         ),
         evidence: json!({
@@ -124,8 +124,8 @@ mod tests {
         let [v] = verdicts.as_slice() else {
             panic!("one foreign_event verdict: {verdicts:?}");
         };
-        assert_eq!(v.kind, GradeKind::ForeignEvent);
-        assert!(v.kind.is_silent_loss());
+        assert_eq!(v.kind, VerdictKind::ForeignEvent);
+        assert!(v.kind.is_failure());
         let sent_foreign = v.evidence["sent_foreign"].as_u64().unwrap();
         let sent_own = v.evidence["sent_own"].as_u64().unwrap();
         assert!(sent_foreign > 0, "{v:?}");

@@ -10,7 +10,8 @@ use serde_json::json;
 use crate::client_context::ClientContext;
 use crate::client_report::ClientReport;
 use crate::foreign_events::foreign_events;
-use crate::verdict::{GradeKind, GradeVerdict};
+use crate::quarantine::quarantine_violations;
+use crate::verdict::{GradeVerdict, VerdictKind};
 
 /// Judges one run. `report` is `None` when the client gave none before the timeout.
 pub fn judge(
@@ -21,7 +22,7 @@ pub fn judge(
     let mut verdicts = Vec::new();
     match report {
         None => verdicts.push(GradeVerdict {
-            kind: GradeKind::Hung,
+            kind: VerdictKind::Hung,
             why:
                 "no report before the timeout: the application got neither everything nor an error"
                     .into(),
@@ -29,6 +30,10 @@ pub fn judge(
         }),
         Some(report) => losses(ledger, context, report, &mut verdicts),
     }
+    let fine = verdicts
+        .iter()
+        .position(|v| v.kind == VerdictKind::Clean)
+        .map(|i| verdicts.remove(i));
     retry_amplification(ledger, &mut verdicts);
     reinit_collisions(ledger, &mut verdicts);
     zombies(ledger, &mut verdicts);
@@ -36,10 +41,31 @@ pub fn judge(
     misrouted_sessions(ledger, &mut verdicts);
     duplicate_effects(ledger, &mut verdicts);
     missed_changes(ledger, &mut verdicts);
-    lost_tasks(ledger, &mut verdicts);
+    lost_tasks(ledger, report, &mut verdicts);
     foreign_events(ledger, report, &mut verdicts);
+    quarantine_violations(ledger, report, &mut verdicts);
     era_mismatches(ledger, &mut verdicts);
+    reconnect_loops(ledger, &mut verdicts);
+    // `clean` is a claim that nothing went wrong: it stands alone, as in the simulator's
+    // judge, never beside a loss, a duplicate or any other harm.
+    if verdicts.is_empty()
+        && let Some(clean) = fine
+    {
+        verdicts.push(clean);
+    }
     verdicts
+}
+
+/// The same resumption or failing request repeated without end, by the rule the simulator
+/// judges its modelled clients by ([`faultline_verdicts::reconnect_loop`]).
+fn reconnect_loops(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+    for found in faultline_verdicts::reconnect_loop::reconnect_loops(ledger) {
+        verdicts.push(GradeVerdict {
+            kind: VerdictKind::ReconnectLoop,
+            why: found.sentence(vtime),
+            evidence: json!(found),
+        });
+    }
 }
 
 /// A client and server that never met in one protocol era, from the ledger alone (the
@@ -52,11 +78,11 @@ fn era_mismatches(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
                 .to_string()
         } else {
             format!(
-                "the client spoke {:?} to a server speaking {}: {} request(s) failed from {} ms{}",
+                "the client spoke {:?} to a server speaking {}: {} request(s) failed from {}{}",
                 m.client_era,
                 m.server_era,
                 m.failed.len(),
-                first.at_ms,
+                vtime(first.at_ms),
                 if m.reprobed {
                     ", probed again"
                 } else {
@@ -65,7 +91,7 @@ fn era_mismatches(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
             )
         };
         verdicts.push(GradeVerdict {
-            kind: GradeKind::EraMismatch,
+            kind: VerdictKind::EraMismatch,
             why,
             evidence: json!(m),
         });
@@ -78,14 +104,14 @@ fn era_mismatches(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
 fn missed_changes(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
     for m in faultline_sim::modern_oracle::missed_change::missed_changes(ledger) {
         verdicts.push(GradeVerdict {
-            kind: GradeKind::MissedChange,
+            kind: VerdictKind::MissedChange,
             why: format!(
-                "the {} list changed to version {} at {} ms while the listen stream was down (since {} ms); a tool was called at {} ms from version {}",
+                "the {} list changed to version {} at {} while the listen stream was down (since {}); a tool was called at {} from version {}",
                 m.list.word(),
                 m.changed_to,
-                m.changed_at_ms,
-                m.listen_down_from_ms,
-                m.used_at_ms,
+                vtime(m.changed_at_ms),
+                vtime(m.listen_down_from_ms),
+                vtime(m.used_at_ms),
                 m.version_used
             ),
             evidence: json!(m),
@@ -95,20 +121,31 @@ fn missed_changes(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
 
 /// Task ids that vanished while the client still asked about them, from the ledger alone
 /// (the simulator's oracle reads the same function). A real client's report carries no
-/// typed errors to excuse one, so every such task is a verdict; whether the application
-/// was told is read from its report by the loss verdicts.
-fn lost_tasks(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+/// typed errors; a task is excused when the error the application saw names its id (what
+/// a server's "task not found" answer says), as a `TaskLostError` excuses it in the
+/// simulator.
+fn lost_tasks(ledger: &Ledger, report: Option<&ClientReport>, verdicts: &mut Vec<GradeVerdict>) {
+    let told = |task_id: &str| {
+        report
+            .and_then(|r| r.error.as_deref())
+            .is_some_and(|error| error.contains(task_id))
+    };
     for task in faultline_sim::modern_oracle::lost_task::lost_tasks(ledger) {
+        if told(&task.task_id) {
+            // The application's error names the task: it was told its work is lost (the
+            // simulator's judge excuses a `TaskLostError` for the task alike).
+            continue;
+        }
         verdicts.push(GradeVerdict {
-            kind: GradeKind::LostTask,
+            kind: VerdictKind::LostTask,
             why: format!(
-                "task {} ({}) was {} at {} ms; {} at {} ms got -32602",
+                "task {} ({}) was {} at {}; {} at {} got -32602",
                 task.task_id,
                 task.tool,
                 faultline_sim::modern_oracle::lost_task::loss_words(task.how),
-                task.lost_at_ms,
+                vtime(task.lost_at_ms),
                 task.misses[0].method,
-                task.misses[0].at_ms
+                vtime(task.misses[0].at_ms)
             ),
             evidence: json!(task),
         });
@@ -121,19 +158,19 @@ fn duplicate_effects(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
     for dup in faultline_sim::modern_oracle::duplicate_effect::duplicate_effects(ledger) {
         let first = &dup.commits[0];
         verdicts.push(GradeVerdict {
-            kind: GradeKind::DuplicateEffect,
+            kind: VerdictKind::DuplicateEffect,
             why: format!(
-                "order {} was committed {} times (first at {} ms{}; again at {} ms)",
+                "order {} was committed {} times (first at {}{}; again at {})",
                 dup.order,
                 dup.commits.len(),
-                first.at_ms,
+                vtime(first.at_ms),
                 first
                     .stream_cut_ms
-                    .map(|t| format!(", its request stream cut at {t} ms"))
+                    .map(|t| format!(", its request stream cut at {}", vtime(t)))
                     .unwrap_or_default(),
                 dup.commits[1..]
                     .iter()
-                    .map(|c| c.at_ms.to_string())
+                    .map(|c| vtime(c.at_ms))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -178,12 +215,12 @@ fn misrouted_sessions(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
             })
             .collect();
         verdicts.push(GradeVerdict {
-            kind: GradeKind::MisroutedSession,
+            kind: VerdictKind::MisroutedSession,
             why: format!(
-                "{} request(s) for a live session held by r{} reached another replica (the first, at {} ms, r{}) and were answered as for an unknown session",
+                "{} request(s) for a live session held by r{} reached another replica (the first, at {}, r{}) and were answered as for an unknown session",
                 misroutes.len(),
                 first.held_by.0,
-                first.at_ms,
+                vtime(first.at_ms),
                 first.answered_by.0
             ),
             evidence: json!({
@@ -196,7 +233,8 @@ fn misrouted_sessions(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
 }
 
 /// What the server produced for the application: the judged call's progress steps and
-/// result, and the notifications of its sessions up to the client's last call. A
+/// result, and the notifications of its sessions while the client was there (until its
+/// last request was answered or the last event reached it, whichever came later). A
 /// session no request of the client named is someone else's (a fleet's tenant, played
 /// without HTTP): its notifications are not owed to the graded client.
 #[derive(Debug, Default)]
@@ -211,6 +249,25 @@ struct Owed {
     notifications: BTreeMap<u64, usize>,
 }
 
+/// The sessions that are the graded client's own: those some request of its named (a
+/// session no request named is someone else's, a fleet's tenant played without HTTP).
+pub(crate) fn client_sessions(
+    ledger: &Ledger,
+) -> std::collections::BTreeSet<faultline_model::SessionKey> {
+    let named: std::collections::BTreeSet<&str> = ledger
+        .answers
+        .iter()
+        .filter_map(|a| a.session_sent.as_deref())
+        .collect();
+    ledger
+        .sessions
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| named.contains(s.wire_id.as_str()))
+        .map(|(i, _)| faultline_model::SessionKey(ledger.sessions_base + i as u32))
+        .collect()
+}
+
 fn owed(ledger: &Ledger, context: &ClientContext) -> Owed {
     let tool = context.call.tool.as_str();
     let jobs: Vec<JobId> = ledger
@@ -221,21 +278,19 @@ fn owed(ledger: &Ledger, context: &ClientContext) -> Owed {
         .map(|(i, _)| JobId(ledger.jobs_base + i as u32))
         .collect();
     let judged = jobs.last().copied();
-    let last_call_answer = ledger
+    // The client was still there until its last request was answered or the last event
+    // reached it (a long call's result comes long after its POST was answered): what its
+    // sessions produced until then was owed to it.
+    let client_there_until = ledger
         .answers
         .iter()
-        .filter(|a| a.rpc_method.as_deref() == Some("tools/call"))
         .map(|a| a.at_ms)
+        .chain(ledger.sends.iter().map(|s| s.at_ms))
         .max()
         .unwrap_or(0);
-    let named: std::collections::BTreeSet<&str> = ledger
-        .answers
-        .iter()
-        .filter_map(|a| a.session_sent.as_deref())
-        .collect();
-    let clients_session = |key: faultline_model::SessionKey| {
-        key.0 < ledger.sessions_base || named.contains(ledger.session(key).wire_id.as_str())
-    };
+    let own = client_sessions(ledger);
+    let clients_session =
+        |key: faultline_model::SessionKey| key.0 < ledger.sessions_base || own.contains(&key);
     let mut owed = Owed::default();
     for event in &ledger.events {
         match event.payload {
@@ -246,7 +301,7 @@ fn owed(ledger: &Ledger, context: &ClientContext) -> Owed {
                 }
             }
             Payload::Notification { seq }
-                if event.at_ms <= last_call_answer && clients_session(event.session) =>
+                if event.at_ms <= client_there_until && clients_session(event.session) =>
             {
                 *owed.notifications.entry(seq).or_default() += 1;
             }
@@ -326,11 +381,11 @@ fn losses(
     if !lost.is_empty() {
         let (kind, why) = match &report.error {
             None => (
-                GradeKind::SilentGap,
+                VerdictKind::SilentGap,
                 format!("lost {}, and no error said so", lost.join(", ")),
             ),
             Some(error) => (
-                GradeKind::SurfacedLoss,
+                VerdictKind::SurfacedLoss,
                 format!("lost {}; the client said: {error}", lost.join(", ")),
             ),
         };
@@ -359,7 +414,7 @@ fn losses(
             what.push(format!("notifications seq {}", ranges(&dup_seq)));
         }
         verdicts.push(GradeVerdict {
-            kind: GradeKind::Duplicate,
+            kind: VerdictKind::Duplicate,
             why: format!("handed over more often than produced: {}", what.join(", ")),
             evidence: json!({ "progress": dup_steps, "notifications": dup_seq }),
         });
@@ -370,7 +425,7 @@ fn losses(
             Some(error) => format!("nothing produced was lost; the call failed loudly: {error}"),
         };
         verdicts.push(GradeVerdict {
-            kind: GradeKind::Clean,
+            kind: VerdictKind::Clean,
             why,
             evidence,
         });
@@ -396,35 +451,58 @@ pub(crate) fn method_name(method: HttpMethod) -> &'static str {
 }
 
 /// Requests that kept going to a session after it answered 404/410.
+///
+/// A real client does not report when it *read* the death notice, so the rule concludes
+/// from the ledger what it can: a later request was sent knowing the session dead when it
+/// repeats a request already answered with the notice (a client re-sends what failed
+/// only after reading the failure), or when it arrived at a later virtual time than the
+/// notice (the grading clock stands still while a client is between requests, so requests
+/// sent together share an instant). A request sent with the one that got the notice
+/// (a GET and `notifications/initialized` in one breath) is not a retry. A 404 that
+/// misrouted a live session is no death notice ([`faultline_verdicts::dead_session`]).
 fn retry_amplification(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+    let misrouted = faultline_verdicts::dead_session::Misrouted::of(ledger);
     let mut first_gone: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, a) in ledger.answers.iter().enumerate() {
-        if let (Some(s), 404 | 410) = (a.session_sent.as_deref(), a.status) {
+        if misrouted.is_death_notice(a)
+            && let Some(s) = a.session_sent.as_deref()
+        {
             first_gone.entry(s).or_insert(i);
         }
     }
     for (session, i) in first_gone {
-        let later: Vec<_> = ledger.answers[i + 1..]
-            .iter()
-            .filter(|a| {
-                a.session_sent.as_deref() == Some(session) && a.method != HttpMethod::Delete
-            })
-            .collect();
+        let notice = &ledger.answers[i];
+        let mut failed: Vec<(HttpMethod, Option<&str>)> = Vec::new();
+        let mut later = Vec::new();
+        for a in &ledger.answers[i..] {
+            if a.session_sent.as_deref() != Some(session) || a.method == HttpMethod::Delete {
+                continue;
+            }
+            let what = (a.method, a.rpc_method.as_deref());
+            let knowing =
+                a.conn != notice.conn && (a.at_ms > notice.at_ms || failed.contains(&what));
+            if knowing {
+                later.push(a);
+            }
+            if misrouted.is_death_notice(a) && !failed.contains(&what) {
+                failed.push(what);
+            }
+        }
         if later.is_empty() {
             continue;
         }
         verdicts.push(GradeVerdict {
-            kind: GradeKind::RetryAmplification,
+            kind: VerdictKind::RetryAmplification,
             why: format!(
-                "{} request(s) still went to session {} after it answered {} at {} ms",
+                "{} request(s) still went to session {} after it answered {} at {}",
                 later.len(),
                 short(session),
-                ledger.answers[i].status,
-                ledger.answers[i].at_ms
+                notice.status,
+                vtime(notice.at_ms)
             ),
             evidence: json!({
                 "session": session,
-                "gone_at_ms": ledger.answers[i].at_ms,
+                "gone_at_ms": notice.at_ms,
                 "requests": later.iter().map(|a| request_note(a)).collect::<Vec<_>>(),
             }),
         });
@@ -462,10 +540,10 @@ fn reinit_collisions(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
         return;
     }
     verdicts.push(GradeVerdict {
-        kind: GradeKind::ReinitCollision,
+        kind: VerdictKind::ReinitCollision,
         why: format!(
-            "after re-initializing at {} ms, {} request(s) still carried an old session id",
-            ledger.answers[reinit].at_ms,
+            "after re-initializing at {}, {} request(s) still carried an old session id",
+            vtime(ledger.answers[reinit].at_ms),
             stale.len()
         ),
         evidence: json!({
@@ -475,15 +553,18 @@ fn reinit_collisions(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
     });
 }
 
-/// A resumption answered 200 with a replay, then the session's next POST got 404/410.
+/// A resumption answered 200 with a replay, then the session's next POST got 404/410 (a
+/// death notice: a misroute of a live session is `misrouted_session`, not this).
 fn zombies(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+    let misrouted = faultline_verdicts::dead_session::Misrouted::of(ledger);
     let mut reported = Vec::new();
     for r in &ledger.resumptions {
-        let replayed = match r.resolution {
-            CursorResolution::Honoured { replayed, .. }
-            | CursorResolution::Stale { replayed, .. } => replayed,
-            _ => continue,
-        };
+        if !matches!(
+            r.resolution,
+            CursorResolution::Honoured { .. } | CursorResolution::Stale { .. }
+        ) {
+            continue;
+        }
         let Some(session) = r.session_sent.as_deref() else {
             continue;
         };
@@ -499,25 +580,38 @@ fn zombies(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
         let next = ledger.answers[at + 1..]
             .iter()
             .find(|a| a.method == HttpMethod::Post && a.session_sent.as_deref() == Some(session));
-        let Some(next) = next.filter(|a| matches!(a.status, 404 | 410)) else {
+        let Some(next) = next.filter(|a| misrouted.is_death_notice(a)) else {
             continue;
         };
         reported.push(session);
+        let mut ids: Vec<u64> = ledger
+            .sends
+            .iter()
+            .filter(|s| s.conn == r.conn && s.replay)
+            .map(|s| ledger.event(s.event).id)
+            .collect();
+        ids.sort_unstable();
+        let replayed_ids = faultline_sim::IdRanges::from_sorted(ids);
         verdicts.push(GradeVerdict {
-            kind: GradeKind::ZombieSession,
+            kind: VerdictKind::ZombieSession,
             why: format!(
-                "the resumption at {} ms (Last-Event-ID {}) replayed {replayed} event(s) with 200; the next POST ({}) at {} ms got {}",
-                r.at_ms,
+                "the resumption at {} (Last-Event-ID {}) replayed {} with 200; the next POST ({}) at {} got {}",
+                vtime(r.at_ms),
                 r.cursor,
+                if replayed_ids.0.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    format!("ids {replayed_ids}")
+                },
                 next.rpc_method.as_deref().unwrap_or("?"),
-                next.at_ms,
+                vtime(next.at_ms),
                 next.status
             ),
             evidence: json!({
                 "session": session,
                 "replay_at_ms": r.at_ms,
                 "cursor": r.cursor,
-                "replayed": replayed,
+                "replayed_ids": replayed_ids,
                 "rejected": request_note(next),
             }),
         });
@@ -564,10 +658,11 @@ fn cursor_reuse(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
             continue;
         }
         verdicts.push(GradeVerdict {
-            kind: GradeKind::CursorReuse,
+            kind: VerdictKind::CursorReuse,
             why: format!(
-                "Last-Event-ID {cursor} was minted in generation {} and honoured against generation {generation}'s numbering at {} ms; {replayed} event(s) replayed after it as if contiguous",
-                minted.generation, r.at_ms
+                "Last-Event-ID {cursor} was minted in generation {} and honoured against generation {generation}'s numbering at {}; {replayed} event(s) replayed after it as if contiguous",
+                minted.generation,
+                vtime(r.at_ms)
             ),
             evidence: json!({
                 "cursor": r.cursor,
@@ -578,6 +673,11 @@ fn cursor_reuse(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
             }),
         });
     }
+}
+
+/// A virtual time as `run` spells it: `T+4m30s`.
+fn vtime(at_ms: u64) -> String {
+    format!("T+{}", faultline_model::DurationMs(at_ms))
 }
 
 fn short(session: &str) -> String {
@@ -638,9 +738,9 @@ mod tests {
         );
         let dup = verdicts
             .iter()
-            .find(|v| v.kind == GradeKind::DuplicateEffect)
+            .find(|v| v.kind == VerdictKind::DuplicateEffect)
             .expect("duplicate_effect");
-        assert!(dup.kind.is_silent_loss());
+        assert!(dup.kind.is_failure());
         assert_eq!(dup.evidence["order"], "call-0");
         assert_eq!(dup.evidence["cut_at_ms"], 3_000);
         assert_eq!(dup.evidence["reissued_at_ms"], json!([4_000]));
@@ -657,7 +757,7 @@ mod tests {
             Some(&report),
         );
         assert!(
-            once.iter().all(|v| v.kind != GradeKind::DuplicateEffect),
+            once.iter().all(|v| v.kind != VerdictKind::DuplicateEffect),
             "{once:?}"
         );
     }

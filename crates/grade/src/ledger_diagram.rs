@@ -22,7 +22,7 @@ use faultline_sim::{short_id, vtime};
 use faultline_teach::{ArrowKind, Diagram, Harm, Lane, Row, Shape, Tone, VerdictLine};
 use serde_json::Value;
 
-use crate::verdict::{GradeKind, GradeVerdict};
+use crate::verdict::{GradeVerdict, VerdictKind};
 
 /// What the judge's evidence says, in the shape the diagram needs.
 #[derive(Debug, Default)]
@@ -39,35 +39,45 @@ struct Marks {
     collisions: BTreeSet<(u64, u64)>,
     /// Times of resumptions that honoured a cursor against another generation's numbering.
     cursor_reuses: BTreeSet<u64>,
+    /// The graded client's own sessions (see [`crate::judge::client_sessions`]): a
+    /// notification's harm is drawn only on theirs, never on a tenant's that shares its
+    /// sequence number (progress and results are the call's, whatever the session).
+    own: BTreeSet<faultline_model::SessionKey>,
 }
 
 impl Marks {
-    fn of(verdicts: &[GradeVerdict]) -> Marks {
-        let mut marks = Marks::default();
+    fn of(ledger: &Ledger, verdicts: &[GradeVerdict]) -> Marks {
+        let mut marks = Marks {
+            own: crate::judge::client_sessions(ledger),
+            ..Marks::default()
+        };
         for v in verdicts {
             let e = &v.evidence;
             match v.kind {
-                GradeKind::SilentGap | GradeKind::SurfacedLoss => {
+                VerdictKind::SilentGap | VerdictKind::SurfacedLoss => {
                     marks.missing_steps = numbers(&e["missing_progress"]);
                     marks.missing_seqs = numbers(&e["missing_notifications"]);
                     marks.result_missing = e["result_missing"].as_bool() == Some(true);
                 }
-                GradeKind::Duplicate => {
+                VerdictKind::Duplicate => {
                     marks.duplicate_steps = numbers(&e["progress"]);
                     marks.duplicate_seqs = numbers(&e["notifications"]);
                 }
-                GradeKind::RetryAmplification => marks.retries.extend(requests(&e["requests"])),
-                GradeKind::ReinitCollision => marks.collisions.extend(requests(&e["requests"])),
-                GradeKind::CursorReuse => {
+                VerdictKind::RetryAmplification => marks.retries.extend(requests(&e["requests"])),
+                VerdictKind::ReinitCollision => marks.collisions.extend(requests(&e["requests"])),
+                VerdictKind::CursorReuse => {
                     marks.cursor_reuses.extend(e["resumed_at_ms"].as_u64());
                 }
-                GradeKind::Clean
-                | GradeKind::Hung
-                | GradeKind::ZombieSession
-                | GradeKind::MisroutedSession
-                | GradeKind::DuplicateEffect
-                | GradeKind::MissedChange => {}
-                GradeKind::LostTask | GradeKind::ForeignEvent | GradeKind::EraMismatch => {}
+                VerdictKind::Clean
+                | VerdictKind::Hung
+                | VerdictKind::ZombieSession
+                | VerdictKind::MisroutedSession
+                | VerdictKind::DuplicateEffect
+                | VerdictKind::MissedChange => {}
+                VerdictKind::LostTask | VerdictKind::ForeignEvent | VerdictKind::EraMismatch => {}
+                VerdictKind::QuarantineViolation
+                | VerdictKind::Detected
+                | VerdictKind::ReconnectLoop => {}
             }
         }
         marks
@@ -141,7 +151,7 @@ pub fn diagram_of_grade(
     verdicts: &[GradeVerdict],
     title: &str,
 ) -> Diagram {
-    let marks = Marks::of(verdicts);
+    let marks = Marks::of(ledger, verdicts);
     let mut items: Vec<(u64, Item)> = Vec::new();
     items.extend(faults.iter().map(|f| (f.at_ms, Item::Fault(f))));
     items.extend(ledger.restarts.iter().map(|&at| (at, Item::Restart)));
@@ -190,7 +200,7 @@ pub fn diagram_of_grade(
     let sent: BTreeSet<u32> = ledger.sends.iter().map(|s| s.event.0).collect();
     for (i, e) in ledger.events.iter().enumerate() {
         let id = ledger.events_base + i as u32;
-        if !sent.contains(&id) && marks.owes(&e.payload) {
+        if !sent.contains(&id) && marks.owes(e) {
             items.push((e.at_ms, Item::NeverSent(e)));
         }
     }
@@ -293,7 +303,7 @@ pub fn diagram_of_grade(
 
     let end = rows.last().map_or(0, |r| r.until_ms);
     let mut verdict_lines = Vec::new();
-    for v in verdicts.iter().filter(|v| v.kind != GradeKind::Clean) {
+    for v in verdicts.iter().filter(|v| v.kind != VerdictKind::Clean) {
         let at_ms = verdict_time(v).unwrap_or(end);
         if let Some(row) = rows
             .iter_mut()
@@ -357,20 +367,25 @@ pub(crate) fn anchor_of(name: &str) -> String {
 }
 
 impl Marks {
-    /// Whether the application was owed this payload and never got it.
-    fn owes(&self, payload: &Payload) -> bool {
-        match *payload {
+    /// Whether the application was owed this event and never got it: one of its own
+    /// sessions' events whose value the judge found missing.
+    fn owes(&self, event: &ProducedEvent) -> bool {
+        match event.payload {
             Payload::Progress { step, .. } => self.missing_steps.contains(&u64::from(step)),
-            Payload::Notification { seq } => self.missing_seqs.contains(&seq),
+            Payload::Notification { seq } => {
+                self.own.contains(&event.session) && self.missing_seqs.contains(&seq)
+            }
             Payload::ToolResult { .. } => self.result_missing,
             _ => false,
         }
     }
 
-    fn duplicated(&self, payload: &Payload) -> bool {
-        match *payload {
+    fn duplicated(&self, event: &ProducedEvent) -> bool {
+        match event.payload {
             Payload::Progress { step, .. } => self.duplicate_steps.contains(&u64::from(step)),
-            Payload::Notification { seq } => self.duplicate_seqs.contains(&seq),
+            Payload::Notification { seq } => {
+                self.own.contains(&event.session) && self.duplicate_seqs.contains(&seq)
+            }
             _ => false,
         }
     }
@@ -388,17 +403,17 @@ fn verdict_time(v: &GradeVerdict) -> Option<u64> {
     .find_map(|k| v.evidence[*k].as_u64())
 }
 
-fn harm_shows(harm: Harm, kind: GradeKind) -> bool {
+fn harm_shows(harm: Harm, kind: VerdictKind) -> bool {
     matches!(
         (harm, kind),
         (
             Harm::Lost | Harm::NeverDelivered,
-            GradeKind::SilentGap | GradeKind::SurfacedLoss
-        ) | (Harm::Duplicate, GradeKind::Duplicate)
-            | (Harm::Retry, GradeKind::RetryAmplification)
-            | (Harm::Collision, GradeKind::ReinitCollision)
-            | (Harm::CursorReuse, GradeKind::CursorReuse)
-            | (Harm::DeadSession, GradeKind::ZombieSession)
+            VerdictKind::SilentGap | VerdictKind::SurfacedLoss
+        ) | (Harm::Duplicate, VerdictKind::Duplicate)
+            | (Harm::Retry, VerdictKind::RetryAmplification)
+            | (Harm::Collision, VerdictKind::ReinitCollision)
+            | (Harm::CursorReuse, VerdictKind::CursorReuse)
+            | (Harm::DeadSession, VerdictKind::ZombieSession)
     )
 }
 
@@ -506,9 +521,9 @@ struct Fold {
 
 impl Fold {
     fn start(send: &SendEntry, event: &ProducedEvent, marks: &Marks) -> Fold {
-        let harm = if marks.owes(&event.payload) {
+        let harm = if marks.owes(event) {
             Some(Harm::Lost)
-        } else if send.replay && marks.duplicated(&event.payload) {
+        } else if send.replay && marks.duplicated(event) {
             Some(Harm::Duplicate)
         } else {
             None
@@ -748,7 +763,7 @@ mod tests {
             ..Ledger::default()
         };
         let verdicts = [GradeVerdict {
-            kind: GradeKind::RetryAmplification,
+            kind: VerdictKind::RetryAmplification,
             why: "1 request(s) still went to session s".into(),
             evidence: serde_json::json!({
                 "session": "s", "gone_at_ms": 10,

@@ -45,6 +45,7 @@ mod client_report;
 mod foreign_events;
 mod judge;
 mod ledger_diagram;
+mod quarantine;
 mod report_card;
 mod verdict;
 
@@ -60,7 +61,7 @@ pub use client_report::ClientReport;
 pub use judge::judge;
 pub use ledger_diagram::diagram_of_grade;
 pub use report_card::report_card;
-pub use verdict::{GradeKind, GradeVerdict};
+pub use verdict::{GradeVerdict, VerdictKind};
 
 /// How long a client may take on one scenario before it is `hung`: longer than the
 /// TypeScript SDK's 60 s request timeout, so a client that gives up after it is seen to.
@@ -92,12 +93,12 @@ pub struct ScenarioGrade {
 
 impl ScenarioGrade {
     pub fn lost_silently(&self) -> bool {
-        self.verdicts.iter().any(|v| v.kind.is_silent_loss())
+        self.verdicts.iter().any(|v| v.kind.is_failure())
     }
 
     /// Anything but a clean verdict.
     pub fn failed(&self) -> bool {
-        self.verdicts.iter().any(|v| v.kind != GradeKind::Clean)
+        self.verdicts.iter().any(|v| v.kind != VerdictKind::Clean)
     }
 
     /// The ledger as JSON: the bytes `ledger_sha256` digests.

@@ -9,7 +9,7 @@ use faultline_teach::{MAX_ROWS, elide, escape, page, to_svg};
 
 use crate::ScenarioGrade;
 use crate::ledger_diagram::{anchor_of, diagram_of_grade};
-use crate::verdict::GradeKind;
+use crate::verdict::VerdictKind;
 
 const CARD_STYLE: &str = r#"
 table.grades { border-collapse: collapse; background: #fff; margin: 8px 0 18px 0; }
@@ -109,7 +109,7 @@ fn run_section(command: &str, g: &ScenarioGrade) -> String {
     let failing: Vec<_> = g
         .verdicts
         .iter()
-        .filter(|v| v.kind != GradeKind::Clean)
+        .filter(|v| v.kind != VerdictKind::Clean)
         .collect();
     for v in &failing {
         s.push_str(&format!(

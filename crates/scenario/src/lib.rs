@@ -28,18 +28,19 @@ mod calls;
 mod engine;
 mod faults;
 mod pick;
+mod reconnect;
 mod ron_error;
 mod scenario;
 mod source_map;
-mod verdict_kind;
 
 pub use arming::{Armed, ArmedCall, ArmedFault, ArmedNotify, ArmedTrigger, arm};
 pub use balancer::{Balancer, COOKIE_NAME, Pick};
 pub use engine::{Emitted, Engine, FiredFault};
+pub use faultline_verdicts::VerdictKind;
 pub use faults::{ClientEffect, FaultAction};
 pub use pick::{PickCount, PickDuration};
+pub use reconnect::Reconnect;
 pub use scenario::{
     ClientConfig, ClientEra, ClientModel, CutAt, Expectation, Fault, Scenario, ScenarioError,
     StreamSel, Tool, Trigger, Work,
 };
-pub use verdict_kind::VerdictKind;

@@ -17,7 +17,9 @@ use serde::{Deserialize, Serialize};
 use crate::pick::{PickCount, PickDuration};
 use crate::ron_error;
 use crate::source_map::{self, TextPosition};
-use crate::verdict_kind::VerdictKind;
+use faultline_verdicts::VerdictKind;
+
+use crate::reconnect::Reconnect;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -113,6 +115,11 @@ pub struct ClientConfig {
     /// the task id, poll `tasks/get`. Written only when set.
     #[serde(skip_serializing_if = "is_false")]
     pub use_tasks: bool,
+    /// (2025 client) When it stops reconnecting a stream that delivers nothing:
+    /// `GiveUpAfter(5)` (the default) or `Forever` (see [`Reconnect`]). Written only when
+    /// it is not the default.
+    #[serde(skip_serializing_if = "Reconnect::is_default")]
+    pub reconnect: Reconnect,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -160,6 +167,7 @@ impl Default for ClientConfig {
             lists_tools: false,
             accepts_sessionless: false,
             use_tasks: false,
+            reconnect: Reconnect::DEFAULT,
         }
     }
 }

@@ -21,7 +21,7 @@ use crate::client_record::{
     Task,
 };
 use crate::legacy_tools_list::LegacyToolsList;
-use faultline_scenario::{ClientModel, Tool};
+use faultline_scenario::{ClientModel, Reconnect, Tool};
 
 /// The guards, each switchable on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +77,9 @@ pub struct Policy {
     /// (client with `era: Auto`) Probe again whenever the era it settled on fails.
     /// Without it the detected era is kept for `era_cache`, whatever happens.
     pub reprobe_on_failure: bool,
+    /// (2025 client) Give up on a stream after this many reconnects in a row that
+    /// delivered nothing new; `None`: never (the scenario's `client: (reconnect: Forever)`).
+    pub max_fruitless_reconnects: Option<u32>,
 }
 
 impl Policy {
@@ -99,6 +102,7 @@ impl Policy {
                 requires_session: true,
                 era_fallback_by_spec: false,
                 reprobe_on_failure: false,
+                max_fruitless_reconnects: Reconnect::DEFAULT.limit(),
             },
             ClientModel::Guarded => Policy {
                 skip_ids_at_or_below_cursor: false,
@@ -117,6 +121,7 @@ impl Policy {
                 requires_session: false,
                 era_fallback_by_spec: true,
                 reprobe_on_failure: true,
+                max_fruitless_reconnects: Reconnect::DEFAULT.limit(),
             },
         }
     }
@@ -309,9 +314,6 @@ pub(crate) fn plan_call_into(
     index
 }
 
-/// Give up reconnecting a stream after this many attempts that delivered nothing new
-/// (rmcp would loop forever at 1 Hz; a simulation must end).
-const MAX_FRUITLESS_RECONNECTS: u32 = 5;
 /// A guarded client re-issues one call at most this many times (each in a new session).
 const MAX_REISSUES: u32 = 3;
 /// Either client re-initializes at most this many times in a row without progress (an
@@ -1642,10 +1644,24 @@ impl Client {
             return;
         }
         let attempt = self.bump_fruitless(stream.logical);
-        if attempt > MAX_FRUITLESS_RECONNECTS {
+        if let Some(limit) = self.policy.max_fruitless_reconnects
+            && attempt > limit
+        {
             match stream.logical {
-                Logical::Call(i) => self.fail_call(now, i, format!("gave up resuming after {MAX_FRUITLESS_RECONNECTS} reconnects without progress")),
-                Logical::Standalone | Logical::Aux => self.raise(now, ClientError::Surfaced { message: format!("standalone stream gave up after {MAX_FRUITLESS_RECONNECTS} reconnects without progress") }, ErrorScope::Standalone(session)),
+                Logical::Call(i) => self.fail_call(
+                    now,
+                    i,
+                    format!("gave up resuming after {limit} reconnects without progress"),
+                ),
+                Logical::Standalone | Logical::Aux => self.raise(
+                    now,
+                    ClientError::Surfaced {
+                        message: format!(
+                            "standalone stream gave up after {limit} reconnects without progress"
+                        ),
+                    },
+                    ErrorScope::Standalone(session),
+                ),
             }
             return;
         }

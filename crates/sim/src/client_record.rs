@@ -111,6 +111,9 @@ pub struct ClientRecord {
     /// (time obtained, wire id) of every session the client initialized.
     pub sessions: Vec<(u64, String)>,
     pub calls: Vec<CallRecord>,
+    /// The run stopped at the scenario's horizon with work still due (the client's or the
+    /// server's): the time of the horizon. `None` when the run ended with nothing to do.
+    pub horizon_cut_ms: Option<u64>,
 }
 
 impl ClientRecord {

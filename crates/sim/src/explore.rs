@@ -84,6 +84,15 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> S
                 );
             }
         }
+        // A client that never gives up meets the answers that never change: an empty 200
+        // to a cursor, or a dead session's status.
+        VerdictKind::ReconnectLoop | VerdictKind::Hung => {
+            put("unknown_cursor", format!("{:?}", k.unknown_cursor));
+            put(
+                "dead_session_answer",
+                format!("{:?}", k.dead_session_answer),
+            );
+        }
         VerdictKind::Clean | VerdictKind::Detected => {}
     }
     sig

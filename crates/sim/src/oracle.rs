@@ -20,6 +20,7 @@ use crate::verdict::{
     AppliedNote, Evidence, IdRanges, MisroutedNote, RequestNote, Verdict, VerdictKind,
 };
 use crate::words::Words;
+use faultline_verdicts::dead_session::Misrouted;
 
 /// How an unapplied event is accounted for, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -47,8 +48,17 @@ pub(crate) fn judge_with(ledger: &Ledger, record: &ClientRecord, words: Words) -
     let requests = LazyRequestIndex::new(record);
     let resumed = resumptions_by_conn(ledger, record);
     cursor_reuse(ledger, record, &resumed, words, &mut verdicts);
-    zombies(ledger, record, &requests, &resumed, words, &mut verdicts);
-    retry_amplification(record, &requests, words, &mut verdicts);
+    zombies(
+        ledger,
+        record,
+        &requests,
+        &resumed,
+        &Misrouted::of(ledger),
+        words,
+        &mut verdicts,
+    );
+    let misrouted = Misrouted::of(ledger);
+    retry_amplification(record, &requests, &misrouted, words, &mut verdicts);
     reinit_collisions(record, &requests, words, &mut verdicts);
     quarantine_violations(ledger, record, words, &mut verdicts);
     foreign_events(ledger, record, words, &mut verdicts);
@@ -57,6 +67,8 @@ pub(crate) fn judge_with(ledger: &Ledger, record: &ClientRecord, words: Words) -
     crate::modern_oracle::missed_change::verdicts(ledger, words, &mut verdicts);
     crate::modern_oracle::lost_task::verdicts(ledger, record, words, &mut verdicts);
     crate::modern_oracle::era_mismatch::verdicts(ledger, words, &mut verdicts);
+    reconnect_loops(ledger, words, &mut verdicts);
+    hung(record, words, &mut verdicts);
     let harmed = verdicts
         .iter()
         .any(|v| v.kind.is_loss() || v.kind == VerdictKind::SurfacedLoss);
@@ -168,6 +180,52 @@ pub(crate) fn judge_with(ledger: &Ledger, record: &ClientRecord, words: Words) -
     }
     verdicts.sort_by_key(|v| (v.kind, v.at_ms));
     verdicts
+}
+
+/// Loops of fruitless reconnects or retries, by the ledger-only rule real clients are
+/// graded by too ([`faultline_verdicts::reconnect_loop`]).
+fn reconnect_loops(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
+    for found in faultline_verdicts::reconnect_loop::reconnect_loops(ledger) {
+        verdicts.push(Verdict {
+            kind: VerdictKind::ReconnectLoop,
+            at_ms: found.first_at_ms,
+            summary: words.say(|| found.sentence(vtime)),
+            evidence: Evidence::ReconnectLoop(found),
+        });
+    }
+}
+
+/// The horizon came while calls were neither completed nor failed: the application is
+/// still waiting. (A real client that gives no report before the grader's timeout is the
+/// same verdict.)
+fn hung(record: &ClientRecord, words: Words, verdicts: &mut Vec<Verdict>) {
+    let Some(horizon_ms) = record.horizon_cut_ms else {
+        return;
+    };
+    let pending_calls: Vec<String> = record
+        .calls
+        .iter()
+        .filter(|c| c.completed_at_ms.is_none() && c.failed_at_ms.is_none())
+        .map(|c| c.key.clone())
+        .collect();
+    if pending_calls.is_empty() {
+        return;
+    }
+    verdicts.push(Verdict {
+        kind: VerdictKind::Hung,
+        at_ms: horizon_ms,
+        summary: words.say(|| {
+            format!(
+                "the scenario's horizon came at {} with {} neither completed nor failed: the application is still waiting",
+                vtime(horizon_ms),
+                pending_calls.join(", ")
+            )
+        }),
+        evidence: Evidence::Hung {
+            horizon_ms,
+            pending_calls,
+        },
+    });
 }
 
 /// The ledger's entry for each connection the client resumed on (its first, as the checks
@@ -651,6 +709,7 @@ fn zombies(
     record: &ClientRecord,
     requests: &LazyRequestIndex,
     resumed: &BTreeMap<ConnId, &ResumeEntry>,
+    misrouted: &Misrouted,
     words: Words,
     verdicts: &mut Vec<Verdict>,
 ) {
@@ -680,12 +739,16 @@ fn zombies(
         let Some(status @ (404 | 410)) = next.status else {
             continue;
         };
+        if misrouted.contains(next.conn.0) {
+            // The session lived on another replica: the 200 was right, the 404 a misroute.
+            continue;
+        }
         reported.insert(r.session.clone());
-        let replayed = resumed.get(&r.conn).map_or(0, |e| match e.resolution {
-            CursorResolution::Honoured { replayed, .. }
-            | CursorResolution::Stale { replayed, .. } => replayed,
-            _ => 0,
-        });
+        let replayed_ids = if resumed.contains_key(&r.conn) {
+            replayed_ids(ledger, r.conn)
+        } else {
+            IdRanges::default()
+        };
         let death = ledger
             .sessions
             .iter()
@@ -695,9 +758,10 @@ fn zombies(
             kind: VerdictKind::ZombieSession,
             at_ms: next.at_ms,
             summary: words.say(|| format!(
-                "the resumption at {} (Last-Event-ID {}) replayed {replayed} event(s) with 200, and the next session-scoped request ({}) at {} got {status}{}",
+                "the resumption at {} (Last-Event-ID {}) replayed {} with 200, and the next session-scoped request ({}) at {} got {status}{}",
                 vtime(r.at_ms),
                 r.cursor,
+                if replayed_ids.0.is_empty() { "nothing".to_string() } else { format!("ids {replayed_ids}") },
                 next.describe(),
                 vtime(next.at_ms),
                 death.map(|(at, cause)| format!("; the session had died at {} ({cause:?})", vtime(at))).unwrap_or_default()
@@ -706,7 +770,7 @@ fn zombies(
                 session: r.session.clone(),
                 replay_at_ms: r.at_ms,
                 cursor: r.cursor.to_string(),
-                replayed_events: replayed,
+                replayed_ids,
                 rejected_at_ms: next.at_ms,
                 rejected_method: next.describe(),
                 status,
@@ -715,6 +779,18 @@ fn zombies(
             },
         });
     }
+}
+
+/// The ids of the events replayed on `conn` (a resumption's answer), in order.
+fn replayed_ids(ledger: &Ledger, conn: ConnId) -> IdRanges {
+    let mut ids: Vec<u64> = ledger
+        .sends
+        .iter()
+        .filter(|s| s.conn == conn && s.replay)
+        .map(|s| ledger.event(s.event).id)
+        .collect();
+    ids.sort_unstable();
+    IdRanges::from_sorted(ids)
 }
 
 /// "3 from main, 4 from stale-1": who sent the requests, in order of first appearance.
@@ -736,14 +812,17 @@ fn per_task(notes: &[RequestNote]) -> String {
 fn retry_amplification(
     record: &ClientRecord,
     requests: &LazyRequestIndex,
+    misrouted: &Misrouted,
     words: Words,
     verdicts: &mut Vec<Verdict>,
 ) {
-    // When the client *read* the first 404/410 for each session.
+    // When the client *read* the first 404/410 for each session (a misroute of a live
+    // session is no death notice: that is `misrouted_session`).
     let mut learned: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
     for q in &record.requests {
         if let (Some(s), Some(404 | 410), Some(seq)) =
             (q.session.as_deref(), q.status, q.answered_seq)
+            && !misrouted.contains(q.conn.0)
         {
             let e = learned.entry(s).or_insert((seq, q.at_ms));
             if seq < e.0 {

@@ -141,6 +141,7 @@ pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
         lists_tools,
         accepts_sessionless: maybe(rng, 0.5),
         use_tasks: false,
+        reconnect: faultline_scenario::Reconnect::DEFAULT,
     };
 
     let calls = ms(rng, 1, 3);

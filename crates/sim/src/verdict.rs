@@ -93,7 +93,9 @@ pub enum Evidence {
         session: String,
         replay_at_ms: u64,
         cursor: String,
-        replayed_events: u32,
+        /// The ids the resumption replayed after the cursor (the `200` that proved
+        /// nothing about the session).
+        replayed_ids: IdRanges,
         rejected_at_ms: u64,
         rejected_method: String,
         status: u16,
@@ -135,6 +137,16 @@ pub enum Evidence {
     /// The client's era against the server's, the probe and its answer, the requests that
     /// failed, whether the client probed again; see [`EraMismatch`].
     EraMismatch(EraMismatch),
+    /// The same resumption or failing request, repeated without end; see
+    /// [`faultline_verdicts::reconnect_loop`].
+    ReconnectLoop(faultline_verdicts::reconnect_loop::ReconnectLoop),
+    /// The scenario's horizon came while the client was still at work on calls it had
+    /// neither completed nor failed.
+    Hung {
+        horizon_ms: u64,
+        /// The workload calls left waiting (`call-k`).
+        pending_calls: Vec<String>,
+    },
     /// Requests for a live session answered by a replica that does not hold it.
     Misrouted {
         session: String,

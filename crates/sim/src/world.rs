@@ -131,6 +131,7 @@ impl<L: Link> World<L> {
 
     /// Runs to completion (nothing left to do, the horizon, or a broken link).
     pub fn run(mut self) -> (RunResult, L) {
+        let mut cut_at_horizon = false;
         loop {
             if self.link.broken() {
                 break;
@@ -143,6 +144,7 @@ impl<L: Link> World<L> {
                 (None, None) => break,
             };
             if next > self.horizon {
+                cut_at_horizon = true;
                 break;
             }
             self.now = next;
@@ -161,9 +163,11 @@ impl<L: Link> World<L> {
             _ => self.now,
         };
         let ledger = self.link.final_ledger();
+        let mut record = self.client.into_record();
+        record.horizon_cut_ms = cut_at_horizon.then_some(self.horizon);
         let result = RunResult {
             ledger,
-            record: self.client.into_record(),
+            record,
             trace: self.trace,
             end_ms,
             choices: self.choices,

@@ -606,6 +606,15 @@ fn truths(scenario: &Scenario, outcome: &RunOutcome) -> Vec<String> {
     out
 }
 
+/// "ids 4472..=4473" or "nothing".
+fn replayed_words(ids: &faultline_sim::IdRanges) -> String {
+    if ids.0.is_empty() {
+        "nothing".to_string()
+    } else {
+        format!("ids {ids}")
+    }
+}
+
 /// What a verdict says was lost, from its evidence.
 fn loss(v: &Verdict) -> String {
     let name = v.kind.name();
@@ -662,16 +671,17 @@ fn loss(v: &Verdict) -> String {
             session,
             replay_at_ms,
             cursor,
-            replayed_events,
+            replayed_ids,
             rejected_at_ms,
             rejected_method,
             status,
             session_died_at_ms,
             cause,
         } => format!(
-            "{name}: session {} answered 200 to the resumption at {} (Last-Event-ID {cursor}, {replayed_events} event(s) replayed), which proved nothing about the session{}; the next session-scoped request, {rejected_method} at {}, got {status}, {} after the replay. The failure surfaced far from its cause.",
+            "{name}: session {} answered 200 to the resumption at {} (Last-Event-ID {cursor}, {} replayed), which proved nothing about the session{}; the next session-scoped request, {rejected_method} at {}, got {status}, {} after the replay. The failure surfaced far from its cause.",
             short_id(session),
             vtime(*replay_at_ms),
+            replayed_words(replayed_ids),
             match (session_died_at_ms, cause) {
                 (Some(at), Some(c)) => format!(
                     "; it died at {} ({c}) without the client noticing",
@@ -892,6 +902,18 @@ fn loss(v: &Verdict) -> String {
                 )
             }
         }
+        Evidence::ReconnectLoop(found) => format!(
+            "{name}: {}. Each answer was the same and nothing new arrived, so no number of further attempts could help; the client never stopped to tell the application.",
+            found.sentence(vtime)
+        ),
+        Evidence::Hung {
+            horizon_ms,
+            pending_calls,
+        } => format!(
+            "{name}: at {} (the scenario's horizon) {} had neither completed nor failed: nothing need be lost for the application to wait for ever.",
+            vtime(*horizon_ms),
+            pending_calls.join(", ")
+        ),
         Evidence::None => format!("{name}: {}.", v.summary),
     }
 }

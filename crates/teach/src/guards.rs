@@ -97,6 +97,16 @@ pub fn guard_for(kind: VerdictKind) -> Guard {
             rule: "read a `server/discover` probe as the versioning page says: a result or a 400 with a 2026-07-28 code (-32020, -32021, -32022) means modern, anything else means fall back to `initialize`; cache the era per origin but probe again as soon as a request fails under it; and accept a 2025 server that answers `initialize` without `Mcp-Session-Id` (sessions are optional in 2025).",
             fix: "client: fall back on every non-modern probe answer, re-probe when the cached era fails, work sessionless when no session is given; server: answer a modern probe with 404 -32601 or a recognised code, and keep both eras served through a rollout.",
         },
+        VerdictKind::ReconnectLoop => Guard {
+            name: "bounded reconnects without progress",
+            rule: faultline_verdicts::reconnect_loop::GUARD,
+            fix: "client: count reconnects and retries that delivered nothing new, reset the count only on a delivered event, give up after a few and surface the failure; server: answer a cursor it cannot honour with 400, not an empty 200 that looks like success.",
+        },
+        VerdictKind::Hung => Guard {
+            name: "a deadline on every call",
+            rule: "every call the application waits on has a deadline: when it passes, the client stops trying and fails the call with an error the application sees, whatever the transport is still doing.",
+            fix: "client: give every call (and every resumption of its stream) an overall timeout that ends in an error; never leave the application waiting on a retry loop.",
+        },
         VerdictKind::Detected => Guard {
             name: "typed resumption errors",
             rule: "a guard fired and raised a typed error; the client tore the session down, re-initialized and re-issued what was unfinished, so nothing was lost silently.",

@@ -104,6 +104,18 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
                     assert!(text.contains(&vtime(r.at_ms)), "{ctx}");
                 }
             }
+            Evidence::ReconnectLoop(found) => {
+                assert!(text.contains(&found.request()), "{ctx}");
+                assert!(
+                    text.contains(&format!("{} times in a row", found.attempts)),
+                    "{ctx}"
+                );
+            }
+            Evidence::Hung { pending_calls, .. } => {
+                for call in pending_calls {
+                    assert!(text.contains(call.as_str()), "{ctx}");
+                }
+            }
             Evidence::Applied { events, .. } => {
                 assert!(text.contains(&events[0].id.to_string()), "{ctx}");
             }

@@ -1,7 +1,10 @@
-//! The names of the oracle's conclusions, shared by scenario `expect` blocks, reports and tests.
+//! The names of the judge's conclusions: one enum for `run`, `explore`, the testkit and
+//! `grade`, so that a name means the same thing whether the client was simulated or real.
 //!
-//! They live with the scenario format because an `expect` block names them; the evidence
-//! that backs each one is the simulator's business (`faultline_sim::Verdict`).
+//! Scenario `expect` blocks name them (the scenario crate re-exports this type), reports
+//! print them, and two questions about them are answered here once: which verdicts are a
+//! silent loss ([`VerdictKind::is_loss`]) and which are harm without loss
+//! ([`VerdictKind::is_harm`]).
 
 use std::fmt;
 
@@ -67,6 +70,17 @@ pub enum VerdictKind {
     /// that required one. Loud (the requests failed), so not a silent loss.
     #[serde(alias = "era_mismatch")]
     EraMismatch,
+    /// The client neither finished its call nor failed it: a simulated client still at
+    /// work when the scenario's horizon came, a real one that gave no report before the
+    /// grader's timeout. Nothing need be lost for the application to wait for ever.
+    #[serde(alias = "hung")]
+    Hung,
+    /// The client repeated the same resumption (the same `Last-Event-ID` on the same
+    /// session) or the same failing request again and again with nothing new delivered in
+    /// between: a reconnect loop without end, read from the server's ledger alone (see
+    /// `faultline_verdicts::reconnect_loop`).
+    #[serde(alias = "reconnect_loop")]
+    ReconnectLoop,
 }
 
 impl VerdictKind {
@@ -83,6 +97,17 @@ impl VerdictKind {
                 | VerdictKind::MissedChange
                 | VerdictKind::LostTask
         )
+    }
+
+    /// Harm without loss: the application waits for ever, or the client hammers the
+    /// server without end. A grade fails on these as on a loss.
+    pub fn is_harm(self) -> bool {
+        matches!(self, VerdictKind::Hung | VerdictKind::ReconnectLoop)
+    }
+
+    /// A silent loss or harm: what makes `grade` exit 1 and the explorer report a finding.
+    pub fn is_failure(self) -> bool {
+        self.is_loss() || self.is_harm()
     }
 
     pub fn name(self) -> &'static str {
@@ -103,10 +128,12 @@ impl VerdictKind {
             VerdictKind::MissedChange => "missed_change",
             VerdictKind::LostTask => "lost_task",
             VerdictKind::EraMismatch => "era_mismatch",
+            VerdictKind::Hung => "hung",
+            VerdictKind::ReconnectLoop => "reconnect_loop",
         }
     }
 
-    pub const ALL: [VerdictKind; 16] = [
+    pub const ALL: [VerdictKind; 18] = [
         VerdictKind::Clean,
         VerdictKind::SilentGap,
         VerdictKind::CursorReuse,
@@ -123,6 +150,8 @@ impl VerdictKind {
         VerdictKind::MissedChange,
         VerdictKind::LostTask,
         VerdictKind::EraMismatch,
+        VerdictKind::Hung,
+        VerdictKind::ReconnectLoop,
     ];
 }
 

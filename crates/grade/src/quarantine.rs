@@ -1,0 +1,123 @@
+//! `quarantine_violation` for a real client: events of one of its sessions that reached it
+//! only after the session was dead on the server, handed to the application.
+//!
+//! A replay from an event log that outlived its session (the 404-after-replay cascade) is
+//! the usual way: the log answers `200` on the SSE GET without asking the session store.
+//! A client that applies what it replays before it knows the session lives applies a dead
+//! session's events. The ledger says when each session died and when each event was put
+//! on one of the client's connections; a real client's report says only which values its
+//! application was handed. A value handed more often than events carrying it reached the
+//! client while their sessions were alive proves that at least the difference came from
+//! a dead session: a lower bound, never a guess (the simulator's judge, which knows each
+//! applied event, names them exactly).
+
+use std::collections::BTreeMap;
+
+use faultline_model::{Ledger, Payload, SessionKey};
+use serde_json::json;
+
+use crate::client_report::ClientReport;
+use crate::verdict::{GradeVerdict, VerdictKind};
+
+/// What an event hands the application, as a report spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Value {
+    Progress(u32),
+    Notification(u64),
+}
+
+pub(crate) fn quarantine_violations(
+    ledger: &Ledger,
+    report: Option<&ClientReport>,
+    verdicts: &mut Vec<GradeVerdict>,
+) {
+    let Some(report) = report else {
+        return;
+    };
+    let own = crate::judge::client_sessions(ledger);
+    let died = |key: SessionKey| {
+        if key.0 < ledger.sessions_base {
+            return None;
+        }
+        ledger.session(key).died.map(|(at, _)| at)
+    };
+    // Per value: the distinct events that reached the client while their session lived,
+    // and those that reached it only after it died (with the first such send).
+    let mut alive: BTreeMap<Value, Vec<u32>> = BTreeMap::new();
+    let mut dead_only: BTreeMap<u32, (Value, u64, SessionKey, u64)> = BTreeMap::new();
+    for send in &ledger.sends {
+        let Some(index) = send.event.0.checked_sub(ledger.events_base) else {
+            continue;
+        };
+        let event = &ledger.events[index as usize];
+        if !own.contains(&event.session) {
+            continue;
+        }
+        let value = match event.payload {
+            Payload::Progress { step, .. } => Value::Progress(step),
+            Payload::Notification { seq } => Value::Notification(seq),
+            _ => continue,
+        };
+        match died(event.session) {
+            Some(at) if send.at_ms > at => {
+                dead_only.entry(send.event.0).or_insert((
+                    value,
+                    send.at_ms,
+                    event.session,
+                    event.id,
+                ));
+            }
+            _ => {
+                let events = alive.entry(value).or_default();
+                if !events.contains(&send.event.0) {
+                    events.push(send.event.0);
+                }
+            }
+        }
+    }
+    dead_only.retain(|event, _| !alive.values().any(|events| events.contains(event)));
+    if dead_only.is_empty() {
+        return;
+    }
+    let mut handed: BTreeMap<Value, usize> = BTreeMap::new();
+    for p in &report.progress {
+        *handed.entry(Value::Progress(p.round() as u32)).or_default() += 1;
+    }
+    for &seq in &report.notifications {
+        *handed.entry(Value::Notification(seq)).or_default() += 1;
+    }
+    // Per dead session: the events whose value the application was handed more often than
+    // live sends can account for.
+    let mut by_session: BTreeMap<SessionKey, Vec<(u64, u64)>> = BTreeMap::new();
+    let mut spare: BTreeMap<Value, usize> = handed
+        .iter()
+        .map(|(v, &n)| (*v, n.saturating_sub(alive.get(v).map_or(0, Vec::len))))
+        .collect();
+    for (value, at_ms, session, id) in dead_only.values() {
+        let Some(left) = spare.get_mut(value).filter(|n| **n > 0) else {
+            continue;
+        };
+        *left -= 1;
+        by_session.entry(*session).or_default().push((*id, *at_ms));
+    }
+    for (session, events) in by_session {
+        let entry = ledger.session(session);
+        let died_at = entry.died.map_or(0, |(at, _)| at);
+        verdicts.push(GradeVerdict {
+            kind: VerdictKind::QuarantineViolation,
+            why: format!(
+                "{} event(s) of session {} reached the client only after the session died at T+{}, and the application was handed them",
+                events.len(),
+                entry.wire_id.chars().take(8).collect::<String>(),
+                faultline_model::DurationMs(died_at)
+            ),
+            evidence: json!({
+                "session": entry.wire_id,
+                "died_at_ms": died_at,
+                "cause": entry.died.map(|(_, cause)| format!("{cause:?}")),
+                "ids": events.iter().map(|&(id, _)| id).collect::<Vec<_>>(),
+                "sent_at_ms": events.iter().map(|&(_, at)| at).collect::<Vec<_>>(),
+            }),
+        });
+    }
+}

@@ -1,0 +1,223 @@
+//! `reconnect_loop`: the same resumption, or the same failing request, repeated again and
+//! again with nothing new reaching the client in between.
+//!
+//! Read from the server's ledger alone, so that a simulated client and a real one are
+//! judged by the same rule. The field reports that motivate it are clients whose retry
+//! counter resets on a clean end of stream or an empty `200` and which then reconnect for
+//! ever: <https://github.com/modelcontextprotocol/rust-sdk/issues/958>,
+//! <https://github.com/modelcontextprotocol/python-sdk/issues/2393>,
+//! <https://github.com/modelcontextprotocol/typescript-sdk/issues/2682>.
+//!
+//! **The rule.** Two requests are *the same attempt* when they share HTTP method, JSON-RPC
+//! method, `Mcp-Session-Id` and `Last-Event-ID`. An attempt is *fruitless* when it was
+//! answered with an error status (4xx/5xx), or when its `Last-Event-ID` was answered by a
+//! stream that ended at once with nothing on it (the `Empty200` answer to an unknown or
+//! evicted cursor). [`LOOP_ATTEMPTS`] fruitless answers to the same attempt in a row, with
+//! no event reaching the client for the first time in between and no successful answer to
+//! that attempt, are a loop. A stream that stays open (a quiet standalone `GET`) is not
+//! fruitless, however often an idle proxy cuts it.
+//!
+//! **The guard.** Count reconnects without progress and give up after a few, with the
+//! count reset only by a delivered event, never by a clean end of stream or an empty
+//! `200`; then surface the failure (and re-initialize) rather than try again.
+
+use std::collections::BTreeMap;
+
+use faultline_model::{CursorResolution, HttpMethod, Ledger, UnknownCursor};
+use serde::Serialize;
+
+/// Fruitless answers in a row to the same attempt that make a loop. The modelled clients
+/// with their default habits stop well before it (five reconnects without progress, three
+/// retries of a 404).
+pub const LOOP_ATTEMPTS: u32 = 10;
+
+/// What the guard is, in one sentence (for `explain` and the report card).
+pub const GUARD: &str = "count reconnects without progress and give up after a few; reset the count only when an event arrives, not on a clean end of stream or an empty 200";
+
+/// One loop: the attempt repeated, how often, over which span of time, and how it was
+/// answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReconnectLoop {
+    /// `GET`, `POST` or `DELETE`.
+    pub method: &'static str,
+    /// The JSON-RPC method of a repeated POST.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rpc_method: Option<String>,
+    /// The `Mcp-Session-Id` every attempt carried.
+    pub session: Option<String>,
+    /// The `Last-Event-ID` every attempt carried.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    /// The longest run of fruitless answers in a row.
+    pub attempts: u32,
+    /// When that run's first and last attempts were answered.
+    pub first_at_ms: u64,
+    pub last_at_ms: u64,
+    /// The answers the run got, each status once, in order of first appearance
+    /// (`200` stands for a stream that ended at once, empty).
+    pub statuses: Vec<u16>,
+    /// The run was still going when the ledger ended: nothing ever broke it.
+    pub unbroken: bool,
+}
+
+impl ReconnectLoop {
+    /// The repeated request, as a reader would name it: `GET Last-Event-ID 41`.
+    pub fn request(&self) -> String {
+        match (&self.cursor, &self.rpc_method) {
+            (Some(cursor), _) => format!("{} Last-Event-ID {cursor}", self.method),
+            (None, Some(rpc)) => format!("{} {rpc}", self.method),
+            (None, None) => self.method.to_string(),
+        }
+    }
+
+    /// One sentence a reader can check against the ledger. `time` spells a virtual time.
+    pub fn sentence(&self, time: impl Fn(u64) -> String) -> String {
+        let answers = self
+            .statuses
+            .iter()
+            .map(|s| match s {
+                200 => "an empty 200".to_string(),
+                s => s.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!(
+            "the client sent {} {} times in a row from {} to {}, each answered with {answers} and nothing new delivered in between{}",
+            self.request(),
+            self.attempts,
+            time(self.first_at_ms),
+            time(self.last_at_ms),
+            if self.unbroken {
+                "; it was still at it when the run ended"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+/// What makes two requests the same attempt.
+type AttemptKey = (&'static str, Option<String>, Option<String>, Option<String>);
+
+#[derive(Default)]
+struct Streak {
+    attempts: u32,
+    first_at_ms: u64,
+    last_at_ms: u64,
+    statuses: Vec<u16>,
+}
+
+/// Every loop in the ledger, one per repeated attempt (its longest run), in the order the
+/// runs began.
+pub fn reconnect_loops(ledger: &Ledger) -> Vec<ReconnectLoop> {
+    let cursors: BTreeMap<u64, (&str, &CursorResolution)> = ledger
+        .resumptions
+        .iter()
+        .map(|r| (r.conn.0, (r.cursor.as_str(), &r.resolution)))
+        .collect();
+    // When each event first reached the client, in order: progress that breaks every run.
+    let mut first_sent = vec![false; ledger.events.len()];
+    let mut progress_at: Vec<u64> = Vec::new();
+    for send in &ledger.sends {
+        let Some(i) = send.event.0.checked_sub(ledger.events_base) else {
+            continue;
+        };
+        if let Some(seen) = first_sent.get_mut(i as usize)
+            && !*seen
+        {
+            *seen = true;
+            progress_at.push(send.at_ms);
+        }
+    }
+    let mut progress = progress_at.iter().peekable();
+    let mut streaks: BTreeMap<AttemptKey, Streak> = BTreeMap::new();
+    let mut longest: BTreeMap<AttemptKey, Streak> = BTreeMap::new();
+    for answer in &ledger.answers {
+        let mut progressed = false;
+        while progress.next_if(|&&t| t <= answer.at_ms).is_some() {
+            progressed = true;
+        }
+        if progressed {
+            streaks.clear();
+        }
+        let resumption = cursors.get(&answer.conn.0);
+        let key: AttemptKey = (
+            method_name(answer.method),
+            answer.rpc_method.clone(),
+            answer.session_sent.clone(),
+            resumption.map(|(cursor, _)| cursor.to_string()),
+        );
+        let ended_empty = matches!(
+            resumption,
+            Some((
+                _,
+                CursorResolution::Unknown {
+                    answer: UnknownCursor::Empty200
+                } | CursorResolution::Stale {
+                    answer: UnknownCursor::Empty200,
+                    ..
+                }
+            ))
+        );
+        if answer.status < 400 && !ended_empty {
+            streaks.remove(&key);
+            continue;
+        }
+        let streak = streaks.entry(key.clone()).or_default();
+        if streak.attempts == 0 {
+            streak.first_at_ms = answer.at_ms;
+        }
+        streak.attempts += 1;
+        streak.last_at_ms = answer.at_ms;
+        if !streak.statuses.contains(&answer.status) {
+            streak.statuses.push(answer.status);
+        }
+        if streak.attempts >= LOOP_ATTEMPTS
+            && longest
+                .get(&key)
+                .is_none_or(|best| best.attempts < streak.attempts)
+        {
+            longest.insert(
+                key,
+                Streak {
+                    attempts: streak.attempts,
+                    first_at_ms: streak.first_at_ms,
+                    last_at_ms: streak.last_at_ms,
+                    statuses: streak.statuses.clone(),
+                },
+            );
+        }
+    }
+    let mut loops: Vec<ReconnectLoop> = longest
+        .into_iter()
+        .map(|((method, rpc_method, session, cursor), run)| {
+            let unbroken = streaks
+                .get(&(method, rpc_method.clone(), session.clone(), cursor.clone()))
+                .is_some_and(|s| s.first_at_ms == run.first_at_ms && s.attempts == run.attempts)
+                && progress.peek().is_none();
+            ReconnectLoop {
+                method,
+                rpc_method,
+                session,
+                cursor,
+                attempts: run.attempts,
+                first_at_ms: run.first_at_ms,
+                last_at_ms: run.last_at_ms,
+                statuses: run.statuses,
+                unbroken,
+            }
+        })
+        .collect();
+    loops.sort_by_key(|l| l.first_at_ms);
+    loops
+}
+
+/// The HTTP method as it is written on the wire.
+pub fn method_name(method: HttpMethod) -> &'static str {
+    match method {
+        HttpMethod::Post => "POST",
+        HttpMethod::Get => "GET",
+        HttpMethod::Delete => "DELETE",
+        HttpMethod::Other => "OTHER",
+    }
+}
