@@ -404,3 +404,63 @@ async fn a_withheld_request_body_closes_the_connection() {
     );
     server.shutdown().await.unwrap();
 }
+
+/// Issue 29, item 7: a `Host` or `Origin` that only starts like a name of this machine
+/// (`localhost:80@evil.example`, `[::1]evil.example`) or carries an impossible port is
+/// refused, on `/mcp` and on the control API.
+#[tokio::test]
+async fn loose_host_and_origin_values_are_refused() {
+    let server = control_server(Limits::default()).await;
+    for host in [
+        "localhost:80@evil.example",
+        "[::1]evil.example",
+        "127.0.0.1:99999",
+        "localhost:0",
+    ] {
+        for request in [
+            initialize_request(host),
+            format!("GET /_chaos/ledger HTTP/1.1\r\nHost: {host}\r\n\r\n"),
+        ] {
+            let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+            let (status, body) = exchange(&mut tcp, &request).await;
+            assert!(status.starts_with("HTTP/1.1 403"), "{host}: {status}");
+            assert!(body.contains("DNS-rebinding"), "{body}");
+        }
+    }
+    let host = server.addr.to_string();
+    for origin in [
+        "http://localhost:80@evil.example",
+        "http://[::1]evil.example",
+        "http://127.0.0.1:99999",
+    ] {
+        let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+        let (status, body) = exchange(
+            &mut tcp,
+            &post(
+                &host,
+                "/_chaos/clock/advance",
+                &format!("Origin: {origin}\r\nContent-Type: application/json\r\n"),
+                r#"{"ms": 1000}"#,
+            ),
+        )
+        .await;
+        assert!(status.starts_with("HTTP/1.1 403"), "{origin}: {status}");
+        assert!(body.contains("Origin"), "{body}");
+        let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+        let (status, _) = exchange(
+            &mut tcp,
+            &post(
+                &host,
+                "/mcp",
+                &format!(
+                    "Origin: {origin}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+                ),
+                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+            ),
+        )
+        .await;
+        assert!(status.starts_with("HTTP/1.1 403"), "{origin}: {status}");
+    }
+    assert_eq!(ledger(server.addr).await.now_ms, 0, "nothing moved");
+    server.shutdown().await.unwrap();
+}

@@ -7,10 +7,14 @@
 //! message. A handler says *why* it refuses; it never spells out the answer itself.
 
 use std::borrow::Cow;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
+use crate::authority::Host;
 use crate::http::{HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, SessionKey};
-use crate::jsonrpc::{INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND, error_without_id};
+use crate::jsonrpc::{
+    INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND, error_without_id,
+};
 use crate::knobs::DeadSessionAnswer;
 use crate::media_type;
 
@@ -266,20 +270,26 @@ pub(super) fn session_header(request: &HttpRequest) -> Result<&str, Rejection> {
 
 /// DNS-rebinding protection: only pages served from this machine (`localhost`, `127.0.0.1`,
 /// `[::1]`, any port) may talk to us; the live server applies it to `/_chaos` too.
+///
+/// An origin is `scheme "://" host [":" port]` (RFC 6454 section 6.1,
+/// <https://www.rfc-editor.org/rfc/rfc6454#section-6.1>), the authority read strictly
+/// ([`crate::authority`]): `http://localhost:80@evil.example` names `evil.example`, not
+/// this machine, and is refused, as is anything with a path, userinfo or a port outside
+/// 1-65535.
 pub fn origin_is_local(origin: &str) -> bool {
-    let rest = origin
+    let Some(authority) = origin
         .strip_prefix("http://")
         .or_else(|| origin.strip_prefix("https://"))
-        .unwrap_or("");
-    let host = if let Some(v6) = rest.strip_prefix('[') {
-        v6.split(']')
-            .next()
-            .map(|h| format!("[{h}]"))
-            .unwrap_or_default()
-    } else {
-        rest.split([':', '/']).next().unwrap_or("").to_string()
+    else {
+        return false;
     };
-    matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]")
+    match crate::authority::parse_authority(authority) {
+        Some((Host::Name(name), _)) => name == "localhost",
+        Some((Host::Ip(ip), _)) => {
+            ip == IpAddr::V4(Ipv4Addr::LOCALHOST) || ip == IpAddr::V6(Ipv6Addr::LOCALHOST)
+        }
+        None => false,
+    }
 }
 
 #[cfg(test)]
@@ -294,5 +304,15 @@ mod tests {
         assert!(!origin_is_local("http://evil.example"));
         assert!(!origin_is_local("http://localhost.evil.example"));
         assert!(!origin_is_local("null"));
+        for foreign in [
+            "http://localhost:80@evil.example",
+            "http://localhost@evil.example",
+            "http://[::1]evil.example",
+            "http://127.0.0.1:99999",
+            "http://localhost/evil",
+            "ftp://localhost",
+        ] {
+            assert!(!origin_is_local(foreign), "{foreign}");
+        }
     }
 }
