@@ -106,6 +106,12 @@ pub(crate) async fn chaos(
     if let Err((status, why)) = cross_site_check(&method, &headers) {
         return error(status, &why);
     }
+    if let Some(why) = crate::content_coding::unsupported_coding(&headers) {
+        return crate::content_coding::with_accepted_coding(error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            &why,
+        ));
+    }
     let body = match body {
         Ok(b) => b,
         Err(rejection) => return error(rejection.status(), &rejection.body_text()),

@@ -22,6 +22,7 @@ mod call_gates;
 mod client_hold;
 mod clock;
 mod conn_watch;
+mod content_coding;
 mod control;
 mod core;
 mod counted_listener;

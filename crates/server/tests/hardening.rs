@@ -464,3 +464,76 @@ async fn loose_host_and_origin_values_are_refused() {
     assert_eq!(ledger(server.addr).await.now_ms, 0, "nothing moved");
     server.shutdown().await.unwrap();
 }
+
+/// Issue 29, item 6: a body with a content coding other than identity is refused with 415
+/// and a JSON-RPC error body, whether or not it happens to read as JSON; nothing acts on it.
+#[tokio::test]
+async fn a_content_coding_other_than_identity_is_refused_with_415() {
+    let server = control_server(Limits::default()).await;
+    let host = server.addr.to_string();
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    // A gzip member header and a few bytes: what a gzip-encoding client sends.
+    let gzip = "\u{1f}\u{8b}\u{8}\0\0\0\0\0\0\u{3}";
+    for (coding, body) in [
+        ("deflate", initialize),
+        ("gzip", gzip),
+        ("identity, br", initialize),
+    ] {
+        let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+        let (status, answer) = exchange(
+            &mut tcp,
+            &post(
+                &host,
+                "/mcp",
+                &format!(
+                    "Content-Encoding: {coding}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+                ),
+                body,
+            ),
+        )
+        .await;
+        assert!(status.starts_with("HTTP/1.1 415"), "{coding}: {status}");
+        let answer: Value = serde_json::from_str(&answer).expect("a JSON body");
+        assert_eq!(answer["jsonrpc"], "2.0", "{answer}");
+        assert_eq!(answer["error"]["code"], -32600, "{answer}");
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("Content-Encoding"),
+            "{answer}"
+        );
+    }
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (status, _) = exchange(
+        &mut tcp,
+        &post(
+            &host,
+            "/_chaos/clock/advance",
+            "Content-Encoding: deflate\r\nContent-Type: application/json\r\n",
+            r#"{"ms": 1000}"#,
+        ),
+    )
+    .await;
+    assert!(status.starts_with("HTTP/1.1 415"), "{status}");
+    let seen = ledger(server.addr).await;
+    assert!(
+        seen.ledger.sessions.is_empty(),
+        "no initialize was executed"
+    );
+    assert_eq!(seen.now_ms, 0, "the clock did not move");
+    // identity is what a body without the header is.
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (status, _) = exchange(
+        &mut tcp,
+        &post(
+            &host,
+            "/mcp",
+            "Content-Encoding: identity\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n",
+            initialize,
+        ),
+    )
+    .await;
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    server.shutdown().await.unwrap();
+}
