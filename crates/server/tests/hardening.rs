@@ -537,3 +537,186 @@ async fn a_content_coding_other_than_identity_is_refused_with_415() {
     assert!(status.starts_with("HTTP/1.1 200"), "{status}");
     server.shutdown().await.unwrap();
 }
+
+/// A POST of `body` with a session, on its own connection; status line and body.
+async fn session_post(
+    addr: SocketAddr,
+    session: &str,
+    version: &str,
+    body: &str,
+) -> (String, String) {
+    let mut tcp = TcpStream::connect(addr).await.unwrap();
+    exchange(
+        &mut tcp,
+        &post(
+            &addr.to_string(),
+            "/mcp",
+            &format!(
+                "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: {version}\r\n"
+            ),
+            body,
+        ),
+    )
+    .await
+}
+
+/// Issue 29, item 1: a progress token or request id longer than 1 KiB is refused before
+/// any job runs (a 200 KB token was copied into each of 100,000 progress events).
+#[tokio::test]
+async fn a_big_progress_token_or_request_id_is_refused_before_anything_runs() {
+    let server = control_server(Limits::default()).await;
+    let session = initialize(server.addr, "2025-11-25").await;
+    let call = |id: Value, token: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "long_job",
+            "arguments": {"steps": 100_000, "interval_ms": 0},
+            "_meta": {"progressToken": token},
+        }})
+        .to_string()
+    };
+    let big = "t".repeat(200_000);
+    for (body, code) in [
+        (call(json!(2), json!(big)), -32602),
+        (call(json!("i".repeat(2_000)), json!("ok")), -32600),
+    ] {
+        let (status, answer) = session_post(server.addr, &session, "2025-11-25", &body).await;
+        assert!(status.starts_with("HTTP/1.1 400"), "{status}");
+        let answer: Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(answer["error"]["code"], code, "{answer}");
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("1024 bytes")
+        );
+    }
+    assert!(
+        ledger(server.addr).await.ledger.jobs.is_empty(),
+        "no job ran"
+    );
+    // An ordinary token still works, at the bound too.
+    let (status, _) = session_post(
+        server.addr,
+        &session,
+        "2025-11-25",
+        &call(json!(3), json!("k".repeat(1024))).replace("100000", "1"),
+    )
+    .await;
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    server.shutdown().await.unwrap();
+}
+
+/// Issue 29, item 3: a flood of `initialize`s on one connection does not lock others
+/// out. Sessions never used give way (per address, and when the store is full), die at
+/// their short TTL, and only sessions in use count against a client.
+#[tokio::test]
+async fn an_initialize_flood_locks_nobody_out() {
+    let mut config = Config::well_behaved(7)
+        .with_control(true)
+        .with_time_scale(0.0)
+        .with_limits(Limits {
+            max_sessions_per_peer: Some(10),
+            ..Limits::default()
+        });
+    config.knobs.max_sessions = 20;
+    let server = start(config).await;
+    let mut flood = TcpStream::connect(server.addr).await.unwrap();
+    for i in 0..200 {
+        let (status, _) = exchange(&mut flood, &initialize_request("127.0.0.1")).await;
+        assert!(
+            status.starts_with("HTTP/1.1 200"),
+            "initialize {i}: {status}"
+        );
+    }
+    // Someone else gets in and keeps their session.
+    let mut used = Vec::new();
+    for _ in 0..10 {
+        let session = initialize(server.addr, "2025-11-25").await;
+        let (status, _) = session_post(
+            server.addr,
+            &session,
+            "2025-11-25",
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        )
+        .await;
+        assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+        used.push(session);
+    }
+    // Ten sessions in use from this address: the eleventh is refused with a sentence.
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (status, body) = exchange(&mut tcp, &initialize_request("127.0.0.1")).await;
+    assert!(status.starts_with("HTTP/1.1 429"), "{status}");
+    assert!(body.contains("sessions in use"), "{body}");
+    // The sessions in use survive the unused TTL; nothing else does.
+    advance(server.addr, 61_000).await;
+    let seen = ledger(server.addr).await;
+    assert_eq!(seen.live_sessions.len(), 10, "{:?}", seen.live_sessions);
+    for session in &used {
+        let (status, _) = session_post(
+            server.addr,
+            session,
+            "2025-11-25",
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
+        )
+        .await;
+        assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    }
+    server.shutdown().await.unwrap();
+}
+
+/// Issue 29, item 4: job steps are budgeted per request (a 2025-03-26 batch of 50
+/// 100,000-step jobs), per session and per server, counting what running jobs still have
+/// to run; a refused POST starts nothing.
+#[tokio::test]
+async fn job_steps_are_budgeted_per_request_session_and_server() {
+    let server = control_server(Limits {
+        max_steps_per_session: Some(150_000),
+        max_steps_per_server: Some(250_000),
+        ..Limits::default()
+    })
+    .await;
+    let old = initialize(server.addr, "2025-03-26").await;
+    let batch: Vec<Value> = (0..50).map(|i| long_job(10 + i, 100_000, 0)).collect();
+    let (status, body) = session_post(
+        server.addr,
+        &old,
+        "2025-03-26",
+        &Value::Array(batch).to_string(),
+    )
+    .await;
+    assert!(status.starts_with("HTTP/1.1 400"), "{status}");
+    assert!(body.contains("1000000 steps"), "{body}");
+    assert!(ledger(server.addr).await.ledger.jobs.is_empty());
+    // The frozen clock keeps each job running (interval 1 s, never reached).
+    let job = |id| long_job(id, 100_000, 1_000).to_string();
+    let a = initialize(server.addr, "2025-11-25").await;
+    let b = initialize(server.addr, "2025-11-25").await;
+    let c = initialize(server.addr, "2025-11-25").await;
+    let mut streams = Vec::new();
+    for (session, id) in [(&a, 2), (&b, 3)] {
+        let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+        tcp.write_all(
+            post(
+                &server.addr.to_string(),
+                "/mcp",
+                &format!(
+                    "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n"
+                ),
+                &job(id),
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+        let mut head = [0u8; 12];
+        tcp.read_exact(&mut head).await.unwrap();
+        assert_eq!(&head, b"HTTP/1.1 200");
+        streams.push(tcp);
+    }
+    let (status, body) = session_post(server.addr, &a, "2025-11-25", &job(4)).await;
+    assert!(status.starts_with("HTTP/1.1 429"), "{status} {body}");
+    let (status, body) = session_post(server.addr, &c, "2025-11-25", &job(5)).await;
+    assert!(status.starts_with("HTTP/1.1 503"), "{status} {body}");
+    assert_eq!(ledger(server.addr).await.ledger.jobs.len(), 2);
+    server.shutdown().await.unwrap();
+}

@@ -68,6 +68,18 @@ pub(super) enum Rejection {
     CursorNotFound,
     /// The session's event log holds `max_streams_per_session` streams already.
     StreamLimit,
+    /// A request id longer than `max_echo_bytes` (the limit).
+    IdTooLong(u32),
+    /// A `_meta.progressToken` longer than `max_echo_bytes` (the limit).
+    ProgressTokenTooLong(u32),
+    /// The POST's jobs ask for more than `max_steps_per_request` steps (the limit).
+    RequestStepBudget(u64),
+    /// The session's running jobs plus the POST's would pass `max_steps_per_session`.
+    SessionStepBudget(u64),
+    /// Every running job plus the POST's would pass `max_steps_per_server`.
+    ServerStepBudget(u64),
+    /// The client address holds `max_sessions_per_peer` used sessions already.
+    PeerSessionLimit(u32),
 }
 
 impl Rejection {
@@ -147,6 +159,48 @@ impl Rejection {
                 "Bad Request: Last-Event-ID cannot be resumed",
             ),
             CursorNotFound => (404, INVALID_REQUEST, "Not Found: no such event"),
+            IdTooLong(limit) => {
+                return (
+                    400,
+                    INVALID_REQUEST,
+                    format!("Invalid Request: a request id is longer than {limit} bytes, the most this server repeats back").into(),
+                );
+            }
+            ProgressTokenTooLong(limit) => {
+                return (
+                    400,
+                    INVALID_PARAMS,
+                    format!("Invalid params: _meta.progressToken is longer than {limit} bytes, the most this server repeats in each progress notification").into(),
+                );
+            }
+            RequestStepBudget(limit) => {
+                return (
+                    400,
+                    INVALID_PARAMS,
+                    format!("Invalid params: the jobs of this request ask for more than {limit} steps in all").into(),
+                );
+            }
+            SessionStepBudget(limit) => {
+                return (
+                    429,
+                    INVALID_REQUEST,
+                    format!("Too Many Requests: this session's running jobs and these would pass {limit} steps still to run; wait for its jobs to end").into(),
+                );
+            }
+            ServerStepBudget(limit) => {
+                return (
+                    503,
+                    INVALID_REQUEST,
+                    format!("Service Unavailable: the running jobs and these would pass the server's {limit} steps still to run; retry later").into(),
+                );
+            }
+            PeerSessionLimit(limit) => {
+                return (
+                    429,
+                    INVALID_REQUEST,
+                    format!("Too Many Requests: this client address holds {limit} sessions in use, the most allowed; DELETE one first").into(),
+                );
+            }
             // RFC 6585 §4: the client sent too much; it may retry once its streams end or
             // expire.
             StreamLimit => (
