@@ -606,6 +606,60 @@ async fn a_big_progress_token_or_request_id_is_refused_before_anything_runs() {
     server.shutdown().await.unwrap();
 }
 
+/// Issue 29, item 2: whatever the reader's pace, a stream's queue holds at most
+/// `max_queue_bytes`; the frame that would pass it cuts the stream, and the ledger says
+/// so. The stall sweep is set far past the test, so only the hard bound can cut.
+#[tokio::test]
+async fn a_queue_at_its_byte_bound_is_cut_whatever_the_readers_pace() {
+    let server = running_server(Limits {
+        stream_stall: Duration::from_secs(3600),
+        max_queue_bytes: 256 << 10,
+        ..Limits::default()
+    })
+    .await;
+    let session = initialize(server.addr, "2025-11-25").await;
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut tcp = socket.connect(server.addr).await.unwrap();
+    let conn = ConnId(server.app.next_conn());
+    start_job(&mut tcp, server.addr, &session, 100_000).await;
+    // The response head: the server has the stream open (and `conn` is its). Then the
+    // client reads no more.
+    let mut head = [0u8; 12];
+    tokio::time::timeout(PATIENCE, tcp.read_exact(&mut head))
+        .await
+        .expect("a response head in time")
+        .unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200");
+    tokio::time::timeout(PATIENCE, server.app.wait_closed(conn))
+        .await
+        .expect("the stream was cut at its queue bound");
+    let cuts = server.app.with_engine(|e| e.server().ledger().cuts.clone());
+    assert_eq!(cuts.len(), 1, "{cuts:?}");
+    assert_eq!(cuts[0].conn, conn);
+    let CutReason::QueueFull {
+        queued_bytes,
+        limit_bytes,
+    } = cuts[0].reason
+    else {
+        panic!("a full queue: {:?}", cuts[0].reason);
+    };
+    assert_eq!(limit_bytes, 256 << 10);
+    assert!(queued_bytes <= limit_bytes);
+    let body = control(
+        server.addr,
+        "GET",
+        "/_chaos/ledger?since=0&limit=1",
+        Value::Null,
+    )
+    .await;
+    assert!(body["events_end"].as_u64().unwrap() > 0);
+    let whole = control(server.addr, "GET", "/_chaos/ledger", Value::Null).await;
+    assert_eq!(whole["ledger"]["cuts"][0]["reason"], "queue_full");
+    read_to_eof(&mut tcp).await;
+    server.shutdown().await.unwrap();
+}
+
 /// Issue 29, item 3: a flood of `initialize`s on one connection does not lock others
 /// out. Sessions never used give way (per address, and when the store is full), die at
 /// their short TTL, and only sessions in use count against a client.
