@@ -13,7 +13,7 @@
 //! ([`control_off`]): a bare 404 sent users looking for a typo in the path.
 
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{ConnectInfo, Extension, Path, State};
 use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::Response;
 use bytes::Bytes;
@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 
 use crate::App;
 use crate::clock::MAX_VIRTUAL_MS;
+use crate::conn_watch::TcpConn;
 use crate::counted_listener::PeerAddr;
 use crate::http::json_response;
 use crate::ledger_page::{LedgerQuery, ledger_response};
@@ -91,6 +92,7 @@ fn is_json_media_type(value: &[u8]) -> bool {
 pub(crate) async fn chaos(
     State(app): State<App>,
     ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
+    tcp: Option<Extension<TcpConn>>,
     Path(path): Path<String>,
     method: Method,
     uri: Uri,
@@ -231,9 +233,21 @@ pub(crate) async fn chaos(
                 Ok(query) => query,
                 Err(why) => return error(StatusCode::BAD_REQUEST, &why),
             };
+            let held: Option<Box<dyn Send + Sync>> = match query {
+                LedgerQuery::Whole => match app.whole_ledger_reader(tcp.map(|Extension(t)| t)) {
+                    Some(held) => Some(held),
+                    None => {
+                        return error(
+                            StatusCode::SERVICE_UNAVAILABLE,
+                            "Service Unavailable: another whole-ledger body is being read; retry when it is, or read pages with ?since=N",
+                        );
+                    }
+                },
+                LedgerQuery::Page { .. } => None,
+            };
             app.with_state(|s| {
                 s.sync();
-                ledger_response(s, query)
+                ledger_response(s, query, held)
             })
         }
         (_, p) if known.contains(&p) => error(

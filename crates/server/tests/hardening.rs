@@ -774,3 +774,57 @@ async fn job_steps_are_budgeted_per_request_session_and_server() {
     assert_eq!(ledger(server.addr).await.ledger.jobs.len(), 2);
     server.shutdown().await.unwrap();
 }
+
+/// Issue 29, item 5: one whole-ledger body at a time (a reader that never reads held a
+/// full copy each), pages still answer, and an unread body's connection is closed after
+/// the idle timeout, which frees it.
+#[tokio::test]
+async fn whole_ledger_bodies_are_bounded_and_an_unread_one_is_dropped() {
+    let server = control_server(limits()).await;
+    let session = initialize(server.addr, "2025-11-25").await;
+    // A ledger well over what socket buffers take: 60,000 events at interval 0.
+    let mut job = TcpStream::connect(server.addr).await.unwrap();
+    start_job(&mut job, server.addr, &session, 60_000).await;
+    let mut stream = Vec::new();
+    tokio::time::timeout(PATIENCE, job.read_to_end(&mut stream))
+        .await
+        .expect("the job's stream ended")
+        .unwrap();
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut stalled = socket.connect(server.addr).await.unwrap();
+    stalled
+        .write_all(
+            format!(
+                "GET /_chaos/ledger HTTP/1.1\r\nHost: {}\r\n\r\n",
+                server.addr
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let mut head = [0u8; 12];
+    stalled.read_exact(&mut head).await.unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200");
+    let response = Req::new("GET")
+        .path("/_chaos/ledger")
+        .send(server.addr)
+        .await;
+    assert_eq!(response.status(), 503);
+    let body = json_body(response).await;
+    assert!(
+        body["error"].as_str().unwrap().contains("since=N"),
+        "{body}"
+    );
+    let page = control(
+        server.addr,
+        "GET",
+        "/_chaos/ledger?since=0&limit=10",
+        Value::Null,
+    )
+    .await;
+    assert_eq!(page["events"].as_array().unwrap().len(), 10);
+    // Not read within the idle timeout: the server closes it.
+    read_to_eof(&mut stalled).await;
+    server.shutdown().await.unwrap();
+}
