@@ -13,8 +13,9 @@
 //! ([`control_off`]): a bare 404 sent users looking for a typo in the path.
 
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{ConnectInfo, Extension, Path, State};
-use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::Response;
 use bytes::Bytes;
 use faultline_model::EndMode;
@@ -92,13 +93,19 @@ fn is_json_media_type(value: &[u8]) -> bool {
 pub(crate) async fn chaos(
     State(app): State<App>,
     ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
-    tcp: Option<Extension<TcpConn>>,
     Path(path): Path<String>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
+    parts: Parts,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
+    let Parts {
+        method,
+        uri,
+        headers,
+        extensions,
+        ..
+    } = parts;
+    // The connection's watch, to close it if a whole-ledger body goes unread.
+    let tcp = extensions.get::<TcpConn>().cloned();
     if !peer.ip().to_canonical().is_loopback() {
         return error(
             StatusCode::FORBIDDEN,
@@ -234,7 +241,7 @@ pub(crate) async fn chaos(
                 Err(why) => return error(StatusCode::BAD_REQUEST, &why),
             };
             let held: Option<Box<dyn Send + Sync>> = match query {
-                LedgerQuery::Whole => match app.whole_ledger_reader(tcp.map(|Extension(t)| t)) {
+                LedgerQuery::Whole => match app.whole_ledger_reader(tcp.clone()) {
                     Some(held) => Some(held),
                     None => {
                         return error(
