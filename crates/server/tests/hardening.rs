@@ -3,7 +3,9 @@
 //! refused with a sentence while an open one keeps working, foreign `Host` and `Origin`
 //! are refused, the control API wants JSON, a fast reader is never cut however far the
 //! producer runs ahead, a reader that stopped is cut and the ledger says so, and the
-//! ledger reads in pages.
+//! ledger reads in pages. Issue 29's attacks too: loose `Host`/`Origin` values, content
+//! codings, a 200 KB progress token, a queue past its byte bound, an `initialize` flood,
+//! a batch of 5,000 jobs, and whole-ledger readers that never read.
 //!
 //! Nothing here waits on wall time: a closed connection is awaited as EOF on its socket,
 //! a cut on the server's own notice (`App::wait_closed`); `PATIENCE` only turns a hang
