@@ -140,6 +140,8 @@ impl ServeArgs {
             ledger_window: self.ledger_window,
             ledger_window_bytes: self.ledger_window_bytes,
             forget_dead_sessions: base.forget_dead_sessions,
+            // The rest (queue, echo, step and session bounds) have no flag yet.
+            ..base
         }
     }
 }

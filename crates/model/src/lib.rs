@@ -12,6 +12,7 @@
 //! byte for byte. Everything it produces is recorded in a [`Ledger`], the ground truth that
 //! verdicts are checked against.
 
+pub mod authority;
 mod duration;
 mod event_log;
 mod fleet;

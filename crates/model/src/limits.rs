@@ -47,6 +47,33 @@ pub struct Limits {
     /// recently used one (evicted, and the ledger says so). `None`: every handle ever
     /// minted is kept (the simulator).
     pub max_handles: Option<u32>,
+    /// `Some(n)`: a POST carrying a request id or a `_meta.progressToken` longer than `n`
+    /// bytes (a string's UTF-8 length; another value's compact JSON) is refused whole
+    /// with 400: the id with JSON-RPC invalid request, the token with invalid params.
+    /// The server repeats both (the token in every progress notification of a job), so a
+    /// big one multiplies into everything rendered for it. `None`: no bound.
+    pub max_echo_bytes: Option<u32>,
+    /// `Some(n)`: a POST whose `long_job`s ask for more than `n` steps in all (a batch's
+    /// summed) is refused whole with 400 (JSON-RPC invalid params). `None`: no bound.
+    pub max_steps_per_request: Option<u64>,
+    /// `Some(n)`: a POST whose jobs would take the steps its session's running jobs still
+    /// have to run past `n` is refused whole with 429. `None`: no bound.
+    pub max_steps_per_session: Option<u64>,
+    /// `Some(n)`: a POST whose jobs would take the steps every running job still has to
+    /// run past `n` is refused whole with 503; jobs outlive their client, so this bounds
+    /// what clients that left can leave running. `None`: no bound.
+    pub max_steps_per_server: Option<u64>,
+    /// `Some(n)`: a client address (the request's `peer`) holds at most `n` live
+    /// sessions. An `initialize` beyond it takes the room of that address's oldest
+    /// session not used yet (killed, recorded as an idle-TTL death), else gets 429.
+    /// `None`: no bound per address.
+    pub max_sessions_per_peer: Option<u32>,
+    /// `Some(ms)`: a session no request but `notifications/initialized` has named since
+    /// `initialize` dies this long after it was created (recorded as an idle-TTL death),
+    /// and when the store is full (`max_sessions`), an `initialize` takes the room of the
+    /// oldest such session instead of getting 503. `None`: unused sessions live as long
+    /// as any.
+    pub unused_session_ttl_ms: Option<u64>,
 }
 
 impl Default for Limits {
@@ -58,6 +85,12 @@ impl Default for Limits {
             forget_dead_sessions: false,
             max_tasks: None,
             max_handles: None,
+            max_echo_bytes: None,
+            max_steps_per_request: None,
+            max_steps_per_session: None,
+            max_steps_per_server: None,
+            max_sessions_per_peer: None,
+            unused_session_ttl_ms: None,
         }
     }
 }

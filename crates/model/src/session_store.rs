@@ -3,7 +3,8 @@
 //! Liveness is a store operation (seed 000): only requests that look a session up here
 //! confirm or extend it. A replay from the event log never touches this structure.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::IpAddr;
 
 use crate::ids::{SessionKey, StreamId};
 use crate::min_set::MinSet;
@@ -31,6 +32,11 @@ pub(crate) struct Session {
     /// The deadline queued for it, if any (at most one at a time: a request moves only
     /// the timestamp, and the real deadline is queued when the early one pops).
     pub queued_deadline: Option<u64>,
+    /// The client address `initialize` came from, when the driver knows it (the live
+    /// server; never the simulator).
+    pub peer: Option<IpAddr>,
+    /// A request other than `notifications/initialized` named it after `initialize`.
+    pub used: bool,
 }
 
 #[derive(Debug, Default)]
@@ -39,6 +45,10 @@ pub(crate) struct SessionStore {
     by_wire_id: BTreeMap<String, SessionKey>,
     /// (deadline, session): a deadline may be stale (idle TTL moved it); checked on pop.
     deadlines: MinSet<(u64, SessionKey)>,
+    /// Live sessions per client address (only sessions whose peer is known).
+    per_peer: BTreeMap<IpAddr, u32>,
+    /// Live sessions not used yet (see [`Session::used`]), oldest first.
+    unused: BTreeSet<SessionKey>,
 }
 
 impl SessionStore {
@@ -48,6 +58,12 @@ impl SessionStore {
 
     pub fn insert(&mut self, key: SessionKey, mut session: Session, deadline: Option<u64>) {
         session.queued_deadline = deadline;
+        if let Some(peer) = session.peer {
+            *self.per_peer.entry(peer).or_default() += 1;
+        }
+        if !session.used {
+            self.unused.insert(key);
+        }
         self.by_wire_id.insert(session.wire_id.clone(), key);
         self.live.insert(key, session);
         if let Some(d) = deadline {
@@ -69,6 +85,29 @@ impl SessionStore {
 
     pub fn keys(&self) -> impl Iterator<Item = SessionKey> + '_ {
         self.live.keys().copied()
+    }
+
+    /// A request other than `notifications/initialized` named the session.
+    pub fn mark_used(&mut self, key: SessionKey) {
+        if let Some(s) = self.live.get_mut(&key)
+            && !s.used
+        {
+            s.used = true;
+            self.unused.remove(&key);
+        }
+    }
+
+    /// Live sessions minted for requests from `peer`.
+    pub fn count_of_peer(&self, peer: IpAddr) -> u32 {
+        self.per_peer.get(&peer).copied().unwrap_or(0)
+    }
+
+    /// The oldest live session not used yet, of `peer` if given.
+    pub fn oldest_unused(&self, peer: Option<IpAddr>) -> Option<SessionKey> {
+        self.unused
+            .iter()
+            .copied()
+            .find(|k| peer.is_none() || self.live.get(k).is_some_and(|s| s.peer == peer))
     }
 
     pub fn push_deadline(&mut self, key: SessionKey, deadline: u64) {
@@ -104,6 +143,15 @@ impl SessionStore {
     pub fn remove(&mut self, key: SessionKey, keep_deadline: bool) -> Option<Session> {
         let session = self.live.remove(&key)?;
         self.by_wire_id.remove(&session.wire_id);
+        self.unused.remove(&key);
+        if let Some(peer) = session.peer
+            && let Some(n) = self.per_peer.get_mut(&peer)
+        {
+            *n -= 1;
+            if *n == 0 {
+                self.per_peer.remove(&peer);
+            }
+        }
         if !keep_deadline && let Some(d) = session.queued_deadline {
             self.deadlines.remove(&(d, key));
         }
@@ -113,6 +161,8 @@ impl SessionStore {
     pub fn clear(&mut self) -> Vec<(SessionKey, Session)> {
         self.by_wire_id.clear();
         self.deadlines.clear();
+        self.per_peer.clear();
+        self.unused.clear();
         std::mem::take(&mut self.live).into_iter().collect()
     }
 }

@@ -14,7 +14,8 @@
 
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{ConnectInfo, Path, State};
-use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::Response;
 use bytes::Bytes;
 use faultline_model::EndMode;
@@ -22,6 +23,7 @@ use serde_json::{Value, json};
 
 use crate::App;
 use crate::clock::MAX_VIRTUAL_MS;
+use crate::conn_watch::TcpConn;
 use crate::counted_listener::PeerAddr;
 use crate::http::json_response;
 use crate::ledger_page::{LedgerQuery, ledger_response};
@@ -92,11 +94,18 @@ pub(crate) async fn chaos(
     State(app): State<App>,
     ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
     Path(path): Path<String>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
+    parts: Parts,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
+    let Parts {
+        method,
+        uri,
+        headers,
+        extensions,
+        ..
+    } = parts;
+    // The connection's watch, to close it if a whole-ledger body goes unread.
+    let tcp = extensions.get::<TcpConn>().cloned();
     if !peer.ip().to_canonical().is_loopback() {
         return error(
             StatusCode::FORBIDDEN,
@@ -105,6 +114,12 @@ pub(crate) async fn chaos(
     }
     if let Err((status, why)) = cross_site_check(&method, &headers) {
         return error(status, &why);
+    }
+    if let Some(why) = crate::content_coding::unsupported_coding(&headers) {
+        return crate::content_coding::with_accepted_coding(error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            &why,
+        ));
     }
     let body = match body {
         Ok(b) => b,
@@ -225,9 +240,21 @@ pub(crate) async fn chaos(
                 Ok(query) => query,
                 Err(why) => return error(StatusCode::BAD_REQUEST, &why),
             };
+            let held: Option<Box<dyn Send + Sync>> = match query {
+                LedgerQuery::Whole => match app.whole_ledger_reader(tcp.clone()) {
+                    Some(held) => Some(held),
+                    None => {
+                        return error(
+                            StatusCode::SERVICE_UNAVAILABLE,
+                            "Service Unavailable: another whole-ledger body is being read; retry when it is, or read pages with ?since=N",
+                        );
+                    }
+                },
+                LedgerQuery::Page { .. } => None,
+            };
             app.with_state(|s| {
                 s.sync();
-                ledger_response(s, query)
+                ledger_response(s, query, held)
             })
         }
         (_, p) if known.contains(&p) => error(

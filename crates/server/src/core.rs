@@ -46,7 +46,11 @@ pub(crate) enum Frame {
 
 /// The sending half of one connection's frame queue.
 ///
-/// The slow-reader rule: bytes queued alone never cut a connection, because a reader
+/// The slow-reader rules. A hard bound first: a frame that would take the queue past
+/// [`crate::Limits::max_queue_bytes`] cuts the stream at once (`queue_full` in the
+/// ledger's `cuts`), whatever the reader's pace, so that a reader taking 1 KB a second of
+/// a job producing megabytes a second cannot pin gigabytes. Below it, bytes queued alone
+/// never cut a connection, because a reader
 /// taking everything as fast as it can still falls behind a job that produces thousands
 /// of events in one turn. A stream is cut only when its queue is over the bound
 /// ([`crate::Limits::stream_queue_bytes`]) at two sweeps in a row (see
@@ -154,6 +158,9 @@ enum Delivery {
     Sent,
     /// The response is gone (client closed) or too far behind.
     Gone,
+    /// The frame would take the queue past [`crate::Limits::max_queue_bytes`], which
+    /// held this many bytes: not queued; the stream is to be cut.
+    Full(usize),
 }
 
 impl State {
@@ -651,19 +658,20 @@ impl State {
                     id,
                     retry_ms,
                 }) => {
-                    let bytes = render_event(self.server(), event, id, retry_ms);
-                    let len = bytes.len();
-                    if let Delivery::Gone = self.deliver(conn, Frame::Event(bytes), len) {
-                        self.gone(conn, &mut more);
-                    }
+                    let delivered = match self.room_for(conn) {
+                        Some(_) => {
+                            let bytes = render_event(self.server(), event, id, retry_ms);
+                            let len = bytes.len();
+                            self.deliver(conn, Frame::Event(bytes), len)
+                        }
+                        None => Delivery::Sent,
+                    };
+                    self.delivered(conn, delivered, &mut more);
                 }
                 Emitted::Wire(Output::Comment { conn }) => {
                     let bytes = Bytes::from_static(KEEP_ALIVE);
-                    if let Delivery::Gone =
-                        self.deliver(conn, Frame::Event(bytes), KEEP_ALIVE.len())
-                    {
-                        self.gone(conn, &mut more);
-                    }
+                    let delivered = self.deliver(conn, Frame::Event(bytes), KEEP_ALIVE.len());
+                    self.delivered(conn, delivered, &mut more);
                 }
                 Emitted::Wire(Output::End { conn, how }) => {
                     if let Some(sink) = self.conns.remove(&conn) {
@@ -717,11 +725,24 @@ impl State {
         }
     }
 
+    /// The bytes `conn`'s queue may still take before its hard bound; `None` when the
+    /// connection is gone (nothing need be rendered for it).
+    fn room_for(&self, conn: ConnId) -> Option<usize> {
+        let sink = self.conns.get(&conn)?;
+        let queued = sink.queued.load(Ordering::Acquire);
+        Some(self.config.limits.max_queue_bytes.saturating_sub(queued))
+    }
+
     fn deliver(&mut self, conn: ConnId, frame: Frame, len: usize) -> Delivery {
+        let limit = self.config.limits.max_queue_bytes;
         let Some(sink) = self.conns.get_mut(&conn) else {
             // Ended already, or the client left: the network ate it.
             return Delivery::Sent;
         };
+        let queued = sink.queued.load(Ordering::Acquire);
+        if queued.saturating_add(len) > limit {
+            return Delivery::Full(queued);
+        }
         sink.marked = false;
         sink.queued.fetch_add(len, Ordering::AcqRel);
         match sink.tx.send(frame) {
@@ -777,6 +798,39 @@ impl State {
         }
         self.route(out);
         true
+    }
+
+    /// Acts on what [`State::deliver`] said: a gone client is forgotten, a full queue cut.
+    fn delivered(&mut self, conn: ConnId, delivered: Delivery, more: &mut Vec<Emitted>) {
+        match delivered {
+            Delivery::Sent => {}
+            Delivery::Gone => self.gone(conn, more),
+            Delivery::Full(queued) => self.cut_full(conn, queued, more),
+        }
+    }
+
+    /// The hard queue bound (see [`Sink`]): the stream is cut at once, its TCP connection
+    /// closed so that what it queued is freed, and the ledger's `cuts` says why.
+    fn cut_full(&mut self, conn: ConnId, queued: usize, out: &mut Vec<Emitted>) {
+        let Some(sink) = self.conns.remove(&conn) else {
+            return;
+        };
+        let limit = self.config.limits.max_queue_bytes;
+        tracing::warn!(
+            conn = conn.0,
+            queued,
+            limit,
+            "SSE reader too slow for its stream: queue full, cutting the connection"
+        );
+        if let Some(tcp) = &sink.tcp {
+            tcp.0.cut();
+        }
+        let reason = CutReason::QueueFull {
+            queued_bytes: queued as u64,
+            limit_bytes: limit as u64,
+        };
+        let now = self.server().now_ms();
+        self.engine.cut_connection(conn, reason, now, out);
     }
 
     /// A connection can take no more: forget it and tell the engine the client is gone.

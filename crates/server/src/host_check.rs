@@ -10,7 +10,9 @@
 //! Allowed: `localhost`, any loopback address, the address the server is bound to, and
 //! the names given with `--allow-host`; the port is not compared. A request with no
 //! `Host` at all (HTTP/1.0, or a test client talking straight to a socket) is not a
-//! browser's and passes.
+//! browser's and passes. The value is parsed strictly ([`faultline_model::authority`]:
+//! a reg-name or an IP literal, then an optional port 1-65535, nothing else), so that
+//! `localhost:80@evil.example` or `[::1]evil.example` is not read as `localhost`.
 
 use std::net::{IpAddr, SocketAddr};
 
@@ -18,6 +20,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
+use faultline_model::authority::{Host as AuthorityHost, parse_authority};
 use faultline_model::jsonrpc;
 use serde_json::json;
 
@@ -52,46 +55,36 @@ impl HostPolicy {
         let Ok(host) = host.to_str() else {
             return Err("Forbidden: the Host header is not ASCII".to_string());
         };
-        if self.allows(host_name(host)) {
+        if self.allows(host) {
             Ok(())
         } else {
             Err(format!(
                 "Forbidden: Host {host:?} does not name this server (DNS-rebinding protection); \
-                 it answers to localhost, loopback addresses and {}; start it with \
+                 it answers to localhost, loopback addresses and {} (a name or an IP literal, \
+                 then an optional port 1-65535); start it with \
                  `faultline serve --allow-host NAME` to accept another name",
                 self.bound
             ))
         }
     }
 
-    fn allows(&self, name: &str) -> bool {
-        if name.eq_ignore_ascii_case("localhost")
-            || self.extra.iter().any(|h| h.eq_ignore_ascii_case(name))
-        {
-            return true;
-        }
-        let literal = name.trim_start_matches('[').trim_end_matches(']');
-        match literal.parse::<IpAddr>() {
-            Ok(ip) => {
-                let ip = ip.to_canonical();
-                ip.is_loopback() || (ip == self.bound && !ip.is_unspecified())
+    fn allows(&self, host: &str) -> bool {
+        match parse_authority(host) {
+            Some((AuthorityHost::Name(name), _)) => {
+                name.eq_ignore_ascii_case("localhost")
+                    || self.extra.iter().any(|h| h.eq_ignore_ascii_case(name))
             }
-            Err(_) => false,
+            Some((AuthorityHost::Ip(ip), _)) => {
+                let ip = ip.to_canonical();
+                ip.is_loopback()
+                    || (ip == self.bound && !ip.is_unspecified())
+                    || self.extra.iter().any(|h| {
+                        let literal = h.trim_start_matches('[').trim_end_matches(']');
+                        literal.parse::<IpAddr>().map(|e| e.to_canonical()) == Ok(ip)
+                    })
+            }
+            None => false,
         }
-    }
-}
-
-/// The name part of a `Host` value: without the port, brackets kept for IPv6.
-fn host_name(host: &str) -> &str {
-    if host.starts_with('[') {
-        return match host.find(']') {
-            Some(end) => &host[..=end],
-            None => host,
-        };
-    }
-    match host.rsplit_once(':') {
-        Some((name, _port)) => name,
-        None => host,
     }
 }
 
@@ -150,6 +143,13 @@ mod tests {
             "10.0.0.1:8080",
             "[::2]",
             "",
+            "localhost:80@evil.example",
+            "[::1]evil.example",
+            "127.0.0.1:99999",
+            "127.0.0.1:0",
+            "localhost:",
+            "[127.0.0.1]",
+            "dev.example:9@evil.example",
         ] {
             let why = check(host).unwrap_err();
             assert!(why.contains("DNS-rebinding"), "{host}: {why}");

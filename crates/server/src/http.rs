@@ -3,7 +3,8 @@
 //!
 //! No protocol decisions live here: every status code comes from the model. The only
 //! answers this file makes itself are transport limits the model never sees (a body over
-//! the size limit: 413 from axum's `DefaultBodyLimit`, wrapped in a JSON-RPC error body).
+//! the size limit: 413 from axum's `DefaultBodyLimit`, wrapped in a JSON-RPC error body;
+//! a content coding other than identity: 415, see `content_coding`).
 
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
@@ -39,6 +40,12 @@ pub(crate) async fn mcp(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
+    if let Some(why) = crate::content_coding::unsupported_coding(&headers) {
+        return crate::content_coding::with_accepted_coding(json_response(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            &jsonrpc::error_without_id(jsonrpc::INVALID_REQUEST, &why),
+        ));
+    }
     let body = match body {
         Ok(b) => b,
         Err(rejection) => return body_rejected(&rejection),

@@ -6,6 +6,12 @@
 //! reads it in pages: `?since=N` answers the events with ids `N..N+limit` (`limit` 10,000
 //! by default, at most 100,000) and the sends of those events, with `next`, the cursor for
 //! the following page (equal to `events_end` when the client has everything so far).
+//!
+//! A whole-ledger body is a full copy of the ground truth held until its reader takes
+//! it: ten readers that never read held ten copies. So at most
+//! [`crate::Limits::ledger_readers`] whole bodies exist at once (one more gets 503 with a
+//! sentence pointing at `?since=N` pages, which are bounded to [`PAGE_MAX`] events), and a
+//! whole body not taken within the idle timeout has its connection closed, which frees it.
 
 use std::collections::VecDeque;
 use std::io;
@@ -119,8 +125,12 @@ fn chunked_json(value: &impl Serialize) -> Result<VecDeque<Bytes>, serde_json::E
     Ok(chunks.done)
 }
 
-/// A body of ready chunks.
-struct ChunkBody(VecDeque<Bytes>);
+/// A body of ready chunks, and whatever must live exactly as long as it (a reader's
+/// permit, the guard that tells its deadline it was dropped).
+struct ChunkBody(
+    VecDeque<Bytes>,
+    #[allow(dead_code)] Option<Box<dyn Send + Sync>>,
+);
 
 impl http_body::Body for ChunkBody {
     type Data = Bytes;
@@ -143,10 +153,10 @@ impl http_body::Body for ChunkBody {
     }
 }
 
-fn chunked_response(value: &impl Serialize) -> Response {
+fn chunked_response(value: &impl Serialize, held: Option<Box<dyn Send + Sync>>) -> Response {
     match chunked_json(value) {
         Ok(chunks) => {
-            let mut response = Response::new(Body::new(ChunkBody(chunks)));
+            let mut response = Response::new(Body::new(ChunkBody(chunks, held)));
             response.headers_mut().insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("application/json"),
@@ -161,9 +171,16 @@ fn chunked_response(value: &impl Serialize) -> Response {
 }
 
 /// The answer to `GET /_chaos/ledger` with `query`; the caller stepped `state` to now.
-pub(crate) fn ledger_response(state: &State, query: LedgerQuery) -> Response {
+/// `held` lives as long as the body (see [`ChunkBody`]).
+pub(crate) fn ledger_response(
+    state: &State,
+    query: LedgerQuery,
+    held: Option<Box<dyn Send + Sync>>,
+) -> Response {
     match query {
-        LedgerQuery::Whole => chunked_response(&crate::ledger_snapshot::LedgerSnapshot::of(state)),
+        LedgerQuery::Whole => {
+            chunked_response(&crate::ledger_snapshot::LedgerSnapshot::of(state), held)
+        }
         LedgerQuery::Page { since, limit } => {
             let server = state.server();
             let ledger = server.ledger();
@@ -177,15 +194,18 @@ pub(crate) fn ledger_response(state: &State, query: LedgerQuery) -> Response {
                 .iter()
                 .filter(|s| (from..to).contains(&s.event.0))
                 .collect();
-            chunked_response(&LedgerPage {
-                now_ms: server.now_ms(),
-                since,
-                next: to,
-                events_end: end,
-                events_base: base,
-                events,
-                sends,
-            })
+            chunked_response(
+                &LedgerPage {
+                    now_ms: server.now_ms(),
+                    since,
+                    next: to,
+                    events_end: end,
+                    events_base: base,
+                    events,
+                    sends,
+                },
+                held,
+            )
         }
     }
 }

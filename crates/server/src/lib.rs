@@ -22,6 +22,7 @@ mod call_gates;
 mod client_hold;
 mod clock;
 mod conn_watch;
+mod content_coding;
 mod control;
 mod core;
 mod counted_listener;
@@ -293,6 +294,10 @@ struct Inner {
     turn_waiting: AtomicUsize,
     /// Signalled when the last of `lock_waiters` got the lock.
     lock_free: Notify,
+    /// Whole-ledger bodies that may exist at once (see `ledger_page`).
+    ledger_readers: Arc<tokio::sync::Semaphore>,
+    /// How long a whole-ledger body may wait for its reader (the idle timeout).
+    ledger_read_time: Duration,
 }
 
 /// The shared handle the HTTP handlers, the ticker and the control API hold.
@@ -322,6 +327,7 @@ impl App {
         let auto = config.auto_grace.is_some();
         let quiet_marker = auto && config.quiet_marker;
         let gated = auto && config.call_gates && config.scenario.is_some();
+        let limits = config.limits;
         let (state, notes) = State::new(config, events);
         let app = App {
             inner: Arc::new(Inner {
@@ -339,6 +345,8 @@ impl App {
                 lock_waiters: AtomicUsize::new(0),
                 turn_waiting: AtomicUsize::new(0),
                 lock_free: Notify::new(),
+                ledger_readers: Arc::new(tokio::sync::Semaphore::new(limits.ledger_readers.max(1))),
+                ledger_read_time: limits.idle_timeout,
             }),
         };
         (app, notes)
@@ -556,6 +564,31 @@ impl App {
             }
             notified.await;
         }
+    }
+
+    /// Room for one more whole-ledger body: what must live as long as it (its permit,
+    /// and the guard whose drop stops its deadline). `None` when
+    /// [`Limits::ledger_readers`] bodies exist already. Past the deadline (the idle
+    /// timeout) a body still unread has its connection closed, which drops it.
+    pub(crate) fn whole_ledger_reader(
+        &self,
+        tcp: Option<conn_watch::TcpConn>,
+    ) -> Option<Box<dyn Send + Sync>> {
+        let permit = self.inner.ledger_readers.clone().try_acquire_owned().ok()?;
+        let (done, dropped) = tokio::sync::oneshot::channel::<()>();
+        if let Some(tcp) = tcp {
+            let within = self.inner.ledger_read_time;
+            tokio::spawn(async move {
+                // `dropped` resolves (with an error) when the body, holding `done`, goes.
+                if tokio::time::timeout(within, dropped).await.is_err() {
+                    tracing::warn!(
+                        "a whole-ledger body was not read in time: closing its connection"
+                    );
+                    tcp.0.cut();
+                }
+            });
+        }
+        Some(Box::new((permit, done)))
     }
 
     /// The body `GET /_chaos/ledger` serves, as JSON: `{now_ms, time_scale, scenario,

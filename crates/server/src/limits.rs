@@ -8,7 +8,11 @@
 //! streams without end and a ledger that keeps every header as sent would each hold a
 //! descriptor, the server's lock or memory without bound. Every limit is a field here and a
 //! `faultline serve` flag; the defaults are far above what the bundled scenarios, the
-//! conformance suite and the SDK clients use. The README's "Limits" section lists them.
+//! conformance suite and the SDK clients use. docs/live-server.md, section "Limits", lists
+//! them. The second round (a 200 KB progress token repeated in every event, a queue
+//! that grows as fast as a slow reader lets it, 10,000 `initialize`s on one connection,
+//! a batch of 5,000 jobs left running by a client that left) added the byte bound per
+//! queue, the bound on repeated strings, the step budgets and the session room rules.
 //!
 //! | field | flag | default | bounds |
 //! |---|---|---|---|
@@ -24,6 +28,14 @@
 //! | `max_handles` | `--max-handles` | 10,000 | 2026-07-28 state handles (baskets) held; a new one takes a lost, idle-expired or the least recently used one's room |
 //! | `ledger_window` | `--ledger-window` | 10,000 | entries kept per ledger record without `--control` |
 //! | `ledger_window_bytes` | `--ledger-window-bytes` | 64 MiB | bytes the ledger may weigh without `--control` |
+//! | `max_queue_bytes` | - | 64 MiB | queued SSE bytes one stream may hold, whatever its reader's pace; a frame that would pass it cuts the stream (`queue_full` in the ledger's `cuts`) |
+//! | `max_echo_bytes` | - | 1 KiB | a request id or `_meta.progressToken` longer is refused (400) |
+//! | `max_steps_per_request` | - | 1,000,000 | job steps one POST (a batch's summed) may ask for (400) |
+//! | `max_steps_per_session` | - | 1,000,000 | job steps a session's running jobs may still have to run (429) |
+//! | `max_steps_per_server` | - | 10,000,000 | job steps every running job may still have to run (503) |
+//! | `max_sessions_per_peer` | - | 1,000 | live sessions per client address; the oldest unused one gives way, else 429 |
+//! | `unused_session_ttl` | - | 60 s | a session never used after `initialize` dies this long after it; a full store evicts the oldest such |
+//! | `ledger_readers` | - | 1 | `GET /_chaos/ledger` bodies being written at once (more: 503) |
 
 use std::time::Duration;
 
@@ -40,6 +52,18 @@ pub const DEFAULT_STREAM_QUEUE_BYTES: usize = 1 << 20;
 
 /// A stream over its queue bound whose reader took nothing for this long is cut.
 pub const DEFAULT_STREAM_STALL: Duration = Duration::from_secs(5);
+
+/// Bytes of SSE frames one stream's queue may hold, whatever its reader's pace: far above
+/// what a reader keeping up with a 100,000-step job at interval 0 falls behind by (some
+/// 15 MB for the whole job), far below what one stream may pin in memory.
+pub const DEFAULT_MAX_QUEUE_BYTES: usize = 64 << 20;
+
+/// The longest request id or progress token a long-lived server repeats.
+pub const DEFAULT_MAX_ECHO_BYTES: u32 = 1 << 10;
+
+/// A never-used session dies this long after `initialize` (see `session_room` in the
+/// model): a client that will use its session names it within a second.
+pub const DEFAULT_UNUSED_SESSION_TTL: Duration = Duration::from_secs(60);
 
 /// Task records a long-lived server's 2026-07-28 task store holds at most.
 pub const DEFAULT_MAX_TASKS: u32 = 10_000;
@@ -83,6 +107,24 @@ pub struct Limits {
     /// follows the sessions alive. Off for a scenario, whose run must step where the
     /// simulator's does (see [`faultline_model::Limits::forget_dead_sessions`]).
     pub forget_dead_sessions: bool,
+    /// See [`DEFAULT_MAX_QUEUE_BYTES`].
+    pub max_queue_bytes: usize,
+    /// See [`faultline_model::Limits::max_echo_bytes`]; `None` for a scenario.
+    pub max_echo_bytes: Option<u32>,
+    /// See [`faultline_model::Limits::max_steps_per_request`]; `None` for a scenario.
+    pub max_steps_per_request: Option<u64>,
+    /// See [`faultline_model::Limits::max_steps_per_session`]; `None` for a scenario.
+    pub max_steps_per_session: Option<u64>,
+    /// See [`faultline_model::Limits::max_steps_per_server`]; `None` for a scenario.
+    pub max_steps_per_server: Option<u64>,
+    /// See [`faultline_model::Limits::max_sessions_per_peer`]; `None` for a scenario.
+    pub max_sessions_per_peer: Option<u32>,
+    /// In virtual time. See [`faultline_model::Limits::unused_session_ttl_ms`]; `None` for
+    /// a scenario.
+    pub unused_session_ttl: Option<Duration>,
+    /// Whole-ledger bodies (`GET /_chaos/ledger` without `since`) being written at once;
+    /// one more gets 503 (see `ledger_page`).
+    pub ledger_readers: usize,
 }
 
 impl Default for Limits {
@@ -101,6 +143,14 @@ impl Default for Limits {
             ledger_window: 10_000,
             ledger_window_bytes: 64 << 20,
             forget_dead_sessions: true,
+            max_queue_bytes: DEFAULT_MAX_QUEUE_BYTES,
+            max_echo_bytes: Some(DEFAULT_MAX_ECHO_BYTES),
+            max_steps_per_request: Some(1_000_000),
+            max_steps_per_session: Some(1_000_000),
+            max_steps_per_server: Some(10_000_000),
+            max_sessions_per_peer: Some(1_000),
+            unused_session_ttl: Some(DEFAULT_UNUSED_SESSION_TTL),
+            ledger_readers: 1,
         }
     }
 }
@@ -115,6 +165,14 @@ impl Limits {
             forget_dead_sessions: false,
             max_tasks: None,
             max_handles: None,
+            // A scenario's requests get the simulator's answers: none of these refuse or
+            // evict there.
+            max_echo_bytes: None,
+            max_steps_per_request: None,
+            max_steps_per_session: None,
+            max_steps_per_server: None,
+            max_sessions_per_peer: None,
+            unused_session_ttl: None,
             ..Limits::default()
         }
     }
@@ -128,6 +186,14 @@ impl Limits {
             forget_dead_sessions: self.forget_dead_sessions,
             max_tasks: self.max_tasks.map(|n| n.max(1)),
             max_handles: self.max_handles.map(|n| n.max(1)),
+            max_echo_bytes: self.max_echo_bytes,
+            max_steps_per_request: self.max_steps_per_request,
+            max_steps_per_session: self.max_steps_per_session,
+            max_steps_per_server: self.max_steps_per_server,
+            max_sessions_per_peer: self.max_sessions_per_peer.map(|n| n.max(1)),
+            unused_session_ttl_ms: self
+                .unused_session_ttl
+                .map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
         }
     }
 }

@@ -60,6 +60,9 @@ async fn with_nobody_waiting_time_still_reaches_what_is_due() {
     // idle TTL one hour away and the session expires, with no one advancing the clock.
     let mut config = auto_config(4);
     config.knobs.session_idle_ttl = faultline_model::PositiveDurationMs::new(3_600_000);
+    // The session is never used: without this it would die at the 60 s unused-session
+    // TTL, the first thing due, which the clock would reach just as well.
+    config.limits.unused_session_ttl = None;
     let server = start(config).await;
     let addr = server.addr;
     initialize(addr, "2025-11-25").await;

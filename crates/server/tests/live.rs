@@ -182,8 +182,16 @@ async fn session_cap_gives_503() {
     let mut config = Config::well_behaved(1).with_time_scale(0.0);
     config.knobs.max_sessions = 2;
     let server = start(config).await;
-    initialize(server.addr, V_LATEST).await;
-    initialize(server.addr, V_LATEST).await;
+    // Used sessions: a never-used one would give way to a new `initialize` (issue 29).
+    for _ in 0..2 {
+        let session = initialize(server.addr, V_LATEST).await;
+        let used = Req::post(Some(&session), &rpc(2, "tools/list", json!({})))
+            .header("mcp-protocol-version", V_LATEST)
+            .send(server.addr)
+            .await;
+        assert_eq!(used.status(), 200);
+        body_bytes(used).await;
+    }
     let response = Req::post(None, &rpc(1, "initialize", json!({})))
         .send(server.addr)
         .await;

@@ -22,12 +22,15 @@ use tokio::net::TcpStream;
 static PANICS: AtomicUsize = AtomicUsize::new(0);
 
 /// Well-formed requests the mutations start from.
-const VALID: [&str; 5] = [
+const VALID: [&str; 7] = [
     "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: 132\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"f\"}}}",
     "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: 00\r\nLast-Event-ID: 7\r\n\r\n",
     "DELETE /mcp HTTP/1.1\r\nHost: [::1]\r\nMcp-Session-Id: abc\r\n\r\n",
     "POST /_chaos/clock/advance HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"ms\": 10}\n",
     "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n5\r\n[1,2]\r\n0\r\n\r\n",
+    // Issue 29: a content coding (415) and a Host that only starts like localhost (403).
+    "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Encoding: deflate\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
+    "GET /_chaos/ledger HTTP/1.1\r\nHost: localhost:80@evil.example\r\nOrigin: http://[::1]evil.example\r\n\r\n",
 ];
 
 #[derive(Debug, Clone)]
@@ -50,6 +53,9 @@ fn mutation() -> impl Strategy<Value = Mutation> {
                 Just(b"Content-Length: 99999999999999999999\r\n".to_vec()),
                 Just(b"Transfer-Encoding: chunked\r\n".to_vec()),
                 Just(b"Host: evil.example\r\n".to_vec()),
+                Just(b"Host: localhost:80@evil.example\r\n".to_vec()),
+                Just(b"Host: 127.0.0.1:99999\r\n".to_vec()),
+                Just(b"Content-Encoding: gzip\r\n".to_vec()),
                 Just(b"\0".to_vec()),
             ]
         )

@@ -153,6 +153,10 @@ pub enum CutReason {
     /// and it took nothing for a whole stall period (a client that reads, however slowly
     /// relative to the producer, is never cut).
     NotReading { queued_bytes: u64, limit_bytes: u64 },
+    /// The client read too slowly for what was produced for it: the stream's queue would
+    /// have passed its hard bound of `limit_bytes` (the live server's `max_queue_bytes`),
+    /// whatever the reader's pace. `queued_bytes` waited when the next frame came.
+    QueueFull { queued_bytes: u64, limit_bytes: u64 },
     /// An idle proxy (the `IdleProxy` fault) reset the connection: no bytes had passed on
     /// it for `idle_ms` (no event, no keep-alive comment), the last at `last_bytes_ms`.
     /// <https://github.com/modelcontextprotocol/go-sdk/pull/1232>

@@ -7,10 +7,14 @@
 //! message. A handler says *why* it refuses; it never spells out the answer itself.
 
 use std::borrow::Cow;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
+use crate::authority::Host;
 use crate::http::{HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, SessionKey};
-use crate::jsonrpc::{INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND, error_without_id};
+use crate::jsonrpc::{
+    INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND, error_without_id,
+};
 use crate::knobs::DeadSessionAnswer;
 use crate::media_type;
 
@@ -64,6 +68,18 @@ pub(super) enum Rejection {
     CursorNotFound,
     /// The session's event log holds `max_streams_per_session` streams already.
     StreamLimit,
+    /// A request id longer than `max_echo_bytes` (the limit).
+    IdTooLong(u32),
+    /// A `_meta.progressToken` longer than `max_echo_bytes` (the limit).
+    ProgressTokenTooLong(u32),
+    /// The POST's jobs ask for more than `max_steps_per_request` steps (the limit).
+    RequestStepBudget(u64),
+    /// The session's running jobs plus the POST's would pass `max_steps_per_session`.
+    SessionStepBudget(u64),
+    /// Every running job plus the POST's would pass `max_steps_per_server`.
+    ServerStepBudget(u64),
+    /// The client address holds `max_sessions_per_peer` used sessions already.
+    PeerSessionLimit(u32),
 }
 
 impl Rejection {
@@ -143,6 +159,48 @@ impl Rejection {
                 "Bad Request: Last-Event-ID cannot be resumed",
             ),
             CursorNotFound => (404, INVALID_REQUEST, "Not Found: no such event"),
+            IdTooLong(limit) => {
+                return (
+                    400,
+                    INVALID_REQUEST,
+                    format!("Invalid Request: a request id is longer than {limit} bytes, the most this server repeats back").into(),
+                );
+            }
+            ProgressTokenTooLong(limit) => {
+                return (
+                    400,
+                    INVALID_PARAMS,
+                    format!("Invalid params: _meta.progressToken is longer than {limit} bytes, the most this server repeats in each progress notification").into(),
+                );
+            }
+            RequestStepBudget(limit) => {
+                return (
+                    400,
+                    INVALID_PARAMS,
+                    format!("Invalid params: the jobs of this request ask for more than {limit} steps in all").into(),
+                );
+            }
+            SessionStepBudget(limit) => {
+                return (
+                    429,
+                    INVALID_REQUEST,
+                    format!("Too Many Requests: this session's running jobs and these would pass {limit} steps still to run; wait for its jobs to end").into(),
+                );
+            }
+            ServerStepBudget(limit) => {
+                return (
+                    503,
+                    INVALID_REQUEST,
+                    format!("Service Unavailable: the running jobs and these would pass the server's {limit} steps still to run; retry later").into(),
+                );
+            }
+            PeerSessionLimit(limit) => {
+                return (
+                    429,
+                    INVALID_REQUEST,
+                    format!("Too Many Requests: this client address holds {limit} sessions in use, the most allowed; DELETE one first").into(),
+                );
+            }
             // RFC 6585 §4: the client sent too much; it may retry once its streams end or
             // expire.
             StreamLimit => (
@@ -266,20 +324,26 @@ pub(super) fn session_header(request: &HttpRequest) -> Result<&str, Rejection> {
 
 /// DNS-rebinding protection: only pages served from this machine (`localhost`, `127.0.0.1`,
 /// `[::1]`, any port) may talk to us; the live server applies it to `/_chaos` too.
+///
+/// An origin is `scheme "://" host [":" port]` (RFC 6454 section 6.1,
+/// <https://www.rfc-editor.org/rfc/rfc6454#section-6.1>), the authority read strictly
+/// ([`crate::authority`]): `http://localhost:80@evil.example` names `evil.example`, not
+/// this machine, and is refused, as is anything with a path, userinfo or a port outside
+/// 1-65535.
 pub fn origin_is_local(origin: &str) -> bool {
-    let rest = origin
+    let Some(authority) = origin
         .strip_prefix("http://")
         .or_else(|| origin.strip_prefix("https://"))
-        .unwrap_or("");
-    let host = if let Some(v6) = rest.strip_prefix('[') {
-        v6.split(']')
-            .next()
-            .map(|h| format!("[{h}]"))
-            .unwrap_or_default()
-    } else {
-        rest.split([':', '/']).next().unwrap_or("").to_string()
+    else {
+        return false;
     };
-    matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]")
+    match crate::authority::parse_authority(authority) {
+        Some((Host::Name(name), _)) => name == "localhost",
+        Some((Host::Ip(ip), _)) => {
+            ip == IpAddr::V4(Ipv4Addr::LOCALHOST) || ip == IpAddr::V6(Ipv6Addr::LOCALHOST)
+        }
+        None => false,
+    }
 }
 
 #[cfg(test)]
@@ -294,5 +358,15 @@ mod tests {
         assert!(!origin_is_local("http://evil.example"));
         assert!(!origin_is_local("http://localhost.evil.example"));
         assert!(!origin_is_local("null"));
+        for foreign in [
+            "http://localhost:80@evil.example",
+            "http://localhost@evil.example",
+            "http://[::1]evil.example",
+            "http://127.0.0.1:99999",
+            "http://localhost/evil",
+            "ftp://localhost",
+        ] {
+            assert!(!origin_is_local(foreign), "{foreign}");
+        }
     }
 }

@@ -158,10 +158,7 @@ impl Server {
     /// of `u64` time never does (checked, not wrapped: a wrapped sum would kill a session
     /// before it was created).
     pub(super) fn deadline_of(&self, session: &Session) -> Option<u64> {
-        let idle = self
-            .knobs
-            .session_idle_ttl
-            .and_then(|t| session.last_touch_ms.checked_add(t.ms()));
+        let idle = self.idle_deadline_of(session);
         let absolute = self
             .knobs
             .session_absolute_ttl
@@ -186,16 +183,30 @@ impl Server {
             self.sessions.push_deadline(key, deadline);
             return;
         }
-        let idle = self
-            .knobs
-            .session_idle_ttl
-            .and_then(|t| session.last_touch_ms.checked_add(t.ms()));
+        let idle = self.idle_deadline_of(session);
         let cause = if idle == Some(deadline) {
             DeathCause::IdleTtl
         } else {
             DeathCause::AbsoluteTtl
         };
         self.kill_session(key, now, cause, out);
+    }
+}
+
+impl Server {
+    /// When a session's idle TTL runs out: `session_idle_ttl` after its last request, or,
+    /// for a session not used yet on a server that sets `unused_session_ttl_ms`, that
+    /// long after its creation if sooner (see `session_room`).
+    fn idle_deadline_of(&self, session: &Session) -> Option<u64> {
+        let idle = self
+            .knobs
+            .session_idle_ttl
+            .and_then(|t| session.last_touch_ms.checked_add(t.ms()));
+        let unused = match self.limits.unused_session_ttl_ms {
+            Some(ttl) if !session.used => session.created_ms.checked_add(ttl),
+            _ => None,
+        };
+        earliest(idle, unused)
     }
 }
 

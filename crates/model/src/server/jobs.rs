@@ -207,3 +207,10 @@ pub(super) struct Job {
     progress: bool,
     request_id: Value,
 }
+
+impl Job {
+    /// Steps it has still to run.
+    pub(super) fn steps_left(&self) -> u64 {
+        u64::from(self.total.saturating_sub(self.step))
+    }
+}

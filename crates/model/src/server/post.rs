@@ -75,6 +75,13 @@ impl Server {
         let Some(messages) = self.admit(conn, &request, None, checked, out) else {
             return;
         };
+        let checked = self.check_echoes(&messages.items);
+        if self
+            .admit(conn, &request, messages.rpc(), checked, out)
+            .is_none()
+        {
+            return;
+        }
         if self.route_post(conn, &mut request, messages.batch, &messages.items, out) {
             return;
         }
@@ -121,7 +128,21 @@ impl Server {
             self.reject(conn, &request, rpc, Rejection::StreamLimit, out);
             return;
         }
+        let checked = self.check_step_budgets(key, &dispatched);
+        if self
+            .admit(conn, &request, rpc.clone(), checked, out)
+            .is_none()
+        {
+            return;
+        }
         self.touch(key);
+        let only_initialized = messages
+            .items
+            .iter()
+            .all(|m| m.method() == Some("notifications/initialized"));
+        if !only_initialized {
+            self.sessions.mark_used(key);
+        }
         let lists_tools = !messages.batch && rpc.as_deref() == Some("tools/list");
         let replies = self.run_messages(key, messages, dispatched, out);
         self.answer_post(conn, &request, rpc, key, replies, out);
@@ -255,12 +276,12 @@ impl Server {
             self.reject(conn, request, rpc, Rejection::InitializeNotRequest, out);
             return;
         };
-        if self.sessions.len() >= self.knobs.max_sessions as usize {
-            self.reject(conn, request, rpc, Rejection::SessionLimit, out);
+        if let Err(why) = self.make_session_room(request.peer, out) {
+            self.reject(conn, request, rpc, why, out);
             return;
         }
         let version = negotiated_version(params);
-        let wire_id = self.mint_session(version);
+        let wire_id = self.mint_session(version, request.peer);
         let result = self.initialize_result(version);
         let mut response = HttpResponse::json(200, jsonrpc::result(id, result));
         response.session_id = Some(wire_id);

@@ -18,7 +18,11 @@ use super::admission::check_protocol_version;
 impl Server {
     /// Creates a live session speaking `version` and returns its wire id, drawn from the
     /// seeded generator so that a run is reproducible from its seed.
-    pub(super) fn mint_session(&mut self, version: &'static str) -> String {
+    pub(super) fn mint_session(
+        &mut self,
+        version: &'static str,
+        peer: Option<std::net::IpAddr>,
+    ) -> String {
         let (high, low) = (self.rng.next_u64(), self.rng.next_u64());
         let wire_id = crate::hex::hex_id("", &[high, low]);
         let key = SessionKey(self.ledger.sessions_end());
@@ -44,6 +48,9 @@ impl Server {
             listening: false,
             home: self.serving.replica,
             queued_deadline: None,
+            // Only a live server bounding sessions per client keeps the address.
+            peer: peer.filter(|_| self.limits.max_sessions_per_peer.is_some()),
+            used: false,
         };
         let deadline = self.deadline_of(&session);
         self.sessions.insert(key, session, deadline);

@@ -24,6 +24,7 @@ impl Server {
             match self.live_session(&request) {
                 Ok(key) => {
                     self.touch(key);
+                    self.sessions.mark_used(key);
                     Some(key)
                 }
                 Err(why) => {

@@ -16,7 +16,7 @@ impl Server {
     pub fn admit_tenant(&mut self, now_ms: u64, out: &mut Vec<Output>) -> SessionKey {
         self.advance(now_ms, out);
         self.serving = Route::FIRST;
-        let wire_id = self.mint_session(LATEST_PROTOCOL_VERSION);
+        let wire_id = self.mint_session(LATEST_PROTOCOL_VERSION, None);
         let key = self
             .sessions
             .lookup(&wire_id)

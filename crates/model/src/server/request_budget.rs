@@ -1,0 +1,101 @@
+//! What one POST may make the server repeat and run, on a long-lived server
+//! ([`crate::Limits`]; the simulator sets none of these).
+//!
+//! Why: the per-job step bound says nothing of a batch of 5,000 jobs, nor of jobs that go
+//! on after their client left, and the body-size bound says nothing of how often the
+//! server repeats what the body held: a 200 KB `progressToken` is copied into each of a
+//! job's 100,000 progress notifications. So the strings a server repeats are bounded
+//! where they come in, and job steps are budgeted per request, per session and per
+//! server, counting what the running jobs still have to run. A POST over a budget is
+//! refused whole, before any of its messages acts.
+
+use serde_json::Value;
+
+use crate::jsonrpc::Incoming;
+
+use super::Server;
+use super::admission::Rejection;
+use super::post::Dispatch;
+use crate::ids::SessionKey;
+
+/// The bytes a repeated value costs: a string's UTF-8 length, else its compact JSON.
+fn echo_bytes(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.len(),
+        Value::Null | Value::Bool(_) | Value::Number(_) => value.to_string().len(),
+        other => serde_json::to_vec(other).map_or(usize::MAX, |v| v.len()),
+    }
+}
+
+impl Server {
+    /// Every request id and `_meta.progressToken` within [`crate::Limits::max_echo_bytes`].
+    pub(super) fn check_echoes(&self, items: &[Incoming]) -> Result<(), Rejection> {
+        let Some(limit) = self.limits.max_echo_bytes else {
+            return Ok(());
+        };
+        let over = |v: &Value| echo_bytes(v) > limit as usize;
+        for item in items {
+            if let Incoming::Request { id, params, .. } = item {
+                if over(id) {
+                    return Err(Rejection::IdTooLong(limit));
+                }
+                if let Some(token) = params.get("_meta").and_then(|m| m.get("progressToken"))
+                    && over(token)
+                {
+                    return Err(Rejection::ProgressTokenTooLong(limit));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The steps the POST's jobs ask for, against the request, session and server budgets.
+    pub(super) fn check_step_budgets(
+        &self,
+        key: SessionKey,
+        dispatched: &[Option<Dispatch>],
+    ) -> Result<(), Rejection> {
+        let limits = &self.limits;
+        if limits.max_steps_per_request.is_none()
+            && limits.max_steps_per_session.is_none()
+            && limits.max_steps_per_server.is_none()
+        {
+            return Ok(());
+        }
+        let asked: u64 = dispatched
+            .iter()
+            .flatten()
+            .map(|d| match d {
+                Dispatch::Job(spec) => u64::from(spec.steps),
+                Dispatch::Now(_) => 0,
+            })
+            .sum();
+        if asked == 0 {
+            return Ok(());
+        }
+        if let Some(limit) = limits.max_steps_per_request
+            && asked > limit
+        {
+            return Err(Rejection::RequestStepBudget(limit));
+        }
+        let (mut session_left, mut server_left) = (0u64, 0u64);
+        for job in self.jobs.values() {
+            let left = job.steps_left();
+            server_left += left;
+            if job.session == key {
+                session_left += left;
+            }
+        }
+        if let Some(limit) = limits.max_steps_per_session
+            && session_left + asked > limit
+        {
+            return Err(Rejection::SessionStepBudget(limit));
+        }
+        if let Some(limit) = limits.max_steps_per_server
+            && server_left + asked > limit
+        {
+            return Err(Rejection::ServerStepBudget(limit));
+        }
+        Ok(())
+    }
+}
