@@ -163,3 +163,41 @@ fn scenarios_lists_every_bundled_name_with_its_summary() {
         }
     }
 }
+
+/// Every scenario file holds its own `expect` block for both modelled clients: the check
+/// `.ci/run` once made with a `faultline run` per file and client.
+#[test]
+fn every_scenario_file_holds_its_expect_block_for_both_clients() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for dir in ["scenarios", "scenarios/field", "scenarios/grade"] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("{dir}: {e}"))
+            .map(|entry| entry.expect("a directory entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "ron"))
+            .collect();
+        files.sort();
+        for file in files {
+            let scenario = faultline_sim::Scenario::load(&file)
+                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            for client in [
+                faultline_sim::ClientModel::Naive,
+                faultline_sim::ClientModel::Guarded,
+            ] {
+                checked += 1;
+                let outcome = faultline_sim::run(&scenario, scenario.seed, client);
+                if !faultline_sim::check_expectation(&scenario, &outcome).holds() {
+                    failures.push(format!(
+                        "{} --client {}: the expectation fails; reproduce with: cargo run --release -- run {} --client {}",
+                        file.display(),
+                        client.name(),
+                        file.display(),
+                        client.name()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(checked >= 60, "checked only {checked} runs");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
