@@ -14,36 +14,7 @@
 //! The graded client negotiates its era itself; the grading server speaks both.
 
 use faultline_scenario::{Fault, PickDuration, Scenario, Tool, Work, arm};
-use serde::Serialize;
-use serde_json::Value;
-
-/// `FAULTLINE_CONTEXT`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ClientContext {
-    pub call: CallSpec,
-    /// `echo` calls to make after the first call returned.
-    pub followup_echo: usize,
-    /// 2026-07-28: the application keeps its tools list current the way the SDK offers
-    /// (a `subscriptions/listen` for tools-list changes, opened before the call and kept
-    /// open), lists tools before the call and before each follow-up, and calls from that
-    /// list. Absent (false) in every 2025 context.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub lists_tools: bool,
-    /// 2026-07-28: the application asks for the call to run as a task (the
-    /// `io.modelcontextprotocol/tasks` extension) when its client implements the
-    /// extension; a client that does not makes a plain call. Absent (false) in every 2025
-    /// context.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub use_tasks: bool,
-}
-
-/// One `tools/call`: the tool, its arguments verbatim, and whether to ask for progress.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CallSpec {
-    pub tool: String,
-    pub arguments: Value,
-    pub progress: bool,
-}
+pub use faultline_verdicts::{CallSpec, ClientContext};
 
 /// A scenario ready for grading: what the server plays and what the client is told.
 #[derive(Debug, Clone)]

@@ -9,8 +9,8 @@ use faultline_scenario::FiredFault;
 use faultline_server::{Config, NO_GRACE};
 use tokio::process::Command;
 
+use crate::ClientReport;
 use crate::client_context::GradingPlan;
-use crate::client_report::ClientReport;
 
 /// What one run produced.
 #[derive(Debug)]

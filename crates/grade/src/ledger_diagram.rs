@@ -22,7 +22,7 @@ use faultline_sim::{short_id, vtime};
 use faultline_teach::{ArrowKind, Diagram, Harm, Lane, Row, Shape, Tone, VerdictLine};
 use serde_json::Value;
 
-use crate::verdict::{GradeVerdict, VerdictKind};
+use crate::{ReportVerdict, VerdictKind};
 
 /// What the judge's evidence says, in the shape the diagram needs.
 #[derive(Debug, Default)]
@@ -39,16 +39,16 @@ struct Marks {
     collisions: BTreeSet<(u64, u64)>,
     /// Times of resumptions that honoured a cursor against another generation's numbering.
     cursor_reuses: BTreeSet<u64>,
-    /// The graded client's own sessions (see [`crate::judge::client_sessions`]): a
+    /// The graded client's own sessions (see [`faultline_verdicts::client_sessions`]): a
     /// notification's harm is drawn only on theirs, never on a tenant's that shares its
     /// sequence number (progress and results are the call's, whatever the session).
     own: BTreeSet<faultline_model::SessionKey>,
 }
 
 impl Marks {
-    fn of(ledger: &Ledger, verdicts: &[GradeVerdict]) -> Marks {
+    fn of(ledger: &Ledger, verdicts: &[ReportVerdict]) -> Marks {
         let mut marks = Marks {
-            own: crate::judge::client_sessions(ledger),
+            own: faultline_verdicts::client_sessions(ledger),
             ..Marks::default()
         };
         for v in verdicts {
@@ -148,7 +148,7 @@ impl Item<'_> {
 pub fn diagram_of_grade(
     ledger: &Ledger,
     faults: &[FiredFault],
-    verdicts: &[GradeVerdict],
+    verdicts: &[ReportVerdict],
     title: &str,
 ) -> Diagram {
     let marks = Marks::of(ledger, verdicts);
@@ -392,7 +392,7 @@ impl Marks {
 }
 
 /// The verdict's moment, where its evidence names one.
-fn verdict_time(v: &GradeVerdict) -> Option<u64> {
+fn verdict_time(v: &ReportVerdict) -> Option<u64> {
     [
         "resumed_at_ms",
         "replay_at_ms",
@@ -442,7 +442,7 @@ fn answer_row(a: &AnswerEntry, marks: &Marks) -> Row {
         .unwrap_or_default();
     let label = format!(
         "{} {}{session} -> {}",
-        crate::judge::method_name(a.method),
+        faultline_verdicts::reconnect_loop::method_name(a.method),
         a.rpc_method.as_deref().unwrap_or(""),
         a.status
     );
@@ -470,7 +470,7 @@ fn answer_row(a: &AnswerEntry, marks: &Marks) -> Row {
     row.detail = format!(
         "{}: {} on conn {}\nMcp-Session-Id: {}\nanswered {}",
         vtime(a.at_ms),
-        crate::judge::method_name(a.method),
+        faultline_verdicts::reconnect_loop::method_name(a.method),
         a.conn.0,
         a.session_sent.as_deref().unwrap_or("(none)"),
         a.status
@@ -574,9 +574,9 @@ impl Fold {
         let values = if self.values.is_empty() {
             String::new()
         } else {
-            format!(" {}", crate::judge::ranges(&self.values))
+            format!(" {}", faultline_verdicts::ranges(&self.values))
         };
-        let ids = format!("id {}", crate::judge::ranges(&self.ids));
+        let ids = format!("id {}", faultline_verdicts::ranges(&self.ids));
         let times = if count > 1 {
             format!(" x{count}")
         } else {
@@ -623,7 +623,7 @@ impl Fold {
             vtime(self.last_ms)
         );
         row.data = vec![
-            ("ids", crate::judge::ranges(&self.ids)),
+            ("ids", faultline_verdicts::ranges(&self.ids)),
             ("count", count.to_string()),
         ];
         if let Some(conn) = self.conn {
@@ -762,7 +762,7 @@ mod tests {
             ],
             ..Ledger::default()
         };
-        let verdicts = [GradeVerdict {
+        let verdicts = [ReportVerdict {
             kind: VerdictKind::RetryAmplification,
             why: "1 request(s) still went to session s".into(),
             evidence: serde_json::json!({

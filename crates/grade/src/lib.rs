@@ -41,13 +41,8 @@
 
 mod client_context;
 mod client_process;
-mod client_report;
-mod foreign_events;
-mod judge;
 mod ledger_diagram;
-mod quarantine;
 mod report_card;
-mod verdict;
 
 use std::time::Duration;
 
@@ -57,11 +52,10 @@ use serde_json::{Value, json};
 
 pub use client_context::{CallSpec, ClientContext, GradingPlan, plan};
 pub use client_process::grading_config;
-pub use client_report::ClientReport;
-pub use judge::judge;
+pub use faultline_verdicts::judge_report as judge;
+pub use faultline_verdicts::{ClientReport, ReportVerdict, VerdictKind};
 pub use ledger_diagram::diagram_of_grade;
 pub use report_card::report_card;
-pub use verdict::{GradeVerdict, VerdictKind};
 
 /// How long a client may take on one scenario before it is `hung`: longer than the
 /// TypeScript SDK's 60 s request timeout, so a client that gives up after it is seen to.
@@ -74,7 +68,7 @@ pub struct ScenarioGrade {
     /// How to name the scenario on a command line to replay it: its bundled name, or the
     /// file it was read from (set by the caller; the name by default).
     pub source: String,
-    pub verdicts: Vec<GradeVerdict>,
+    pub verdicts: Vec<ReportVerdict>,
     /// The client's report as printed (`None`: hung).
     pub client_report: Option<Value>,
     /// What the application was asked to do (`FAULTLINE_CONTEXT`).
@@ -172,7 +166,7 @@ pub fn json_report(command: &str, grades: &[ScenarioGrade]) -> Value {
 }
 
 /// `{kind, why, ...evidence}`.
-fn verdict_json(v: &GradeVerdict) -> Value {
+fn verdict_json(v: &ReportVerdict) -> Value {
     let mut object = serde_json::Map::new();
     object.insert("kind".into(), v.kind.name().into());
     object.insert("why".into(), v.why.clone().into());

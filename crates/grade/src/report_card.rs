@@ -8,8 +8,8 @@
 use faultline_teach::{MAX_ROWS, elide, escape, page, to_svg};
 
 use crate::ScenarioGrade;
+use crate::VerdictKind;
 use crate::ledger_diagram::{anchor_of, diagram_of_grade};
-use crate::verdict::VerdictKind;
 
 const CARD_STYLE: &str = r#"
 table.grades { border-collapse: collapse; background: #fff; margin: 8px 0 18px 0; }

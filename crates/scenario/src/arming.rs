@@ -18,9 +18,10 @@ use rand_chacha::rand_core::Rng;
 
 use faultline_model::{DurationMs, FleetKnobs};
 
+use crate::fault_shape::FaultWhen;
 use crate::faults::{self, FaultAction};
 use crate::pick::PickCount;
-use crate::scenario::{CutAt, Fault, Scenario, StreamSel, Tool, Trigger, Work};
+use crate::scenario::{CutAt, Scenario, StreamSel, Tool, Trigger, Work};
 
 /// A scenario with every range picked.
 #[derive(Debug, Clone)]
@@ -154,52 +155,29 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
     }
     let mut armed_faults = Vec::with_capacity(scenario.faults.len());
     for fault in &scenario.faults {
-        let away_ms = match fault {
-            Fault::Drop { away, .. }
-            | Fault::Restart { away, .. }
-            | Fault::CutCall { away, .. }
-            | Fault::DropListen { away, .. }
-            | Fault::RollEra { away, .. } => away.map(|a| a.pick(&mut rng)),
-            Fault::ChangeList { .. }
-            | Fault::Gc { .. }
-            | Fault::StaleTask { .. }
-            | Fault::ReplicaDown { .. }
-            | Fault::RollingDeploy { .. }
-            | Fault::StickyLost { .. }
-            | Fault::Scale { .. }
-            | Fault::PurgeTasks { .. }
-            | Fault::IdleProxy { .. } => None,
-        };
-        let trigger = match fault {
-            Fault::Drop { when, .. }
-            | Fault::Restart { when, .. }
-            | Fault::Gc { when }
-            | Fault::ReplicaDown { when, .. }
-            | Fault::RollingDeploy { when, .. }
-            | Fault::StickyLost { when }
-            | Fault::Scale { when, .. }
-            | Fault::DropListen { when, .. }
-            | Fault::PurgeTasks { when }
-            | Fault::RollEra { when, .. } => match when {
-                Trigger::At(t) => ArmedTrigger::At(t.pick(&mut rng)),
-                Trigger::AfterEvent { n, on } => ArmedTrigger::AfterEvent {
-                    n: u32::try_from(n.pick(&mut rng)).unwrap_or(u32::MAX),
-                    on: *on,
-                },
-            },
-            Fault::StaleTask { at, .. } | Fault::ChangeList { at, .. } => {
-                ArmedTrigger::At(at.pick(&mut rng))
+        // The client's away window, for the kinds that have one (`Fault::away`).
+        let away_ms = fault.away().flatten().map(|a| a.pick(&mut rng));
+        let trigger = match fault.when() {
+            FaultWhen::Trigger(Trigger::At(t)) | FaultWhen::At(t) => {
+                ArmedTrigger::At(t.pick(&mut rng))
             }
+            FaultWhen::Trigger(Trigger::AfterEvent { n, on }) => ArmedTrigger::AfterEvent {
+                n: u32::try_from(n.pick(&mut rng)).unwrap_or(u32::MAX),
+                on: *on,
+            },
             // In force from the start, acting when its action says (draws nothing).
-            Fault::IdleProxy { .. } => ArmedTrigger::Standing,
+            FaultWhen::Always => ArmedTrigger::Standing,
             // A cut after the call's n-th progress event is an `AfterEvent` on its stream:
             // a 2026-07-28 request stream has no priming event, so event n is progress n.
-            Fault::CutCall { call, at, .. } => match at {
-                CutAt::At(t) => ArmedTrigger::At(t.pick(&mut rng)),
-                CutAt::AfterProgress(n) => ArmedTrigger::AfterEvent {
-                    n: u32::try_from(n.pick(&mut rng)).unwrap_or(u32::MAX),
-                    on: StreamSel::Call(*call),
-                },
+            FaultWhen::Cut {
+                at: CutAt::At(t), ..
+            } => ArmedTrigger::At(t.pick(&mut rng)),
+            FaultWhen::Cut {
+                call,
+                at: CutAt::AfterProgress(n),
+            } => ArmedTrigger::AfterEvent {
+                n: u32::try_from(n.pick(&mut rng)).unwrap_or(u32::MAX),
+                on: StreamSel::Call(call),
             },
         };
         armed_faults.push(ArmedFault {

@@ -62,7 +62,7 @@ impl CallTracker {
         }
     }
 
-    /// The workload call a request makes, if any (see the module doc).
+    /// The workload call a request makes, if any (see the module doc), remembered as seen.
     pub fn attribute(&mut self, request: &HttpRequest) -> Option<usize> {
         if self.calls.is_empty() || request.method != HttpMethod::Post {
             return None;
@@ -71,27 +71,45 @@ impl CallTracker {
         let RequestBody::Json(body) = &request.body else {
             return None;
         };
-        if body.get("method").and_then(Value::as_str) != Some("tools/call") {
+        let k = self.call_in(body)?;
+        self.calls[k].seen = true;
+        self.last_seen = Some(k);
+        Some(k)
+    }
+
+    /// The workload call a POST body makes, without remembering it (see the module doc):
+    /// the one definition of "call k" for the engine's stream selectors and for the live
+    /// server's gates, which hold call k until its time. A retry of call `k` is call `k`
+    /// again (its key, its order, or its signature once every call with that signature
+    /// was seen); a JSON-RPC batch makes the call of its first `tools/call` member.
+    pub fn call_in(&self, body: &Value) -> Option<usize> {
+        if self.calls.is_empty() {
             return None;
         }
-        let params = body.get("params")?;
+        let message = match body {
+            Value::Array(batch) => batch
+                .iter()
+                .find(|m| m.get("method").and_then(Value::as_str) == Some("tools/call"))?,
+            message => message,
+        };
+        if message.get("method").and_then(Value::as_str) != Some("tools/call") {
+            return None;
+        }
+        let params = message.get("params")?;
         // `get` per key rather than `pointer`, which allocates for every path segment.
-        let k = match params
+        match params
             .get("_meta")
             .and_then(|meta| meta.get("idempotencyKey"))
             .and_then(Value::as_str)
             .and_then(|key| key.strip_prefix("call-"))
             .and_then(|n| n.parse::<usize>().ok())
         {
-            Some(k) => (k < self.calls.len()).then_some(k)?,
+            Some(k) => (k < self.calls.len()).then_some(k),
             None => match self.by_order(params) {
-                Some(k) => k,
-                None => self.by_signature(params)?,
+                Some(k) => Some(k),
+                None => self.by_signature(params),
             },
-        };
-        self.calls[k].seen = true;
-        self.last_seen = Some(k);
-        Some(k)
+        }
     }
 
     /// A `place_order` names its call by its order key: every attempt at call `k`, the
@@ -302,5 +320,67 @@ mod tests {
         fn clone_wire(&self) -> (&'static str, Value) {
             (self.name, self.arguments.clone())
         }
+    }
+
+    /// One definition of call k, for the engine and the live server's gates: a retry of
+    /// call 0 (same tool, same arguments, no key) is call 0, not call 1, once call 0 was
+    /// seen, whether the gates ask (`call_in`, which remembers nothing) or the engine
+    /// (`attribute`).
+    #[test]
+    fn a_retried_call_zero_is_call_zero_for_the_gates_and_the_engine() {
+        let echo = |text: &str| ArmedCall {
+            at_ms: 0,
+            tool: Tool::Echo { text: text.into() },
+            progress: false,
+        };
+        let mut t = CallTracker::new(&[
+            ArmedCall {
+                at_ms: 0,
+                tool: Tool::LongJob {
+                    steps: crate::PickCount::fixed(3),
+                    interval: DurationMs(1_000),
+                },
+                progress: true,
+            },
+            echo("followup 1"),
+        ]);
+        let first = call(
+            "long_job",
+            json!({"steps": 3, "interval_ms": 1000}),
+            json!({"progressToken": "p"}),
+        );
+        let RequestBody::Json(body) = &first.body else {
+            unreachable!("built as JSON")
+        };
+        assert_eq!(
+            t.call_in(body),
+            Some(0),
+            "the gates' question remembers nothing"
+        );
+        assert_eq!(t.call_in(body), Some(0));
+        assert_eq!(t.attribute(&first), Some(0));
+        assert_eq!(t.call_in(body), Some(0), "a retry of call 0 is call 0");
+        assert_eq!(t.attribute(&first), Some(0));
+        let followup = call("echo", json!({"text": "followup 1"}), json!({}));
+        assert_eq!(t.attribute(&followup), Some(1));
+    }
+
+    /// A JSON-RPC batch (2025-03-26) makes the call of its first `tools/call` member, for
+    /// the gates and the engine alike; a batch without one makes none.
+    #[test]
+    fn a_batch_makes_the_call_of_its_first_tools_call() {
+        let mut t = tracker();
+        let batch = post(json!([
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+                "name": "long_job", "arguments": {"steps": 5, "interval_ms": 1000}}},
+        ]));
+        let RequestBody::Json(body) = &batch.body else {
+            unreachable!("built as JSON")
+        };
+        assert_eq!(t.call_in(body), Some(2), "the only long_job of 5 steps");
+        assert_eq!(t.attribute(&batch), Some(2));
+        let none = post(json!([{"jsonrpc": "2.0", "id": 8, "method": "ping"}]));
+        assert_eq!(t.attribute(&none), None);
     }
 }

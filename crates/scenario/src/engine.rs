@@ -207,6 +207,14 @@ impl Engine {
         &self.server
     }
 
+    /// The workload call a POST body makes (a retry of call `k` is call `k`; a batch
+    /// makes its first `tools/call`'s), by the one definition the engine's stream
+    /// selectors use, without counting it as seen: what the live server's gates ask
+    /// before the request reaches the engine.
+    pub fn call_of(&self, body: &serde_json::Value) -> Option<usize> {
+        self.calls.call_in(body)
+    }
+
     pub fn server_mut(&mut self) -> &mut Server {
         &mut self.server
     }

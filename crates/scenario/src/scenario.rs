@@ -592,17 +592,7 @@ impl Scenario {
                     return Err((format!("faults[{i}]: {problem}"), Some(("faults", i))));
                 }
             }
-            let (Fault::Drop { when, .. }
-            | Fault::Restart { when, .. }
-            | Fault::Gc { when }
-            | Fault::ReplicaDown { when, .. }
-            | Fault::RollingDeploy { when, .. }
-            | Fault::StickyLost { when }
-            | Fault::Scale { when, .. }
-            | Fault::DropListen { when, .. }
-            | Fault::PurgeTasks { when }
-            | Fault::RollEra { when, .. }) = fault
-            else {
+            let crate::FaultWhen::Trigger(when) = fault.when() else {
                 continue;
             };
             if let Trigger::AfterEvent { n, on } = when {

@@ -9,8 +9,10 @@
 //! the gate and lets the call go on. Whatever the client's speed, the call is handled at
 //! the same virtual time, after the same events.
 //!
-//! Calls are counted in arrival order (a JSON-RPC batch counts as one request); calls past
-//! the last gate are not held.
+//! Which workload call a request is, the engine's call tracker says (the one definition of
+//! "call k", shared with the stream selectors): a retry of call 0 is call 0 and goes on,
+//! it does not take call 1's gate; a batch is the call of its first `tools/call`. A
+//! `tools/call` that is no workload call (a conformance tool) is not held.
 
 use tokio::sync::oneshot;
 
@@ -18,7 +20,7 @@ use tokio::sync::oneshot;
 pub(crate) struct CallGates {
     /// The virtual time of each call, in order.
     at_ms: Vec<u64>,
-    /// Calls seen so far.
+    /// `tools/call` requests seen so far.
     seen: usize,
     /// Held calls: (gate, arrival order, the way to let them go on). Kept sorted.
     held: Vec<(u64, usize, oneshot::Sender<()>)>,
@@ -34,11 +36,11 @@ impl CallGates {
         }
     }
 
-    /// A `tools/call` arrived at virtual time `now`: `Some(receiver)` when it must wait
-    /// for its gate.
-    pub fn admit(&mut self, now: u64) -> Option<oneshot::Receiver<()>> {
-        let k = self.seen;
+    /// A `tools/call` arrived at virtual time `now`, making workload call `call` (`None`:
+    /// none): `Some(receiver)` when it must wait for its gate.
+    pub fn admit(&mut self, now: u64, call: Option<usize>) -> Option<oneshot::Receiver<()>> {
         self.seen += 1;
+        let k = call?;
         let gate = *self.at_ms.get(k)?;
         if gate <= now {
             return None;
@@ -99,9 +101,13 @@ mod tests {
     fn the_kth_call_waits_for_the_kth_gate_and_later_calls_go_on() {
         let mut gates = CallGates::new(vec![0, 5_000]);
         assert!(!gates.started());
-        assert!(gates.admit(0).is_none(), "call 0 is due at once");
+        assert!(gates.admit(0, Some(0)).is_none(), "call 0 is due at once");
         assert!(gates.started());
-        let mut second = gates.admit(1_000).expect("call 1 waits for T+5s");
+        assert!(
+            gates.admit(500, Some(0)).is_none(),
+            "a retry of call 0 goes on: it does not take call 1's gate"
+        );
+        let mut second = gates.admit(1_000, Some(1)).expect("call 1 waits for T+5s");
         assert_eq!(gates.earliest(), Some(5_000));
         gates.open(4_999);
         assert!(second.try_recv().is_err());
@@ -111,6 +117,13 @@ mod tests {
         gates.handled();
         assert!(!gates.going());
         assert_eq!(gates.earliest(), None);
-        assert!(gates.admit(1_000).is_none(), "no gate for a third call");
+        assert!(
+            gates.admit(1_000, Some(2)).is_none(),
+            "no gate for a third call"
+        );
+        assert!(
+            gates.admit(1_000, None).is_none(),
+            "no gate for no workload call"
+        );
     }
 }

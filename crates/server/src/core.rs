@@ -394,11 +394,17 @@ impl State {
         self.await_listener = false;
     }
 
-    /// A `tools/call` arrived: `Some(receiver)` when it must wait for its gate.
-    pub fn admit_call(&mut self) -> Option<tokio::sync::oneshot::Receiver<()>> {
+    /// A `tools/call` arrived: `Some(receiver)` when it must wait for its gate. Which
+    /// workload call it is, the engine says (one definition of "call k": a retry of call
+    /// 0 waits for call 0's gate, not call 1's).
+    pub fn admit_call(
+        &mut self,
+        body: &serde_json::Value,
+    ) -> Option<tokio::sync::oneshot::Receiver<()>> {
         self.config.auto_grace?;
         let now = self.clock.now_ms();
-        self.gates.admit(now)
+        let call = self.engine.call_of(body);
+        self.gates.admit(now, call)
     }
 
     /// A call let go at its gate was handled.

@@ -238,25 +238,20 @@ impl Drop for Released<'_> {
     }
 }
 
-/// Whether `request` is a JSON-RPC `tools/call` (a batch counts if any member is one).
-fn is_tools_call(request: &HttpRequest) -> bool {
-    let parsed;
+/// The body of a JSON-RPC `tools/call` request (a batch counts if any member is one),
+/// parsed, or `None` for any other request.
+fn tools_call_body(request: &HttpRequest) -> Option<serde_json::Value> {
     let body = match &request.body {
-        faultline_model::RequestBody::Json(v) => v,
-        faultline_model::RequestBody::Bytes(bytes) => match serde_json::from_slice(bytes) {
-            Ok(v) => {
-                parsed = v;
-                &parsed
-            }
-            Err(_) => return false,
-        },
-        faultline_model::RequestBody::Empty => return false,
+        faultline_model::RequestBody::Json(v) => v.clone(),
+        faultline_model::RequestBody::Bytes(bytes) => serde_json::from_slice(bytes).ok()?,
+        faultline_model::RequestBody::Empty => return None,
     };
     let is_call = |m: &serde_json::Value| m["method"] == "tools/call";
-    match body {
+    let call = match &body {
         serde_json::Value::Array(batch) => batch.iter().any(is_call),
         message => is_call(message),
-    }
+    };
+    call.then_some(body)
 }
 
 /// A seed from the OS (for servers started without a scenario or `--seed`).
@@ -421,8 +416,10 @@ impl App {
             self.inner.wake.notify_one();
             through.hold = go_on.await.is_ok();
         }
-        if self.inner.gated && is_tools_call(&request) {
-            let held = self.lock().admit_call();
+        if self.inner.gated
+            && let Some(body) = tools_call_body(&request)
+        {
+            let held = self.lock().admit_call(&body);
             if let Some(go_on) = held {
                 // Through the hold: it waits at its gate now, not at the return point.
                 through.done_with_hold();

@@ -20,7 +20,7 @@ use faultline_model::{DurationMs, EndMode, FleetKnobs, PositiveDurationMs, Serve
 use crate::explore::{Signature, verdict_signature};
 use crate::verdict::VerdictKind;
 use faultline_scenario::{ClientEra, ClientModel, CutAt, Fault, Scenario, Tool, Trigger, Work};
-use faultline_scenario::{PickCount, PickDuration, StreamSel};
+use faultline_scenario::{Moment, PickCount, PickDuration, StreamSel};
 
 /// Whether `scenario` (run with its own seed) still shows `kind` with `signature`.
 fn still_fails(
@@ -100,52 +100,29 @@ fn candidates(s: &Scenario) -> Vec<Scenario> {
         }
     }
     for i in 0..s.faults.len() {
+        // A shorter away window, or none, for every kind that sends the client away
+        // (`Fault::away_mut`: the kinds arming arms an away for).
         let mut c = s.clone();
-        let changed = match &mut c.faults[i] {
-            Fault::Drop { away, .. }
-            | Fault::Restart { away, .. }
-            | Fault::RollEra { away, .. } => match away {
-                Some(a) => match halve_duration(*a) {
-                    Some(h) if h.hi.ms() > 0 => {
-                        *a = h;
-                        true
-                    }
-                    _ => {
-                        *away = None;
-                        true
-                    }
-                },
-                None => false,
-            },
+        let changed = match c.faults[i].away_mut() {
+            Some(away @ Some(_)) => {
+                match (*away).and_then(halve_duration) {
+                    Some(h) if h.hi.ms() > 0 => *away = Some(h),
+                    _ => *away = None,
+                }
+                true
+            }
             _ => false,
         };
         if changed {
             out.push(c);
         }
+        // The fault earlier: half its time, or half its event count (`IdleProxy`, in
+        // force all along, has no moment to move).
         let mut c = s.clone();
-        let changed = match &mut c.faults[i] {
-            Fault::Drop { when, .. }
-            | Fault::Restart { when, .. }
-            | Fault::Gc { when }
-            | Fault::ReplicaDown { when, .. }
-            | Fault::RollingDeploy { when, .. }
-            | Fault::StickyLost { when }
-            | Fault::Scale { when, .. }
-            | Fault::DropListen { when, .. }
-            | Fault::PurgeTasks { when }
-            | Fault::RollEra { when, .. } => match when {
-                Trigger::At(t) => halve_duration(*t).map(|h| *t = h).is_some(),
-                Trigger::AfterEvent { n, .. } => halve_count(*n).map(|h| *n = h).is_some(),
-            },
-            Fault::StaleTask { at, .. } | Fault::ChangeList { at, .. } => {
-                halve_duration(*at).map(|h| *at = h).is_some()
-            }
-            Fault::CutCall { at, .. } => match at {
-                CutAt::At(t) => halve_duration(*t).map(|h| *t = h).is_some(),
-                CutAt::AfterProgress(n) => halve_count(*n).map(|h| *n = h).is_some(),
-            },
-            // In force all along: no time to move earlier.
-            Fault::IdleProxy { .. } => false,
+        let changed = match c.faults[i].when_mut().moment() {
+            Some(Moment::Time(t)) => halve_duration(*t).map(|h| *t = h).is_some(),
+            Some(Moment::Count(n)) => halve_count(*n).map(|h| *n = h).is_some(),
+            None => false,
         };
         if changed {
             out.push(c);
@@ -887,5 +864,137 @@ mod tests {
             names.len(),
             "a knob is named twice: {names:?}"
         );
+    }
+
+    /// One fault of every kind, written field by field: a new kind of [`Fault`] does not
+    /// compile here (`kind_of`) until this list has it.
+    fn every_fault_kind() -> Vec<faultline_scenario::Fault> {
+        use faultline_model::{EndMode, ListName, ListenEnd};
+        use faultline_scenario::{CutAt, Fault, PickCount, PickDuration, StreamSel, Trigger};
+        let at = || Trigger::At(PickDuration::fixed(DurationMs(60_000)));
+        let away = || Some(PickDuration::fixed(DurationMs(40_000)));
+        vec![
+            Fault::Drop {
+                when: at(),
+                mode: EndMode::Reset,
+                stream: StreamSel::Any,
+                away: away(),
+            },
+            Fault::Restart {
+                when: at(),
+                away: away(),
+            },
+            Fault::Gc { when: at() },
+            Fault::StaleTask {
+                at: PickDuration::fixed(DurationMs(60_000)),
+                holds_session_from: DurationMs(0),
+            },
+            Fault::CutCall {
+                call: 0,
+                at: CutAt::AfterProgress(PickCount::fixed(4)),
+                away: away(),
+            },
+            Fault::ReplicaDown {
+                when: at(),
+                replica: 0,
+                down: DurationMs(1_000),
+            },
+            Fault::RollingDeploy {
+                when: at(),
+                every: DurationMs(1_000),
+                down: DurationMs(1_000),
+                to_era: None,
+            },
+            Fault::StickyLost { when: at() },
+            Fault::Scale { when: at(), to: 2 },
+            Fault::ChangeList {
+                at: PickDuration::fixed(DurationMs(60_000)),
+                list: ListName::Tools,
+                notify: true,
+                on_replica: None,
+            },
+            Fault::DropListen {
+                when: at(),
+                end: ListenEnd::Reset,
+                away: away(),
+            },
+            Fault::IdleProxy {
+                cut_after: DurationMs(1_000),
+            },
+            Fault::PurgeTasks { when: at() },
+            Fault::RollEra {
+                when: at(),
+                to: Era::LegacyOnly,
+                away: away(),
+            },
+        ]
+    }
+
+    fn kind_of(fault: &faultline_scenario::Fault) -> usize {
+        use faultline_scenario::Fault;
+        match fault {
+            Fault::Drop { .. } => 0,
+            Fault::Restart { .. } => 1,
+            Fault::Gc { .. } => 2,
+            Fault::StaleTask { .. } => 3,
+            Fault::CutCall { .. } => 4,
+            Fault::ReplicaDown { .. } => 5,
+            Fault::RollingDeploy { .. } => 6,
+            Fault::StickyLost { .. } => 7,
+            Fault::Scale { .. } => 8,
+            Fault::ChangeList { .. } => 9,
+            Fault::DropListen { .. } => 10,
+            Fault::IdleProxy { .. } => 11,
+            Fault::PurgeTasks { .. } => 12,
+            Fault::RollEra { .. } => 13,
+        }
+    }
+
+    /// Issue: the shrinker once shortened `away` only for `Drop`, `Restart` and `RollEra`
+    /// while arming armed it for `CutCall` and `DropListen` too. Now, for every kind: an
+    /// away window arming arms is one the shrinker shortens (and never the other way), and
+    /// every fault with a moment is moved earlier.
+    #[test]
+    fn the_shrinker_shortens_every_away_that_arming_arms() {
+        let base = faultline_scenario::Scenario::parse(
+            r#"Scenario(name: "t", summary: "t", workload: [
+                CallTool(at: "0s", tool: LongJob(steps: 8, interval: "1m"))])"#,
+            "t.ron",
+        )
+        .expect("valid");
+        let faults = every_fault_kind();
+        let mut kinds: Vec<usize> = faults.iter().map(kind_of).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        assert_eq!(kinds.len(), 14, "one fault of every kind");
+        for fault in faults {
+            let mut scenario = base.clone();
+            scenario.faults = vec![fault.clone()];
+            let armed = faultline_scenario::arm(&scenario, scenario.seed);
+            let armed_away = armed.faults[0].away_ms;
+            let away_of = |s: &faultline_scenario::Scenario| s.faults[0].away().flatten();
+            let shortened = super::candidates(&scenario).iter().any(|c| {
+                c.faults.len() == 1
+                    && match away_of(c) {
+                        None => true,
+                        Some(a) => a.hi.ms() < 40_000,
+                    }
+                    && armed_away.is_some()
+            });
+            assert_eq!(
+                armed_away.is_some(),
+                shortened,
+                "{fault:?}: arming arms an away of {armed_away:?}; the shrinker shortens it: {shortened}"
+            );
+            let moved = super::candidates(&scenario).iter().any(|c| {
+                c.faults.len() == 1
+                    && format!("{:?}", c.faults[0].when()) != format!("{:?}", fault.when())
+            });
+            assert_eq!(
+                !matches!(fault.when(), faultline_scenario::FaultWhen::Always),
+                moved,
+                "{fault:?}: moved earlier: {moved}"
+            );
+        }
     }
 }

@@ -9,12 +9,35 @@
 //! - rules that read the server's ledger alone, so that a real client, which reports only
 //!   what its application was handed, is judged exactly as a modelled one: one file per
 //!   verdict, with its rule, its evidence type, the sentence that tells it and the guard
-//!   that prevents it ([`reconnect_loop`]);
+//!   that prevents it ([`reconnect_loop`], and the 2026-07-28 rules [`duplicate_effect`],
+//!   [`era_mismatch`], [`lost_task`], [`missed_change`]);
 //! - shared definitions the rules rest on ([`dead_session`]: which answers tell a client
-//!   its session is dead).
+//!   its session is dead);
+//! - the judge of a real client ([`judge_report`]): the same verdicts from what a real
+//!   client can give, the server's ledger and its [`ClientReport`] (the values its
+//!   application was handed), for `faultline grade`. Where a report cannot carry what a
+//!   rule rests on (typed errors, which event was applied), the rule says what it
+//!   concludes without it; `crates/grade/tests/one_judge.rs` holds both judges to the
+//!   same verdicts on every bundled scenario.
 
+mod client_context;
+mod client_report;
 pub mod dead_session;
+pub mod duplicate_effect;
+pub mod era_mismatch;
+mod id_ranges;
 mod kind;
+pub mod lost_task;
+pub mod missed_change;
 pub mod reconnect_loop;
+mod report_foreign_event;
+mod report_judge;
+mod report_quarantine;
+mod report_verdict;
 
+pub use client_context::{CallSpec, ClientContext};
+pub use client_report::ClientReport;
+pub use id_ranges::IdRanges;
 pub use kind::VerdictKind;
+pub use report_judge::{client_sessions, judge_report, ranges};
+pub use report_verdict::ReportVerdict;

@@ -1,9 +1,7 @@
-//! Ledger-only cores of the MCP 2026-07-28 verdicts: each reads the server's ground truth
-//! (a [`Ledger`](faultline_model::Ledger)) and nothing a client says, so the simulator's
-//! oracle and the judge of real clients can share it.
-//!
-//! [`duplicate_effect`] and [`missed_change`]: `oracle::judge` turns each into its
-//! verdict, and `faultline-grade` judges real clients' ledgers with the same functions.
+//! The simulator's side of the MCP 2026-07-28 verdicts. Each rule's ledger-only core (it
+//! reads the server's ground truth and nothing a client says) lives in
+//! `faultline-verdicts`, where `faultline-grade` reads the same functions for real
+//! clients; here each becomes the simulator's verdict, with its sentence.
 
 pub mod duplicate_effect;
 pub mod era_mismatch;

@@ -1,12 +1,13 @@
-//! One grading verdict: its kind (the one [`VerdictKind`] the simulator's judge uses too), a
-//! one-line why, and the evidence it rests on.
+//! One verdict judged from a client's report: its kind (the one [`VerdictKind`] the
+//! simulator's judge uses too), a one-line why, and the evidence it rests on.
 
-pub use faultline_verdicts::VerdictKind;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::VerdictKind;
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct GradeVerdict {
+pub struct ReportVerdict {
     pub kind: VerdictKind,
     /// One line, for the table.
     pub why: String,

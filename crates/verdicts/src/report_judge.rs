@@ -1,27 +1,31 @@
-//! Verdicts from the ground truth: what the server produced for the client (the ledger)
-//! against what the client reported its application was handed, plus what the wire
-//! shows (the ledger's answers and resumptions).
+//! The judge of a real client: verdicts from the ground truth (the ledger: what the
+//! server produced for the client, every answer and resumption) against what the client
+//! reported its application was handed. The ledger-only rules are the ones the
+//! simulator's judge reads ([`crate::reconnect_loop`], [`crate::dead_session`], the
+//! 2026-07-28 rules); the rest conclude from the report what a report can show.
 
 use std::collections::BTreeMap;
 
 use faultline_model::{CursorResolution, HttpMethod, JobEnd, JobId, Ledger, Payload};
 use serde_json::json;
 
+use crate::VerdictKind;
 use crate::client_context::ClientContext;
 use crate::client_report::ClientReport;
-use crate::foreign_events::foreign_events;
-use crate::quarantine::quarantine_violations;
-use crate::verdict::{GradeVerdict, VerdictKind};
+use crate::report_foreign_event::foreign_events;
+use crate::report_quarantine::quarantine_violations;
+use crate::report_verdict::ReportVerdict;
 
-/// Judges one run. `report` is `None` when the client gave none before the timeout.
-pub fn judge(
+/// Judges one run of a real client from the ledger and its report. `report` is `None`
+/// when the client gave none before the timeout.
+pub fn judge_report(
     ledger: &Ledger,
     context: &ClientContext,
     report: Option<&ClientReport>,
-) -> Vec<GradeVerdict> {
+) -> Vec<ReportVerdict> {
     let mut verdicts = Vec::new();
     match report {
-        None => verdicts.push(GradeVerdict {
+        None => verdicts.push(ReportVerdict {
             kind: VerdictKind::Hung,
             why:
                 "no report before the timeout: the application got neither everything nor an error"
@@ -57,10 +61,10 @@ pub fn judge(
 }
 
 /// The same resumption or failing request repeated without end, by the rule the simulator
-/// judges its modelled clients by ([`faultline_verdicts::reconnect_loop`]).
-fn reconnect_loops(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
-    for found in faultline_verdicts::reconnect_loop::reconnect_loops(ledger) {
-        verdicts.push(GradeVerdict {
+/// judges its modelled clients by ([`crate::reconnect_loop`]).
+fn reconnect_loops(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
+    for found in crate::reconnect_loop::reconnect_loops(ledger) {
+        verdicts.push(ReportVerdict {
             kind: VerdictKind::ReconnectLoop,
             why: found.sentence(vtime),
             evidence: json!(found),
@@ -70,8 +74,8 @@ fn reconnect_loops(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
 
 /// A client and server that never met in one protocol era, from the ledger alone (the
 /// simulator's oracle reads the same function).
-fn era_mismatches(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
-    for m in faultline_sim::modern_oracle::era_mismatch::era_mismatches(ledger) {
+fn era_mismatches(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
+    for m in crate::era_mismatch::era_mismatches(ledger) {
         let first = &m.failed[0];
         let why = if m.sessionless {
             "server speaks sessionless 2025; client required a session (nothing after initialize)"
@@ -90,7 +94,7 @@ fn era_mismatches(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
                 }
             )
         };
-        verdicts.push(GradeVerdict {
+        verdicts.push(ReportVerdict {
             kind: VerdictKind::EraMismatch,
             why,
             evidence: json!(m),
@@ -101,9 +105,9 @@ fn era_mismatches(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
 /// Tools-list changes a client missed while its 2026-07-28 listen stream was down and the
 /// calls that used the stale list, from the ledger alone (the simulator's oracle reads the
 /// same function).
-fn missed_changes(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
-    for m in faultline_sim::modern_oracle::missed_change::missed_changes(ledger) {
-        verdicts.push(GradeVerdict {
+fn missed_changes(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
+    for m in crate::missed_change::missed_changes(ledger) {
+        verdicts.push(ReportVerdict {
             kind: VerdictKind::MissedChange,
             why: format!(
                 "the {} list changed to version {} at {} while the listen stream was down (since {}); a tool was called at {} from version {}",
@@ -124,25 +128,25 @@ fn missed_changes(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
 /// typed errors; a task is excused when the error the application saw names its id (what
 /// a server's "task not found" answer says), as a `TaskLostError` excuses it in the
 /// simulator.
-fn lost_tasks(ledger: &Ledger, report: Option<&ClientReport>, verdicts: &mut Vec<GradeVerdict>) {
+fn lost_tasks(ledger: &Ledger, report: Option<&ClientReport>, verdicts: &mut Vec<ReportVerdict>) {
     let told = |task_id: &str| {
         report
             .and_then(|r| r.error.as_deref())
             .is_some_and(|error| error.contains(task_id))
     };
-    for task in faultline_sim::modern_oracle::lost_task::lost_tasks(ledger) {
+    for task in crate::lost_task::lost_tasks(ledger) {
         if told(&task.task_id) {
             // The application's error names the task: it was told its work is lost (the
             // simulator's judge excuses a `TaskLostError` for the task alike).
             continue;
         }
-        verdicts.push(GradeVerdict {
+        verdicts.push(ReportVerdict {
             kind: VerdictKind::LostTask,
             why: format!(
                 "task {} ({}) was {} at {}; {} at {} got -32602",
                 task.task_id,
                 task.tool,
-                faultline_sim::modern_oracle::lost_task::loss_words(task.how),
+                crate::lost_task::loss_words(task.how),
                 vtime(task.lost_at_ms),
                 task.misses[0].method,
                 vtime(task.misses[0].at_ms)
@@ -154,10 +158,10 @@ fn lost_tasks(ledger: &Ledger, report: Option<&ClientReport>, verdicts: &mut Vec
 
 /// Orders committed more than once (`place_order` on 2026-07-28), from the ledger alone:
 /// the simulator's oracle reads the same function, so a real client is judged alike.
-fn duplicate_effects(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
-    for dup in faultline_sim::modern_oracle::duplicate_effect::duplicate_effects(ledger) {
+fn duplicate_effects(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
+    for dup in crate::duplicate_effect::duplicate_effects(ledger) {
         let first = &dup.commits[0];
-        verdicts.push(GradeVerdict {
+        verdicts.push(ReportVerdict {
             kind: VerdictKind::DuplicateEffect,
             why: format!(
                 "order {} was committed {} times (first at {}{}; again at {})",
@@ -190,7 +194,7 @@ fn duplicate_effects(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
 }
 
 /// A fleet's misroutes (see `faultline_model::MisrouteEntry`): one verdict per session.
-fn misrouted_sessions(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+fn misrouted_sessions(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
     let mut by_session: BTreeMap<u32, Vec<&faultline_model::MisrouteEntry>> = BTreeMap::new();
     for m in &ledger.misroutes {
         by_session.entry(m.session.0).or_default().push(m);
@@ -214,7 +218,7 @@ fn misrouted_sessions(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
                 })
             })
             .collect();
-        verdicts.push(GradeVerdict {
+        verdicts.push(ReportVerdict {
             kind: VerdictKind::MisroutedSession,
             why: format!(
                 "{} request(s) for a live session held by r{} reached another replica (the first, at {}, r{}) and were answered as for an unknown session",
@@ -233,8 +237,8 @@ fn misrouted_sessions(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
 }
 
 /// What the server produced for the application: the judged call's progress steps and
-/// result, and the notifications of its sessions while the client was there (until its
-/// last request was answered or the last event reached it, whichever came later). A
+/// result, and the notifications of its sessions produced before its last request was
+/// answered (then it was still at work, its report still to come). A
 /// session no request of the client named is someone else's (a fleet's tenant, played
 /// without HTTP): its notifications are not owed to the graded client.
 #[derive(Debug, Default)]
@@ -251,9 +255,7 @@ struct Owed {
 
 /// The sessions that are the graded client's own: those some request of its named (a
 /// session no request named is someone else's, a fleet's tenant played without HTTP).
-pub(crate) fn client_sessions(
-    ledger: &Ledger,
-) -> std::collections::BTreeSet<faultline_model::SessionKey> {
+pub fn client_sessions(ledger: &Ledger) -> std::collections::BTreeSet<faultline_model::SessionKey> {
     let named: std::collections::BTreeSet<&str> = ledger
         .answers
         .iter()
@@ -278,16 +280,11 @@ fn owed(ledger: &Ledger, context: &ClientContext) -> Owed {
         .map(|(i, _)| JobId(ledger.jobs_base + i as u32))
         .collect();
     let judged = jobs.last().copied();
-    // The client was still there until its last request was answered or the last event
-    // reached it (a long call's result comes long after its POST was answered): what its
-    // sessions produced until then was owed to it.
-    let client_there_until = ledger
-        .answers
-        .iter()
-        .map(|a| a.at_ms)
-        .chain(ledger.sends.iter().map(|s| s.at_ms))
-        .max()
-        .unwrap_or(0);
+    // A notification produced before the client's last request was answered (any
+    // request: a follow-up, a retry, a reconnect) was owed to it: the client was still at
+    // work after it. One produced later may have reached a client that had already
+    // reported: its report says nothing of it either way.
+    let client_there_until = ledger.answers.iter().map(|a| a.at_ms).max().unwrap_or(0);
     let own = client_sessions(ledger);
     let clients_session =
         |key: faultline_model::SessionKey| key.0 < ledger.sessions_base || own.contains(&key);
@@ -325,7 +322,7 @@ fn losses(
     ledger: &Ledger,
     context: &ClientContext,
     report: &ClientReport,
-    verdicts: &mut Vec<GradeVerdict>,
+    verdicts: &mut Vec<ReportVerdict>,
 ) {
     let owed = owed(ledger, context);
     let mut seen_steps: BTreeMap<u32, usize> = BTreeMap::new();
@@ -389,7 +386,7 @@ fn losses(
                 format!("lost {}; the client said: {error}", lost.join(", ")),
             ),
         };
-        verdicts.push(GradeVerdict {
+        verdicts.push(ReportVerdict {
             kind,
             why,
             evidence: evidence.clone(),
@@ -413,7 +410,7 @@ fn losses(
         if !dup_seq.is_empty() {
             what.push(format!("notifications seq {}", ranges(&dup_seq)));
         }
-        verdicts.push(GradeVerdict {
+        verdicts.push(ReportVerdict {
             kind: VerdictKind::Duplicate,
             why: format!("handed over more often than produced: {}", what.join(", ")),
             evidence: json!({ "progress": dup_steps, "notifications": dup_seq }),
@@ -424,7 +421,7 @@ fn losses(
             None => "everything produced reached the application".to_string(),
             Some(error) => format!("nothing produced was lost; the call failed loudly: {error}"),
         };
-        verdicts.push(GradeVerdict {
+        verdicts.push(ReportVerdict {
             kind: VerdictKind::Clean,
             why,
             evidence,
@@ -435,19 +432,10 @@ fn losses(
 fn request_note(a: &faultline_model::AnswerEntry) -> serde_json::Value {
     json!({
         "at_ms": a.at_ms,
-        "method": method_name(a.method),
+        "method": crate::reconnect_loop::method_name(a.method),
         "rpc_method": a.rpc_method,
         "status": a.status,
     })
-}
-
-pub(crate) fn method_name(method: HttpMethod) -> &'static str {
-    match method {
-        HttpMethod::Post => "POST",
-        HttpMethod::Get => "GET",
-        HttpMethod::Delete => "DELETE",
-        HttpMethod::Other => "OTHER",
-    }
 }
 
 /// Requests that kept going to a session after it answered 404/410.
@@ -459,9 +447,9 @@ pub(crate) fn method_name(method: HttpMethod) -> &'static str {
 /// notice (the grading clock stands still while a client is between requests, so requests
 /// sent together share an instant). A request sent with the one that got the notice
 /// (a GET and `notifications/initialized` in one breath) is not a retry. A 404 that
-/// misrouted a live session is no death notice ([`faultline_verdicts::dead_session`]).
-fn retry_amplification(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
-    let misrouted = faultline_verdicts::dead_session::Misrouted::of(ledger);
+/// misrouted a live session is no death notice ([`crate::dead_session`]).
+fn retry_amplification(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
+    let misrouted = crate::dead_session::Misrouted::of(ledger);
     let mut first_gone: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, a) in ledger.answers.iter().enumerate() {
         if misrouted.is_death_notice(a)
@@ -491,7 +479,7 @@ fn retry_amplification(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
         if later.is_empty() {
             continue;
         }
-        verdicts.push(GradeVerdict {
+        verdicts.push(ReportVerdict {
             kind: VerdictKind::RetryAmplification,
             why: format!(
                 "{} request(s) still went to session {} after it answered {} at {}",
@@ -510,7 +498,7 @@ fn retry_amplification(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
 }
 
 /// After a second `initialize`, requests that still carried an older session id.
-fn reinit_collisions(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+fn reinit_collisions(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
     let inits: Vec<usize> = ledger
         .answers
         .iter()
@@ -539,7 +527,7 @@ fn reinit_collisions(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
     if stale.is_empty() {
         return;
     }
-    verdicts.push(GradeVerdict {
+    verdicts.push(ReportVerdict {
         kind: VerdictKind::ReinitCollision,
         why: format!(
             "after re-initializing at {}, {} request(s) still carried an old session id",
@@ -555,8 +543,8 @@ fn reinit_collisions(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
 
 /// A resumption answered 200 with a replay, then the session's next POST got 404/410 (a
 /// death notice: a misroute of a live session is `misrouted_session`, not this).
-fn zombies(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
-    let misrouted = faultline_verdicts::dead_session::Misrouted::of(ledger);
+fn zombies(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
+    let misrouted = crate::dead_session::Misrouted::of(ledger);
     let mut reported = Vec::new();
     for r in &ledger.resumptions {
         if !matches!(
@@ -591,8 +579,8 @@ fn zombies(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
             .map(|s| ledger.event(s.event).id)
             .collect();
         ids.sort_unstable();
-        let replayed_ids = faultline_sim::IdRanges::from_sorted(ids);
-        verdicts.push(GradeVerdict {
+        let replayed_ids = crate::IdRanges::from_sorted(ids);
+        verdicts.push(ReportVerdict {
             kind: VerdictKind::ZombieSession,
             why: format!(
                 "the resumption at {} (Last-Event-ID {}) replayed {} with 200; the next POST ({}) at {} got {}",
@@ -620,7 +608,7 @@ fn zombies(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
 
 /// A cursor the client was sent in one generation's numbering, honoured in another's,
 /// where the new numbering had re-used the value.
-fn cursor_reuse(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
+fn cursor_reuse(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
     for r in &ledger.resumptions {
         let CursorResolution::Honoured {
             generation,
@@ -657,7 +645,7 @@ fn cursor_reuse(ledger: &Ledger, verdicts: &mut Vec<GradeVerdict>) {
         if !renumbered || replayed == 0 {
             continue;
         }
-        verdicts.push(GradeVerdict {
+        verdicts.push(ReportVerdict {
             kind: VerdictKind::CursorReuse,
             why: format!(
                 "Last-Event-ID {cursor} was minted in generation {} and honoured against generation {generation}'s numbering at {}; {replayed} event(s) replayed after it as if contiguous",
@@ -685,80 +673,8 @@ fn short(session: &str) -> String {
 }
 
 /// `1..=3, 7` style (the simulator's spelling of id ranges, so outputs compare).
-pub(crate) fn ranges<T: Copy + Into<u64>>(values: &[T]) -> String {
+pub fn ranges<T: Copy + Into<u64>>(values: &[T]) -> String {
     let mut sorted: Vec<u64> = values.iter().map(|&v| v.into()).collect();
     sorted.sort_unstable();
-    faultline_sim::IdRanges::from_sorted(sorted).to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use faultline_sim::{ClientModel, Scenario};
-
-    use super::*;
-    use crate::client_context::CallSpec;
-
-    /// The ledger of the bundled `reissue_duplicate_effect` run with `client`.
-    fn reissue_ledger(client: ClientModel) -> Ledger {
-        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../scenarios/field/reissue_duplicate_effect.ron");
-        let scenario = Scenario::load(&file).expect("loads");
-        faultline_sim::run(&scenario, scenario.seed, client)
-            .result
-            .ledger
-    }
-
-    fn context() -> ClientContext {
-        ClientContext {
-            call: CallSpec {
-                tool: "place_order".into(),
-                arguments: json!({"order": "call-0", "steps": 3, "interval_ms": 1000, "commit_step": 2}),
-                progress: true,
-            },
-            followup_echo: 0,
-            lists_tools: false,
-            use_tasks: false,
-        }
-    }
-
-    /// A real client is judged from the same ledger function as the modelled one: an
-    /// order committed twice is `duplicate_effect` with both commits, the cut and the
-    /// re-issue, whatever the client reported.
-    #[test]
-    fn an_order_committed_twice_is_a_duplicate_effect_from_the_ledger_alone() {
-        let report = ClientReport {
-            progress: vec![1.0, 2.0, 3.0],
-            result: Some("place_order finished 3 steps".into()),
-            ..ClientReport::default()
-        };
-        let verdicts = judge(
-            &reissue_ledger(ClientModel::Naive),
-            &context(),
-            Some(&report),
-        );
-        let dup = verdicts
-            .iter()
-            .find(|v| v.kind == VerdictKind::DuplicateEffect)
-            .expect("duplicate_effect");
-        assert!(dup.kind.is_failure());
-        assert_eq!(dup.evidence["order"], "call-0");
-        assert_eq!(dup.evidence["cut_at_ms"], 3_000);
-        assert_eq!(dup.evidence["reissued_at_ms"], json!([4_000]));
-        assert_eq!(dup.evidence["commits"].as_array().map(Vec::len), Some(2));
-        assert!(
-            dup.why.starts_with("order call-0 was committed 2 times"),
-            "{}",
-            dup.why
-        );
-        // One commit: no such verdict.
-        let once = judge(
-            &reissue_ledger(ClientModel::Guarded),
-            &context(),
-            Some(&report),
-        );
-        assert!(
-            once.iter().all(|v| v.kind != VerdictKind::DuplicateEffect),
-            "{once:?}"
-        );
-    }
+    crate::IdRanges::from_sorted(sorted).to_string()
 }

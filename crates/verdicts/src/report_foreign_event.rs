@@ -16,13 +16,14 @@ use std::collections::BTreeMap;
 use faultline_model::{ConnId, Ledger, Payload};
 use serde_json::json;
 
+use crate::VerdictKind;
 use crate::client_report::ClientReport;
-use crate::verdict::{GradeVerdict, VerdictKind};
+use crate::report_verdict::ReportVerdict;
 
 pub(crate) fn foreign_events(
     ledger: &Ledger,
     report: Option<&ClientReport>,
-    verdicts: &mut Vec<GradeVerdict>,
+    verdicts: &mut Vec<ReportVerdict>,
 ) {
     let Some(report) = report else {
         return;
@@ -62,7 +63,7 @@ pub(crate) fn foreign_events(
     let mut sessions: Vec<&str> = foreign.iter().map(|&(_, _, s)| s).collect();
     sessions.sort_unstable();
     sessions.dedup();
-    verdicts.push(GradeVerdict {
+    verdicts.push(ReportVerdict {
         kind: VerdictKind::ForeignEvent,
         why: format!(
             "the server sent {} notification(s) of another session on the client's streams (the first at T+{}), and the application was handed at least {handed_foreign} of them: {} notifications for {own} of its own",
@@ -80,83 +81,4 @@ pub(crate) fn foreign_events(
             "first_at_ms": foreign[0].0,
         }),
     });
-}
-
-#[cfg(test)]
-mod tests {
-    use faultline_sim::{ClientModel, Scenario};
-
-    use super::*;
-
-    /// The ledger of the bundled `shared_store_cross_session` run with the naive client,
-    /// which resumes its standalone stream through a store keyed by stream.
-    fn shared_store_ledger() -> Ledger {
-        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../scenarios/field/shared_store_cross_session.ron");
-        let scenario = Scenario::load(&file).expect("loads");
-        faultline_sim::run(&scenario, scenario.seed, ClientModel::Naive)
-            .result
-            .ledger
-    }
-
-    /// Every notification the server sent on the client's connections, as a client that
-    /// hands everything over would report it.
-    fn everything_sent(ledger: &Ledger) -> Vec<u64> {
-        ledger
-            .sends
-            .iter()
-            .filter_map(|s| match ledger.event(s.event).payload {
-                Payload::Notification { seq } => Some(seq),
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_client_that_hands_over_another_sessions_notifications_is_foreign_event() {
-        let ledger = shared_store_ledger();
-        let report = ClientReport {
-            notifications: everything_sent(&ledger),
-            ..ClientReport::default()
-        };
-        let mut verdicts = Vec::new();
-        foreign_events(&ledger, Some(&report), &mut verdicts);
-        let [v] = verdicts.as_slice() else {
-            panic!("one foreign_event verdict: {verdicts:?}");
-        };
-        assert_eq!(v.kind, VerdictKind::ForeignEvent);
-        assert!(v.kind.is_failure());
-        let sent_foreign = v.evidence["sent_foreign"].as_u64().unwrap();
-        let sent_own = v.evidence["sent_own"].as_u64().unwrap();
-        assert!(sent_foreign > 0, "{v:?}");
-        assert_eq!(
-            v.evidence["handed_foreign_at_least"].as_u64(),
-            Some(sent_foreign),
-            "everything handed: every foreign one is counted"
-        );
-        assert_eq!(sent_own + sent_foreign, report.notifications.len() as u64);
-    }
-
-    #[test]
-    fn a_client_that_hands_over_only_its_own_count_is_not_judged_foreign() {
-        let ledger = shared_store_ledger();
-        let all = everything_sent(&ledger);
-        let mut probe = Vec::new();
-        foreign_events(
-            &ledger,
-            Some(&ClientReport {
-                notifications: all.clone(),
-                ..ClientReport::default()
-            }),
-            &mut probe,
-        );
-        let own = probe[0].evidence["sent_own"].as_u64().unwrap() as usize;
-        let report = ClientReport {
-            notifications: all[..own].to_vec(),
-            ..ClientReport::default()
-        };
-        let mut verdicts = Vec::new();
-        foreign_events(&ledger, Some(&report), &mut verdicts);
-        assert!(verdicts.is_empty(), "{verdicts:?}");
-    }
 }

@@ -1,5 +1,6 @@
-//! What the graded client says its application was handed: the last line of its stdout,
-//! one JSON object (see the contract in the crate docs).
+//! What a real client says its application was handed: the last line of its stdout, one
+//! JSON object (the client contract of `faultline grade`: `progress`, `notifications`,
+//! `result`, `error`).
 
 use serde_json::{Map, Value};
 

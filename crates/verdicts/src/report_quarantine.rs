@@ -16,8 +16,9 @@ use std::collections::BTreeMap;
 use faultline_model::{Ledger, Payload, SessionKey};
 use serde_json::json;
 
+use crate::VerdictKind;
 use crate::client_report::ClientReport;
-use crate::verdict::{GradeVerdict, VerdictKind};
+use crate::report_verdict::ReportVerdict;
 
 /// What an event hands the application, as a report spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -29,12 +30,12 @@ enum Value {
 pub(crate) fn quarantine_violations(
     ledger: &Ledger,
     report: Option<&ClientReport>,
-    verdicts: &mut Vec<GradeVerdict>,
+    verdicts: &mut Vec<ReportVerdict>,
 ) {
     let Some(report) = report else {
         return;
     };
-    let own = crate::judge::client_sessions(ledger);
+    let own = crate::report_judge::client_sessions(ledger);
     let died = |key: SessionKey| {
         if key.0 < ledger.sessions_base {
             return None;
@@ -103,7 +104,7 @@ pub(crate) fn quarantine_violations(
     for (session, events) in by_session {
         let entry = ledger.session(session);
         let died_at = entry.died.map_or(0, |(at, _)| at);
-        verdicts.push(GradeVerdict {
+        verdicts.push(ReportVerdict {
             kind: VerdictKind::QuarantineViolation,
             why: format!(
                 "{} event(s) of session {} reached the client only after the session died at T+{}, and the application was handed them",

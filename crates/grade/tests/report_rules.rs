@@ -1,0 +1,158 @@
+//! The report judge's rules on the ledgers of bundled runs: what `faultline grade`
+//! concludes from the server's ledger and a real client's report (see
+//! `faultline_verdicts::judge_report`).
+
+use faultline_grade::{CallSpec, ClientContext, ClientReport, ReportVerdict, VerdictKind, judge};
+use faultline_model::{Ledger, Payload};
+use faultline_sim::{ClientModel, Scenario};
+use serde_json::json;
+
+/// The `foreign_event` verdicts the report judge gives `report` on `ledger`.
+fn foreign(ledger: &Ledger, report: &ClientReport) -> Vec<ReportVerdict> {
+    let context = ClientContext {
+        call: CallSpec {
+            tool: "echo".into(),
+            arguments: json!({"text": "still there?"}),
+            progress: false,
+        },
+        followup_echo: 0,
+        lists_tools: false,
+        use_tasks: false,
+    };
+    judge(ledger, &context, Some(report))
+        .into_iter()
+        .filter(|v| v.kind == VerdictKind::ForeignEvent)
+        .collect()
+}
+
+/// The ledger of the bundled `shared_store_cross_session` run with the naive client,
+/// which resumes its standalone stream through a store keyed by stream.
+fn shared_store_ledger() -> Ledger {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/field/shared_store_cross_session.ron");
+    let scenario = Scenario::load(&file).expect("loads");
+    faultline_sim::run(&scenario, scenario.seed, ClientModel::Naive)
+        .result
+        .ledger
+}
+
+/// Every notification the server sent on the client's connections, as a client that
+/// hands everything over would report it.
+fn everything_sent(ledger: &Ledger) -> Vec<u64> {
+    ledger
+        .sends
+        .iter()
+        .filter_map(|s| match ledger.event(s.event).payload {
+            Payload::Notification { seq } => Some(seq),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_client_that_hands_over_another_sessions_notifications_is_foreign_event() {
+    let ledger = shared_store_ledger();
+    let report = ClientReport {
+        notifications: everything_sent(&ledger),
+        ..ClientReport::default()
+    };
+    let verdicts = foreign(&ledger, &report);
+    let [v] = verdicts.as_slice() else {
+        panic!("one foreign_event verdict: {verdicts:?}");
+    };
+    assert_eq!(v.kind, VerdictKind::ForeignEvent);
+    assert!(v.kind.is_failure());
+    let sent_foreign = v.evidence["sent_foreign"].as_u64().unwrap();
+    let sent_own = v.evidence["sent_own"].as_u64().unwrap();
+    assert!(sent_foreign > 0, "{v:?}");
+    assert_eq!(
+        v.evidence["handed_foreign_at_least"].as_u64(),
+        Some(sent_foreign),
+        "everything handed: every foreign one is counted"
+    );
+    assert_eq!(sent_own + sent_foreign, report.notifications.len() as u64);
+}
+
+#[test]
+fn a_client_that_hands_over_only_its_own_count_is_not_judged_foreign() {
+    let ledger = shared_store_ledger();
+    let all = everything_sent(&ledger);
+    let probe = foreign(
+        &ledger,
+        &ClientReport {
+            notifications: all.clone(),
+            ..ClientReport::default()
+        },
+    );
+    let own = probe[0].evidence["sent_own"].as_u64().unwrap() as usize;
+    let report = ClientReport {
+        notifications: all[..own].to_vec(),
+        ..ClientReport::default()
+    };
+    let verdicts = foreign(&ledger, &report);
+    assert!(verdicts.is_empty(), "{verdicts:?}");
+}
+
+/// The ledger of the bundled `reissue_duplicate_effect` run with `client`.
+fn reissue_ledger(client: ClientModel) -> Ledger {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/field/reissue_duplicate_effect.ron");
+    let scenario = Scenario::load(&file).expect("loads");
+    faultline_sim::run(&scenario, scenario.seed, client)
+        .result
+        .ledger
+}
+
+fn context() -> ClientContext {
+    ClientContext {
+        call: CallSpec {
+            tool: "place_order".into(),
+            arguments: json!({"order": "call-0", "steps": 3, "interval_ms": 1000, "commit_step": 2}),
+            progress: true,
+        },
+        followup_echo: 0,
+        lists_tools: false,
+        use_tasks: false,
+    }
+}
+
+/// A real client is judged from the same ledger function as the modelled one: an
+/// order committed twice is `duplicate_effect` with both commits, the cut and the
+/// re-issue, whatever the client reported.
+#[test]
+fn an_order_committed_twice_is_a_duplicate_effect_from_the_ledger_alone() {
+    let report = ClientReport {
+        progress: vec![1.0, 2.0, 3.0],
+        result: Some("place_order finished 3 steps".into()),
+        ..ClientReport::default()
+    };
+    let verdicts = judge(
+        &reissue_ledger(ClientModel::Naive),
+        &context(),
+        Some(&report),
+    );
+    let dup = verdicts
+        .iter()
+        .find(|v| v.kind == VerdictKind::DuplicateEffect)
+        .expect("duplicate_effect");
+    assert!(dup.kind.is_failure());
+    assert_eq!(dup.evidence["order"], "call-0");
+    assert_eq!(dup.evidence["cut_at_ms"], 3_000);
+    assert_eq!(dup.evidence["reissued_at_ms"], json!([4_000]));
+    assert_eq!(dup.evidence["commits"].as_array().map(Vec::len), Some(2));
+    assert!(
+        dup.why.starts_with("order call-0 was committed 2 times"),
+        "{}",
+        dup.why
+    );
+    // One commit: no such verdict.
+    let once = judge(
+        &reissue_ledger(ClientModel::Guarded),
+        &context(),
+        Some(&report),
+    );
+    assert!(
+        once.iter().all(|v| v.kind != VerdictKind::DuplicateEffect),
+        "{once:?}"
+    );
+}
