@@ -33,7 +33,11 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "faultline",
     version,
-    about = "Deterministic fault injection for MCP Streamable HTTP session resumption"
+    about = "Deterministic fault injection for MCP Streamable HTTP session resumption",
+    after_help = "Exit codes: 0 the scenario's expectation holds (run), nothing was lost silently (grade, explore); \
+1 it does not, or something was lost, hung or looped; 2 bad input (a scenario file's error with its line and column, \
+a bad flag, a client that printed no report).\n\
+Docs: docs/README.md in the repository."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -58,6 +62,30 @@ enum Command {
     Grade(commands::grade::GradeArgs),
     /// List the scenarios bundled into the binary, by name, with their summaries.
     Scenarios(commands::scenarios::ScenariosArgs),
+}
+
+/// How a user runs this binary again, for the "reproduce with" lines: `cargo run --release
+/// --` when it is a build inside a clone (`target/release/faultline`), `faultline` when it
+/// is installed.
+pub(crate) fn invocation() -> &'static str {
+    let built_in_clone = std::env::current_exe().ok().is_some_and(|exe| {
+        let mut dirs = exe.ancestors().skip(1).filter_map(|d| d.file_name());
+        matches!(
+            (
+                dirs.next().and_then(|d| d.to_str()),
+                dirs.next().and_then(|d| d.to_str())
+            ),
+            (Some("release" | "debug"), Some(_))
+        ) && exe
+            .ancestors()
+            .nth(3)
+            .is_some_and(|root| root.join("Cargo.toml").is_file())
+    });
+    if built_in_clone {
+        "cargo run --release --"
+    } else {
+        "faultline"
+    }
 }
 
 fn main() -> ExitCode {

@@ -106,9 +106,17 @@ fn a_client_that_dedups_by_cursor_loses_behavior_a_silently() {
 #[test]
 fn a_careful_client_loses_nothing_silently_on_the_default_set() {
     let (code, stdout, stderr) = grade(&["--command", CAREFUL, "--format", "json"]);
-    assert_eq!(code, 0, "{stdout}\n{stderr}");
     let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
     assert_eq!(report["lost_silently"], false);
+    // The toy client never opens the standalone GET, so Behavior B's restart (after the
+    // 41st event of that stream) never fires: that run tested nothing, and says so, and a
+    // grade that tested nothing somewhere is no pass.
+    assert_eq!(
+        report["untested"],
+        serde_json::json!(["behavior_b"]),
+        "{stdout}"
+    );
+    assert_eq!(code, 1, "untested is no pass\n{stdout}\n{stderr}");
     let runs = report["scenarios"].as_array().unwrap();
     let names: Vec<&str> = runs
         .iter()
@@ -374,4 +382,66 @@ fn a_hung_client_is_killed_with_everything_it_started() {
         "the client's grandchild (pid {}) outlived grade",
         pid.trim()
     );
+}
+
+/// rust-sdk#958 with a real client: one whose resume counter resets on every clean end of
+/// stream meets an empty 200 for its cursor and resumes with the same `Last-Event-ID`
+/// without end. `grade` judges the loop from the ledger by the rule `run` uses for the
+/// modelled client that does the same (`scenarios/field/rmcp_958_reconnect_forever.ron`),
+/// and the missing report as `hung`.
+#[test]
+fn a_client_that_reconnects_forever_is_a_reconnect_loop() {
+    let (code, stdout, stderr) = grade(&[
+        "--command",
+        "python3 tests/grade/toy_client.py --loops",
+        "--scenario",
+        "rmcp_958_empty_200",
+        "--timeout-s",
+        "3",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "a loop is harm\n{stdout}\n{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    let verdicts = report["scenarios"][0]["verdicts"].as_array().unwrap();
+    let kinds: Vec<&str> = verdicts.iter().filter_map(|v| v["kind"].as_str()).collect();
+    assert!(kinds.contains(&"hung"), "{kinds:?}");
+    let looped = verdicts
+        .iter()
+        .find(|v| v["kind"] == "reconnect_loop")
+        .unwrap_or_else(|| panic!("reconnect_loop expected: {kinds:?}\n{stderr}"));
+    assert_eq!(looped["method"], "GET");
+    assert_eq!(
+        looped["cursor"], "5",
+        "the same cursor every time: {looped}"
+    );
+    assert!(looped["attempts"].as_u64().unwrap() >= 10, "{looped}");
+    assert_eq!(looped["statuses"], serde_json::json!([200]), "{looped}");
+    assert!(!kinds.contains(&"clean"), "{kinds:?}");
+}
+
+/// A client that never connects (a mis-wired adapter that prints an empty report) tested
+/// nothing: `untested`, with the reason, never `clean`, and grade exits 1.
+#[test]
+fn a_client_that_never_connects_is_untested_not_clean() {
+    let (code, stdout, stderr) = grade(&[
+        "--command",
+        r#"python3 -c 'print("{\"progress\": [], \"result\": null, \"error\": null}")'"#,
+        "--scenario",
+        "drop_reset",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        code, 1,
+        "a grade that tested nothing is no pass\n{stdout}\n{stderr}"
+    );
+    let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    let verdicts = report["scenarios"][0]["verdicts"].as_array().unwrap();
+    let kinds: Vec<&str> = verdicts.iter().filter_map(|v| v["kind"].as_str()).collect();
+    assert_eq!(kinds, ["untested"], "{verdicts:?}");
+    let why = verdicts[0]["why"].as_str().unwrap();
+    assert!(why.contains("never made the scenario's call"), "{why}");
+    assert!(why.contains("fault(s) fired"), "{why}");
+    assert_eq!(report["untested"], serde_json::json!(["drop_reset"]));
 }

@@ -372,7 +372,9 @@ fn serve_grading_replays_a_graded_run() {
     assert!(clock.contains(r#""now_ms":0"#), "{clock}");
     let stderr = stop(served);
     assert!(
-        stderr.contains(r#"FAULTLINE_CONTEXT is {"call":{"tool":"echo""#),
+        stderr.contains(
+            r#"  export FAULTLINE_SCENARIO='behavior_b' FAULTLINE_CONTEXT='{"call":{"tool":"echo""#
+        ),
         "{stderr}"
     );
     let refused = faultline()

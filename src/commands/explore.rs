@@ -39,7 +39,12 @@ pub struct ExploreArgs {
     pub shard: Option<String>,
     /// Where findings, the map and the JSON result go (a shard's files carry the shard in
     /// their names, so shards may share it).
-    #[arg(long, default_value = "findings")]
+    #[arg(
+        long,
+        visible_alias = "output",
+        short = 'o',
+        default_value = "findings"
+    )]
     pub out: PathBuf,
     /// `text`: a summary for people; `json`: the aggregate, with timings, on stdout.
     #[arg(long, value_enum, default_value = "text")]
@@ -81,7 +86,12 @@ pub struct MergeArgs {
     /// `explore-*.json` files written by shards.
     pub inputs: Vec<PathBuf>,
     /// Where the merged findings, map and JSON result go.
-    #[arg(long, default_value = "findings")]
+    #[arg(
+        long,
+        visible_alias = "output",
+        short = 'o',
+        default_value = "findings"
+    )]
     pub out: PathBuf,
     /// `text`: a summary for people; `json`: the merged aggregate on stdout.
     #[arg(long, value_enum, default_value = "text")]
@@ -235,7 +245,12 @@ pub fn explore(args: ExploreArgs) -> ExitCode {
         let _ = progress.join();
         (results, elapsed)
     });
-    eprintln!();
+    // The last progress line, overwritten with the finished count (not left at whatever
+    // the last tick saw).
+    eprintln!(
+        "\rexplore [{}]: {total}/{total} seeds in {elapsed:.1} s          ",
+        client.name()
+    );
     let mut agg = Aggregate::new(client, args.dishonest_servers).with_era(args.era);
     for r in &results {
         agg.merge(r).expect("same client");

@@ -227,7 +227,8 @@ pub fn grade(args: GradeArgs) -> ExitCode {
                 .expect("a report serializes")
         ),
     }
-    if grades.iter().any(ScenarioGrade::lost_silently) {
+    // A grade that tested nothing somewhere is no pass: a mis-wired client is not green.
+    if grades.iter().any(|g| g.lost_silently() || g.untested()) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -80,7 +80,8 @@ pub fn run(args: RunArgs) -> ExitCode {
             Ok(outcome) => outcome,
             Err(e) => {
                 eprintln!(
-                    "error: the live run broke: {e}\nreproduce with: cargo run --release -- run {} --seed {seed} --client {} --live",
+                    "error: the live run broke: {e}\nreproduce with: {} run {} --seed {seed} --client {} --live",
+                    crate::invocation(),
                     args.scenario.display(),
                     client.name()
                 );
@@ -101,7 +102,8 @@ pub fn run(args: RunArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let reproduce = format!(
-        "cargo run --release -- run {} --seed {seed} --client {}{}",
+        "{} run {} --seed {seed} --client {}{}",
+        crate::invocation(),
         args.scenario.display(),
         client.name(),
         if args.live { " --live" } else { "" }

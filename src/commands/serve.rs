@@ -215,9 +215,12 @@ pub fn serve(args: ServeArgs) -> ExitCode {
                 let mut config = if args.grading {
                     match faultline_grade::plan(&scenario) {
                         Ok(plan) => {
+                            let context =
+                                serde_json::to_string(&plan.context).expect("a context serializes");
                             eprintln!(
-                                "faultline serve: grading; the client's FAULTLINE_CONTEXT is {}",
-                                serde_json::to_string(&plan.context).expect("a context serializes")
+                                "faultline serve: grading; run the client with:\n  export FAULTLINE_SCENARIO='{}' FAULTLINE_CONTEXT='{}'",
+                                scenario.name,
+                                context.replace('\'', "'\\''")
                             );
                             faultline_grade::grading_config(&plan)
                         }

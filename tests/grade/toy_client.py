@@ -10,12 +10,17 @@
                        is <= the Last-Event-ID it sent. A server whose fresh stream restarts
                        ids at 1 (Behavior A) makes new events look like a replay. After 3
                        resumes without the result it gives up *quietly* (`error: null`).
+  --loops              --broken whose resume counter starts again on every stream that
+                       ends cleanly, as in https://github.com/modelcontextprotocol/rust-sdk/issues/958:
+                       an empty 200 to its cursor makes it resume again with the same
+                       Last-Event-ID, for ever (it never reports: `grade` calls it hung, and
+                       the ledger shows the loop).
 
 It exists to test the grader with a client known to be right and one known to be wrong.
 Transport: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports; SSE
 parsing after https://html.spec.whatwg.org/multipage/server-sent-events.html, simplified.
 
-    python3 tests/grade/toy_client.py [--careful|--broken] URL
+    python3 tests/grade/toy_client.py [--careful|--broken|--loops] URL
 """
 
 from __future__ import annotations
@@ -39,10 +44,11 @@ class SessionGone(Exception):
 
 
 class ToyClient:
-    def __init__(self, url: str, careful: bool) -> None:
+    def __init__(self, url: str, careful: bool, loops: bool = False) -> None:
         u = urllib.parse.urlsplit(url)
         self.host, self.port, self.path = u.hostname or "127.0.0.1", u.port or 80, u.path or "/"
         self.careful = careful
+        self.loops = loops and not careful
         self.session: str | None = None
         self.protocol: str | None = None  # sent once initialize has answered
         self.next_id = 0
@@ -53,7 +59,7 @@ class ToyClient:
         self.next_seq: int | None = None
         self.report: dict[str, Any] = {
             "progress": [], "notifications": [], "result": None, "error": None,
-            "client": f"toy_client.py --{'careful' if careful else 'broken'}",
+            "client": f"toy_client.py --{'careful' if careful else ('loops' if loops else 'broken')}",
             "resumes": [], "followups": [], "dropped_as_seen": 0, "duplicates_ignored": 0,
             "reinitialized": [],
         }
@@ -215,6 +221,8 @@ class ToyClient:
             print(f"toy: resume {resumes} with Last-Event-ID {sent}: HTTP {resp.status}", file=sys.stderr)
             if resp.status == 200:
                 answer = self.read(conn, resp, rid)
+                if self.loops:
+                    resumes = 0  # a clean end of stream: "the server is fine, try again"
             elif self.careful:
                 self.check_status(conn, resp, f"{tool}: resume with Last-Event-ID {sent}")
             else:
@@ -246,8 +254,9 @@ class ToyClient:
 
 
 def main() -> None:
-    careful = "--broken" not in sys.argv[1:-1]
-    client = ToyClient(sys.argv[-1], careful)
+    flags = sys.argv[1:-1]
+    careful = "--broken" not in flags and "--loops" not in flags
+    client = ToyClient(sys.argv[-1], careful, loops="--loops" in flags)
     context = json.loads(os.environ.get("FAULTLINE_CONTEXT") or "{}")
     call = context.get("call") or {"tool": "echo", "arguments": {"text": "hello"}}
     try:

@@ -82,6 +82,23 @@ pub fn plan(scenario: &Scenario) -> Result<GradingPlan, String> {
             ));
         }
     }
+    // The follow-ups are the contract's echoes (`{"text": "followup k"}`): the served
+    // scenario says the same, so that the engine knows a client's call k by its
+    // signature, as its stream selectors and the gates holding call k until its time do.
+    let mut k = 0;
+    for work in &mut served.workload {
+        if let Work::CallTool {
+            tool: Tool::Echo { text },
+            ..
+        } = work
+            && k > 0
+        {
+            *text = format!("followup {k}");
+        }
+        if matches!(work, Work::CallTool { .. }) {
+            k += 1;
+        }
+    }
     let (tool, arguments) = first.tool.wire_call(0);
     Ok(GradingPlan {
         context: ClientContext {
@@ -122,6 +139,13 @@ mod tests {
         );
         assert!(plan.context.call.progress);
         assert_eq!(plan.context.followup_echo, 1);
+        // The served follow-up is the echo the contract tells the client to make, so the
+        // engine (and the gates) know it as call 1.
+        let armed = arm(&plan.scenario, plan.scenario.seed);
+        assert_eq!(
+            armed.calls[1].tool.wire_call(1).1,
+            serde_json::json!({"text": "followup 1"})
+        );
     }
 
     #[test]

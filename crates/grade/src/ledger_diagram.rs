@@ -77,7 +77,8 @@ impl Marks {
                 VerdictKind::LostTask | VerdictKind::ForeignEvent | VerdictKind::EraMismatch => {}
                 VerdictKind::QuarantineViolation
                 | VerdictKind::Detected
-                | VerdictKind::ReconnectLoop => {}
+                | VerdictKind::ReconnectLoop
+                | VerdictKind::Untested => {}
             }
         }
         marks

@@ -86,6 +86,13 @@ pub struct ScenarioGrade {
 }
 
 impl ScenarioGrade {
+    /// Nothing the scenario tests happened: the grade vouches for nothing here.
+    pub fn untested(&self) -> bool {
+        self.verdicts
+            .iter()
+            .any(|v| v.kind == VerdictKind::Untested)
+    }
+
     pub fn lost_silently(&self) -> bool {
         self.verdicts.iter().any(|v| v.kind.is_failure())
     }
@@ -118,7 +125,12 @@ pub fn grade_scenario(
     let plan = plan(scenario).map_err(|why| format!("{}: {why}", scenario.name))?;
     let run = client_process::run_client(command, &plan, timeout)
         .map_err(|why| format!("{}: {why}", scenario.name))?;
-    let verdicts = judge(&run.ledger, &plan.context, run.report.as_ref());
+    let verdicts = judge(
+        &run.ledger,
+        &plan.context,
+        run.report.as_ref(),
+        exercise(&plan.scenario, &run.faults),
+    );
     let ledger_json = serde_json::to_string(&run.ledger).expect("a ledger serializes");
     Ok(ScenarioGrade {
         scenario: scenario.name.clone(),
@@ -133,6 +145,26 @@ pub fn grade_scenario(
         ledger: run.ledger,
         faults: run.faults,
     })
+}
+
+/// What the graded run was meant to exercise and what of it happened: the contract's one
+/// call, the scenario's faults that fire at a moment, and how many of them fired.
+pub fn exercise(
+    scenario: &Scenario,
+    fired: &[FiredFault],
+) -> faultline_verdicts::untested::Exercise {
+    let mut indices: Vec<usize> = fired.iter().filter_map(|f| f.fault).collect();
+    indices.sort_unstable();
+    indices.dedup();
+    faultline_verdicts::untested::Exercise {
+        calls_planned: 1,
+        faults_planned: scenario
+            .faults
+            .iter()
+            .filter(|f| !matches!(f.when(), faultline_scenario::FaultWhen::Always))
+            .count(),
+        faults_fired: indices.len(),
+    }
 }
 
 /// `word` quoted for a POSIX shell when it needs it.
@@ -162,6 +194,7 @@ pub fn json_report(command: &str, grades: &[ScenarioGrade]) -> Value {
             "wall_ms": g.wall.as_millis() as u64,
         })).collect::<Vec<_>>(),
         "lost_silently": grades.iter().any(ScenarioGrade::lost_silently),
+        "untested": grades.iter().filter(|g| g.untested()).map(|g| g.scenario.as_str()).collect::<Vec<_>>(),
     })
 }
 
@@ -210,10 +243,27 @@ pub fn text_report(command: &str, grades: &[ScenarioGrade]) -> String {
             g.replay_command()
         ));
     }
+    let untested: Vec<&str> = grades
+        .iter()
+        .filter(|g| g.untested())
+        .map(|g| g.scenario.as_str())
+        .collect();
+    if !untested.is_empty() {
+        out.push_str(&format!(
+            "{} scenario(s) tested nothing (the client never made the call, or no fault fired): {}; they vouch for nothing.\n",
+            untested.len(),
+            untested.join(", ")
+        ));
+    }
     if lost.is_empty() {
         out.push_str(&format!(
-            "{} scenario(s): nothing was lost silently.\n",
-            grades.len()
+            "{} scenario(s): nothing was lost silently{}.\n",
+            grades.len(),
+            if untested.is_empty() {
+                ""
+            } else {
+                " in the ones that tested something"
+            }
         ));
     } else {
         out.push_str(&format!(

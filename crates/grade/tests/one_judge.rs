@@ -114,9 +114,14 @@ fn both_judges_agree_on_every_bundled_scenario() {
             let report = report_of(&outcome, &graded.context);
             let mut sim = kinds(outcome.verdicts.iter().map(|v| v.kind));
             let mut grade = kinds(
-                judge(&outcome.result.ledger, &graded.context, report.as_ref())
-                    .iter()
-                    .map(|v| v.kind),
+                judge(
+                    &outcome.result.ledger,
+                    &graded.context,
+                    report.as_ref(),
+                    outcome.result.record.exercise,
+                )
+                .iter()
+                .map(|v| v.kind),
             );
             // The one translation every run shares: `detected` rests on typed errors,
             // which a report does not carry; a real client that raised one is `clean`

@@ -5,6 +5,7 @@
 use faultline_grade::{CallSpec, ClientContext, ClientReport, ReportVerdict, VerdictKind, judge};
 use faultline_model::{Ledger, Payload};
 use faultline_sim::{ClientModel, Scenario};
+use faultline_verdicts::untested::Exercise;
 use serde_json::json;
 
 /// The `foreign_event` verdicts the report judge gives `report` on `ledger`.
@@ -19,7 +20,7 @@ fn foreign(ledger: &Ledger, report: &ClientReport) -> Vec<ReportVerdict> {
         lists_tools: false,
         use_tasks: false,
     };
-    judge(ledger, &context, Some(report))
+    judge(ledger, &context, Some(report), Exercise::default())
         .into_iter()
         .filter(|v| v.kind == VerdictKind::ForeignEvent)
         .collect()
@@ -130,6 +131,7 @@ fn an_order_committed_twice_is_a_duplicate_effect_from_the_ledger_alone() {
         &reissue_ledger(ClientModel::Naive),
         &context(),
         Some(&report),
+        Exercise::default(),
     );
     let dup = verdicts
         .iter()
@@ -150,6 +152,7 @@ fn an_order_committed_twice_is_a_duplicate_effect_from_the_ledger_alone() {
         &reissue_ledger(ClientModel::Guarded),
         &context(),
         Some(&report),
+        Exercise::default(),
     );
     assert!(
         once.iter().all(|v| v.kind != VerdictKind::DuplicateEffect),

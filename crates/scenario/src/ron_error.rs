@@ -54,6 +54,27 @@ fn token_at(text: &str, at: TextPosition) -> String {
         .collect()
 }
 
+/// What the author wrote as `field`'s value on the line of `at` (the last `field:` before
+/// it): a quoted string whole, else up to the next separator.
+fn value_of(text: &str, at: TextPosition, field: &str) -> String {
+    let Some(line) = text.lines().nth(at.line.saturating_sub(1)) else {
+        return String::new();
+    };
+    let upto: String = line.chars().take(at.column.saturating_sub(1)).collect();
+    let key = format!("{field}:");
+    let Some(start) = upto.rfind(&key) else {
+        return token_at(text, at);
+    };
+    let rest = line[start + key.len()..].trim_start();
+    if let Some(quoted) = rest.strip_prefix('"') {
+        let end = quoted.find('"').map_or(quoted.len(), |i| i + 1);
+        return format!("\"{}", &quoted[..end]);
+    }
+    rest.chars()
+        .take_while(|c| !matches!(c, ',' | ')' | ']' | '}') && !c.is_whitespace())
+        .collect()
+}
+
 /// Names listed once each: where both a CamelCase name and its snake_case alias are
 /// accepted (verdict kinds), the snake_case one, which reports use.
 fn distinct_names(expected: &[&str]) -> Vec<String> {
@@ -141,7 +162,17 @@ pub(crate) fn explain(code: &ron::Error, text: &str, at: TextPosition) -> String
                         values.join(", ")
                     )
                 }
-                None => format!("{field}: {}", sentence(other)),
+                None => match other {
+                    ron::Error::ExpectedOption => format!(
+                        "{field}: this value is optional: write `Some({found})` (or `None` for none)",
+                        found = value_of(text, at, &field)
+                    ),
+                    ron::Error::ExpectedString => format!(
+                        "{field}: expected a string; found `{found}` (a duration is written as a string with its unit: \"90s\", \"5m\", \"1h\")",
+                        found = value_of(text, at, &field).trim_start_matches("Some(")
+                    ),
+                    _ => format!("{field}: {}", sentence(other)),
+                },
             }
         }
     }

@@ -102,7 +102,14 @@ pub(crate) fn is_blank(text: &str) -> bool {
 /// The field whose value starts at `at` (`id_scheme` for the `42` of `id_scheme: 42`).
 pub(crate) fn field_at(text: &str, at: TextPosition) -> Option<String> {
     let sig = significant(text);
-    let before = sig.iter().rposition(|s| s.at < at)?;
+    let mut before = sig.iter().rposition(|s| s.at < at)?;
+    // Inside an optional value, `field: Some(...)`: the field is before the `Some(`.
+    if sig[before].ch == '('
+        && before > 0
+        && identifier_ending_at(&sig, before - 1).as_deref() == Some("Some")
+    {
+        before = before.checked_sub(5)?;
+    }
     if sig[before].ch != ':' || before == 0 {
         return None;
     }

@@ -114,6 +114,10 @@ pub struct ClientRecord {
     /// The run stopped at the scenario's horizon with work still due (the client's or the
     /// server's): the time of the horizon. `None` when the run ended with nothing to do.
     pub horizon_cut_ms: Option<u64>,
+    /// What the run was meant to exercise and what of it happened (the world fills it
+    /// in, not the client): for `untested`.
+    #[serde(skip)]
+    pub exercise: faultline_verdicts::untested::Exercise,
 }
 
 impl ClientRecord {

@@ -93,7 +93,7 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> S
                 format!("{:?}", k.dead_session_answer),
             );
         }
-        VerdictKind::Clean | VerdictKind::Detected => {}
+        VerdictKind::Clean | VerdictKind::Detected | VerdictKind::Untested => {}
     }
     sig
 }
@@ -166,9 +166,13 @@ fn set_or_none(set: bool) -> String {
     if set { "Set" } else { "None" }.to_string()
 }
 
-/// Whether a verdict kind is a failure worth a finding.
+/// Whether a verdict kind is a failure worth a finding (a seed that tested nothing,
+/// `untested`, is counted, not a finding: there is nothing to shrink toward).
 pub fn is_failure(kind: VerdictKind) -> bool {
-    !matches!(kind, VerdictKind::Clean | VerdictKind::Detected)
+    !matches!(
+        kind,
+        VerdictKind::Clean | VerdictKind::Detected | VerdictKind::Untested
+    )
 }
 
 /// One distinct failure.

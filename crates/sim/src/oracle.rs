@@ -153,6 +153,16 @@ pub(crate) fn judge_with(ledger: &Ledger, record: &ClientRecord, words: Words) -
             },
         });
     }
+    if verdicts.is_empty()
+        && let Some(untested) = faultline_verdicts::untested::untested(ledger, record.exercise)
+    {
+        verdicts.push(Verdict {
+            kind: VerdictKind::Untested,
+            at_ms: 0,
+            summary: words.say(|| untested.sentence()),
+            evidence: Evidence::Untested(untested),
+        });
+    }
     if verdicts.is_empty() {
         verdicts.push(Verdict {
             kind: VerdictKind::Clean,

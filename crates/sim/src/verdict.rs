@@ -102,6 +102,8 @@ pub enum Evidence {
     /// The same resumption or failing request, repeated without end; see
     /// [`faultline_verdicts::reconnect_loop`].
     ReconnectLoop(faultline_verdicts::reconnect_loop::ReconnectLoop),
+    /// Nothing the scenario tests happened; see [`faultline_verdicts::untested`].
+    Untested(faultline_verdicts::untested::Untested),
     /// The scenario's horizon came while the client was still at work on calls it had
     /// neither completed nor failed.
     Hung {

@@ -14,7 +14,7 @@
 use std::collections::BTreeSet;
 
 use faultline_model::{ConnId, HttpRequest, Ledger, Output, Payload, ResponseBody, SessionKey};
-use faultline_scenario::{Armed, ClientEffect, Emitted, FiredFault, Scenario};
+use faultline_scenario::{Armed, ArmedTrigger, ClientEffect, Emitted, FiredFault, Scenario};
 
 use crate::client::{ClientIo, Policy, WireEvent, WireKind};
 use crate::client_record::{ClientRecord, Task};
@@ -69,6 +69,9 @@ pub struct World<L: Link> {
     now: u64,
     horizon: u64,
     choices: Vec<String>,
+    /// The scenario's faults that fire at a moment, and those of them that fired.
+    faults_planned: usize,
+    faults_fired: BTreeSet<usize>,
 }
 
 impl<L: Link> World<L> {
@@ -101,6 +104,12 @@ impl<L: Link> World<L> {
             now: 0,
             horizon: scenario.horizon.map_or(DEFAULT_HORIZON_MS, |h| h.ms()),
             choices: armed.choices.clone(),
+            faults_planned: armed
+                .faults
+                .iter()
+                .filter(|f| !matches!(f.trigger, ArmedTrigger::Standing))
+                .count(),
+            faults_fired: BTreeSet::new(),
         };
         world.io = io;
         world.absorb_client_io();
@@ -165,6 +174,11 @@ impl<L: Link> World<L> {
         let ledger = self.link.final_ledger();
         let mut record = self.client.into_record();
         record.horizon_cut_ms = cut_at_horizon.then_some(self.horizon);
+        record.exercise = faultline_verdicts::untested::Exercise {
+            calls_planned: record.calls.len(),
+            faults_planned: self.faults_planned,
+            faults_fired: self.faults_fired.len(),
+        };
         let result = RunResult {
             ledger,
             record,
@@ -359,6 +373,9 @@ impl<L: Link> World<L> {
 
     fn on_fired(&mut self, fired: FiredFault) {
         let now = self.now;
+        if let Some(i) = fired.fault {
+            self.faults_fired.insert(i);
+        }
         if let Some(away) = fired.away_ms {
             self.away_until = self.away_until.max(now + away);
             self.scheduler.schedule(now + away, Action::ClientReturn);

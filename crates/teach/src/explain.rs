@@ -906,6 +906,7 @@ fn loss(v: &Verdict) -> String {
             "{name}: {}. Each answer was the same and nothing new arrived, so no number of further attempts could help; the client never stopped to tell the application.",
             found.sentence(vtime)
         ),
+        Evidence::Untested(untested) => format!("{name}: {}.", untested.sentence()),
         Evidence::Hung {
             horizon_ms,
             pending_calls,

@@ -102,6 +102,11 @@ pub fn guard_for(kind: VerdictKind) -> Guard {
             rule: faultline_verdicts::reconnect_loop::GUARD,
             fix: "client: count reconnects and retries that delivered nothing new, reset the count only on a delivered event, give up after a few and surface the failure; server: answer a cursor it cannot honour with 400, not an empty 200 that looks like success.",
         },
+        VerdictKind::Untested => Guard {
+            name: "exercise what you test",
+            rule: "a verdict is a claim: the scenario's call must reach the server and its faults must fire on it before anything can be called clean; a run that did neither tested nothing.",
+            fix: "harness: check the client is wired (URL, call, progress token) so the scenario's faults have something to act on; scenario: time faults by events the client will cause.",
+        },
         VerdictKind::Hung => Guard {
             name: "a deadline on every call",
             rule: "every call the application waits on has a deadline: when it passes, the client stops trying and fails the call with an error the application sees, whatever the transport is still doing.",

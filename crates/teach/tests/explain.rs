@@ -111,6 +111,11 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
                     "{ctx}"
                 );
             }
+            Evidence::Untested(untested) => {
+                for reason in &untested.reasons {
+                    assert!(text.contains(reason.as_str()), "{ctx}");
+                }
+            }
             Evidence::Hung { pending_calls, .. } => {
                 for call in pending_calls {
                     assert!(text.contains(call.as_str()), "{ctx}");

@@ -81,6 +81,11 @@ pub enum VerdictKind {
     /// `faultline_verdicts::reconnect_loop`).
     #[serde(alias = "reconnect_loop")]
     ReconnectLoop,
+    /// Nothing the scenario tests happened (the client never made its call, or none of
+    /// the scenario's faults fired), so `clean` would claim what was not exercised; it
+    /// stands where `clean` would have (see `faultline_verdicts::untested`).
+    #[serde(alias = "untested")]
+    Untested,
 }
 
 impl VerdictKind {
@@ -130,10 +135,11 @@ impl VerdictKind {
             VerdictKind::EraMismatch => "era_mismatch",
             VerdictKind::Hung => "hung",
             VerdictKind::ReconnectLoop => "reconnect_loop",
+            VerdictKind::Untested => "untested",
         }
     }
 
-    pub const ALL: [VerdictKind; 18] = [
+    pub const ALL: [VerdictKind; 19] = [
         VerdictKind::Clean,
         VerdictKind::SilentGap,
         VerdictKind::CursorReuse,
@@ -152,6 +158,7 @@ impl VerdictKind {
         VerdictKind::EraMismatch,
         VerdictKind::Hung,
         VerdictKind::ReconnectLoop,
+        VerdictKind::Untested,
     ];
 }
 

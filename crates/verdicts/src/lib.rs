@@ -34,6 +34,7 @@ mod report_foreign_event;
 mod report_judge;
 mod report_quarantine;
 mod report_verdict;
+pub mod untested;
 
 pub use client_context::{CallSpec, ClientContext};
 pub use client_report::ClientReport;

@@ -22,6 +22,7 @@ pub fn judge_report(
     ledger: &Ledger,
     context: &ClientContext,
     report: Option<&ClientReport>,
+    exercise: crate::untested::Exercise,
 ) -> Vec<ReportVerdict> {
     let mut verdicts = Vec::new();
     match report {
@@ -55,7 +56,15 @@ pub fn judge_report(
     if verdicts.is_empty()
         && let Some(clean) = fine
     {
-        verdicts.push(clean);
+        // Unless nothing the scenario tests happened: then `untested`, with why.
+        match crate::untested::untested(ledger, exercise) {
+            Some(untested) => verdicts.push(ReportVerdict {
+                kind: VerdictKind::Untested,
+                why: untested.sentence(),
+                evidence: json!(untested),
+            }),
+            None => verdicts.push(clean),
+        }
     }
     verdicts
 }

@@ -1,0 +1,78 @@
+//! `untested`: nothing the scenario tests happened, so `clean` would be a claim without
+//! evidence.
+//!
+//! A verdict is a claim. `clean` says the scenario's faults met the client's call and
+//! everything produced was handed over; a run in which the client never made its call (a
+//! mis-wired adapter, a swallowed exception, a client that only initializes), or in which
+//! none of the scenario's faults fired (a fault timed after an event that never came: a
+//! client that sends no progress token gets no progress events to count), tested nothing.
+//! Such a run is `untested`, with the reasons, wherever `clean` would have stood. It is
+//! judged from the ledger and the faults that fired alone, for simulated and real clients
+//! alike, and it replaces only `clean`: a run that lost something says so whatever fired.
+//!
+//! Faults in force for the whole run (`IdleProxy`) have nothing to fire: they are not
+//! counted.
+
+use faultline_model::Ledger;
+use serde::Serialize;
+
+/// What a run was meant to exercise, and what of it happened.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Exercise {
+    /// Workload calls the scenario plans (the grading contract's call counts as one).
+    pub calls_planned: usize,
+    /// The scenario's faults that fire at a moment (not the standing ones).
+    pub faults_planned: usize,
+    /// How many of those fired.
+    pub faults_fired: usize,
+}
+
+/// Why a run tested nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Untested {
+    /// Each reason in one sentence.
+    pub reasons: Vec<String>,
+    pub calls_planned: usize,
+    /// `tools/call` requests that reached the server.
+    pub calls_made: usize,
+    pub faults_planned: usize,
+    pub faults_fired: usize,
+}
+
+impl Untested {
+    pub fn sentence(&self) -> String {
+        format!(
+            "nothing the scenario tests happened: {}; `clean` would claim what was not exercised",
+            self.reasons.join("; ")
+        )
+    }
+}
+
+/// The run's `untested`, if it tested nothing (see the module doc).
+pub fn untested(ledger: &Ledger, exercise: Exercise) -> Option<Untested> {
+    let calls_made = ledger
+        .answers
+        .iter()
+        .filter(|a| a.rpc_method.as_deref() == Some("tools/call"))
+        .count();
+    let mut reasons = Vec::new();
+    if exercise.calls_planned > 0 && calls_made == 0 {
+        reasons.push(format!(
+            "the client never made the scenario's call (no tools/call reached the server; {} planned)",
+            exercise.calls_planned
+        ));
+    }
+    if exercise.faults_planned > 0 && exercise.faults_fired == 0 {
+        reasons.push(format!(
+            "none of the scenario's {} fault(s) fired (each waited for an event or a moment that never came: an event of a stream the client never opened, progress of a call made without a progress token, a time after the client had left)",
+            exercise.faults_planned
+        ));
+    }
+    (!reasons.is_empty()).then_some(Untested {
+        reasons,
+        calls_planned: exercise.calls_planned,
+        calls_made,
+        faults_planned: exercise.faults_planned,
+        faults_fired: exercise.faults_fired,
+    })
+}
