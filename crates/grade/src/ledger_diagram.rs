@@ -780,4 +780,56 @@ mod tests {
             "the verdict's moment is its evidence's"
         );
     }
+
+    /// A notification is drawn as never delivered only on the graded client's own
+    /// sessions: a tenant's notification that shares its sequence number (the same seq
+    /// counts in every session) is someone else's, not harm to this client.
+    #[test]
+    fn harm_is_drawn_only_on_the_clients_own_sessions() {
+        use faultline_model::{ProducedEvent, SessionEntry, SessionKey, StreamId};
+        let session = |wire: &str| SessionEntry {
+            wire_id: wire.into(),
+            created_ms: 0,
+            generations: vec![0],
+            died: None,
+            held_by: None,
+            stateless: false,
+        };
+        let notification = |session: u32, at_ms: u64| ProducedEvent {
+            id: 1,
+            stream: StreamId(session),
+            ordinal: 1,
+            session: SessionKey(session),
+            generation: 1,
+            at_ms,
+            payload: Payload::Notification { seq: 0 },
+        };
+        let ledger = Ledger {
+            sessions: vec![session("own"), session("tenant")],
+            // Neither was ever sent: the tenant's has no client to go to.
+            events: vec![notification(0, 5), notification(1, 6)],
+            answers: vec![answer(1, 10, "tools/call", Some("own"), 200)],
+            ..Ledger::default()
+        };
+        let verdicts = [ReportVerdict {
+            kind: VerdictKind::SilentGap,
+            why: "lost notifications seq 0".into(),
+            evidence: serde_json::json!({
+                "missing_progress": [], "missing_notifications": [0], "result_missing": false,
+            }),
+        }];
+        let d = diagram_of_grade(&ledger, &[], &verdicts, "t");
+        let lost: Vec<u64> = d
+            .rows
+            .iter()
+            .filter(|r| r.harm == Some(Harm::NeverDelivered))
+            .map(|r| r.at_ms)
+            .collect();
+        assert_eq!(
+            lost,
+            [5],
+            "only the client's own notification: {:?}",
+            labels(&d)
+        );
+    }
 }

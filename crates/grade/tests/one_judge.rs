@@ -44,7 +44,13 @@ fn root() -> PathBuf {
 
 fn bundled() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for dir in ["scenarios", "scenarios/field", "scenarios/grade"] {
+    // The bundled scenarios and the docs' lesson scenarios (one per verdict).
+    for dir in [
+        "scenarios",
+        "scenarios/field",
+        "scenarios/grade",
+        "docs/scenarios",
+    ] {
         for entry in std::fs::read_dir(root().join(dir)).expect("scenario dir") {
             let path = entry.expect("entry").path();
             if path.extension().is_some_and(|e| e == "ron") {

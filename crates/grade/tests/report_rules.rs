@@ -159,3 +159,108 @@ fn an_order_committed_twice_is_a_duplicate_effect_from_the_ledger_alone() {
         "{once:?}"
     );
 }
+
+/// What the modelled client of `outcome` handed its application, as a real client would
+/// report it.
+fn handed(outcome: &faultline_sim::RunOutcome) -> ClientReport {
+    let ledger = &outcome.result.ledger;
+    let mut report = ClientReport::default();
+    for applied in &outcome.result.record.applied {
+        match ledger.event(applied.event).payload {
+            Payload::Progress { step, .. } => report.progress.push(f64::from(step)),
+            Payload::Notification { seq } => report.notifications.push(seq),
+            _ => {}
+        }
+    }
+    report
+}
+
+fn run(path: &str, client: ClientModel) -> (Scenario, faultline_sim::RunOutcome) {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(path);
+    let scenario = Scenario::load(&file).expect("loads");
+    let outcome = faultline_sim::run(&scenario, scenario.seed, client);
+    (scenario, outcome)
+}
+
+/// A real client that applies what a dead session's log replayed is judged
+/// `quarantine_violation` from the ledger and its report, as the modelled one is.
+#[test]
+fn a_real_client_that_applies_a_dead_sessions_replay_is_a_quarantine_violation() {
+    let (scenario, outcome) = run(
+        "docs/scenarios/quarantine_violation.ron",
+        ClientModel::Naive,
+    );
+    assert!(
+        outcome
+            .verdicts
+            .iter()
+            .any(|v| v.kind == VerdictKind::QuarantineViolation),
+        "the modelled client's run is the lesson's"
+    );
+    let context = faultline_grade::plan(&scenario).expect("fits").context;
+    let verdicts = judge(
+        &outcome.result.ledger,
+        &context,
+        Some(&handed(&outcome)),
+        Exercise::default(),
+    );
+    let violation = verdicts
+        .iter()
+        .find(|v| v.kind == VerdictKind::QuarantineViolation)
+        .unwrap_or_else(|| panic!("quarantine_violation expected: {verdicts:?}"));
+    assert!(
+        !violation.evidence["ids"].as_array().unwrap().is_empty(),
+        "{violation:?}"
+    );
+    // A client that handed over only what came while the session lived is not judged.
+    let guarded = run(
+        "docs/scenarios/quarantine_violation.ron",
+        ClientModel::Guarded,
+    )
+    .1;
+    let verdicts = judge(
+        &guarded.result.ledger,
+        &context,
+        Some(&handed(&guarded)),
+        Exercise::default(),
+    );
+    assert!(
+        verdicts
+            .iter()
+            .all(|v| v.kind != VerdictKind::QuarantineViolation),
+        "{verdicts:?}"
+    );
+}
+
+/// Behind a balancer without affinity, a request for a live session answered 404 by a
+/// replica that does not hold it is a misroute: what the client sends next (its GET and
+/// `notifications/initialized` together, its retries to the session still alive) is no
+/// retry into a dead session.
+#[test]
+fn requests_to_a_misrouted_live_session_are_not_retry_amplification() {
+    for path in [
+        "scenarios/field/replicas_round_robin.ron",
+        "scenarios/field/sticky_cookie_dropped.ron",
+        "scenarios/field/rolling_deploy.ron",
+    ] {
+        let (scenario, outcome) = run(path, ClientModel::Naive);
+        let context = faultline_grade::plan(&scenario).expect("fits").context;
+        let verdicts = judge(
+            &outcome.result.ledger,
+            &context,
+            Some(&handed(&outcome)),
+            Exercise::default(),
+        );
+        let kinds: Vec<VerdictKind> = verdicts.iter().map(|v| v.kind).collect();
+        assert!(
+            kinds.contains(&VerdictKind::MisroutedSession),
+            "{path}: {kinds:?}"
+        );
+        assert!(
+            !kinds.contains(&VerdictKind::RetryAmplification),
+            "{path}: {kinds:?}"
+        );
+    }
+}
