@@ -45,6 +45,11 @@ fn token_at(text: &str, at: TextPosition) -> String {
         return String::new();
     };
     let rest: String = line.chars().skip(at.column.saturating_sub(1)).collect();
+    first_token(&rest)
+}
+
+/// The token `rest` starts with: a quoted string whole, else up to the next separator.
+fn first_token(rest: &str) -> String {
     if let Some(quoted) = rest.strip_prefix('"') {
         let end = quoted.find('"').map_or(quoted.len(), |i| i + 1);
         return format!("\"{}", &quoted[..end]);
@@ -65,14 +70,7 @@ fn value_of(text: &str, at: TextPosition, field: &str) -> String {
     let Some(start) = upto.rfind(&key) else {
         return token_at(text, at);
     };
-    let rest = line[start + key.len()..].trim_start();
-    if let Some(quoted) = rest.strip_prefix('"') {
-        let end = quoted.find('"').map_or(quoted.len(), |i| i + 1);
-        return format!("\"{}", &quoted[..end]);
-    }
-    rest.chars()
-        .take_while(|c| !matches!(c, ',' | ')' | ']' | '}') && !c.is_whitespace())
-        .collect()
+    first_token(line[start + key.len()..].trim_start())
 }
 
 /// Names listed once each: where both a CamelCase name and its snake_case alias are

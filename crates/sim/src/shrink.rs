@@ -20,7 +20,7 @@ use faultline_model::{DurationMs, EndMode, FleetKnobs, PositiveDurationMs, Serve
 use crate::explore::{Signature, verdict_signature};
 use crate::verdict::VerdictKind;
 use faultline_scenario::{ClientEra, ClientModel, CutAt, Fault, Scenario, Tool, Trigger, Work};
-use faultline_scenario::{Moment, PickCount, PickDuration, StreamSel};
+use faultline_scenario::{FaultWhen, Moment, PickCount, PickDuration, StreamSel};
 
 /// Whether `scenario` (run with its own seed) still shows `kind` with `signature`.
 fn still_fails(
@@ -145,24 +145,13 @@ fn candidates(s: &Scenario) -> Vec<Scenario> {
 
 fn mentions_call(fault: &Fault, calls: usize) -> bool {
     let sel_bad = |sel: &StreamSel| matches!(sel, StreamSel::Call(k) if *k >= calls);
-    match fault {
-        Fault::Drop { when, stream, .. } => {
-            sel_bad(stream) || matches!(when, Trigger::AfterEvent { on, .. } if sel_bad(on))
+    let stream_bad = matches!(fault, Fault::Drop { stream, .. } if sel_bad(stream));
+    stream_bad
+        || match fault.when() {
+            FaultWhen::Trigger(Trigger::AfterEvent { on, .. }) => sel_bad(on),
+            FaultWhen::Cut { call, .. } => call >= calls,
+            FaultWhen::Trigger(Trigger::At(_)) | FaultWhen::At(_) | FaultWhen::Always => false,
         }
-        Fault::Restart { when, .. }
-        | Fault::Gc { when }
-        | Fault::ReplicaDown { when, .. }
-        | Fault::RollingDeploy { when, .. }
-        | Fault::StickyLost { when }
-        | Fault::Scale { when, .. }
-        | Fault::DropListen { when, .. }
-        | Fault::PurgeTasks { when }
-        | Fault::RollEra { when, .. } => {
-            matches!(when, Trigger::AfterEvent { on, .. } if sel_bad(on))
-        }
-        Fault::StaleTask { .. } | Fault::ChangeList { .. } | Fault::IdleProxy { .. } => false,
-        Fault::CutCall { call, .. } => *call >= calls,
-    }
 }
 
 /// A fleet's simplifications, tried before anything else: a single server first (its
