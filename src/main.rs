@@ -64,6 +64,11 @@ enum Command {
     Scenarios(commands::scenarios::ScenariosArgs),
 }
 
+/// This machine's cores: the default number of workers of `explore` and `grade`.
+pub(crate) fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
 /// How a user runs this binary again, for the "reproduce with" lines: `cargo run --release
 /// --` when it is a build inside a clone (`target/release/faultline`), `faultline` when it
 /// is installed.

@@ -308,3 +308,18 @@ fn an_optional_duration_says_how_to_write_it() {
         "{err}"
     );
 }
+
+/// A scenario without its `name` is told at the `Scenario(` that lacks it, not at the end
+/// of the file where ron noticed.
+#[test]
+fn a_missing_name_points_at_the_scenario_that_lacks_it() {
+    let (code, err) = run_text(
+        "no_name.ron",
+        "// a lesson\nScenario(\n    summary: \"y\",\n    server: (),\n\n\n)\n",
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no_name.ron:2:1: missing field `name` in Scenario"),
+        "{err}"
+    );
+}

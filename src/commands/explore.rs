@@ -31,8 +31,9 @@ pub struct ExploreArgs {
     /// The modelled client every seed runs against.
     #[arg(long, value_enum, default_value = "naive")]
     pub client: ClientArg,
-    /// Worker threads on this machine.
-    #[arg(long, default_value_t = 1)]
+    /// Worker threads on this machine (default: its cores; the files written are the
+    /// same bytes with any number).
+    #[arg(long, default_value_t = crate::cores())]
     pub jobs: usize,
     /// Run only shard `k` of `n` (0-based `k`): the seeds with `seed % n == k`.
     #[arg(long)]

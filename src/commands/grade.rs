@@ -44,8 +44,10 @@ pub struct GradeArgs {
     /// default outlasts the TypeScript SDK's 60 s request timeout, so its error is seen).
     #[arg(long, default_value_t = faultline_grade::DEFAULT_TIMEOUT.as_secs())]
     pub timeout_s: u64,
-    /// Scenarios graded at once (each has its own server and client process).
-    #[arg(long, default_value_t = 4)]
+    /// Scenarios graded at once, each with its own server and client process (default:
+    /// this machine's cores, as `explore`; the verdicts do not depend on it, a client's
+    /// wall-clock timers may).
+    #[arg(long, default_value_t = crate::cores())]
     pub jobs: usize,
 }
 

@@ -488,10 +488,20 @@ impl Scenario {
             });
         }
         let scenario: Scenario = ron::de::from_str(text).map_err(|e| {
-            let at = TextPosition {
+            let mut at = TextPosition {
                 line: e.span.start.line,
                 column: e.span.start.col,
             };
+            // ron notices a missing field of the scenario at its closing parenthesis, the
+            // end of the file: point at the `Scenario(` that lacks it instead.
+            if let ron::Error::MissingStructField {
+                outer: Some(outer), ..
+            } = &e.code
+                && outer == "Scenario"
+                && let Some(open) = source_map::struct_open(text, "Scenario")
+            {
+                at = open;
+            }
             ScenarioError {
                 file: file.to_string(),
                 line: at.line,

@@ -116,6 +116,21 @@ pub(crate) fn field_at(text: &str, at: TextPosition) -> Option<String> {
     identifier_ending_at(&sig, before - 1)
 }
 
+/// Where `name(` opens, outside comments and strings (the first one).
+pub(crate) fn struct_open(text: &str, name: &str) -> Option<TextPosition> {
+    let sig = significant(text);
+    let chars: Vec<char> = name.chars().collect();
+    (0..sig.len().saturating_sub(chars.len())).find_map(|i| {
+        let matches = sig[i..i + chars.len()]
+            .iter()
+            .zip(&chars)
+            .all(|(s, c)| s.ch == *c)
+            && sig[i + chars.len()].ch == '('
+            && (i == 0 || !(sig[i - 1].ch.is_alphanumeric() || sig[i - 1].ch == '_'));
+        matches.then_some(sig[i].at)
+    })
+}
+
 /// Where item `index` (0-based) of the top-level list field `field` starts, e.g. the
 /// second entry of `faults: [ ... ]`.
 pub(crate) fn list_item(text: &str, field: &str, index: usize) -> Option<TextPosition> {
