@@ -70,23 +70,12 @@ pub(crate) fn cores() -> usize {
 }
 
 /// How a user runs this binary again, for the "reproduce with" lines: `cargo run --release
-/// --` when it is a build inside a clone (`target/release/faultline`), `faultline` when it
-/// is installed.
+/// --` from the root of a clone (the directory holds faultline's own `Cargo.toml`),
+/// `faultline` anywhere else (an installed binary).
 pub(crate) fn invocation() -> &'static str {
-    let built_in_clone = std::env::current_exe().ok().is_some_and(|exe| {
-        let mut dirs = exe.ancestors().skip(1).filter_map(|d| d.file_name());
-        matches!(
-            (
-                dirs.next().and_then(|d| d.to_str()),
-                dirs.next().and_then(|d| d.to_str())
-            ),
-            (Some("release" | "debug"), Some(_))
-        ) && exe
-            .ancestors()
-            .nth(3)
-            .is_some_and(|root| root.join("Cargo.toml").is_file())
-    });
-    if built_in_clone {
+    let in_clone = std::fs::read_to_string("Cargo.toml")
+        .is_ok_and(|manifest| manifest.contains("name = \"faultline\""));
+    if in_clone {
         "cargo run --release --"
     } else {
         "faultline"

@@ -201,3 +201,23 @@ fn every_scenario_file_holds_its_expect_block_for_both_clients() {
     assert!(checked >= 60, "checked only {checked} runs");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Outside a clone, the command that reproduces a failed run is the installed binary's
+/// (`faultline run …`), not a `cargo run` that only works inside one.
+#[test]
+fn outside_a_clone_the_reproduction_is_the_installed_command() {
+    let dir = elsewhere("reproduce");
+    let text = std::fs::read_to_string("scenarios/behavior_a.ron")
+        .unwrap()
+        .replace(
+            "Naive: (must: [SilentGap], must_not: [Detected, Clean]),",
+            "Naive: (must: [Clean], must_not: [SilentGap]),",
+        );
+    std::fs::write(dir.join("wrong.ron"), text).unwrap();
+    let (code, stdout, _) = faultline_in(&dir, &["run", "wrong.ron"]);
+    assert_eq!(code, 1);
+    assert!(
+        stdout.contains("reproduce: faultline run wrong.ron --seed 41 --client naive"),
+        "{stdout}"
+    );
+}
