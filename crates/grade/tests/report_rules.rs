@@ -175,6 +175,18 @@ fn handed(outcome: &faultline_sim::RunOutcome) -> ClientReport {
     report
 }
 
+/// What the report judge concludes from `outcome`'s ledger and what its client handed over,
+/// given the context `scenario`'s grading plan tells the client.
+fn judged(scenario: &Scenario, outcome: &faultline_sim::RunOutcome) -> Vec<ReportVerdict> {
+    let context = faultline_grade::plan(scenario).expect("fits").context;
+    judge(
+        &outcome.result.ledger,
+        &context,
+        Some(&handed(outcome)),
+        Exercise::default(),
+    )
+}
+
 fn run(path: &str, client: ClientModel) -> (Scenario, faultline_sim::RunOutcome) {
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -199,13 +211,7 @@ fn a_real_client_that_applies_a_dead_sessions_replay_is_a_quarantine_violation()
             .any(|v| v.kind == VerdictKind::QuarantineViolation),
         "the modelled client's run is the lesson's"
     );
-    let context = faultline_grade::plan(&scenario).expect("fits").context;
-    let verdicts = judge(
-        &outcome.result.ledger,
-        &context,
-        Some(&handed(&outcome)),
-        Exercise::default(),
-    );
+    let verdicts = judged(&scenario, &outcome);
     let violation = verdicts
         .iter()
         .find(|v| v.kind == VerdictKind::QuarantineViolation)
@@ -215,17 +221,11 @@ fn a_real_client_that_applies_a_dead_sessions_replay_is_a_quarantine_violation()
         "{violation:?}"
     );
     // A client that handed over only what came while the session lived is not judged.
-    let guarded = run(
+    let (scenario, guarded) = run(
         "docs/scenarios/quarantine_violation.ron",
         ClientModel::Guarded,
-    )
-    .1;
-    let verdicts = judge(
-        &guarded.result.ledger,
-        &context,
-        Some(&handed(&guarded)),
-        Exercise::default(),
     );
+    let verdicts = judged(&scenario, &guarded);
     assert!(
         verdicts
             .iter()
@@ -246,13 +246,7 @@ fn requests_to_a_misrouted_live_session_are_not_retry_amplification() {
         "scenarios/field/rolling_deploy.ron",
     ] {
         let (scenario, outcome) = run(path, ClientModel::Naive);
-        let context = faultline_grade::plan(&scenario).expect("fits").context;
-        let verdicts = judge(
-            &outcome.result.ledger,
-            &context,
-            Some(&handed(&outcome)),
-            Exercise::default(),
-        );
+        let verdicts = judged(&scenario, &outcome);
         let kinds: Vec<VerdictKind> = verdicts.iter().map(|v| v.kind).collect();
         assert!(
             kinds.contains(&VerdictKind::MisroutedSession),

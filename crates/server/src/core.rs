@@ -793,14 +793,11 @@ impl State {
                 queued,
                 "SSE reader stopped reading: cutting the connection"
             );
-            if let Some(tcp) = &sink.tcp {
-                tcp.0.cut();
-            }
             let reason = CutReason::NotReading {
                 queued_bytes: queued as u64,
                 limit_bytes: limit as u64,
             };
-            self.engine.cut_connection(conn, reason, now, &mut out);
+            self.cut_sink(conn, &sink, reason, now, &mut out);
         }
         self.route(out);
         true
@@ -828,14 +825,28 @@ impl State {
             limit,
             "SSE reader too slow for its stream: queue full, cutting the connection"
         );
-        if let Some(tcp) = &sink.tcp {
-            tcp.0.cut();
-        }
         let reason = CutReason::QueueFull {
             queued_bytes: queued as u64,
             limit_bytes: limit as u64,
         };
         let now = self.server().now_ms();
+        self.cut_sink(conn, &sink, reason, now, out);
+    }
+
+    /// Cuts a stream the server gave up on: its TCP connection closed, so that what it
+    /// queued is freed, and the cut and its reason in the ledger. The one path of both the
+    /// stalled-reader sweep and the hard queue bound.
+    fn cut_sink(
+        &mut self,
+        conn: ConnId,
+        sink: &Sink,
+        reason: CutReason,
+        now: u64,
+        out: &mut Vec<Emitted>,
+    ) {
+        if let Some(tcp) = &sink.tcp {
+            tcp.0.cut();
+        }
         self.engine.cut_connection(conn, reason, now, out);
     }
 
