@@ -445,3 +445,54 @@ fn a_client_that_never_connects_is_untested_not_clean() {
     assert!(why.contains("fault(s) fired"), "{why}");
     assert_eq!(report["untested"], serde_json::json!(["drop_reset"]));
 }
+
+/// A correct client whose standalone GET reaches the server after the cut (sent on its own
+/// task before it, or, as this toy does, after it) is clean: the server's auto clock
+/// waits for the client's *resumption* of the cut stream, not for any request. Taken for
+/// the return, the GET let the clock run the job to its end and the 10-minute log TTL
+/// drop the cursor before the real resumption arrived: `surfaced_loss` (HTTP 400).
+#[test]
+fn a_get_that_races_the_cut_is_not_the_clients_return() {
+    let ledgers =
+        std::env::temp_dir().join(format!("faultline-late-listen-{}", std::process::id()));
+    let scenarios = ["drop_close", "drop_reset", "drop_twice"];
+    let mut args = vec![
+        "--command",
+        "python3 tests/grade/toy_client.py --careful --late-listen",
+        "--format",
+        "json",
+        "--ledgers",
+    ];
+    let dir = ledgers.display().to_string();
+    args.push(&dir);
+    for s in scenarios {
+        args.extend(["--scenario", s]);
+    }
+    let (code, stdout, stderr) = grade(&args);
+    let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    for (i, scenario) in scenarios.iter().enumerate() {
+        let verdicts = report["scenarios"][i]["verdicts"].as_array().unwrap();
+        let kinds: Vec<&str> = verdicts.iter().filter_map(|v| v["kind"].as_str()).collect();
+        assert_eq!(kinds, ["clean"], "{scenario}: {verdicts:?}\n{stderr}");
+        let ledger: Value = serde_json::from_str(
+            &std::fs::read_to_string(ledgers.join(format!("{scenario}.ledger.json"))).unwrap(),
+        )
+        .unwrap();
+        let resumed: Vec<&Value> = ledger["resumptions"].as_array().unwrap().iter().collect();
+        let first_resume = resumed.first().expect("the client resumed")["at_ms"]
+            .as_u64()
+            .unwrap();
+        let listen_before = ledger["answers"].as_array().unwrap().iter().any(|a| {
+            a["method"] == "Get"
+                && resumed.iter().all(|r| r["conn"] != a["conn"])
+                && a["at_ms"].as_u64().unwrap() <= first_resume
+        });
+        assert!(
+            listen_before,
+            "{scenario}: the fresh GET reached the server before the resumption: {}",
+            ledger["answers"]
+        );
+    }
+    let _ = std::fs::remove_dir_all(&ledgers);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+}

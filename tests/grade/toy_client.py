@@ -15,12 +15,18 @@
                        an empty 200 to its cursor makes it resume again with the same
                        Last-Event-ID, for ever (it never reports: `grade` calls it hung, and
                        the ledger shows the loop).
+  --late-listen        (with any of the above) opens its standalone GET, without
+                       Last-Event-ID, on a second thread only once the call's stream has
+                       ended without the result, and resumes after that GET has its
+                       answer: the order in which a GET sent before a cut can reach the
+                       server after it (a client whose GET races its POST). The GET is
+                       not the client's return from the cut; its resumption is.
 
 It exists to test the grader with a client known to be right and one known to be wrong.
 Transport: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports; SSE
 parsing after https://html.spec.whatwg.org/multipage/server-sent-events.html, simplified.
 
-    python3 tests/grade/toy_client.py [--careful|--broken|--loops] URL
+    python3 tests/grade/toy_client.py [--careful|--broken|--loops] [--late-listen] URL
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import http.client
 import json
 import os
 import sys
+import threading
 import urllib.parse
 from typing import Any, Iterator
 
@@ -44,11 +51,13 @@ class SessionGone(Exception):
 
 
 class ToyClient:
-    def __init__(self, url: str, careful: bool, loops: bool = False) -> None:
+    def __init__(self, url: str, careful: bool, loops: bool = False, late_listen: bool = False) -> None:
         u = urllib.parse.urlsplit(url)
         self.host, self.port, self.path = u.hostname or "127.0.0.1", u.port or 80, u.path or "/"
         self.careful = careful
         self.loops = loops and not careful
+        self.late_listen = late_listen
+        self.listener: threading.Thread | None = None
         self.session: str | None = None
         self.protocol: str | None = None  # sent once initialize has answered
         self.next_id = 0
@@ -61,7 +70,7 @@ class ToyClient:
             "progress": [], "notifications": [], "result": None, "error": None,
             "client": f"toy_client.py --{'careful' if careful else ('loops' if loops else 'broken')}",
             "resumes": [], "followups": [], "dropped_as_seen": 0, "duplicates_ignored": 0,
-            "reinitialized": [],
+            "reinitialized": [], "listen_status": None,
         }
 
     def fail(self, message: str) -> None:
@@ -207,6 +216,8 @@ class ToyClient:
         self.check_status(conn, resp, f"{tool}: POST")
         answer = self.read(conn, resp, rid)
         limit, resumes = (5 if self.careful else 3), 0
+        if answer is None and self.late_listen and self.listener is None:
+            self.open_listener()
         while answer is None:
             if resumes >= limit or self.cursor is None:
                 if not self.careful:
@@ -229,6 +240,29 @@ class ToyClient:
                 resp.read()
                 conn.close()
         return answer
+
+    def open_listener(self) -> None:
+        """--late-listen: the standalone GET, on its own thread; returns once it has its
+        status line (the server has taken it), and leaves the thread reading its stream."""
+        answered = threading.Event()
+
+        def listen() -> None:
+            try:
+                conn, resp = self.http("GET")
+                self.report["listen_status"] = resp.status
+                answered.set()
+                for _ in self.events(resp):
+                    pass  # this client asks for nothing on its listen stream
+                conn.close()
+            except (OSError, http.client.HTTPException) as e:
+                print(f"toy: standalone GET: {type(e).__name__}: {e}", file=sys.stderr)
+            finally:
+                answered.set()
+
+        self.listener = threading.Thread(target=listen, daemon=True)
+        self.listener.start()
+        answered.wait()
+        print(f"toy: standalone GET answered {self.report['listen_status']}", file=sys.stderr)
 
     def check_status(self, conn, resp, what: str) -> None:
         if resp.status == 200:
@@ -256,7 +290,7 @@ class ToyClient:
 def main() -> None:
     flags = sys.argv[1:-1]
     careful = "--broken" not in flags and "--loops" not in flags
-    client = ToyClient(sys.argv[-1], careful, loops="--loops" in flags)
+    client = ToyClient(sys.argv[-1], careful, loops="--loops" in flags, late_listen="--late-listen" in flags)
     context = json.loads(os.environ.get("FAULTLINE_CONTEXT") or "{}")
     call = context.get("call") or {"tool": "echo", "arguments": {"text": "hello"}}
     try:

@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use faultline_model::{
     ConnId, EndMode, HttpMethod, HttpRequest, JobId, Output, RequestBody, ResponseBody, Server,
-    ServerKnobs, SessionKey, StreamId,
+    ServerKnobs, SessionKey, StreamId, StreamKind,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -64,6 +64,12 @@ pub struct FiredFault {
     pub away_ms: Option<u64>,
     #[serde(skip)]
     pub client_effect: Option<ClientEffect>,
+    /// Whether one of the connections it cut carried a standalone GET or a listen
+    /// stream. When it cut request streams only, a fresh standalone GET is not the
+    /// client's return from it: a live server's auto clock must not take a GET sent
+    /// before the cut, and delivered after it, for the client coming back.
+    #[serde(skip)]
+    pub cut_a_listen: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -455,6 +461,7 @@ impl Engine {
         out: &mut Vec<Emitted>,
     ) {
         let now = self.server.now_ms();
+        let listening = self.listening_conns();
         let mut buf = Vec::new();
         let strike = action.strike(
             &mut Target {
@@ -472,6 +479,7 @@ impl Engine {
             conns: strike.conns.iter().map(|c| c.0).collect(),
             away_ms,
             client_effect: action.client_effect(),
+            cut_a_listen: strike.conns.iter().any(|c| listening.contains(c)),
         })));
         for (delay_ms, next) in strike.then {
             self.thens.push((i, next));
@@ -627,6 +635,7 @@ impl Engine {
     ) -> Vec<ConnId> {
         self.advance_to(now, out);
         let conns = self.server.open_connections(session);
+        let listening = self.listening_conns();
         let mut buf = Vec::new();
         for &conn in &conns {
             self.server.drop_connection(conn, mode, now, &mut buf);
@@ -635,7 +644,12 @@ impl Engine {
             EndMode::Close => "close",
             EndMode::Reset => "reset",
         };
-        self.operator(format!("operator drop ({mode_name})"), &conns, out);
+        self.operator(
+            format!("operator drop ({mode_name})"),
+            &conns,
+            &listening,
+            out,
+        );
         self.route(&mut buf, out);
         conns
     }
@@ -644,18 +658,26 @@ impl Engine {
     pub fn restart(&mut self, now: u64, out: &mut Vec<Emitted>) {
         self.advance_to(now, out);
         let conns = self.server.open_connections(None);
+        let listening = self.listening_conns();
         let persistence = self.server.knobs().restart_persistence;
         let mut buf = Vec::new();
         self.server.restart(now, &mut buf);
         self.operator(
             format!("operator restart (persistence: {persistence:?})"),
             &conns,
+            &listening,
             out,
         );
         self.route(&mut buf, out);
     }
 
-    fn operator(&mut self, note: String, conns: &[ConnId], out: &mut Vec<Emitted>) {
+    fn operator(
+        &mut self,
+        note: String,
+        conns: &[ConnId],
+        listening: &[ConnId],
+        out: &mut Vec<Emitted>,
+    ) {
         out.push(Emitted::Fired(Box::new(FiredFault {
             at_ms: self.server.now_ms(),
             fault: None,
@@ -663,7 +685,22 @@ impl Engine {
             conns: conns.iter().map(|c| c.0).collect(),
             away_ms: None,
             client_effect: None,
+            cut_a_listen: conns.iter().any(|c| listening.contains(c)),
         })));
+    }
+
+    /// The open connections that carry a standalone GET or a listen stream (taken before
+    /// a fault cuts any, for [`FiredFault::cut_a_listen`]).
+    fn listening_conns(&self) -> Vec<ConnId> {
+        self.server
+            .open_connections(None)
+            .into_iter()
+            .filter(|&conn| {
+                self.server.stream_of(conn).is_some_and(|stream| {
+                    self.server.ledger().stream(stream).kind != StreamKind::Request
+                })
+            })
+            .collect()
     }
 
     /// Whether `sel` names `stream` (for drivers and tests).

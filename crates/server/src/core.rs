@@ -442,12 +442,13 @@ impl State {
         }
     }
 
-    /// A request arrived: `Some(receiver)` when it must wait for the clock first.
-    pub fn admit(&mut self) -> Option<tokio::sync::oneshot::Receiver<()>> {
+    /// A request arrived (`fresh_listen`: a GET without `Last-Event-ID`): `Some(receiver)`
+    /// when it must wait for the clock first.
+    pub fn admit(&mut self, fresh_listen: bool) -> Option<tokio::sync::oneshot::Receiver<()>> {
         // Only an auto clock holds requests.
         self.config.auto_grace?;
         let now = self.clock.now_ms();
-        self.hold.admit(now)
+        self.hold.admit(now, fresh_listen)
     }
 
     /// The clock reached the hold point: the held requests go on, one by one.
@@ -634,7 +635,9 @@ impl State {
                     let cuts_client_off = !fired.conns.is_empty() || fired.away_ms.is_some();
                     if self.config.auto_grace.is_some() && fired.fault.is_some() && cuts_client_off
                     {
-                        self.hold.client_cut_off(fired.at_ms, fired.away_ms);
+                        let fresh_listen_returns = fired.cut_a_listen || fired.conns.is_empty();
+                        self.hold
+                            .client_cut_off(fired.at_ms, fired.away_ms, fresh_listen_returns);
                     }
                     if self.fired.len() >= FIRED_KEPT {
                         self.fired.pop_front();

@@ -47,7 +47,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::any;
 use faultline_model::{
-    ConnId, HttpRequest, IdScheme, PositiveDurationMs, ServerKnobs, UnknownCursor,
+    ConnId, HttpMethod, HttpRequest, IdScheme, PositiveDurationMs, ServerKnobs, UnknownCursor,
 };
 use faultline_scenario::Scenario;
 use tokio::net::TcpListener;
@@ -410,7 +410,8 @@ impl App {
             hold: false,
             gate: false,
         };
-        let held = self.lock().admit();
+        let fresh_listen = request.method == HttpMethod::Get && request.last_event_id.is_none();
+        let held = self.lock().admit(fresh_listen);
         if let Some(go_on) = held {
             tracing::debug!(method = ?request.method, "request held for the client's return point");
             self.inner.wake.notify_one();
