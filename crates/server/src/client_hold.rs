@@ -14,11 +14,12 @@
 //!   is then handled there, in arrival order;
 //! - a request at or after the point clears it;
 //! - when the fault cut request streams only, a fresh standalone GET (no `Last-Event-ID`)
-//!   is not the client's return: a client opens that GET on its own task, so one sent
-//!   before the cut can reach the server after it. It goes on at once, at the current
-//!   time, and the point stays for the resumption (or the next POST) that is the return.
-//!   Taken for the return, it let the clock run a cut call to its end, and past the
-//!   log's TTL, before the real resumption arrived.
+//!   that arrives before the point is not the client's return: a client opens that GET on
+//!   its own task, so one sent before the cut can reach the server after it. It goes on at
+//!   once, at the current time, and the point stays for the resumption (or the next POST)
+//!   that is the return. Taken for the return, it let the clock run a cut call to its end,
+//!   and past the log's TTL, before the real resumption arrived. At or after the point it
+//!   is a return like any request (a client that listens instead of resuming).
 //!
 //! Whatever the client's wall-clock backoff, its return is handled at the same virtual
 //! time, so the ledger does not depend on how fast the machine is.
@@ -58,7 +59,7 @@ impl ClientHold {
     /// `Last-Event-ID`): `Some(receiver)` when it must wait (the receiver resolves when it
     /// may go on); `None` when it goes on at once.
     pub fn admit(&mut self, now: u64, fresh_listen: bool) -> Option<oneshot::Receiver<()>> {
-        if fresh_listen && self.until.is_some() && !self.fresh_listen_returns {
+        if fresh_listen && !self.fresh_listen_returns && self.until.is_some_and(|u| now < u) {
             // Not the return: it goes on now and leaves the point (and the held) alone.
             return None;
         }
@@ -181,10 +182,23 @@ mod tests {
             "a listen was cut: its GET returns"
         );
         hold.release();
-        hold.client_cut_off(9_000, None, false);
+        hold.client_cut_off(9_000, Some(1_000), false);
         assert!(
             hold.admit(8_000, true).is_none(),
             "a new point starts afresh"
+        );
+        assert_eq!(hold.until(), Some(10_000));
+    }
+
+    #[test]
+    fn a_fresh_listen_at_the_point_is_the_return() {
+        let mut hold = ClientHold::default();
+        hold.client_cut_off(1_000, None, false);
+        assert!(hold.admit(1_000, true).is_none());
+        assert_eq!(
+            hold.until(),
+            None,
+            "a client that listens instead of resuming is back"
         );
     }
 }
