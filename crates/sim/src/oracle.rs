@@ -8,8 +8,7 @@
 use std::collections::BTreeMap;
 
 use faultline_model::{
-    ConnId, CursorResolution, EventRef, Ledger, Payload, ReplicaId, ResumeEntry, RouteWhy,
-    SessionKey, StreamId, StreamKind, UnknownCursor,
+    ConnId, EventRef, Ledger, Payload, ReplicaId, ResumeEntry, RouteWhy, SessionKey, StreamKind,
 };
 
 use crate::client::call_key;
@@ -20,6 +19,7 @@ use crate::verdict::{
     AppliedNote, Evidence, IdRanges, MisroutedNote, RequestNote, Verdict, VerdictKind,
 };
 use crate::words::Words;
+use faultline_verdicts::cursor_reuse::CursorReuse;
 use faultline_verdicts::dead_session::Misrouted;
 
 /// How an unapplied event is accounted for, weakest first.
@@ -552,10 +552,9 @@ fn cursor_reuse(
     words: Words,
     verdicts: &mut Vec<Verdict>,
 ) {
-    // How many events the client applied from each connection, and each generation's
-    // lowest ids over time, worked out on first need.
+    // How many events the client applied from each connection, worked out on first need.
     let mut applied_by_conn: Option<BTreeMap<ConnId, usize>> = None;
-    let mut numbering: Option<LowestIds> = None;
+    let mut rule = CursorReuse::new(ledger);
     for r in &record.resumptions {
         let Some(cursor_event) = r.cursor_event else {
             continue;
@@ -563,41 +562,9 @@ fn cursor_reuse(
         let Some(entry) = resumed.get(&r.conn) else {
             continue;
         };
-        let (stream, generation, replayed) = match entry.resolution {
-            CursorResolution::Honoured {
-                stream,
-                generation,
-                replayed,
-            } => (stream, generation, replayed),
-            // The numbering in force is the session's generation when the server answered:
-            // a stream that a restart kept (`Everything`) goes on in later generations, so
-            // the generation it opened in can be long gone.
-            CursorResolution::Stale {
-                stream,
-                answer: UnknownCursor::ReplayRemaining,
-                replayed,
-            } => (
-                stream,
-                generation_at(ledger, ledger.stream(stream).session, r.at_ms),
-                replayed,
-            ),
-            _ => continue,
-        };
-        let minted = ledger.event(cursor_event);
-        // A generation bump only matters if the new numbering re-used the cursor's value:
-        // some event of the honouring generation has an id at or below the cursor.
-        let renumbered = minted.generation != generation
-            && numbering
-                .get_or_insert_with(|| LowestIds::new(ledger))
-                .reached(ledger, (minted.session, generation), r.cursor, r.at_ms);
-        // Another stream's numbering is the cursor's own when one counter numbers both
-        // (session-monotonic ids): an id then names one event, whichever stream carries
-        // it, and honouring the cursor there re-uses nothing.
-        if !renumbered
-            && (minted.stream == stream || numbered_together(ledger, minted.stream, stream))
-        {
+        let Some(reused) = rule.check(r.cursor, cursor_event, &entry.resolution, r.at_ms) else {
             continue;
-        }
+        };
         // The harm is applying events read in the wrong numbering; a client that refused
         // them all (a guard fired) was not harmed.
         let applied_here = applied_by_conn
@@ -615,18 +582,7 @@ fn cursor_reuse(
             continue;
         }
         let summary = words.say(|| {
-            let why = if renumbered {
-                format!(
-                    "minted in generation {} and honoured against generation {generation}'s numbering",
-                    minted.generation
-                )
-            } else {
-                format!(
-                    "minted on stream #{} and honoured against stream #{}'s numbering",
-                    minted.stream.0, stream.0
-                )
-            };
-            format!("Last-Event-ID {} was {why}; the server replayed {replayed} event(s) from its log as if they came next, and the client applied {applied_here} event(s) from that resumed stream (the replay and what followed it live)", r.cursor)
+            format!("Last-Event-ID {} was {}; the server replayed {} event(s) from its log as if they came next, and the client applied {applied_here} event(s) from that resumed stream (the replay and what followed it live)", r.cursor, reused.reason(), reused.replayed)
         });
         verdicts.push(Verdict {
             kind: VerdictKind::CursorReuse,
@@ -635,82 +591,12 @@ fn cursor_reuse(
             evidence: Evidence::CursorReuse {
                 session: r.session.clone(),
                 cursor: r.cursor.to_string(),
-                minted_in_generation: minted.generation,
-                honoured_in_generation: generation,
+                minted_in_generation: reused.minted_in_generation,
+                honoured_in_generation: reused.honoured_in_generation,
                 resumed_at_ms: r.at_ms,
-                replayed,
+                replayed: reused.replayed,
             },
         });
-    }
-}
-
-/// True when no id names an event on both streams: one counter numbered them (streams
-/// numbered each from its own counter both start at the same first id).
-fn numbered_together(ledger: &Ledger, a: StreamId, b: StreamId) -> bool {
-    let mut ids_of_a: Vec<u64> = ledger
-        .events
-        .iter()
-        .filter(|e| e.stream == a)
-        .map(|e| e.id)
-        .collect();
-    ids_of_a.sort_unstable();
-    !ledger
-        .events
-        .iter()
-        .any(|e| e.stream == b && ids_of_a.binary_search(&e.id).is_ok())
-}
-
-/// The generation (1-based) `session` was in at `at_ms`: how many of its generations had
-/// started by then.
-fn generation_at(ledger: &Ledger, session: SessionKey, at_ms: u64) -> u32 {
-    let started = &ledger.session(session).generations;
-    started.partition_point(|&t| t <= at_ms).max(1) as u32
-}
-
-/// For each session's generation, the lowest event id it had produced by each of its
-/// events' times: whether a generation's numbering had reached down to a cursor by some
-/// moment is then one search, not a pass over every event (once per resumption, for a
-/// client that resumed across a restart a thousand times).
-struct LowestIds {
-    /// (session, generation) -> (event time, lowest id so far), in time order.
-    by_generation: BTreeMap<(SessionKey, u32), Vec<(u64, u64)>>,
-    /// The ledger lists events in time order (it does: they are recorded as produced).
-    in_time_order: bool,
-}
-
-impl LowestIds {
-    fn new(ledger: &Ledger) -> Self {
-        let mut by_generation: BTreeMap<(SessionKey, u32), Vec<(u64, u64)>> = BTreeMap::new();
-        for e in &ledger.events {
-            let lows = by_generation.entry((e.session, e.generation)).or_default();
-            let low = lows.last().map_or(e.id, |&(_, low)| low.min(e.id));
-            lows.push((e.at_ms, low));
-        }
-        LowestIds {
-            by_generation,
-            in_time_order: ledger.events.windows(2).all(|w| w[0].at_ms <= w[1].at_ms),
-        }
-    }
-
-    /// Whether some event of `generation`, produced by `at_ms`, has an id at or below
-    /// `cursor`.
-    fn reached(
-        &self,
-        ledger: &Ledger,
-        generation: (SessionKey, u32),
-        cursor: u64,
-        at_ms: u64,
-    ) -> bool {
-        if !self.in_time_order {
-            return ledger.events.iter().any(|e| {
-                (e.session, e.generation) == generation && e.id <= cursor && e.at_ms <= at_ms
-            });
-        }
-        let Some(lows) = self.by_generation.get(&generation) else {
-            return false;
-        };
-        let produced = lows.partition_point(|&(t, _)| t <= at_ms);
-        produced > 0 && lows[produced - 1].1 <= cursor
     }
 }
 

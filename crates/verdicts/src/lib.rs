@@ -9,7 +9,7 @@
 //! - rules that read the server's ledger alone, so that a real client, which reports only
 //!   what its application was handed, is judged exactly as a modelled one: one file per
 //!   verdict, with its rule, its evidence type, the sentence that tells it and the guard
-//!   that prevents it ([`reconnect_loop`], and the 2026-07-28 rules [`duplicate_effect`],
+//!   that prevents it ([`reconnect_loop`], [`cursor_reuse`], and the 2026-07-28 rules [`duplicate_effect`],
 //!   [`era_mismatch`], [`lost_task`], [`missed_change`]);
 //! - shared definitions the rules rest on ([`dead_session`]: which answers tell a client
 //!   its session is dead);
@@ -22,6 +22,7 @@
 
 mod client_context;
 mod client_report;
+pub mod cursor_reuse;
 pub mod dead_session;
 pub mod duplicate_effect;
 pub mod era_mismatch;

@@ -621,58 +621,49 @@ fn zombies(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
     }
 }
 
-/// A cursor the client was sent in one generation's numbering, honoured in another's,
-/// where the new numbering had re-used the value.
+/// A cursor read in another numbering than the one that minted it, by the rule the
+/// simulator's judge applies ([`crate::cursor_reuse`]); the cursor's event is the last one
+/// the server sent the client with that id before the resumption. A report does not say
+/// which stream an applied value came from, so a resumption counts when the server
+/// replayed something after the cursor.
 fn cursor_reuse(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
+    let mut rule = crate::cursor_reuse::CursorReuse::new(ledger);
     for r in &ledger.resumptions {
-        let CursorResolution::Honoured {
-            generation,
-            replayed,
-            ..
-        } = r.resolution
-        else {
-            continue;
-        };
         let Ok(cursor) = r.cursor.parse::<u64>() else {
             continue;
         };
         // The event the client last received with that id, before this resumption.
-        let minted = ledger
-            .sends
-            .iter()
-            .rev()
-            .filter(|s| s.conn < r.conn)
-            .map(|s| ledger.event(s.event))
-            .find(|e| {
-                e.id == cursor
-                    && Some(ledger.session(e.session).wire_id.as_str()) == r.session_sent.as_deref()
-            });
+        let minted = ledger.sends.iter().rev().find(|s| {
+            let e = ledger.event(s.event);
+            s.conn < r.conn
+                && e.id == cursor
+                && Some(ledger.session(e.session).wire_id.as_str()) == r.session_sent.as_deref()
+        });
         let Some(minted) = minted else {
             continue;
         };
-        let renumbered = minted.generation != generation
-            && ledger.events.iter().any(|e| {
-                e.session == minted.session
-                    && e.generation == generation
-                    && e.id <= cursor
-                    && e.at_ms <= r.at_ms
-            });
-        if !renumbered || replayed == 0 {
+        let Some(reused) = rule.check(cursor, minted.event, &r.resolution, r.at_ms) else {
+            continue;
+        };
+        if reused.replayed == 0 {
             continue;
         }
         verdicts.push(ReportVerdict {
             kind: VerdictKind::CursorReuse,
             why: format!(
-                "Last-Event-ID {cursor} was minted in generation {} and honoured against generation {generation}'s numbering at {}; {replayed} event(s) replayed after it as if contiguous",
-                minted.generation,
-                vtime(r.at_ms)
+                "Last-Event-ID {cursor} was {} at {}; {} event(s) replayed after it as if contiguous",
+                reused.reason(),
+                vtime(r.at_ms),
+                reused.replayed
             ),
             evidence: json!({
                 "cursor": r.cursor,
-                "minted_in_generation": minted.generation,
-                "honoured_in_generation": generation,
+                "minted_in_generation": reused.minted_in_generation,
+                "honoured_in_generation": reused.honoured_in_generation,
+                "minted_on_stream": reused.minted_on.0,
+                "honoured_on_stream": reused.honoured_on.0,
                 "resumed_at_ms": r.at_ms,
-                "replayed": replayed,
+                "replayed": reused.replayed,
             }),
         });
     }

@@ -1,0 +1,193 @@
+//! `cursor_reuse`: a `Last-Event-ID` honoured against a numbering other than the one that
+//! minted it, so the server replays events "after" a position that means something else
+//! there: Behavior B of the incident reports (a restart bumped the session's generation, the
+//! new numbering started again at 1 and reached the old cursor's value), or a cursor of one
+//! stream honoured on another stream numbered by its own counter.
+//!
+//! This is the rule both judges apply: the simulator knows which event minted each cursor
+//! (it kept the ground truth); grade finds it among the events the server sent the client
+//! before the resumption. Whether the client was harmed (it applied what came on the
+//! resumed stream) is for each judge to say from what it can see.
+//!
+//! Guard: a client compares the generation or stream of the id it resumes from, which the
+//! wire does not carry; the guarded client instead refuses a replay whose first id is not
+//! the next one it expects (`crates/sim/src/client.rs`).
+
+use std::collections::BTreeMap;
+
+use faultline_model::{CursorResolution, EventRef, Ledger, SessionKey, StreamId, UnknownCursor};
+
+/// One resumption in which the cursor was read in another numbering than its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReusedCursor {
+    /// The generation of the event that minted the cursor.
+    pub minted_in_generation: u32,
+    /// The session's generation when the server honoured it.
+    pub honoured_in_generation: u32,
+    pub minted_on: StreamId,
+    pub honoured_on: StreamId,
+    /// True when the session's generation changed and the new numbering re-used the value;
+    /// false when another stream's numbering was the reason.
+    pub renumbered: bool,
+    /// Events the server replayed after the cursor.
+    pub replayed: u32,
+}
+
+/// Checks resumptions of one ledger, sharing the work each needs (the generations'
+/// lowest ids over time) across them.
+pub struct CursorReuse<'a> {
+    ledger: &'a Ledger,
+    numbering: Option<LowestIds>,
+}
+
+impl<'a> CursorReuse<'a> {
+    pub fn new(ledger: &'a Ledger) -> Self {
+        CursorReuse {
+            ledger,
+            numbering: None,
+        }
+    }
+
+    /// The resumption answered `resolution` at `at_ms` with cursor value `cursor`, minted
+    /// by `cursor_event`: `Some` when the cursor was honoured in another numbering.
+    pub fn check(
+        &mut self,
+        cursor: u64,
+        cursor_event: EventRef,
+        resolution: &CursorResolution,
+        at_ms: u64,
+    ) -> Option<ReusedCursor> {
+        let ledger = self.ledger;
+        let (stream, generation, replayed) = match *resolution {
+            CursorResolution::Honoured {
+                stream,
+                generation,
+                replayed,
+            } => (stream, generation, replayed),
+            // The numbering in force is the session's generation when the server answered:
+            // a stream that a restart kept (`Everything`) goes on in later generations, so
+            // the generation it opened in can be long gone.
+            CursorResolution::Stale {
+                stream,
+                answer: UnknownCursor::ReplayRemaining,
+                replayed,
+            } => (
+                stream,
+                generation_at(ledger, ledger.stream(stream).session, at_ms),
+                replayed,
+            ),
+            _ => return None,
+        };
+        let minted = ledger.event(cursor_event);
+        // A generation bump only matters if the new numbering re-used the cursor's value:
+        // some event of the honouring generation has an id at or below the cursor.
+        let renumbered = minted.generation != generation
+            && self
+                .numbering
+                .get_or_insert_with(|| LowestIds::new(ledger))
+                .reached(ledger, (minted.session, generation), cursor, at_ms);
+        // Another stream's numbering is the cursor's own when one counter numbers both
+        // (session-monotonic ids): an id then names one event, whichever stream carries
+        // it, and honouring the cursor there re-uses nothing.
+        if !renumbered
+            && (minted.stream == stream || numbered_together(ledger, minted.stream, stream))
+        {
+            return None;
+        }
+        Some(ReusedCursor {
+            minted_in_generation: minted.generation,
+            honoured_in_generation: generation,
+            minted_on: minted.stream,
+            honoured_on: stream,
+            renumbered,
+            replayed,
+        })
+    }
+}
+
+impl ReusedCursor {
+    /// Why the cursor was read in another numbering, for a verdict's sentence.
+    pub fn reason(&self) -> String {
+        if self.renumbered {
+            format!(
+                "minted in generation {} and honoured against generation {}'s numbering",
+                self.minted_in_generation, self.honoured_in_generation
+            )
+        } else {
+            format!(
+                "minted on stream #{} and honoured against stream #{}'s numbering",
+                self.minted_on.0, self.honoured_on.0
+            )
+        }
+    }
+}
+
+/// True when no id names an event on both streams: one counter numbered them (streams
+/// numbered each from its own counter both start at the same first id).
+fn numbered_together(ledger: &Ledger, a: StreamId, b: StreamId) -> bool {
+    let mut ids_of_a: Vec<u64> = ledger
+        .events
+        .iter()
+        .filter(|e| e.stream == a)
+        .map(|e| e.id)
+        .collect();
+    ids_of_a.sort_unstable();
+    !ledger
+        .events
+        .iter()
+        .any(|e| e.stream == b && ids_of_a.binary_search(&e.id).is_ok())
+}
+
+/// The generation (1-based) `session` was in at `at_ms`: how many of its generations had
+/// started by then.
+fn generation_at(ledger: &Ledger, session: SessionKey, at_ms: u64) -> u32 {
+    let started = &ledger.session(session).generations;
+    started.partition_point(|&t| t <= at_ms).max(1) as u32
+}
+
+/// For each session's generation, the lowest event id it had produced by each of its
+/// events' times: whether a generation's numbering had reached down to a cursor by some
+/// moment is then one search, not a pass over every event (once per resumption, for a
+/// client that resumed across a restart a thousand times).
+struct LowestIds {
+    /// (session, generation) -> (event time, lowest id so far), in time order.
+    by_generation: BTreeMap<(SessionKey, u32), Vec<(u64, u64)>>,
+    /// The ledger lists events in time order (it does: they are recorded as produced).
+    in_time_order: bool,
+}
+
+impl LowestIds {
+    fn new(ledger: &Ledger) -> Self {
+        let mut by_generation: BTreeMap<(SessionKey, u32), Vec<(u64, u64)>> = BTreeMap::new();
+        for e in &ledger.events {
+            let lows = by_generation.entry((e.session, e.generation)).or_default();
+            let low = lows.last().map_or(e.id, |&(_, low)| low.min(e.id));
+            lows.push((e.at_ms, low));
+        }
+        LowestIds {
+            by_generation,
+            in_time_order: ledger.events.windows(2).all(|w| w[0].at_ms <= w[1].at_ms),
+        }
+    }
+
+    /// Whether some event of `generation`, produced by `at_ms`, has an id at or below
+    /// `cursor`.
+    fn reached(
+        &self,
+        ledger: &Ledger,
+        generation: (SessionKey, u32),
+        cursor: u64,
+        at_ms: u64,
+    ) -> bool {
+        if !self.in_time_order {
+            return ledger.events.iter().any(|e| {
+                (e.session, e.generation) == generation && e.id <= cursor && e.at_ms <= at_ms
+            });
+        }
+        let Some(lows) = self.by_generation.get(&generation) else {
+            return false;
+        };
+        let produced = lows.partition_point(|&(t, _)| t <= at_ms);
+        produced > 0 && lows[produced - 1].1 <= cursor
+    }
+}
