@@ -10,12 +10,12 @@ test:
 
 # More property-test cases than the default 256 per property.
 proptest cases="20000":
-    PROPTEST_CASES={{cases}} cargo test --release -p faultline-sim --test properties
+    PROPTEST_CASES={{cases}} cargo test --release -p faultline-sim --test sim properties::
 
 # The property tests under other RNG seeds than the fixed one the test suite uses (each
 # failure prints its swarm seed; `PROPTEST_RNG_SEED=N` replays a whole sweep).
 properties-sweep sweeps="10" cases="2000":
-    for i in $(seq 1 {{sweeps}}); do seed=$(od -An -N8 -tu8 /dev/urandom | tr -d ' '); echo "PROPTEST_RNG_SEED=$seed"; PROPTEST_RNG_SEED=$seed PROPTEST_CASES={{cases}} cargo test --release -p faultline-sim --test properties || exit 1; done
+    for i in $(seq 1 {{sweeps}}); do seed=$(od -An -N8 -tu8 /dev/urandom | tr -d ' '); echo "PROPTEST_RNG_SEED=$seed"; PROPTEST_RNG_SEED=$seed PROPTEST_CASES={{cases}} cargo test --release -p faultline-sim --test sim properties:: || exit 1; done
 
 # Simulation speed: median wall time per incident and ns per simulated event.
 bench:

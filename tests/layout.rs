@@ -3,6 +3,7 @@
 //! teaching crate reads the simulator's typed trace, and the model's files stay small
 //! enough to read one request lifecycle at a time.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -110,4 +111,65 @@ mod toml_lite {
             self.dependencies.iter().any(|d| d == name)
         }
     }
+}
+
+/// Each package of `cargo tree`'s output with the feature sets it is built with (one for
+/// the target, one for proc macros and build scripts, where they differ):
+/// `"tokio v1.54.1" → {"bytes,fs,…"}`.
+fn resolved_features(args: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .current_dir(ROOT)
+        .args(["tree", "--offline", "--locked", "--prefix", "none"])
+        .args(["-f", "{p}|{f}"])
+        .args(args)
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        out.status.success(),
+        "cargo tree {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut resolved: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Some((package, features)) = line.split_once('|') else {
+            continue;
+        };
+        // "tokio v1.54.1" (a path dependency adds its path, a proc macro says so).
+        let name = package.split(" (").next().unwrap_or(package).trim();
+        let features = features.trim_end_matches(" (*)").trim();
+        resolved
+            .entry(name.to_string())
+            .or_default()
+            .insert(features.to_string());
+    }
+    resolved
+}
+
+/// The README's test command, run after its main command, reuses what the main command
+/// built: every crate both builds share is resolved with the same features (see
+/// crates/workspace-hack/Cargo.toml). When a manifest change breaks that, the test names
+/// the crates and the features to add to the workspace-hack crate.
+#[test]
+fn the_main_and_test_builds_resolve_shared_crates_alike() {
+    let main = resolved_features(&["-p", "faultline", "-e", "normal,build"]);
+    let test = resolved_features(&["--workspace", "-e", "normal,build,dev"]);
+    assert!(
+        main.len() > 50 && main.keys().any(|k| k.starts_with("tokio v")),
+        "cargo tree listed the binary's dependencies: {main:?}"
+    );
+    let differ: Vec<String> = main
+        .iter()
+        .filter_map(|(package, features)| {
+            let other = test.get(package)?;
+            (other != features)
+                .then(|| format!("{package}: binary {features:?}, test build {other:?}"))
+        })
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "the test build resolves these shared crates with other features than `cargo run --release` \
+         (it would build them again); add the difference to crates/workspace-hack/Cargo.toml:\n{}",
+        differ.join("\n")
+    );
 }

@@ -1,12 +1,10 @@
 //! Which era a request speaks: one case per rule of `faultline_model::era`, first by the
 //! classifier alone, then by what a dual-era server does with it.
 
-mod modern_common;
-
+use crate::modern_common::*;
 use faultline_model::era::{EraRule, classify, rule};
 use faultline_model::jsonrpc::{self, Incoming};
 use faultline_model::{HttpRequest, RequestEra, ServerKnobs};
-use modern_common::*;
 use serde_json::{Value, json};
 
 fn first(request: &HttpRequest) -> Option<Incoming> {

@@ -9,9 +9,7 @@ use faultline_model::{
 };
 use serde_json::json;
 
-mod fleet_common;
-
-use fleet_common::{answer, fleet, ping, session_with_call};
+use crate::fleet_common::{answer, fleet, ping, session_with_call};
 
 #[test]
 fn a_replica_down_resets_its_connections_and_kills_its_jobs_only() {

@@ -7,13 +7,11 @@ use faultline_model::{
     Server, ServerKnobs, SessionStoreScope,
 };
 
-mod fleet_common;
-
-use fleet_common::{ping, session_with_call};
+use crate::fleet_common::{ping, session_with_call};
 
 /// `Everything` survives a restart; a removed replica never restarts.
 fn fleet(session_store: SessionStoreScope) -> Server {
-    fleet_common::fleet(session_store, RestartPersistence::Everything)
+    crate::fleet_common::fleet(session_store, RestartPersistence::Everything)
 }
 
 #[test]

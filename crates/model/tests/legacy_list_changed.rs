@@ -4,12 +4,10 @@
 //! (`legacy_get: ServeStream`) carries nothing.
 //! <https://modelcontextprotocol.io/specification/2025-11-25/server/tools#list-changed-notification>
 
-mod modern_common;
-
+use crate::modern_common::*;
 use faultline_model::{
     ConnId, Era, HttpRequest, LegacyGet, ListName, Output, Payload, ResponseBody, ServerKnobs,
 };
-use modern_common::*;
 use serde_json::{Value, json};
 
 fn initialize() -> HttpRequest {

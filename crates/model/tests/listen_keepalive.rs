@@ -4,13 +4,11 @@
 //! the server ends a listen (reset, `complete` result, `notifications/cancelled`).
 //! <https://github.com/modelcontextprotocol/go-sdk/pull/1232>
 
-mod modern_common;
-
+use crate::modern_common::*;
 use faultline_model::{
     ConnId, CutReason, EndMode, ListName, ListenEnd, Output, Payload, PositiveDurationMs, Server,
     ServerKnobs,
 };
-use modern_common::*;
 use serde_json::json;
 
 fn keepalive(ms: u64) -> ServerKnobs {

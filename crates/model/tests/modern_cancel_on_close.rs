@@ -4,12 +4,10 @@
 //! between progress `commit_step − 1` and `commit_step` commits 0 times under
 //! `StopAtOnce` and once under `FinishThroughCommit` and `RunToEnd`.
 
-mod modern_common;
-
+use crate::modern_common::*;
 use faultline_model::{
     ConnId, EndMode, JobEnd, Ledger, OnStreamCut, Output, Payload, Server, ServerKnobs,
 };
-use modern_common::*;
 use serde_json::json;
 
 const CONN: ConnId = ConnId(1);

@@ -2,12 +2,10 @@
 //! `error.data`, and the request's id kept. Also the era knob's 405 and every answer a
 //! legacy-only server gives a modern probe.
 
-mod modern_common;
-
+use crate::modern_common::*;
 use faultline_model::{
     Era, HttpMethod, HttpRequest, LegacyProbeAnswer, PositiveDurationMs, ResponseBody, ServerKnobs,
 };
-use modern_common::*;
 use serde_json::{Value, json};
 
 fn dual() -> faultline_model::Server {

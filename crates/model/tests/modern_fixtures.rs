@@ -2,10 +2,8 @@
 //! prompts, resources (an unknown URI is -32602 naming it), completion, caching hints on
 //! every list and read, and the `Mcp-Param-*` header checked against its argument.
 
-mod modern_common;
-
+use crate::modern_common::*;
 use faultline_model::{HttpRequest, Server, ServerKnobs};
-use modern_common::*;
 use serde_json::{Value, json};
 
 fn dual() -> Server {

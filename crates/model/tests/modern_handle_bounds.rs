@@ -5,13 +5,11 @@
 //! `MAX_BASKET_ITEMS` items. The ledger window trims handle entries too, and a basket
 //! that outlives its entry still works. With `Limits::default()` nothing is bounded.
 
-mod modern_common;
-
+use crate::modern_common::*;
 use faultline_model::modern::handles::{MAX_BASKET_BYTES, MAX_BASKET_ITEMS};
 use faultline_model::{
     HandleLoss, HandlePersistence, HttpRequest, Limits, PositiveDurationMs, Server, ServerKnobs,
 };
-use modern_common::*;
 use serde_json::{Value, json};
 
 fn call(id: u64, name: &str, arguments: Value) -> HttpRequest {

@@ -3,14 +3,12 @@
 //! `unknown_handle` and a fleet's session store decide when a handle is unknown and how
 //! that is answered. The ledger records every handle minted, used, lost and missed.
 
-mod modern_common;
-
+use crate::modern_common::*;
 use faultline_model::{
     Balancer, ConnId, FleetKnobs, HandleLoss, HandlePersistence, HttpRequest, HttpResponse,
     PositiveDurationMs, ReplicaId, Route, RouteWhy, Server, ServerKnobs, SessionStoreScope,
     UnknownHandle,
 };
-use modern_common::*;
 use serde_json::{Value, json};
 
 fn on(replica: u8) -> Route {

@@ -3,10 +3,8 @@
 //! missing response asked again, extra keys ignored, bad responses refused, and input
 //! requests only for the capabilities the client declared.
 
-mod modern_common;
-
+use crate::modern_common::*;
 use faultline_model::{HttpResponse, Server, ServerKnobs};
-use modern_common::*;
 use serde_json::{Value, json};
 
 /// The `_meta` of a client declaring `capabilities`.

@@ -2,12 +2,10 @@
 //! changes and era answers stay within the ledger window, and an open listen stream keeps
 //! what it still needs however much traffic passes while it lives.
 
-mod modern_common;
-
+use crate::modern_common::*;
 use faultline_model::{
     ConnId, Era, ListName, Output, PositiveDurationMs, Server, ServerKnobs, StreamId, StreamKind,
 };
-use modern_common::*;
 use serde_json::{Value, json};
 
 const WINDOW: u32 = 20;

@@ -2,10 +2,8 @@
 //! every message carries the subscription id, the filter is honoured, and a change
 //! published while no listen stream is open is never sent, not even on the next listen.
 
-mod modern_common;
-
+use crate::modern_common::*;
 use faultline_model::{ConnId, ListName, Output, ResponseBody, Server, ServerKnobs, StreamKind};
-use modern_common::*;
 use serde_json::{Value, json};
 
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";

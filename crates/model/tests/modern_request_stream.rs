@@ -2,13 +2,11 @@
 //! its progress, then its response, and nothing else: no priming event, no `retry:`, no
 //! `id:` (even on a server configured to prime and to send `retry:` on 2025 streams).
 
-mod modern_common;
-
+use crate::modern_common::*;
 use faultline_model::{
     ConnId, EndMode, JobEnd, Output, PositiveDurationMs, ResponseBody, Server, ServerKnobs,
     StreamKind,
 };
-use modern_common::*;
 use serde_json::{Value, json};
 
 /// A `long_job` call asking for progress.

@@ -5,12 +5,10 @@
 //! as a miss) and is then forgotten. The ledger window trims task entries too, and a task
 //! that outlives its entry still answers. With `Limits::default()` nothing is bounded.
 
-mod modern_common;
-
+use crate::modern_common::*;
 use faultline_model::{
     DurationMs, HttpResponse, Limits, PositiveDurationMs, Server, ServerKnobs, TaskLoss,
 };
-use modern_common::*;
 use serde_json::{Value, json};
 
 fn task_meta() -> Value {
@@ -208,7 +206,7 @@ fn a_gone_record_is_forgotten_once_it_answered_its_first_miss() {
     assert_eq!(entry(&server, &id).misses.len(), 1);
 
     // Unbounded, the record stays and every miss is recorded.
-    let mut server = crate::server(knobs);
+    let mut server = self::server(knobs);
     let id = quick(&mut server, 0);
     get(&mut server, &id, 200);
     get(&mut server, &id, 300);

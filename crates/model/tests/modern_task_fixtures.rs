@@ -5,10 +5,8 @@
 //! running and waiting tasks to `cancelled`; a `required` tool without the extension is
 //! -32021.
 
-mod modern_common;
-
+use crate::modern_common::*;
 use faultline_model::{HttpResponse, Server, ServerKnobs, TaskStatus};
-use modern_common::*;
 use serde_json::{Value, json};
 
 fn task_meta() -> Value {

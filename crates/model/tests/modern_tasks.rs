@@ -3,13 +3,11 @@
 //! (its result inlined once `completed`); TTL, purge delay, `PurgeTasks` and restarts under
 //! each `task_persistence` decide when the id vanishes (-32602).
 
-mod modern_common;
-
+use crate::modern_common::*;
 use faultline_model::{
     DurationMs, HttpRequest, HttpResponse, JobEnd, PositiveDurationMs, Server, ServerKnobs,
     TaskLoss, TaskPersistence, TaskStatus,
 };
-use modern_common::*;
 use serde_json::{Value, json};
 
 /// `_meta` declaring the tasks extension.

@@ -2,12 +2,9 @@
 //! answers in its new era, the others in the old, the ledger names each move, and a
 //! whole-server `roll_era` afterwards moves every replica again.
 
-mod fleet_common;
-mod modern_common;
-
+use crate::fleet_common::{fleet, on};
+use crate::modern_common::{modern_post, with_meta};
 use faultline_model::{ConnId, Era, ReplicaId, RestartPersistence, ServerKnobs, SessionStoreScope};
-use fleet_common::{fleet, on};
-use modern_common::{modern_post, with_meta};
 use serde_json::json;
 
 /// The status a `server/discover` probe gets from `replica` at `now`.
@@ -20,7 +17,7 @@ fn probe(server: &mut faultline_model::Server, replica: u8, conn: u64, now: u64)
         now,
         &mut out,
     );
-    fleet_common::answer(&out, ConnId(conn)).0
+    crate::fleet_common::answer(&out, ConnId(conn)).0
 }
 
 #[test]

@@ -2,12 +2,10 @@
 //! served without sessions, a 2025 GET gets what `legacy_get` says, and 2026-07-28
 //! requests are served as by the default dual server.
 
-mod modern_common;
-
+use crate::modern_common::*;
 use faultline_model::{
     ConnId, Era, HttpRequest, LegacyGet, Output, ResponseBody, ServerKnobs, StreamKind,
 };
-use modern_common::*;
 use serde_json::json;
 
 fn stateless(legacy_get: LegacyGet) -> faultline_model::Server {

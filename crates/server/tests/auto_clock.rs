@@ -2,11 +2,9 @@
 //! an hour of job steps passes in milliseconds, and the client sees the same bytes it
 //! would have seen on a wall clock.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use faultline_server::Config;
 
 fn auto_config(seed: u64) -> Config {

@@ -2,9 +2,7 @@
 //! `faultline_model::tools`), over real HTTP. `tests/conformance/run.sh` runs the suite
 //! itself; these pin the behaviour it relies on without Node.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 const V_LATEST: &str = "2025-11-25";

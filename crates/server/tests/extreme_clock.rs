@@ -2,9 +2,7 @@
 //! absurd time scale does not start, and a session created at the very end works (its
 //! deadlines do not wrap around to before its creation).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use faultline_server::{Config, MAX_TIME_SCALE, MAX_VIRTUAL_MS};
 use serde_json::{Value, json};
 

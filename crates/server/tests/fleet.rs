@@ -4,9 +4,7 @@
 //! nothing and the client is pinned anew, elsewhere. The clock is frozen: time moves only
 //! by `/_chaos/clock/advance`, so the fault fires exactly between two requests.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use faultline_model::{ReplicaId, RouteWhy};
 use faultline_scenario::Scenario;
 use faultline_server::Config;

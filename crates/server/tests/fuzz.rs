@@ -2,9 +2,7 @@
 //! dropped connection, always a status from the transport's vocabulary, and the server
 //! stays healthy afterwards.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, TestRunner};
 use serde_json::{Value, json};

@@ -2,9 +2,7 @@
 //! the lock released in between, so another session's request is served while it runs;
 //! and a job asking for more steps than the server allows is refused with the limit named.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use faultline_model::JobEnd;
 use faultline_server::{Config, Limits};
 use serde_json::json;

@@ -2,9 +2,7 @@
 //! a flood of requests with huge headers costs the server no more memory than ordinary
 //! ones. Checked on the ledger's stored sizes, not on the process's memory.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use faultline_model::KEPT_TEXT_BYTES;
 use serde_json::json;
 

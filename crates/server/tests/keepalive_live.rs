@@ -4,11 +4,9 @@
 //! (`run --live` cannot check these bytes: its SSE parser skips comment lines.)
 //! <https://github.com/modelcontextprotocol/go-sdk/pull/1232>
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use serde_json::{Value, json};

@@ -4,9 +4,7 @@
 //! Most tests freeze the virtual clock (`time_scale 0`) and move it with
 //! `/_chaos/clock/advance`, so nothing depends on wall-clock timing.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use faultline_model::{CursorResolution, DeathCause, SessionKey, UnknownCursor};
 use faultline_scenario::Scenario;
 use faultline_server::Config;

@@ -2,9 +2,7 @@
 //! and one refusal reach the model through `to_model_request` (the `Mcp-Method` and
 //! `Mcp-Name` headers included) and come back as the wire answers.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 const MODERN: &str = "2026-07-28";

@@ -2,9 +2,7 @@
 //! the server, and the quiescence marker tells a listening client when nothing more will
 //! come until it acts.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use faultline_model::JobEnd;
 use faultline_server::{Config, NO_GRACE};
 use futures_util::StreamExt;

@@ -6,12 +6,10 @@
 //! Bounded (a fixed number of cases, each ending when the server closes) so that it runs
 //! in seconds in `cargo test --workspace --release`.
 
-mod common;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use faultline_server::{Config, Limits};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, TestRunner};

@@ -2,9 +2,7 @@
 //! log kept the stream (`restart_persistence: Everything`), so the resume replays what the
 //! log holds and the stream then ends cleanly, and the ledger says the job was killed.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use faultline_model::{CursorResolution, JobEnd};
 use serde_json::Value;
 

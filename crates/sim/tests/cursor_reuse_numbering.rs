@@ -13,8 +13,7 @@
 
 use faultline_sim::{ClientModel, Scenario, VerdictKind};
 
-mod common;
-use common::scenario;
+use crate::common::scenario;
 
 #[test]
 fn a_stale_cursor_on_a_stream_a_restart_kept_is_read_in_the_current_generation() {

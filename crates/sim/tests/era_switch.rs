@@ -12,8 +12,7 @@
 
 use faultline_sim::{ClientError, ClientModel, Evidence, VerdictKind};
 
-mod common;
-use common::scenario;
+use crate::common::scenario;
 
 /// A long job's stream is dropped while the client is away; a deploy into 2026-07-28
 /// follows. The naive client cannot resume (405 three times: a surfaced error), its cached

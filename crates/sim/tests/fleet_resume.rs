@@ -13,8 +13,7 @@
 
 use faultline_sim::{ClientModel, VerdictKind};
 
-mod common;
-use common::{cursor_errors, scenario};
+use crate::common::{cursor_errors, scenario};
 
 #[test]
 fn a_priming_event_at_the_head_of_a_resumed_stream_is_a_failed_resumption() {

@@ -8,8 +8,7 @@
 
 use faultline_sim::{ClientModel, Scenario, VerdictKind};
 
-mod common;
-use common::{cursor_errors, scenario};
+use crate::common::{cursor_errors, scenario};
 
 /// Two calls of three one-per-10-s steps, 5 s apart, on one session-monotonic counter;
 /// call 0's stream drops after its first event (id 1) and comes back 12 s later, when its

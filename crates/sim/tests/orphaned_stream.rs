@@ -14,8 +14,7 @@
 
 use faultline_sim::{ClientModel, VerdictKind};
 
-mod common;
-use common::{cursor_errors, scenario};
+use crate::common::{cursor_errors, scenario};
 
 #[test]
 fn ids_skipped_on_the_sessions_only_stream_and_seen_nowhere_fail_the_resumption() {

@@ -1,0 +1,21 @@
+//! Every integration test of `faultline-server` in one test binary: one build and one link
+//! instead of 14.
+//! Each file is still one concept; run one file's tests with
+//! `cargo test --release -p faultline-server --test server auto_clock::`.
+
+mod common;
+
+mod auto_clock;
+mod conformance_tools;
+mod extreme_clock;
+mod fleet;
+mod fuzz;
+mod hardening;
+mod heavy_jobs;
+mod hostile_headers;
+mod keepalive_live;
+mod live;
+mod modern_live;
+mod quiet_marker;
+mod raw_http_fuzz;
+mod restart_resume;
