@@ -21,6 +21,7 @@ use crate::verdict::{
 use crate::words::Words;
 use faultline_verdicts::cursor_reuse::CursorReuse;
 use faultline_verdicts::dead_session::Misrouted;
+use faultline_verdicts::zombie_session::{Rejected, Resumed, Zombie};
 
 /// How an unapplied event is accounted for, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -640,53 +641,28 @@ fn zombies(
             continue;
         }
         reported.insert(r.session.clone());
-        let replayed_ids = if resumed.contains_key(&r.conn) {
-            replayed_ids(ledger, r.conn)
-        } else {
-            IdRanges::default()
-        };
-        let death = ledger
-            .sessions
-            .iter()
-            .find(|s| s.wire_id == r.session)
-            .and_then(|s| s.died);
+        let cursor = r.cursor.to_string();
+        let zombie = Zombie::new(
+            ledger,
+            Resumed {
+                session: &r.session,
+                conn: resumed.contains_key(&r.conn).then_some(r.conn),
+                at_ms: r.at_ms,
+                cursor: &cursor,
+            },
+            Rejected {
+                at_ms: next.at_ms,
+                method: next.describe(),
+                status,
+            },
+        );
         verdicts.push(Verdict {
             kind: VerdictKind::ZombieSession,
             at_ms: next.at_ms,
-            summary: words.say(|| format!(
-                "the resumption at {} (Last-Event-ID {}) replayed {} with 200, and the next session-scoped request ({}) at {} got {status}{}",
-                vtime(r.at_ms),
-                r.cursor,
-                if replayed_ids.0.is_empty() { "nothing".to_string() } else { format!("ids {replayed_ids}") },
-                next.describe(),
-                vtime(next.at_ms),
-                death.map(|(at, cause)| format!("; the session had died at {} ({cause:?})", vtime(at))).unwrap_or_default()
-            )),
-            evidence: Evidence::Zombie {
-                session: r.session.clone(),
-                replay_at_ms: r.at_ms,
-                cursor: r.cursor.to_string(),
-                replayed_ids,
-                rejected_at_ms: next.at_ms,
-                rejected_method: next.describe(),
-                status,
-                session_died_at_ms: death.map(|(at, _)| at),
-                cause: death.map(|(_, c)| format!("{c:?}")),
-            },
+            summary: words.say(|| zombie.sentence()),
+            evidence: Evidence::Zombie(zombie),
         });
     }
-}
-
-/// The ids of the events replayed on `conn` (a resumption's answer), in order.
-fn replayed_ids(ledger: &Ledger, conn: ConnId) -> IdRanges {
-    let mut ids: Vec<u64> = ledger
-        .sends
-        .iter()
-        .filter(|s| s.conn == conn && s.replay)
-        .map(|s| ledger.event(s.event).id)
-        .collect();
-    ids.sort_unstable();
-    IdRanges::from_sorted(ids)
 }
 
 /// "3 from main, 4 from stale-1": who sent the requests, in order of first appearance.

@@ -51,19 +51,9 @@ pub enum Evidence {
         resumed_at_ms: u64,
         replayed: u32,
     },
-    Zombie {
-        session: String,
-        replay_at_ms: u64,
-        cursor: String,
-        /// The ids the resumption replayed after the cursor (the `200` that proved
-        /// nothing about the session).
-        replayed_ids: IdRanges,
-        rejected_at_ms: u64,
-        rejected_method: String,
-        status: u16,
-        session_died_at_ms: Option<u64>,
-        cause: Option<String>,
-    },
+    /// The resumption's 200, then the death notice (see
+    /// [`faultline_verdicts::zombie_session`]).
+    Zombie(faultline_verdicts::zombie_session::Zombie),
     Requests {
         session: String,
         /// When the client learned the session was dead (or re-initialized away from it).

@@ -667,7 +667,7 @@ fn loss(v: &Verdict) -> String {
             "{name}: at {} Last-Event-ID {cursor}, minted in generation {minted_in_generation}, was honoured in generation {honoured_in_generation}; {replayed} event(s) were replayed after it as if contiguous, so the transport called the gap delivered.",
             vtime(*resumed_at_ms)
         ),
-        Evidence::Zombie {
+        Evidence::Zombie(faultline_verdicts::zombie_session::Zombie {
             session,
             replay_at_ms,
             cursor,
@@ -677,7 +677,7 @@ fn loss(v: &Verdict) -> String {
             status,
             session_died_at_ms,
             cause,
-        } => format!(
+        }) => format!(
             "{name}: session {} answered 200 to the resumption at {} (Last-Event-ID {cursor}, {} replayed), which proved nothing about the session{}; the next session-scoped request, {rejected_method} at {}, got {status}, {} after the replay. The failure surfaced far from its cause.",
             short_id(session),
             vtime(*replay_at_ms),

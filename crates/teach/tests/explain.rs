@@ -84,12 +84,12 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
                     "{ctx}"
                 );
             }
-            Evidence::Zombie {
-                status,
-                rejected_at_ms,
-                session_died_at_ms,
-                ..
-            } => {
+            Evidence::Zombie(zombie) => {
+                let (status, rejected_at_ms, session_died_at_ms) = (
+                    &zombie.status,
+                    &zombie.rejected_at_ms,
+                    &zombie.session_died_at_ms,
+                );
                 assert!(text.contains(&format!("got {status}")), "{ctx}");
                 assert!(text.contains(&vtime(*rejected_at_ms)), "{ctx}");
                 if let Some(died) = session_died_at_ms {

@@ -9,8 +9,9 @@
 //! - rules that read the server's ledger alone, so that a real client, which reports only
 //!   what its application was handed, is judged exactly as a modelled one: one file per
 //!   verdict, with its rule, its evidence type, the sentence that tells it and the guard
-//!   that prevents it ([`reconnect_loop`], [`cursor_reuse`], and the 2026-07-28 rules [`duplicate_effect`],
-//!   [`era_mismatch`], [`lost_task`], [`missed_change`]);
+//!   that prevents it ([`reconnect_loop`], [`cursor_reuse`], [`zombie_session`], and the
+//!   2026-07-28 rules [`duplicate_effect`], [`era_mismatch`], [`lost_task`],
+//!   [`missed_change`]);
 //! - shared definitions the rules rest on ([`dead_session`]: which answers tell a client
 //!   its session is dead);
 //! - the judge of a real client ([`judge_report`]): the same verdicts from what a real
@@ -36,6 +37,7 @@ mod report_judge;
 mod report_quarantine;
 mod report_verdict;
 pub mod untested;
+pub mod zombie_session;
 
 pub use client_context::{CallSpec, ClientContext};
 pub use client_report::ClientReport;

@@ -587,36 +587,27 @@ fn zombies(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
             continue;
         }
         reported.push(session);
-        let mut ids: Vec<u64> = ledger
-            .sends
-            .iter()
-            .filter(|s| s.conn == r.conn && s.replay)
-            .map(|s| ledger.event(s.event).id)
-            .collect();
-        ids.sort_unstable();
-        let replayed_ids = crate::IdRanges::from_sorted(ids);
+        let zombie = crate::zombie_session::Zombie::new(
+            ledger,
+            crate::zombie_session::Resumed {
+                session,
+                conn: Some(r.conn),
+                at_ms: r.at_ms,
+                cursor: &r.cursor,
+            },
+            crate::zombie_session::Rejected {
+                at_ms: next.at_ms,
+                method: match next.rpc_method.as_deref() {
+                    Some(rpc) => format!("POST {rpc}"),
+                    None => "POST".to_string(),
+                },
+                status: next.status,
+            },
+        );
         verdicts.push(ReportVerdict {
             kind: VerdictKind::ZombieSession,
-            why: format!(
-                "the resumption at {} (Last-Event-ID {}) replayed {} with 200; the next POST ({}) at {} got {}",
-                vtime(r.at_ms),
-                r.cursor,
-                if replayed_ids.0.is_empty() {
-                    "nothing".to_string()
-                } else {
-                    format!("ids {replayed_ids}")
-                },
-                next.rpc_method.as_deref().unwrap_or("?"),
-                vtime(next.at_ms),
-                next.status
-            ),
-            evidence: json!({
-                "session": session,
-                "replay_at_ms": r.at_ms,
-                "cursor": r.cursor,
-                "replayed_ids": replayed_ids,
-                "rejected": request_note(next),
-            }),
+            why: zombie.sentence(),
+            evidence: json!(zombie),
         });
     }
 }

@@ -1,0 +1,114 @@
+//! `zombie_session`: a resumption answered `200` for a session the server had already
+//! lost, so the client believed it alive, and the failure surfaced only at its next
+//! session-scoped request (`404`): the 404-after-replay cascade. A replay proves nothing
+//! about the session when the server does not check the session on GET
+//! (`get_validates_session: false`) or keeps the event log longer than the session.
+//!
+//! Both judges find the same pair (the resumption's 200, then the first own POST of that
+//! session answered with a death notice, [`crate::dead_session`]), each by what it knows
+//! of the client's order: the simulator by when its client read each answer, grade by the
+//! ledger's order. The evidence, and the sentence that tells it, are this file's.
+//!
+//! Guard: probe the session (a `ping`) before trusting a replay's 200; the guarded client
+//! does (`crates/sim/src/client.rs`), and a probe's 404 is the guard working, not a zombie.
+
+use faultline_model::{ConnId, DurationMs, Ledger};
+use serde::Serialize;
+
+use crate::IdRanges;
+
+/// The evidence of one zombie session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Zombie {
+    pub session: String,
+    pub replay_at_ms: u64,
+    pub cursor: String,
+    /// The ids the resumption replayed after the cursor (the `200` that proved nothing
+    /// about the session).
+    pub replayed_ids: IdRanges,
+    pub rejected_at_ms: u64,
+    /// The request that met the death notice: `POST tools/call`.
+    pub rejected_method: String,
+    pub status: u16,
+    pub session_died_at_ms: Option<u64>,
+    pub cause: Option<String>,
+}
+
+/// The resumption the client took for proof of life.
+pub struct Resumed<'a> {
+    pub session: &'a str,
+    /// Its connection, when the ledger recorded its answer (what it replayed is read
+    /// from there).
+    pub conn: Option<ConnId>,
+    pub at_ms: u64,
+    pub cursor: &'a str,
+}
+
+/// The next session-scoped request and its death notice.
+pub struct Rejected {
+    pub at_ms: u64,
+    pub method: String,
+    pub status: u16,
+}
+
+impl Zombie {
+    pub fn new(ledger: &Ledger, resumed: Resumed<'_>, rejected: Rejected) -> Zombie {
+        let death = ledger
+            .sessions
+            .iter()
+            .find(|s| s.wire_id == resumed.session)
+            .and_then(|s| s.died);
+        Zombie {
+            session: resumed.session.to_string(),
+            replay_at_ms: resumed.at_ms,
+            cursor: resumed.cursor.to_string(),
+            replayed_ids: resumed
+                .conn
+                .map(|conn| replayed_ids(ledger, conn))
+                .unwrap_or_default(),
+            rejected_at_ms: rejected.at_ms,
+            rejected_method: rejected.method,
+            status: rejected.status,
+            session_died_at_ms: death.map(|(at, _)| at),
+            cause: death.map(|(_, c)| format!("{c:?}")),
+        }
+    }
+
+    /// One sentence a reader checks against the timeline.
+    pub fn sentence(&self) -> String {
+        format!(
+            "the resumption at {} (Last-Event-ID {}) replayed {} with 200, and the next session-scoped request ({}) at {} got {}{}",
+            vtime(self.replay_at_ms),
+            self.cursor,
+            if self.replayed_ids.0.is_empty() {
+                "nothing".to_string()
+            } else {
+                format!("ids {}", self.replayed_ids)
+            },
+            self.rejected_method,
+            vtime(self.rejected_at_ms),
+            self.status,
+            match (self.session_died_at_ms, &self.cause) {
+                (Some(at), Some(cause)) =>
+                    format!("; the session had died at {} ({cause})", vtime(at)),
+                _ => String::new(),
+            }
+        )
+    }
+}
+
+/// The ids of the events replayed on `conn` (a resumption's answer), in order.
+pub fn replayed_ids(ledger: &Ledger, conn: ConnId) -> IdRanges {
+    let mut ids: Vec<u64> = ledger
+        .sends
+        .iter()
+        .filter(|s| s.conn == conn && s.replay)
+        .map(|s| ledger.event(s.event).id)
+        .collect();
+    ids.sort_unstable();
+    IdRanges::from_sorted(ids)
+}
+
+fn vtime(at_ms: u64) -> String {
+    format!("T+{}", DurationMs(at_ms))
+}
