@@ -394,14 +394,9 @@ impl Marks {
 
 /// The verdict's moment, where its evidence names one.
 fn verdict_time(v: &ReportVerdict) -> Option<u64> {
-    [
-        "resumed_at_ms",
-        "replay_at_ms",
-        "gone_at_ms",
-        "reinitialized_at_ms",
-    ]
-    .iter()
-    .find_map(|k| v.evidence[*k].as_u64())
+    ["resumed_at_ms", "replay_at_ms", "since_ms"]
+        .iter()
+        .find_map(|k| v.evidence[*k].as_u64())
 }
 
 fn harm_shows(harm: Harm, kind: VerdictKind) -> bool {
@@ -767,8 +762,8 @@ mod tests {
             kind: VerdictKind::RetryAmplification,
             why: "1 request(s) still went to session s".into(),
             evidence: serde_json::json!({
-                "session": "s", "gone_at_ms": 10,
-                "requests": [{"at_ms": 20, "method": "POST", "rpc_method": "tools/call", "status": 404}],
+                "session": "s", "since_ms": 10,
+                "requests": [{"at_ms": 20, "task": "client", "method": "POST tools/call", "status": 404}],
             }),
         }];
         let d = diagram_of_grade(&ledger, &[], &verdicts, "t");

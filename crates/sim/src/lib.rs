@@ -28,7 +28,6 @@ mod report;
 mod request_index;
 mod scheduler;
 pub mod shrink;
-mod spell;
 pub mod swarm;
 pub mod swarm_era;
 mod swarm_fleet;
@@ -48,11 +47,11 @@ pub use faultline_scenario::{
     ClientConfig, ClientEra, ClientModel, CutAt, Expectation, Fault, PickCount, PickDuration,
     Scenario, ScenarioError, StreamSel, Tool, Trigger, Work,
 };
+pub use faultline_verdicts::spell::{short_id, vtime};
 pub use fold::{EventRun, Folded, fold_trace, payload_label};
 pub use link::{Link, SimLink};
 pub use oracle::judge;
 pub use report::{json_report, text_report};
-pub use spell::{short_id, vtime};
 pub use trace::{
     Trace, TraceEntry, TraceError, TraceHeader, TraceWhat, from_jsonl, sha256_hex, to_jsonl,
 };

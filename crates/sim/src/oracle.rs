@@ -14,13 +14,14 @@ use faultline_model::{
 use crate::client::call_key;
 use crate::client_record::{ClientRecord, ErrorScope, Task};
 use crate::request_index::LazyRequestIndex;
-use crate::spell::{short_id, vtime};
 use crate::verdict::{
     AppliedNote, Evidence, IdRanges, MisroutedNote, RequestNote, Verdict, VerdictKind,
 };
 use crate::words::Words;
 use faultline_verdicts::cursor_reuse::CursorReuse;
 use faultline_verdicts::dead_session::Misrouted;
+use faultline_verdicts::session_requests::SessionRequests;
+use faultline_verdicts::spell::{short_id, vtime};
 use faultline_verdicts::zombie_session::{Rejected, Resumed, Zombie};
 
 /// How an unapplied event is accounted for, weakest first.
@@ -665,22 +666,6 @@ fn zombies(
     }
 }
 
-/// "3 from main, 4 from stale-1": who sent the requests, in order of first appearance.
-fn per_task(notes: &[RequestNote]) -> String {
-    let mut counts: Vec<(&str, usize)> = Vec::new();
-    for n in notes {
-        match counts.iter_mut().find(|(task, _)| *task == n.task) {
-            Some((_, count)) => *count += 1,
-            None => counts.push((&n.task, 1)),
-        }
-    }
-    counts
-        .iter()
-        .map(|(task, count)| format!("{count} from {task}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 fn retry_amplification(
     record: &ClientRecord,
     requests: &LazyRequestIndex,
@@ -716,34 +701,16 @@ fn retry_amplification(
         if later.is_empty() {
             continue;
         }
+        let evidence = SessionRequests {
+            session: session.to_string(),
+            since_ms: since,
+            requests: later,
+        };
         verdicts.push(Verdict {
             kind: VerdictKind::RetryAmplification,
-            at_ms: later[0].at_ms,
-            summary: words.say(|| {
-                format!(
-                    "{} request(s) went to session {} after it answered 404/410 at {} ({}): {}",
-                    later.len(),
-                    short_id(session),
-                    vtime(since),
-                    per_task(&later),
-                    later
-                        .iter()
-                        .map(|n| format!(
-                            "{} {} ({}) -> {}",
-                            vtime(n.at_ms),
-                            n.method,
-                            n.task,
-                            n.status.map_or("-".into(), |s| s.to_string())
-                        ))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                )
-            }),
-            evidence: Evidence::Requests {
-                session: session.to_string(),
-                since_ms: since,
-                requests: later,
-            },
+            at_ms: evidence.requests[0].at_ms,
+            summary: words.say(|| evidence.retries_sentence()),
+            evidence: Evidence::Requests(evidence),
         });
     }
 }
@@ -779,18 +746,16 @@ fn reinit_collisions(
         if stale.is_empty() {
             continue;
         }
+        let evidence = SessionRequests {
+            session: old.clone(),
+            since_ms: *t_new,
+            requests: stale,
+        };
         verdicts.push(Verdict {
             kind: VerdictKind::ReinitCollision,
-            at_ms: stale[0].at_ms,
-            summary: words.say(|| format!(
-                "after re-initializing to session {} at {}, {} request(s) still carried the old session {}: {}",
-                short_id(new),
-                vtime(*t_new),
-                stale.len(),
-                short_id(old),
-                stale.iter().map(|n| format!("{} {} ({}) -> {}", vtime(n.at_ms), n.method, n.task, n.status.map_or("-".into(), |s| s.to_string()))).collect::<Vec<_>>().join("; ")
-            )),
-            evidence: Evidence::Requests { session: old.clone(), since_ms: *t_new, requests: stale },
+            at_ms: evidence.requests[0].at_ms,
+            summary: words.say(|| evidence.collision_sentence(new)),
+            evidence: Evidence::Requests(evidence),
         });
     }
 }

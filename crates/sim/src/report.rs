@@ -8,10 +8,10 @@
 use serde_json::{Value, json};
 
 use crate::fold::{EventRun, Folded, fold_trace};
-use crate::spell::{short_id, vtime};
 use crate::trace::{TraceEntry, TraceWhat};
 use crate::verdict::VerdictKind;
 use crate::{ExpectationCheck, RunOutcome};
+use faultline_verdicts::spell::{short_id, vtime};
 
 fn line(out: &mut String, at: u64, actor: &str, text: &str) {
     out.push_str(&format!("{:<16} {:<7} {text}\n", vtime(at), actor));

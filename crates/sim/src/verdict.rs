@@ -13,6 +13,7 @@ use crate::modern_oracle::lost_task::LostTask;
 use crate::modern_oracle::missed_change::MissedChange;
 
 pub use faultline_verdicts::IdRanges;
+pub use faultline_verdicts::session_requests::RequestNote;
 
 /// One conclusion and its evidence.
 #[derive(Debug, Clone, Serialize)]
@@ -54,12 +55,9 @@ pub enum Evidence {
     /// The resumption's 200, then the death notice (see
     /// [`faultline_verdicts::zombie_session`]).
     Zombie(faultline_verdicts::zombie_session::Zombie),
-    Requests {
-        session: String,
-        /// When the client learned the session was dead (or re-initialized away from it).
-        since_ms: u64,
-        requests: Vec<RequestNote>,
-    },
+    /// Requests to a session the client should have stopped using (see
+    /// [`faultline_verdicts::session_requests`]).
+    Requests(faultline_verdicts::session_requests::SessionRequests),
     Applied {
         session: String,
         events: Vec<AppliedNote>,
@@ -108,14 +106,6 @@ pub enum Evidence {
         held_by: u8,
         requests: Vec<MisroutedNote>,
     },
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct RequestNote {
-    pub at_ms: u64,
-    pub task: String,
-    pub method: String,
-    pub status: Option<u16>,
 }
 
 /// One misrouted request: what it was, and which replica answered it.

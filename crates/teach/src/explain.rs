@@ -692,11 +692,11 @@ fn loss(v: &Verdict) -> String {
             vtime(*rejected_at_ms),
             faultline_model::DurationMs(rejected_at_ms.saturating_sub(*replay_at_ms))
         ),
-        Evidence::Requests {
+        Evidence::Requests(faultline_verdicts::session_requests::SessionRequests {
             session,
             since_ms,
             requests,
-        } => {
+        }) => {
             let list: Vec<String> = requests
                 .iter()
                 .map(|r| {

@@ -99,7 +99,8 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
                     assert!(text.contains("get_validates_session: false"), "{ctx}");
                 }
             }
-            Evidence::Requests { requests, .. } => {
+            Evidence::Requests(found) => {
+                let requests = &found.requests;
                 for r in requests {
                     assert!(text.contains(&vtime(r.at_ms)), "{ctx}");
                 }

@@ -36,6 +36,8 @@ mod report_foreign_event;
 mod report_judge;
 mod report_quarantine;
 mod report_verdict;
+pub mod session_requests;
+pub mod spell;
 pub mod untested;
 pub mod zombie_session;
 

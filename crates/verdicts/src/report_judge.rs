@@ -15,6 +15,8 @@ use crate::client_report::ClientReport;
 use crate::report_foreign_event::foreign_events;
 use crate::report_quarantine::quarantine_violations;
 use crate::report_verdict::ReportVerdict;
+use crate::session_requests::{RequestNote, SessionRequests};
+use crate::spell::vtime;
 
 /// Judges one run of a real client from the ledger and its report. `report` is `None`
 /// when the client gave none before the timeout.
@@ -438,13 +440,18 @@ fn losses(
     }
 }
 
-fn request_note(a: &faultline_model::AnswerEntry) -> serde_json::Value {
-    json!({
-        "at_ms": a.at_ms,
-        "method": crate::reconnect_loop::method_name(a.method),
-        "rpc_method": a.rpc_method,
-        "status": a.status,
-    })
+/// A request of the ledger as the evidence notes it (a real client's tasks are not seen).
+fn request_note(a: &faultline_model::AnswerEntry) -> RequestNote {
+    let http = crate::reconnect_loop::method_name(a.method);
+    RequestNote {
+        at_ms: a.at_ms,
+        task: "client".to_string(),
+        method: match a.rpc_method.as_deref() {
+            Some(rpc) => format!("{http} {rpc}"),
+            None => http.to_string(),
+        },
+        status: Some(a.status),
+    }
 }
 
 /// Requests that kept going to a session after it answered 404/410.
@@ -488,20 +495,15 @@ fn retry_amplification(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
         if later.is_empty() {
             continue;
         }
+        let evidence = SessionRequests {
+            session: session.to_string(),
+            since_ms: notice.at_ms,
+            requests: later.iter().map(|a| request_note(a)).collect(),
+        };
         verdicts.push(ReportVerdict {
             kind: VerdictKind::RetryAmplification,
-            why: format!(
-                "{} request(s) still went to session {} after it answered {} at {}",
-                later.len(),
-                short(session),
-                notice.status,
-                vtime(notice.at_ms)
-            ),
-            evidence: json!({
-                "session": session,
-                "gone_at_ms": notice.at_ms,
-                "requests": later.iter().map(|a| request_note(a)).collect::<Vec<_>>(),
-            }),
+            why: evidence.retries_sentence(),
+            evidence: json!(evidence),
         });
     }
 }
@@ -536,18 +538,32 @@ fn reinit_collisions(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
     if stale.is_empty() {
         return;
     }
-    verdicts.push(ReportVerdict {
-        kind: VerdictKind::ReinitCollision,
-        why: format!(
-            "after re-initializing at {}, {} request(s) still carried an old session id",
-            vtime(ledger.answers[reinit].at_ms),
-            stale.len()
-        ),
-        evidence: json!({
-            "reinitialized_at_ms": ledger.answers[reinit].at_ms,
-            "requests": stale.iter().map(|a| request_note(a)).collect::<Vec<_>>(),
-        }),
-    });
+    let new_session = current.first().copied().unwrap_or("?");
+    // One verdict per old session the stale requests carried, as the simulator's judge.
+    let mut old_sessions: Vec<&str> = Vec::new();
+    for a in &stale {
+        if let Some(s) = a.session_sent.as_deref()
+            && !old_sessions.contains(&s)
+        {
+            old_sessions.push(s);
+        }
+    }
+    for old in old_sessions {
+        let evidence = SessionRequests {
+            session: old.to_string(),
+            since_ms: ledger.answers[reinit].at_ms,
+            requests: stale
+                .iter()
+                .filter(|a| a.session_sent.as_deref() == Some(old))
+                .map(|a| request_note(a))
+                .collect(),
+        };
+        verdicts.push(ReportVerdict {
+            kind: VerdictKind::ReinitCollision,
+            why: evidence.collision_sentence(new_session),
+            evidence: json!(evidence),
+        });
+    }
 }
 
 /// A resumption answered 200 with a replay, then the session's next POST got 404/410 (a
@@ -658,15 +674,6 @@ fn cursor_reuse(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
             }),
         });
     }
-}
-
-/// A virtual time as `run` spells it: `T+4m30s`.
-fn vtime(at_ms: u64) -> String {
-    format!("T+{}", faultline_model::DurationMs(at_ms))
-}
-
-fn short(session: &str) -> String {
-    session.chars().take(8).collect()
 }
 
 /// `1..=3, 7` style (the simulator's spelling of id ranges, so outputs compare).

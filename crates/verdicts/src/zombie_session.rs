@@ -12,10 +12,11 @@
 //! Guard: probe the session (a `ping`) before trusting a replay's 200; the guarded client
 //! does (`crates/sim/src/client.rs`), and a probe's 404 is the guard working, not a zombie.
 
-use faultline_model::{ConnId, DurationMs, Ledger};
+use faultline_model::{ConnId, Ledger};
 use serde::Serialize;
 
 use crate::IdRanges;
+use crate::spell::vtime;
 
 /// The evidence of one zombie session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -107,8 +108,4 @@ pub fn replayed_ids(ledger: &Ledger, conn: ConnId) -> IdRanges {
         .collect();
     ids.sort_unstable();
     IdRanges::from_sorted(ids)
-}
-
-fn vtime(at_ms: u64) -> String {
-    format!("T+{}", DurationMs(at_ms))
 }

@@ -6,9 +6,9 @@ pub use faultline_verdicts::duplicate_effect::*;
 use faultline_model::Ledger;
 use serde_json::Value;
 
-use crate::spell::vtime;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
 use crate::words::Words;
+use faultline_verdicts::spell::vtime;
 
 /// The `duplicate_effect` verdicts of a run: one per order committed more than once, at
 /// the time of its second commit (the harm).

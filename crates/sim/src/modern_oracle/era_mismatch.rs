@@ -5,9 +5,9 @@ pub use faultline_verdicts::era_mismatch::*;
 
 use faultline_model::Ledger;
 
-use crate::spell::vtime;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
 use crate::words::Words;
+use faultline_verdicts::spell::vtime;
 
 /// The `era_mismatch` verdicts of a run.
 pub(crate) fn verdicts(ledger: &Ledger, words: Words, out: &mut Vec<Verdict>) {

@@ -7,9 +7,9 @@ use faultline_model::{JobEnd, Ledger};
 
 use crate::ClientError;
 use crate::client_record::ClientRecord;
-use crate::spell::vtime;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
 use crate::words::Words;
+use faultline_verdicts::spell::vtime;
 
 /// The `lost_task` verdicts of a run: one per vanished task the client did not flag with
 /// a typed `TaskLostError`, at the time of the first request that missed it.

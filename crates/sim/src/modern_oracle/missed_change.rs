@@ -5,9 +5,9 @@ pub use faultline_verdicts::missed_change::*;
 
 use faultline_model::Ledger;
 
-use crate::spell::vtime;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
 use crate::words::Words;
+use faultline_verdicts::spell::vtime;
 
 /// The `missed_change` verdicts of a run, each at the call that used the stale list.
 pub(crate) fn verdicts(ledger: &Ledger, words: Words, out: &mut Vec<Verdict>) {

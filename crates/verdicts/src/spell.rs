@@ -1,8 +1,8 @@
 //! How a virtual time and a session id are spelled, everywhere a person reads them.
 //!
-//! The text report, the oracle's verdict summaries, the diagrams and `explain` all print
-//! times and session ids; they spell them through these two functions so that a time or an
-//! id copied from one output can be searched for in any other.
+//! The text report, both judges' verdict sentences, the diagrams, `explain` and grade's
+//! card all print times and session ids; they spell them through these two functions so
+//! that a time or an id copied from one output can be searched for in any other.
 
 use faultline_model::DurationMs;
 
