@@ -212,6 +212,35 @@ fn serve_plays_a_scenario() {
     assert!(notes.contains("away: 45s is client-side"), "{notes}");
 }
 
+/// With its own clock, the server holds the client's return to the fault's `away`, and
+/// says so instead of calling the away client-side.
+#[test]
+fn serve_with_an_auto_clock_says_the_away_is_held() {
+    let scenario = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/grade/drop_close.ron"
+    );
+    let mut child = faultline()
+        .args(["serve", "--scenario", scenario, "--time-scale", "auto"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    drop(Served(child));
+    let mut notes = String::new();
+    stderr.read_to_string(&mut notes).unwrap();
+    assert!(
+        notes.contains("away: 1m30s: the auto clock handles the client's return"),
+        "{notes}"
+    );
+    assert!(!notes.contains("not applied live"), "{notes}");
+}
+
 /// POSTs `initialize` and returns the session id.
 fn initialize(addr: SocketAddr) -> String {
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#;

@@ -217,7 +217,7 @@ impl State {
             Some(scenario) => {
                 // The same arming as the simulator's: same seed, same member of the family.
                 let armed = arm(scenario, config.seed);
-                let notes = plan_notes(scenario, &armed);
+                let notes = plan_notes(scenario, &armed, config.auto_grace.is_some());
                 (Engine::new(config.knobs.clone(), &armed), notes)
             }
             None => (

@@ -5,7 +5,9 @@
 use faultline_model::DurationMs;
 use faultline_scenario::{Armed, ArmedTrigger, Fault, Scenario, Work};
 
-pub(crate) fn plan_notes(scenario: &Scenario, armed: &Armed) -> Vec<String> {
+/// `auto_clock`: the server moves its own clock (`--time-scale auto`, grading), and so
+/// holds a cut-off client's return to the fault's `away` (see `client_hold`).
+pub(crate) fn plan_notes(scenario: &Scenario, armed: &Armed, auto_clock: bool) -> Vec<String> {
     let mut notes = Vec::new();
     let mut notify = armed.notifies.iter();
     let mut call = 0;
@@ -83,10 +85,18 @@ pub(crate) fn plan_notes(scenario: &Scenario, armed: &Armed) -> Vec<String> {
         };
         notes.push(format!("faults[{i}] {what} {when}"));
         if let Some(away) = armed.away_ms {
-            notes.push(format!(
-                "faults[{i}] away: {} is client-side: not applied live (the client decides when it comes back)",
-                DurationMs(away)
-            ));
+            notes.push(if auto_clock {
+                format!(
+                    "faults[{i}] away: {}: the auto clock handles the client's return (its resumption or next POST) at the fault's time + {}, whatever its back-off",
+                    DurationMs(away),
+                    DurationMs(away)
+                )
+            } else {
+                format!(
+                    "faults[{i}] away: {} is client-side: not applied live (the client decides when it comes back; `--time-scale auto` holds it to the away)",
+                    DurationMs(away)
+                )
+            });
         }
     }
     notes
