@@ -536,10 +536,29 @@ impl Harness {
         }
     }
 
-    /// A scenario file's knobs and faults (and seed).
+    /// A well-behaved server and no faults: the baseline a client must pass before any
+    /// fault is worth drawing (the server `faultline serve` runs without a scenario).
+    pub fn well_behaved() -> Harness {
+        Harness::new(Config::well_behaved(1).knobs, Vec::new())
+    }
+
+    /// A scenario file's knobs, faults and seed, and its first `long_job` call's steps and
+    /// interval (see [`Harness::call`]): a case saved with [`Outcome::write_scenario`]
+    /// replays as it ran.
     pub fn from_scenario(scenario: &Scenario) -> Harness {
         let mut h = Harness::new(scenario.server.clone(), scenario.faults.clone());
         h.seed = scenario.seed;
+        let first_job = scenario.workload.iter().find_map(|w| match w {
+            Work::CallTool {
+                tool: Tool::LongJob { steps, interval },
+                ..
+            } => Some((steps.lo, interval.ms())),
+            _ => None,
+        });
+        if let Some((steps, interval_ms)) = first_job {
+            h.steps = u32::try_from(steps).unwrap_or(u32::MAX);
+            h.interval_ms = interval_ms;
+        }
         h
     }
 
@@ -657,6 +676,15 @@ impl Harness {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_saved_case_replays_with_its_call() {
+        let h = Harness::well_behaved().call(7, 30_000).seed(9);
+        let replayed = Harness::from_scenario(&h.scenario());
+        assert_eq!((replayed.steps, replayed.interval_ms), (7, 30_000));
+        assert_eq!(replayed.seed, 9);
+        assert_eq!(replayed.scenario().to_ron(), h.scenario().to_ron());
+    }
 
     #[test]
     fn live_faults_keep_only_server_side_faults_on_call_zero() {

@@ -82,10 +82,7 @@ fn run_rmcp(harness: Harness) -> Outcome {
 
 #[test]
 fn rmcp_is_clean_without_faults() {
-    let outcome = run_rmcp(Harness::new(
-        faultline_server::Config::well_behaved(1).knobs,
-        Vec::new(),
-    ));
+    let outcome = run_rmcp(Harness::well_behaved());
     assert!(outcome.is_clean(), "{}", outcome.report());
 }
 

@@ -389,9 +389,8 @@ fn correct_client_passes_on_behavior_a() {
 
 #[test]
 fn both_clients_are_clean_without_faults() {
-    let knobs = faultline_server::Config::well_behaved(1).knobs;
     for toy in [BROKEN, CORRECT] {
-        let outcome = Harness::new(knobs.clone(), Vec::new())
+        let outcome = Harness::well_behaved()
             .call(20, 1_000)
             .quiet_marker(true)
             .run(move |url| call_long_job(url, toy, 20, 1_000));
@@ -406,7 +405,7 @@ fn both_clients_are_clean_without_faults() {
 
 #[test]
 fn a_hanging_client_is_hung_not_a_stuck_test() {
-    let outcome = Harness::new(faultline_server::Config::well_behaved(1).knobs, Vec::new())
+    let outcome = Harness::well_behaved()
         .timeout(Duration::from_millis(300))
         .run(|_url| async {
             std::future::pending::<()>().await;
