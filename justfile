@@ -31,7 +31,8 @@ interop:
     tests/interop/run.sh
 
 # The same, rewriting tests/interop/RESULTS.md and expectations.json from this run (a plain
-# run never does).
+# run never does): an outcome not accepted before is refused unless
+# INTEROP_ACCEPT='CLIENT/SCENARIO=WHY' gives the reason it is right.
 interop-record:
     INTEROP_RECORD=1 tests/interop/run.sh
 

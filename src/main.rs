@@ -35,8 +35,9 @@ use clap::{Parser, Subcommand};
     version,
     about = "Deterministic fault injection for MCP Streamable HTTP session resumption",
     after_help = "Exit codes: 0 the scenario's expectation holds (run), nothing was lost silently (grade, explore); \
-1 it does not, or something was lost, hung or looped; 2 bad input (a scenario file's error with its line and column, \
-a bad flag, a client that printed no report).\n\
+1 it does not, or something was lost, hung or looped (grade: or a client crashed, printed no report that reads, \
+tested nothing or spoke the other era); 2 bad input (a scenario file's error with its line and column, a bad flag, \
+a --command the shell does not find).\n\
 Docs: docs/README.md in the repository."
 )]
 struct Cli {

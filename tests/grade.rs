@@ -7,6 +7,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
+#[path = "grade/outcomes.rs"]
+mod outcomes;
+
 fn grade(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_faultline"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -226,25 +229,36 @@ fn the_modern_era_grades_the_2026_scenarios() {
     let mut sorted = expected.to_vec();
     sorted.sort_unstable();
     assert_eq!(sorted, both);
-    // The toy client speaks 2025: it has no `place_order` (a 2026-07-28 tool), and says so.
+    // The toy client speaks 2025: the 2026-07-28 scenarios did not apply to it, and grade
+    // says so in place of what it found (it has no `place_order`, a 2026-07-28 tool).
     let order = &runs[0];
-    assert_eq!(order["verdicts"][0]["kind"], "surfaced_loss", "{order}");
+    assert_eq!(order["verdicts"][0]["kind"], "other_era", "{order}");
+    assert_eq!(
+        order["verdicts"][0]["judged"][0]["kind"], "surfaced_loss",
+        "{order}"
+    );
     assert!(
         order["client_report"]["error"]
             .as_str()
             .is_some_and(|e| e.contains("place_order")),
         "{order}"
     );
+    for run in runs {
+        let era_probing = ERA_PROBING_SCENARIOS.contains(&run["scenario"].as_str().unwrap());
+        assert_eq!(
+            run["verdicts"][0]["kind"] == "other_era",
+            !era_probing,
+            "{run}"
+        );
+    }
 }
 
 #[test]
 fn bad_input_exits_2_with_a_sentence() {
-    let cases: [(&[&str], &str); 3] = [
+    // A client that prints no JSON report is that scenario's `bad_report`
+    // (`outcomes::a_report_that_does_not_parse_is_bad_report`), not bad input to grade.
+    let cases: [(&[&str], &str); 2] = [
         (&["--command", "no-such-client-binary-xyz"], "not found"),
-        (
-            &["--command", "echo hello", "--scenario", "baseline"],
-            "not JSON",
-        ),
         (&["--command", "  "], "--command is empty"),
     ];
     for (args, says) in cases {
@@ -358,7 +372,27 @@ fn a_hung_client_is_killed_with_everything_it_started() {
     ]);
     assert_eq!(code, 1, "hung is a silent loss\n{stdout}\n{stderr}");
     let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
-    assert_eq!(report["scenarios"][0]["verdicts"][0]["kind"], "hung");
+    let hung = &report["scenarios"][0]["verdicts"][0];
+    assert_eq!(hung["kind"], "hung");
+    // With the time it waited: a client without a timeout costs that on every scenario.
+    assert_eq!(hung["waited_ms"], 1000, "{hung}");
+    assert!(
+        hung["why"].as_str().unwrap().contains("within 1 s"),
+        "{hung}"
+    );
+    assert_eq!(report["hung"], serde_json::json!(["baseline"]));
+    let (_, text, _) = grade(&[
+        "--command",
+        "sleep 300; :",
+        "--scenario",
+        "baseline",
+        "--timeout-s",
+        "1",
+    ]);
+    assert!(
+        text.contains("1 scenario(s) hung: baseline (1 s); each cost the whole --timeout-s"),
+        "{text}"
+    );
     let pid = std::fs::read_to_string(&pid_file).expect("the client wrote its grandchild's pid");
     let stat = Path::new("/proc").join(pid.trim()).join("stat");
     // SIGKILL is sent before grade exits; the reaper may take a moment to collect it.

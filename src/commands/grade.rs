@@ -2,8 +2,10 @@
 //! bundled scenarios (or those named with `--scenario`). See `faultline_grade` for the
 //! client contract.
 //!
-//! Exit codes: 0 nothing was lost silently, 1 something was, 2 bad input (no command, a
-//! command that cannot start, a client that prints no JSON report, a bad scenario file).
+//! Exit codes: 0 nothing was lost silently, 1 something was (or a run hung, crashed,
+//! printed no report that reads, tested nothing, or was of the other era), 2 bad input to
+//! grade itself (no command, a command that cannot start or is not found, a bad scenario
+//! file). A client that crashes is its scenario's verdict, never the end of the run.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -229,8 +231,9 @@ pub fn grade(args: GradeArgs) -> ExitCode {
                 .expect("a report serializes")
         ),
     }
-    // A grade that tested nothing somewhere is no pass: a mis-wired client is not green.
-    if grades.iter().any(|g| g.lost_silently() || g.untested()) {
+    // A grade that tested nothing somewhere is no pass: a mis-wired client is not green,
+    // nor one that crashed, printed no report, or spoke the other era.
+    if grades.iter().any(ScenarioGrade::fails_grade) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -151,6 +151,26 @@ class ToyClientTest(unittest.TestCase):
         broken = self.run_client("--broken", on_call)
         self.assertEqual((broken["progress"], broken["error"]), ([1, 2, 4, 5], None))
 
+    def steps(self, s, rid, token):
+        return 200, [("message", i, progress(token, i)) for i in range(1, 6)] + [("message", 6, result(rid))]
+
+    def test_reorder_swaps_the_first_two_values_it_hands_over_and_checks_the_order_it_read(self):
+        report = self.run_client("--reorder", self.steps)
+        self.assertEqual(report["progress"], [2, 1, 3, 4, 5])
+        self.assertEqual((report["result"], report["error"]), ("done", None))
+
+    def test_no_progress_sends_no_token_and_says_so(self):
+        tokens = []
+
+        def on_call(s, rid, token):
+            tokens.append(token)
+            return 200, [("message", 1, result(rid))]
+
+        report = self.run_client("--no-progress", on_call)
+        self.assertEqual(tokens, [None])
+        self.assertEqual(report["supports"], {"progress": False})
+        self.assertEqual((report["progress"], report["result"], report["error"]), ([], "done", None))
+
     def test_careful_reports_progress_missing_before_the_result(self):
         def on_call(s, rid, token):
             return 200, [("message", 1, progress(token, 1)), ("message", 2, result(rid))]

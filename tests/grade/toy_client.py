@@ -21,12 +21,30 @@
                        answer: the order in which a GET sent before a cut can reach the
                        server after it (a client whose GET races its POST). The GET is
                        not the client's return from the cut; its resumption is.
+  --no-progress        (with any of the above) an application without a progress handler:
+                       calls without a progress token and says so in its report
+                       (`"supports": {"progress": false}`), so `grade` judges a scenario
+                       whose faults are timed by progress `not_applicable`.
+  --reorder            (with any of the above) hands the call's progress to the application
+                       with its first two values swapped ([2, 1, 3, ...]), as a client that
+                       runs each notification handler as its own task can: `out_of_order`.
+  --modern             speaks MCP 2026-07-28 instead (no initialize, no session; every POST
+                       carries `_meta` and the Mcp-Method/Mcp-Name headers, and a job tool
+                       answers on its request stream): a client of the other era when it is
+                       graded on the 2025 set (`other_era`). It makes the calls and nothing
+                       else: no resume (a 2026-07-28 request stream cannot be resumed).
+  --crash              (with any of the above) makes the call, then dies as a Node client
+                       with an unsettled top-level await does: exit 13, a line on stderr,
+                       no report (`crashed`).
+  --bad-report         (with any of the above) makes the call, then prints a summary line
+                       that is not JSON as its last line and exits 0 (`bad_report`).
 
 It exists to test the grader with a client known to be right and one known to be wrong.
 Transport: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports; SSE
 parsing after https://html.spec.whatwg.org/multipage/server-sent-events.html, simplified.
 
-    python3 tests/grade/toy_client.py [--careful|--broken|--loops] [--late-listen] URL
+    python3 tests/grade/toy_client.py [--careful|--broken|--loops] [--late-listen]
+        [--no-progress] [--reorder] [--modern] [--crash|--bad-report] URL
 """
 
 from __future__ import annotations
@@ -40,6 +58,7 @@ import urllib.parse
 from typing import Any, Iterator
 
 PROTOCOL_VERSION = "2025-11-25"
+MODERN_VERSION = "2026-07-28"
 
 
 class Failed(Exception):
@@ -51,12 +70,18 @@ class SessionGone(Exception):
 
 
 class ToyClient:
-    def __init__(self, url: str, careful: bool, loops: bool = False, late_listen: bool = False) -> None:
+    def __init__(self, url: str, careful: bool, loops: bool = False, late_listen: bool = False,
+                 reorder: bool = False, modern: bool = False) -> None:
         u = urllib.parse.urlsplit(url)
         self.host, self.port, self.path = u.hostname or "127.0.0.1", u.port or 80, u.path or "/"
         self.careful = careful
         self.loops = loops and not careful
         self.late_listen = late_listen
+        self.reorder = reorder
+        self.held: list[Any] = []  # --reorder: a value not yet handed to the application
+        self.modern = modern
+        self.method: str | None = None  # --modern: the request's Mcp-Method
+        self.name: str | None = None  # --modern: the request's Mcp-Name
         self.listener: threading.Thread | None = None
         self.session: str | None = None
         self.protocol: str | None = None  # sent once initialize has answered
@@ -64,6 +89,7 @@ class ToyClient:
         self.cursor: str | None = None  # the last SSE id accepted on the current call
         self.drop_upto: int | None = None  # --broken: ids <= this are "already seen"
         self.token: int | None = None  # the first call's progress token
+        self.received: list[Any] = []  # progress values the client accepted, in order
         self.total: float | None = None
         self.next_seq: int | None = None
         self.report: dict[str, Any] = {
@@ -82,7 +108,10 @@ class ToyClient:
         conn = http.client.HTTPConnection(self.host, self.port)
         headers = {"accept": "application/json, text/event-stream", "mcp-session-id": self.session,
                    "content-type": "application/json" if body is not None else None,
-                   "mcp-protocol-version": self.protocol, "last-event-id": last_event_id}
+                   "mcp-protocol-version": MODERN_VERSION if self.modern else self.protocol,
+                   "last-event-id": last_event_id,
+                   "mcp-method": self.method if self.modern else None,
+                   "mcp-name": self.name if self.modern else None}
         headers = {name: value for name, value in headers.items() if value is not None}
         conn.request(method, self.path, None if body is None else json.dumps(body), headers)
         return conn, conn.getresponse()
@@ -151,7 +180,7 @@ class ToyClient:
 
     def on_progress(self, value: Any, total: Any) -> None:
         self.total = total if total is not None else self.total
-        seen = self.report["progress"]
+        seen = self.received
         if not isinstance(value, (int, float)):
             return self.fail(f"progress without a number: {value!r}")
         last = seen[-1] if seen else 0
@@ -161,6 +190,23 @@ class ToyClient:
         if self.careful and value != last + 1:
             self.fail(f"progress gap: after {last} came {value}")
         seen.append(value)
+        self.hand_progress(value)
+
+    def hand_progress(self, value: Any) -> None:
+        """Hands one progress value to the application; --reorder holds the first back
+        until the second has been handed over (its handler task ran late)."""
+        seen = self.report["progress"]
+        if self.reorder and not seen and not self.held:
+            self.held.append(value)
+            return
+        seen.append(value)
+        while self.held:
+            seen.append(self.held.pop())
+
+    def settle_progress(self) -> None:
+        """--reorder: a value still held back reaches the application at the end."""
+        while self.held:
+            self.report["progress"].append(self.held.pop())
 
     def on_notification(self, seq: Any) -> None:
         if self.careful and isinstance(seq, int) and self.next_seq is not None:
@@ -193,6 +239,11 @@ class ToyClient:
 
     def call(self, tool: str, arguments: Any, progress: bool) -> dict | None:
         """The answer to one tools/call, or None when --broken gave up quietly."""
+        if self.modern:
+            try:
+                return self.modern_call(tool, arguments, progress)
+            except (OSError, http.client.HTTPException) as e:
+                raise Failed(f"{tool}: {type(e).__name__}: {e}") from None
         for _ in range(3):
             try:
                 return self.attempt(tool, arguments, progress)
@@ -239,6 +290,27 @@ class ToyClient:
             else:
                 resp.read()
                 conn.close()
+        return answer
+
+    def modern_call(self, tool: str, arguments: Any, progress: bool) -> dict | None:
+        """--modern: one 2026-07-28 tools/call; the answer, or None when its request stream
+        ended without one (it cannot be resumed)."""
+        rid = self.rpc_id()
+        meta: dict[str, Any] = {"io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+                                "io.modelcontextprotocol/clientCapabilities": {}}
+        if progress:
+            self.token = rid
+            meta["progressToken"] = rid
+        self.method, self.name = "tools/call", tool
+        params = {"name": tool, "arguments": arguments, "_meta": meta}
+        conn, resp = self.http("POST", {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params})
+        if resp.status != 200:
+            body = resp.read().decode("utf-8", "replace")[:200]
+            conn.close()
+            raise Failed(f"{tool}: HTTP {resp.status} {body}")
+        answer = self.read(conn, resp, rid)
+        if answer is None:
+            raise Failed(f"{tool}: the request stream ended without a response")
         return answer
 
     def open_listener(self) -> None:
@@ -290,15 +362,24 @@ class ToyClient:
 def main() -> None:
     flags = sys.argv[1:-1]
     careful = "--broken" not in flags and "--loops" not in flags
-    client = ToyClient(sys.argv[-1], careful, loops="--loops" in flags, late_listen="--late-listen" in flags)
+    client = ToyClient(sys.argv[-1], careful, loops="--loops" in flags, late_listen="--late-listen" in flags,
+                       reorder="--reorder" in flags, modern="--modern" in flags)
+    no_progress = "--no-progress" in flags
+    if no_progress:
+        client.report["supports"] = {"progress": False}
+    if client.modern:
+        client.report["client"] += " --modern"
     context = json.loads(os.environ.get("FAULTLINE_CONTEXT") or "{}")
     call = context.get("call") or {"tool": "echo", "arguments": {"text": "hello"}}
     try:
-        client.initialize()
+        if not client.modern:
+            client.initialize()
         try:
-            answer = client.call(call["tool"], call.get("arguments") or {}, bool(call.get("progress")))
+            progress = bool(call.get("progress")) and not no_progress
+            answer = client.call(call["tool"], call.get("arguments") or {}, progress)
+            client.settle_progress()
             client.report["result"] = client.text_of("call", answer)
-            last = (client.report["progress"] or [0])[-1]
+            last = (client.received or [0])[-1]
             if careful and answer and client.total is not None and last < client.total:
                 client.fail(f"call: result after progress {last} of {client.total}")
         except Failed as e:
@@ -312,6 +393,13 @@ def main() -> None:
                 client.fail(f"followup {k}: {e}")
     except Exception as e:  # noqa: BLE001 - whatever broke, the report says so
         client.fail(f"{type(e).__name__}: {e}")
+    client.settle_progress()
+    if "--crash" in flags:
+        print("toy: Warning: Detected unsettled top-level await", file=sys.stderr, flush=True)
+        sys.exit(13)
+    if "--bad-report" in flags:
+        print(f"done: {len(client.report['progress'])} progress values, result {client.report['result']!r}", flush=True)
+        return
     print(json.dumps(client.report), flush=True)
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Judge the interop runs that run.sh left in OUT against expectations.json.
 
-    check.py OUT CLIENT... [--record DIR]
+    check.py OUT CLIENT... [--record DIR [--accept CLIENT/SCENARIO=WHY]...]
 
 For each client: OUT/CLIENT.grade.json (faultline grade --format json), .grade.exit,
 .grade.err, and the auto_long_job run (.auto.stdout, .auto.wall_ms). Prints one table;
@@ -12,7 +12,17 @@ listen_missed_change; grade exits 1), or when auto_long_job did not deliver all 
 progress values and the result within 20 s.
 With --record DIR, writes DIR/expectations.json and DIR/RESULTS.md from this run instead of
 comparing (the known facts are still checked).
+
+expectations.json holds, per client and scenario, the accepted outcomes: each its verdicts,
+why it is right (`why`) and how many recorded runs gave it (`seen`; outcomes recorded
+before the count was kept start at 1, the run that first recorded them). Record mode counts
+each outcome it sees again, and refuses an outcome not accepted before (exit 1, nothing
+added for it) unless `--accept CLIENT/SCENARIO=WHY` names it (shell-style wildcards allowed:
+`python/*`) with the reason it is right: one flaky run is never accepted for ever by
+accident.
 """
+
+import fnmatch
 
 import json
 import os
@@ -110,21 +120,44 @@ def auto_of(out, client):
 
 
 def alternatives(expected):
-    """An expectation is one verdict list, or a list of acceptable verdict lists (a real
-    client whose outcome depends on its own wall-clock timers, under load)."""
-    if not expected:
-        return []
-    if all(isinstance(e, list) for e in expected):
-        return [list(e) for e in expected]
-    return [list(expected)]
+    """The verdict lists of a scenario's accepted outcomes (a real client whose outcome
+    depends on its own wall-clock timers, under load, may have several)."""
+    return [list(outcome["verdicts"]) for outcome in expected or []]
+
+
+def accepted_reason(accepts, client, scenario):
+    """The reason an --accept flag gives for a new outcome of client/scenario, or None."""
+    for pattern, why in accepts:
+        if fnmatch.fnmatchcase(f"{client}/{scenario}", pattern):
+            return why
+    return None
+
+
+def parse_accepts(values):
+    """--accept CLIENT/SCENARIO=WHY values as (pattern, why); a missing reason is an error."""
+    accepts = []
+    for value in values:
+        pattern, _, why = value.partition("=")
+        if "/" not in pattern or not why.strip():
+            raise SystemExit(f"check.py: --accept {value!r}: give CLIENT/SCENARIO=WHY (why the new outcome is right)")
+        accepts.append((pattern.strip(), why.strip()))
+    return accepts
 
 
 def main(argv):
     record = None
+    accept_values = []
+    while "--accept" in argv:
+        i = argv.index("--accept")
+        accept_values.append(argv[i + 1])
+        argv = argv[:i] + argv[i + 2 :]
+    accepts = parse_accepts(accept_values)
     if "--record" in argv:
         i = argv.index("--record")
         record = argv[i + 1]
         argv = argv[:i] + argv[i + 2 :]
+    if accepts and record is None:
+        raise SystemExit("check.py: --accept only means something with --record")
     out, clients = argv[1], argv[2:]
     here = os.path.dirname(os.path.abspath(__file__))
     expectations = json.loads(read(os.path.join(here, "expectations.json"), "{}"))
@@ -141,7 +174,8 @@ def main(argv):
                 observed[client][run["scenario"]] = kinds
                 expected = alternatives(expectations.get(client, {}).get(run["scenario"]))
                 if record is not None:
-                    verdict = "recorded"
+                    new = kinds not in expected and accepted_reason(accepts, client, run["scenario"]) is None
+                    verdict = "REFUSED (new outcome, no --accept)" if new else "recorded"
                 elif not expected:
                     verdict = "NEW (no expectation: `just interop-record`)"
                     problems.append(f"{client}/{run['scenario']}: no expectation recorded")
@@ -164,15 +198,29 @@ def main(argv):
     print()
 
     if record is not None:
-        # What was recorded before stays; an outcome not seen before is added beside it
-        # (a real client whose outcome depends on its own wall-clock timers has several).
-        merged = {c: dict(v) for c, v in expectations.items()}
+        # What was accepted before stays, and each outcome seen again counts one more run.
+        # An outcome not accepted before is added only when an --accept flag gives the
+        # reason it is right; otherwise it is refused (and the run fails).
+        merged = {c: {s: [dict(o) for o in outcomes] for s, outcomes in v.items()} for c, v in expectations.items()}
         for client, runs in observed.items():
             for scenario, kinds in runs.items():
-                known = alternatives(merged.setdefault(client, {}).get(scenario))
-                if kinds not in known:
-                    known.append(kinds)
-                merged[client][scenario] = known[0] if len(known) == 1 else known
+                outcomes = merged.setdefault(client, {}).setdefault(scenario, [])
+                match = next((o for o in outcomes if list(o["verdicts"]) == kinds), None)
+                if match is not None:
+                    match["seen"] = int(match.get("seen") or 0) + 1
+                    continue
+                why = accepted_reason(accepts, client, scenario)
+                if why is None:
+                    known = " or ".join(", ".join(o["verdicts"]) for o in outcomes) or "nothing"
+                    problems.append(
+                        f"{client}/{scenario}: new outcome {kinds} (accepted: {known}) not recorded: "
+                        f"if it is right, record again with --accept '{client}/{scenario}=WHY' "
+                        f"(INTEROP_ACCEPT='{client}/{scenario}=WHY' for run.sh)"
+                    )
+                    continue
+                outcomes.append({"verdicts": kinds, "seen": 1, "why": why})
+            for scenario in [s for s, o in merged[client].items() if not o]:
+                del merged[client][scenario]
         with open(os.path.join(record, "expectations.json"), "w") as f:
             json.dump(merged, f, indent=1, sort_keys=True)
             f.write("\n")

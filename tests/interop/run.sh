@@ -19,7 +19,10 @@
 #    result; the wall time is printed.
 #
 # INTEROP_RECORD=1 (`just interop-record`) rewrites RESULTS.md and expectations.json from
-# this run; a plain run never does. Exit 1 when anything differs from the expectations.
+# this run: each accepted outcome seen again counts one more run (`seen`); an outcome not
+# accepted before is refused (exit 1) unless INTEROP_ACCEPT='CLIENT/SCENARIO=WHY' gives the
+# reason it is right (check.py --accept; wildcards allowed). A plain run never writes. Exit 1
+# when anything differs from the expectations.
 #
 #   tests/interop/run.sh                       # all four clients
 #   INTEROP_CLIENTS="python python-modern" tests/interop/run.sh
@@ -146,4 +149,5 @@ done
 echo
 record=()
 [ -n "${INTEROP_RECORD:-}" ] && record=(--record "$HERE")
+[ -n "${INTEROP_RECORD:-}" ] && [ -n "${INTEROP_ACCEPT:-}" ] && record+=(--accept "$INTEROP_ACCEPT")
 "$PYTHON" "$HERE/check.py" "$OUT" "${CLIENTS[@]}" "${record[@]}"

@@ -11,12 +11,14 @@ use tokio::process::Command;
 
 use crate::ClientReport;
 use crate::client_context::GradingPlan;
+use faultline_verdicts::MissingReport;
 
 /// What one run produced.
 #[derive(Debug)]
 pub struct RawRun {
-    /// `None`: no report before the timeout.
-    pub report: Option<ClientReport>,
+    /// The client's report, or why it gave none that reads (it hung, crashed, or printed
+    /// no report): each a verdict of its own scenario, never the end of the grade.
+    pub report: Result<ClientReport, MissingReport>,
     pub ledger: Ledger,
     /// The scenario's faults as they fired, in order.
     pub faults: Vec<FiredFault>,
@@ -36,8 +38,9 @@ pub fn grading_config(plan: &GradingPlan) -> Config {
         .with_quiet_marker(true)
 }
 
-/// Runs `command` against a fresh server for `plan`. `Err` is bad input (the command
-/// cannot start, is not found, or prints no report), said in a sentence.
+/// Runs `command` against a fresh server for `plan`. `Err` is bad input to grade itself
+/// (the command cannot start, or the shell does not find it), said in a sentence; a client
+/// that crashes or prints no report that reads is that run's outcome.
 pub fn run_client(command: &str, plan: &GradingPlan, timeout: Duration) -> Result<RawRun, String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -84,7 +87,9 @@ pub fn run_client(command: &str, plan: &GradingPlan, timeout: Duration) -> Resul
                 kill_group(pid);
             }
             return Ok(RawRun {
-                report: None,
+                report: Err(MissingReport::Hung {
+                    waited_ms: Some(timeout.as_millis() as u64),
+                }),
                 ledger,
                 faults,
                 stderr_tail: String::new(),
@@ -100,15 +105,11 @@ pub fn run_client(command: &str, plan: &GradingPlan, timeout: Duration) -> Resul
             ));
         }
         let report = ClientReport::from_stdout(&String::from_utf8_lossy(&out)).map_err(|why| {
-            let exit = status
-                .code()
-                .map_or("was killed by a signal".to_string(), |c| {
-                    format!("exited {c}")
-                });
-            format!("{why}\n  (the client {exit}; its stderr ended with:\n{stderr_tail})")
-        })?;
+            use std::os::unix::process::ExitStatusExt;
+            MissingReport::ended(status.code(), status.signal(), why, stderr_tail.clone())
+        });
         Ok(RawRun {
-            report: Some(report),
+            report,
             ledger,
             faults,
             stderr_tail,

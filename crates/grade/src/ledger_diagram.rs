@@ -79,6 +79,13 @@ impl Marks {
                 | VerdictKind::Detected
                 | VerdictKind::ReconnectLoop
                 | VerdictKind::Untested => {}
+                // About the client's process, its declarations, its order or its era:
+                // no row of the ledger to mark.
+                VerdictKind::Crashed
+                | VerdictKind::BadReport
+                | VerdictKind::NotApplicable
+                | VerdictKind::OutOfOrder
+                | VerdictKind::OtherEra => {}
             }
         }
         marks

@@ -47,13 +47,13 @@ mod report_card;
 use std::time::Duration;
 
 use faultline_model::Ledger;
-use faultline_scenario::{FiredFault, Scenario};
+use faultline_scenario::{ClientEra, FiredFault, Scenario, Work};
 use serde_json::{Value, json};
 
 pub use client_context::{CallSpec, ClientContext, GradingPlan, plan};
 pub use client_process::grading_config;
 pub use faultline_verdicts::judge_report as judge;
-pub use faultline_verdicts::{ClientReport, ReportVerdict, VerdictKind};
+pub use faultline_verdicts::{ClientReport, MissingReport, ReportVerdict, VerdictKind};
 pub use ledger_diagram::diagram_of_grade;
 pub use report_card::report_card;
 
@@ -69,7 +69,8 @@ pub struct ScenarioGrade {
     /// file it was read from (set by the caller; the name by default).
     pub source: String,
     pub verdicts: Vec<ReportVerdict>,
-    /// The client's report as printed (`None`: hung).
+    /// The client's report as printed (`None`: it gave none that reads: hung, crashed,
+    /// bad report).
     pub client_report: Option<Value>,
     /// What the application was asked to do (`FAULTLINE_CONTEXT`).
     pub context: ClientContext,
@@ -88,13 +89,20 @@ pub struct ScenarioGrade {
 impl ScenarioGrade {
     /// Nothing the scenario tests happened: the grade vouches for nothing here.
     pub fn untested(&self) -> bool {
-        self.verdicts
-            .iter()
-            .any(|v| v.kind == VerdictKind::Untested)
+        self.has(VerdictKind::Untested)
+    }
+
+    pub fn has(&self, kind: VerdictKind) -> bool {
+        self.verdicts.iter().any(|v| v.kind == kind)
     }
 
     pub fn lost_silently(&self) -> bool {
         self.verdicts.iter().any(|v| v.kind.is_failure())
+    }
+
+    /// What makes `grade` exit 1 ([`VerdictKind::fails_grade`]).
+    pub fn fails_grade(&self) -> bool {
+        self.verdicts.iter().any(|v| v.kind.fails_grade())
     }
 
     /// Anything but a clean verdict.
@@ -131,12 +139,13 @@ pub fn grade_scenario(
         run.report.as_ref(),
         exercise(&plan.scenario, &run.faults),
     );
+    let client_report = run.report.ok().map(|r| r.raw);
     let ledger_json = serde_json::to_string(&run.ledger).expect("a ledger serializes");
     Ok(ScenarioGrade {
         scenario: scenario.name.clone(),
         source: scenario.name.clone(),
         verdicts,
-        client_report: run.report.map(|r| r.raw),
+        client_report,
         context: plan.context,
         notes: plan.notes,
         wall: run.wall,
@@ -148,7 +157,8 @@ pub fn grade_scenario(
 }
 
 /// What the graded run was meant to exercise and what of it happened: the contract's one
-/// call, the scenario's faults that fire at a moment, and how many of them fired.
+/// call, the scenario's faults that fire at a moment, and how many of them fired; what of
+/// the client they act on; the era they break.
 pub fn exercise(
     scenario: &Scenario,
     fired: &[FiredFault],
@@ -164,6 +174,42 @@ pub fn exercise(
             .filter(|f| !matches!(f.when(), faultline_scenario::FaultWhen::Always))
             .count(),
         faults_fired: indices.len(),
+        needs: needs(scenario),
+        era: match scenario.client.era {
+            ClientEra::Legacy => Some(faultline_model::RequestEra::Legacy),
+            ClientEra::Modern => Some(faultline_model::RequestEra::Modern),
+            // Its faults are about which era a client ends up speaking: either meets them.
+            ClientEra::Auto { .. } => None,
+        },
+    }
+}
+
+/// What of the client the scenario's faults act on: the call's progress, when a fault is
+/// timed by the events of a call made with a progress token; server notifications, when
+/// the workload sends them or a fault waits for the standalone stream's events.
+fn needs(scenario: &Scenario) -> faultline_verdicts::not_applicable::Needs {
+    use faultline_scenario::{CutAt, FaultWhen, StreamSel, Trigger};
+    let call_progress = scenario.workload.iter().find_map(|w| match w {
+        Work::CallTool { progress, .. } => Some(*progress),
+        _ => None,
+    }) == Some(true);
+    let on = |wanted: fn(&StreamSel) -> bool| {
+        scenario.faults.iter().any(|f| match f.when() {
+            FaultWhen::Trigger(Trigger::AfterEvent { on, .. }) => wanted(on),
+            FaultWhen::Cut {
+                at: CutAt::AfterProgress(_),
+                ..
+            } => wanted(&StreamSel::Call(0)),
+            _ => false,
+        })
+    };
+    faultline_verdicts::not_applicable::Needs {
+        progress: call_progress && on(|s| matches!(s, StreamSel::Call(_) | StreamSel::Any)),
+        notifications: scenario
+            .workload
+            .iter()
+            .any(|w| matches!(w, Work::Notify { .. }))
+            || on(|s| matches!(s, StreamSel::Standalone)),
     }
 }
 
@@ -194,8 +240,22 @@ pub fn json_report(command: &str, grades: &[ScenarioGrade]) -> Value {
             "wall_ms": g.wall.as_millis() as u64,
         })).collect::<Vec<_>>(),
         "lost_silently": grades.iter().any(ScenarioGrade::lost_silently),
-        "untested": grades.iter().filter(|g| g.untested()).map(|g| g.scenario.as_str()).collect::<Vec<_>>(),
+        "untested": names_with(grades, &[VerdictKind::Untested]),
+        "no_report": names_with(grades, &[VerdictKind::Crashed, VerdictKind::BadReport]),
+        "hung": names_with(grades, &[VerdictKind::Hung]),
+        "not_applicable": names_with(grades, &[VerdictKind::NotApplicable]),
+        "other_era": names_with(grades, &[VerdictKind::OtherEra]),
+        "passed": !grades.iter().any(ScenarioGrade::fails_grade),
     })
+}
+
+/// The scenarios with a verdict of one of `kinds`.
+fn names_with<'a>(grades: &'a [ScenarioGrade], kinds: &[VerdictKind]) -> Vec<&'a str> {
+    grades
+        .iter()
+        .filter(|g| kinds.iter().any(|&k| g.has(k)))
+        .map(|g| g.scenario.as_str())
+        .collect()
 }
 
 /// `{kind, why, ...evidence}`.
@@ -209,6 +269,56 @@ fn verdict_json(v: &ReportVerdict) -> Value {
         }
     }
     Value::Object(object)
+}
+
+/// The summary lines of the outcomes that are not about what was lost: runs without a
+/// report, hung runs and the time they cost, scenarios that did not apply.
+fn outcome_lines(grades: &[ScenarioGrade]) -> String {
+    let mut out = String::new();
+    let no_report = names_with(grades, &[VerdictKind::Crashed, VerdictKind::BadReport]);
+    if !no_report.is_empty() {
+        out.push_str(&format!(
+            "{} scenario(s) gave no report that reads (crashed or bad_report; the why says its exit status and stderr): {}; the rest were graded.\n",
+            no_report.len(),
+            no_report.join(", ")
+        ));
+    }
+    let hung: Vec<&ScenarioGrade> = grades.iter().filter(|g| g.has(VerdictKind::Hung)).collect();
+    if !hung.is_empty() {
+        let waited_ms: u64 = hung.iter().map(|g| g.wall.as_millis() as u64).sum();
+        out.push_str(&format!(
+            "{} scenario(s) hung: {}; each cost the whole --timeout-s ({:.0} s of wall time in all): a client without a timeout of its own pays it on every scenario it hangs on.\n",
+            hung.len(),
+            hung.iter()
+                .map(|g| format!("{} ({:.0} s)", g.scenario, g.wall.as_secs_f64()))
+                .collect::<Vec<_>>()
+                .join(", "),
+            waited_ms as f64 / 1000.0
+        ));
+    }
+    let not_applicable = names_with(grades, &[VerdictKind::NotApplicable]);
+    if !not_applicable.is_empty() {
+        out.push_str(&format!(
+            "{} scenario(s) did not apply to what the client declared it cannot do (its report's `supports`): {}; not a failure, and not tested.\n",
+            not_applicable.len(),
+            not_applicable.join(", ")
+        ));
+    }
+    let other_era: Vec<&ReportVerdict> = grades
+        .iter()
+        .flat_map(|g| &g.verdicts)
+        .filter(|v| v.kind == VerdictKind::OtherEra)
+        .collect();
+    if let Some(first) = other_era.first() {
+        out.push_str(&format!(
+            "{} scenario(s) test {} but the client spoke {}: this set did not apply to it, and their verdicts vouch for nothing; grade it with --era {}.\n",
+            other_era.len(),
+            first.evidence["scenario_era"].as_str().unwrap_or("?"),
+            first.evidence["client_era"].as_str().unwrap_or("?"),
+            first.evidence["grade_with"].as_str().unwrap_or("?"),
+        ));
+    }
+    out
 }
 
 /// The text table: one row per verdict, scenario first.
@@ -255,19 +365,37 @@ pub fn text_report(command: &str, grades: &[ScenarioGrade]) -> String {
             untested.join(", ")
         ));
     }
+    out.push_str(&outcome_lines(grades));
+    // The runs that vouch for nothing, or did not apply, are no evidence that nothing was
+    // lost: the sentence says which runs it speaks for.
+    let judged = grades
+        .iter()
+        .filter(|g| {
+            !g.verdicts.iter().any(|v| {
+                matches!(
+                    v.kind,
+                    VerdictKind::Untested
+                        | VerdictKind::Crashed
+                        | VerdictKind::BadReport
+                        | VerdictKind::NotApplicable
+                        | VerdictKind::OtherEra
+                )
+            })
+        })
+        .count();
     if lost.is_empty() {
         out.push_str(&format!(
             "{} scenario(s): nothing was lost silently{}.\n",
             grades.len(),
-            if untested.is_empty() {
-                ""
+            if judged == grades.len() {
+                String::new()
             } else {
-                " in the ones that tested something"
+                format!(" in the {judged} that tested something")
             }
         ));
     } else {
         out.push_str(&format!(
-            "{} scenario(s): the application lost data without an error in {}: {}.\n",
+            "{} scenario(s): the application lost or misapplied data without an error, or hung, in {}: {}.\n",
             grades.len(),
             lost.len(),
             lost.join(", ")

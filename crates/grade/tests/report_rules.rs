@@ -20,7 +20,7 @@ fn foreign(ledger: &Ledger, report: &ClientReport) -> Vec<ReportVerdict> {
         lists_tools: false,
         use_tasks: false,
     };
-    judge(ledger, &context, Some(report), Exercise::default())
+    judge(ledger, &context, Ok(report), Exercise::default())
         .into_iter()
         .filter(|v| v.kind == VerdictKind::ForeignEvent)
         .collect()
@@ -130,7 +130,7 @@ fn an_order_committed_twice_is_a_duplicate_effect_from_the_ledger_alone() {
     let verdicts = judge(
         &reissue_ledger(ClientModel::Naive),
         &context(),
-        Some(&report),
+        Ok(&report),
         Exercise::default(),
     );
     let dup = verdicts
@@ -151,7 +151,7 @@ fn an_order_committed_twice_is_a_duplicate_effect_from_the_ledger_alone() {
     let once = judge(
         &reissue_ledger(ClientModel::Guarded),
         &context(),
-        Some(&report),
+        Ok(&report),
         Exercise::default(),
     );
     assert!(
@@ -182,7 +182,7 @@ fn judged(scenario: &Scenario, outcome: &faultline_sim::RunOutcome) -> Vec<Repor
     judge(
         &outcome.result.ledger,
         &context,
-        Some(&handed(outcome)),
+        Ok(&handed(outcome)),
         Exercise::default(),
     )
 }

@@ -94,6 +94,12 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> S
             );
         }
         VerdictKind::Clean | VerdictKind::Detected | VerdictKind::Untested => {}
+        // Verdicts of real clients only (`grade`): no modelled client gives them.
+        VerdictKind::Crashed
+        | VerdictKind::BadReport
+        | VerdictKind::NotApplicable
+        | VerdictKind::OutOfOrder
+        | VerdictKind::OtherEra => {}
     }
     sig
 }

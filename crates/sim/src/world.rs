@@ -178,6 +178,8 @@ impl<L: Link> World<L> {
             calls_planned: record.calls.len(),
             faults_planned: self.faults_planned,
             faults_fired: self.faults_fired.len(),
+            // A modelled client can do everything and speaks the scenario's era.
+            ..Default::default()
         };
         let result = RunResult {
             ledger,

@@ -112,6 +112,31 @@ pub fn guard_for(kind: VerdictKind) -> Guard {
             rule: "every call the application waits on has a deadline: when it passes, the client stops trying and fails the call with an error the application sees, whatever the transport is still doing.",
             fix: "client: give every call (and every resumption of its stream) an overall timeout that ends in an error; never leave the application waiting on a retry loop.",
         },
+        VerdictKind::Crashed => Guard {
+            name: "fail the call, not the process",
+            rule: "whatever breaks under a call (a dropped stream, a refused resumption, an unsettled promise), the client turns it into an error the application sees; the process lives on to say so.",
+            fix: "client: catch what the transport throws around every call and report it as the call's error; adapter: print the report in a `finally`.",
+        },
+        VerdictKind::BadReport => Guard {
+            name: "report what the application was handed",
+            rule: "the last line of stdout is one JSON object with `progress`, `notifications`, `result` and `error` (docs/client-contract.md); without it nothing the client did can be judged.",
+            fix: "adapter: print the report as the last stdout line, whatever happened, and log elsewhere.",
+        },
+        VerdictKind::NotApplicable => Guard {
+            name: "declare what you cannot do",
+            rule: "a client without a progress or notification handler says so (`supports`), and is not graded on scenarios about what it never receives.",
+            fix: "nothing to fix unless the application needs progress or notifications; then add the handler and drop the declaration.",
+        },
+        VerdictKind::OutOfOrder => Guard {
+            name: "hand events over in the order they came",
+            rule: "a client hands a stream's notifications to the application in the order the server sent them: one handler queue per stream, not one task per notification.",
+            fix: "client: dispatch each stream's notifications through one ordered queue (or await each handler before the next); application: never assume the last progress value seen is the latest.",
+        },
+        VerdictKind::OtherEra => Guard {
+            name: "grade each era on its own set",
+            rule: "a 2026-07-28 client meets no 2025 fault and a 2025 client no 2026-07-28 one: grade a client on the set of the era it negotiates.",
+            fix: "harness: run `faultline grade --era modern` for a client that negotiates 2026-07-28, the default for a 2025 client; or pin the client's protocol version.",
+        },
         VerdictKind::Detected => Guard {
             name: "typed resumption errors",
             rule: "a guard fired and raised a typed error; the client tore the session down, re-initialized and re-issued what was unfinished, so nothing was lost silently.",

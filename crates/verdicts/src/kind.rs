@@ -2,9 +2,10 @@
 //! `grade`, so that a name means the same thing whether the client was simulated or real.
 //!
 //! Scenario `expect` blocks name them (the scenario crate re-exports this type), reports
-//! print them, and two questions about them are answered here once: which verdicts are a
-//! silent loss ([`VerdictKind::is_loss`]) and which are harm without loss
-//! ([`VerdictKind::is_harm`]).
+//! print them, and three questions about them are answered here once: which verdicts are
+//! a silent loss ([`VerdictKind::is_loss`]), which are harm without loss
+//! ([`VerdictKind::is_harm`]), and which make `grade` exit 1
+//! ([`VerdictKind::fails_grade`]).
 
 use std::fmt;
 
@@ -86,6 +87,34 @@ pub enum VerdictKind {
     /// stands where `clean` would have (see `faultline_verdicts::untested`).
     #[serde(alias = "untested")]
     Untested,
+    /// A real client's process ended without a report it could be judged by: it exited
+    /// with a failure status or was killed, and its last stdout line was no report (see
+    /// `faultline_verdicts::missing_report`). The application died; the run is not a pass.
+    #[serde(alias = "crashed")]
+    Crashed,
+    /// A real client exited 0 but its report could not be read (nothing printed, a last
+    /// line that is not a JSON object, a field of the wrong shape): the adapter is broken,
+    /// so nothing it did can be judged against what it was handed.
+    #[serde(alias = "bad_report")]
+    BadReport,
+    /// The client declared it cannot do what the scenario's faults act on (no progress
+    /// handler where the faults are timed by the call's progress, no notification handler
+    /// where the scenario's notifications are the point): the scenario does not apply to
+    /// it. Not a failure, and not a pass on the scenario either (see
+    /// `faultline_verdicts::not_applicable`).
+    #[serde(alias = "not_applicable")]
+    NotApplicable,
+    /// The application was handed the call's progress out of order (a value after a larger
+    /// one it had not been handed before): every value arrived, but not as the server sent
+    /// them (see `faultline_verdicts::out_of_order`).
+    #[serde(alias = "out_of_order")]
+    OutOfOrder,
+    /// The client spoke the other protocol era than the one the scenario's faults break (a
+    /// 2026-07-28 client graded on a 2025 scenario, or the reverse): the scenario did not
+    /// apply, and no verdict of it vouches for the client (see
+    /// `faultline_verdicts::other_era`).
+    #[serde(alias = "other_era")]
+    OtherEra,
 }
 
 impl VerdictKind {
@@ -101,6 +130,7 @@ impl VerdictKind {
                 | VerdictKind::DuplicateEffect
                 | VerdictKind::MissedChange
                 | VerdictKind::LostTask
+                | VerdictKind::OutOfOrder
         )
     }
 
@@ -113,6 +143,21 @@ impl VerdictKind {
     /// A silent loss or harm: what makes `grade` exit 1 and the explorer report a finding.
     pub fn is_failure(self) -> bool {
         self.is_loss() || self.is_harm()
+    }
+
+    /// The verdicts that make `grade` exit 1: a failure, and every run that vouches for
+    /// nothing (it tested nothing, the client crashed or gave no readable report, or it
+    /// spoke the other era). `not_applicable` is none of these: the client said what it
+    /// cannot do, and the scenario did not ask it.
+    pub fn fails_grade(self) -> bool {
+        self.is_failure()
+            || matches!(
+                self,
+                VerdictKind::Untested
+                    | VerdictKind::Crashed
+                    | VerdictKind::BadReport
+                    | VerdictKind::OtherEra
+            )
     }
 
     pub fn name(self) -> &'static str {
@@ -136,10 +181,15 @@ impl VerdictKind {
             VerdictKind::Hung => "hung",
             VerdictKind::ReconnectLoop => "reconnect_loop",
             VerdictKind::Untested => "untested",
+            VerdictKind::Crashed => "crashed",
+            VerdictKind::BadReport => "bad_report",
+            VerdictKind::NotApplicable => "not_applicable",
+            VerdictKind::OutOfOrder => "out_of_order",
+            VerdictKind::OtherEra => "other_era",
         }
     }
 
-    pub const ALL: [VerdictKind; 19] = [
+    pub const ALL: [VerdictKind; 24] = [
         VerdictKind::Clean,
         VerdictKind::SilentGap,
         VerdictKind::CursorReuse,
@@ -159,6 +209,11 @@ impl VerdictKind {
         VerdictKind::Hung,
         VerdictKind::ReconnectLoop,
         VerdictKind::Untested,
+        VerdictKind::Crashed,
+        VerdictKind::BadReport,
+        VerdictKind::NotApplicable,
+        VerdictKind::OutOfOrder,
+        VerdictKind::OtherEra,
     ];
 }
 

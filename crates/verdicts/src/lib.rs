@@ -16,7 +16,11 @@
 //!   its session is dead);
 //! - the judge of a real client ([`judge_report`]): the same verdicts from what a real
 //!   client can give, the server's ledger and its [`ClientReport`] (the values its
-//!   application was handed), for `faultline grade`. Where a report cannot carry what a
+//!   application was handed), for `faultline grade`, with the verdicts only a real client
+//!   gets: no report that reads ([`missing_report`]: `hung`, `crashed`, `bad_report`),
+//!   progress handed over out of order ([`out_of_order`]), a scenario that needs what the
+//!   client declared it cannot do ([`not_applicable`]) or breaks the other protocol era
+//!   than the one it spoke ([`other_era`]). Where a report cannot carry what a
 //!   rule rests on (typed errors, which event was applied), the rule says what it
 //!   concludes without it; `crates/grade/tests/one_judge.rs` holds both judges to the
 //!   same verdicts on every bundled scenario.
@@ -31,6 +35,10 @@ mod id_ranges;
 mod kind;
 pub mod lost_task;
 pub mod missed_change;
+pub mod missing_report;
+pub mod not_applicable;
+pub mod other_era;
+pub mod out_of_order;
 pub mod reconnect_loop;
 mod report_foreign_event;
 mod report_judge;
@@ -42,8 +50,9 @@ pub mod untested;
 pub mod zombie_session;
 
 pub use client_context::{CallSpec, ClientContext};
-pub use client_report::ClientReport;
+pub use client_report::{ClientReport, Supports};
 pub use id_ranges::IdRanges;
 pub use kind::VerdictKind;
+pub use missing_report::MissingReport;
 pub use report_judge::{client_sessions, judge_report, ranges};
 pub use report_verdict::ReportVerdict;

@@ -11,32 +11,31 @@ use serde_json::json;
 
 use crate::VerdictKind;
 use crate::client_context::ClientContext;
-use crate::client_report::ClientReport;
+use crate::client_report::{ClientReport, Supports};
+use crate::missing_report::MissingReport;
 use crate::report_foreign_event::foreign_events;
 use crate::report_quarantine::quarantine_violations;
 use crate::report_verdict::ReportVerdict;
 use crate::session_requests::{RequestNote, SessionRequests};
 use crate::spell::vtime;
 
-/// Judges one run of a real client from the ledger and its report. `report` is `None`
-/// when the client gave none before the timeout.
+/// Judges one run of a real client from the ledger and its report. `report` is why there
+/// is none when the client gave none that reads (it hung, crashed, or printed no report).
 pub fn judge_report(
     ledger: &Ledger,
     context: &ClientContext,
-    report: Option<&ClientReport>,
+    report: Result<&ClientReport, &MissingReport>,
     exercise: crate::untested::Exercise,
 ) -> Vec<ReportVerdict> {
     let mut verdicts = Vec::new();
     match report {
-        None => verdicts.push(ReportVerdict {
-            kind: VerdictKind::Hung,
-            why:
-                "no report before the timeout: the application got neither everything nor an error"
-                    .into(),
-            evidence: json!({ "answers": ledger.answers.len() }),
-        }),
-        Some(report) => losses(ledger, context, report, &mut verdicts),
+        Err(missing) => verdicts.push(missing.verdict(ledger.answers.len())),
+        Ok(report) => {
+            losses(ledger, context, report, &mut verdicts);
+            out_of_order(report, &mut verdicts);
+        }
     }
+    let report = report.ok();
     let fine = verdicts
         .iter()
         .position(|v| v.kind == VerdictKind::Clean)
@@ -58,17 +57,48 @@ pub fn judge_report(
     if verdicts.is_empty()
         && let Some(clean) = fine
     {
-        // Unless nothing the scenario tests happened: then `untested`, with why.
-        match crate::untested::untested(ledger, exercise) {
-            Some(untested) => verdicts.push(ReportVerdict {
+        // Unless the scenario needs what the client declared it cannot do (then
+        // `not_applicable`), or nothing the scenario tests happened (then `untested`).
+        let not_applicable =
+            report.and_then(|r| crate::not_applicable::not_applicable(exercise.needs, r.supports));
+        match (not_applicable, crate::untested::untested(ledger, exercise)) {
+            (Some(not_applicable), _) => verdicts.push(ReportVerdict {
+                kind: VerdictKind::NotApplicable,
+                why: not_applicable.sentence(),
+                evidence: json!(not_applicable),
+            }),
+            (None, Some(untested)) => verdicts.push(ReportVerdict {
                 kind: VerdictKind::Untested,
                 why: untested.sentence(),
                 evidence: json!(untested),
             }),
-            None => verdicts.push(clean),
+            (None, None) => verdicts.push(clean),
         }
     }
+    // A client of the other era met none of the scenario's faults as meant: the run says
+    // so in place of everything it found (kept as evidence).
+    let kinds = verdicts.iter().map(|v| v.kind).collect();
+    if let Some(other) = crate::other_era::other_era(ledger, exercise.era, kinds) {
+        let mut evidence = json!(other);
+        evidence["judged"] = json!(verdicts);
+        verdicts = vec![ReportVerdict {
+            kind: VerdictKind::OtherEra,
+            why: other.sentence(),
+            evidence,
+        }];
+    }
     verdicts
+}
+
+/// Progress handed over in another order than produced ([`crate::out_of_order`]).
+fn out_of_order(report: &ClientReport, verdicts: &mut Vec<ReportVerdict>) {
+    if let Some(found) = crate::out_of_order::out_of_order(&report.progress) {
+        verdicts.push(ReportVerdict {
+            kind: VerdictKind::OutOfOrder,
+            why: found.sentence(),
+            evidence: json!(found),
+        });
+    }
 }
 
 /// The same resumption or failing request repeated without end, by the rule the simulator
@@ -281,7 +311,9 @@ pub fn client_sessions(ledger: &Ledger) -> std::collections::BTreeSet<faultline_
         .collect()
 }
 
-fn owed(ledger: &Ledger, context: &ClientContext) -> Owed {
+/// What was owed to a client that can do what `supports` says: progress only to one with a
+/// progress handler, notifications only to one with a notification handler.
+fn owed(ledger: &Ledger, context: &ClientContext, supports: Supports) -> Owed {
     let tool = context.call.tool.as_str();
     let jobs: Vec<JobId> = ledger
         .jobs
@@ -304,12 +336,14 @@ fn owed(ledger: &Ledger, context: &ClientContext) -> Owed {
         match event.payload {
             Payload::Progress { job, step, .. } if jobs.contains(&job) => {
                 *owed.step_counts.entry(step).or_default() += 1;
-                if Some(job) == judged && context.call.progress {
+                if Some(job) == judged && context.call.progress && supports.progress {
                     owed.steps.push(step);
                 }
             }
             Payload::Notification { seq }
-                if event.at_ms <= client_there_until && clients_session(event.session) =>
+                if supports.notifications
+                    && event.at_ms <= client_there_until
+                    && clients_session(event.session) =>
             {
                 *owed.notifications.entry(seq).or_default() += 1;
             }
@@ -335,7 +369,7 @@ fn losses(
     report: &ClientReport,
     verdicts: &mut Vec<ReportVerdict>,
 ) {
-    let owed = owed(ledger, context);
+    let owed = owed(ledger, context, report.supports);
     let mut seen_steps: BTreeMap<u32, usize> = BTreeMap::new();
     for p in &report.progress {
         *seen_steps.entry(p.round() as u32).or_default() += 1;

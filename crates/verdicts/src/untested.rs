@@ -25,6 +25,13 @@ pub struct Exercise {
     pub faults_planned: usize,
     /// How many of those fired.
     pub faults_fired: usize,
+    /// What of the client the scenario's faults act on (for `not_applicable`; a modelled
+    /// client can do everything, so the simulator leaves it empty).
+    pub needs: crate::not_applicable::Needs,
+    /// The protocol era the scenario's faults break, `None` when a client of either era
+    /// meets them (for `other_era`; the simulator's modelled client speaks the scenario's
+    /// era, so it leaves it `None`).
+    pub era: Option<faultline_model::RequestEra>,
 }
 
 /// Why a run tested nothing.
