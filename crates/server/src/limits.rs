@@ -29,6 +29,7 @@
 //! | `ledger_window` | `--ledger-window` | 10,000 | entries kept per ledger record without `--control` |
 //! | `ledger_window_bytes` | `--ledger-window-bytes` | 64 MiB | bytes the ledger may weigh without `--control` |
 //! | `max_queue_bytes` | - | 64 MiB | queued SSE bytes one stream may hold, whatever its reader's pace; a frame that would pass it cuts the stream (`queue_full` in the ledger's `cuts`) |
+//! | `max_server_queue_bytes` | - | 128 MiB | queued SSE bytes all streams together may hold; a frame that would pass it cuts the largest queue first (`server_queues_full` in the ledger's `cuts`) |
 //! | `max_echo_bytes` | - | 1 KiB | a request id or `_meta.progressToken` longer is refused (400) |
 //! | `max_steps_per_request` | - | 1,000,000 | job steps one POST (a batch's summed) may ask for (400) |
 //! | `max_steps_per_session` | - | 1,000,000 | job steps a session's running jobs may still have to run (429) |
@@ -57,6 +58,10 @@ pub const DEFAULT_STREAM_STALL: Duration = Duration::from_secs(5);
 /// what a reader keeping up with a 100,000-step job at interval 0 falls behind by (some
 /// 15 MB for the whole job), far below what one stream may pin in memory.
 pub const DEFAULT_MAX_QUEUE_BYTES: usize = 64 << 20;
+
+/// Bytes of SSE frames all streams' queues together may hold: two streams at their own
+/// hard bound, so that many slow readers cannot pin more than one can many times over.
+pub const DEFAULT_MAX_SERVER_QUEUE_BYTES: usize = 128 << 20;
 
 /// The longest request id or progress token a long-lived server repeats.
 pub const DEFAULT_MAX_ECHO_BYTES: u32 = 1 << 10;
@@ -109,6 +114,8 @@ pub struct Limits {
     pub forget_dead_sessions: bool,
     /// See [`DEFAULT_MAX_QUEUE_BYTES`].
     pub max_queue_bytes: usize,
+    /// See [`DEFAULT_MAX_SERVER_QUEUE_BYTES`].
+    pub max_server_queue_bytes: usize,
     /// See [`faultline_model::Limits::max_echo_bytes`]; `None` for a scenario.
     pub max_echo_bytes: Option<u32>,
     /// See [`faultline_model::Limits::max_steps_per_request`]; `None` for a scenario.
@@ -144,6 +151,7 @@ impl Default for Limits {
             ledger_window_bytes: 64 << 20,
             forget_dead_sessions: true,
             max_queue_bytes: DEFAULT_MAX_QUEUE_BYTES,
+            max_server_queue_bytes: DEFAULT_MAX_SERVER_QUEUE_BYTES,
             max_echo_bytes: Some(DEFAULT_MAX_ECHO_BYTES),
             max_steps_per_request: Some(1_000_000),
             max_steps_per_session: Some(1_000_000),
