@@ -31,6 +31,7 @@ mod host_check;
 mod http;
 mod ledger_page;
 mod ledger_snapshot;
+mod ledger_stream;
 mod limits;
 mod plan_notes;
 mod server_events;
@@ -593,12 +594,13 @@ impl App {
     /// knobs, live_sessions, open_connections, faults_fired, ledger}`, where `ledger` is
     /// the model's [`faultline_model::Ledger`] as serde writes it.
     pub fn ledger_json(&self) -> serde_json::Value {
-        self.with_state(|s| {
+        let copy = self.with_state(|s| {
             s.sync();
-            serde_json::to_value(ledger_snapshot::LedgerSnapshot::of(s)).unwrap_or_else(
-                |e| serde_json::json!({"error": format!("the ledger did not serialize: {e}")}),
-            )
-        })
+            ledger_snapshot::LedgerCopy::of(s)
+        });
+        serde_json::to_value(&copy).unwrap_or_else(
+            |e| serde_json::json!({"error": format!("the ledger did not serialize: {e}")}),
+        )
     }
 }
 
