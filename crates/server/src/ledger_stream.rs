@@ -8,9 +8,11 @@
 //! them ahead of the reader. A reader that stops reading holds the copy and those chunks,
 //! and parks that thread, until its connection is closed (one such reader at a time: see
 //! `ledger_page`). The copy is let go before the last chunk is sent, so a reader that saw
-//! the end of the body knows it is gone; and once it is, the allocator is asked to give
-//! the freed memory back to the OS (glibc keeps freed heap otherwise, and RSS stayed at
-//! its peak after the readers left).
+//! the end of the body knows it is gone; and once it is, glibc's allocator is asked to
+//! give the freed memory back to the OS (it keeps freed heap otherwise, and RSS stayed at
+//! its peak after the readers left). The `faultline` binary's allocator, mimalloc, gives
+//! freed pages back by itself after its purge delay; the request matters to a program
+//! that embeds the server on the system allocator, the tests among them.
 
 use std::io;
 use std::pin::Pin;
