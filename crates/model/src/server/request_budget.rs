@@ -26,7 +26,7 @@ use super::post::Dispatch;
 use crate::ids::SessionKey;
 
 /// The bytes a repeated value costs: a string's UTF-8 length, else its compact JSON.
-fn echo_bytes(value: &Value) -> usize {
+pub(super) fn echo_bytes(value: &Value) -> usize {
     match value {
         Value::String(s) => s.len(),
         Value::Null | Value::Bool(_) | Value::Number(_) => value.to_string().len(),
