@@ -47,7 +47,7 @@ pub struct AttackResult {
     pub echo: EchoResult,
     /// (seconds since the start, RSS in MiB).
     pub rss: Vec<(f64, f64)>,
-    /// Requests each attacker sent, and the streams of slow readers cut.
+    /// Requests each attacker sent (`slow`: the jobs its readers started).
     pub sent: Vec<(&'static str, u64)>,
     pub seconds: f64,
 }
@@ -93,32 +93,55 @@ impl AttackResult {
 #[derive(Default)]
 struct Sent {
     slow: AtomicU64,
-    slow_cut: AtomicU64,
     token: AtomicU64,
     flood: AtomicU64,
     batch: AtomicU64,
     modern: AtomicU64,
 }
 
-pub async fn run(server: &ServerChild, duration: Duration) -> Result<AttackResult> {
+/// The attackers' names, for `--attacks`.
+pub const ATTACKERS: [&str; 5] = ["slow", "token", "flood", "batch", "modern"];
+
+/// Runs the attackers named in `which` for `duration` while ordinary sessions call `echo`.
+pub async fn run(
+    server: &ServerChild,
+    duration: Duration,
+    which: &[String],
+) -> Result<AttackResult> {
+    if let Some(unknown) = which.iter().find(|w| !ATTACKERS.contains(&w.as_str())) {
+        return Err(
+            format!("unknown attack {unknown:?} (slow, token, flood, batch, modern)").into(),
+        );
+    }
+    let on = |name: &str| which.iter().any(|w| w == name);
     let addr = server.addr;
     let pid = server.pid();
     let start = Instant::now();
     let deadline = start + duration;
     let sent = Arc::new(Sent::default());
     let mut attackers = tokio::task::JoinSet::new();
-    for _ in 0..SLOW_READERS {
-        let sent = sent.clone();
-        attackers.spawn(async move { slow_reader(addr, deadline, &sent).await });
+    if on("slow") {
+        for _ in 0..SLOW_READERS {
+            let sent = sent.clone();
+            attackers.spawn(async move { slow_reader(addr, deadline, &sent).await });
+        }
     }
     let s = sent.clone();
-    attackers.spawn(async move { big_token(addr, deadline, &s).await });
+    if on("token") {
+        attackers.spawn(async move { big_token(addr, deadline, &s).await });
+    }
     let s = sent.clone();
-    attackers.spawn(async move { flood(addr, deadline, &s).await });
+    if on("flood") {
+        attackers.spawn(async move { flood(addr, deadline, &s).await });
+    }
     let s = sent.clone();
-    attackers.spawn(async move { batches(addr, deadline, &s).await });
+    if on("batch") {
+        attackers.spawn(async move { batches(addr, deadline, &s).await });
+    }
     let s = sent.clone();
-    attackers.spawn(async move { modern_tasks(addr, deadline, &s).await });
+    if on("modern") {
+        attackers.spawn(async move { modern_tasks(addr, deadline, &s).await });
+    }
     let sampler = tokio::spawn(async move {
         let mut samples = Vec::new();
         let every = Duration::from_secs_f64(1.0 / SAMPLES_PER_S);
@@ -141,7 +164,6 @@ pub async fn run(server: &ServerChild, duration: Duration) -> Result<AttackResul
         rss,
         sent: vec![
             ("slow", load(&sent.slow)),
-            ("slow_cut", load(&sent.slow_cut)),
             ("token", load(&sent.token)),
             ("flood", load(&sent.flood)),
             ("batch", load(&sent.batch)),
@@ -195,10 +217,8 @@ async fn slow_reader(addr: SocketAddr, deadline: Instant, sent: &Sent) -> Result
             }
             match tokio::time::timeout(left, tcp.read(&mut buf)).await {
                 Err(_) => return Ok(()),
-                Ok(Ok(0)) | Ok(Err(_)) => {
-                    sent.slow_cut.fetch_add(1, Ordering::Relaxed);
-                    break;
-                }
+                // Cut (the server's queue bounds), once the little it sent is read.
+                Ok(Ok(0)) | Ok(Err(_)) => break,
                 Ok(Ok(_)) => tokio::time::sleep(Duration::from_secs(1)).await,
             }
         }

@@ -84,6 +84,13 @@ pub struct Args {
     /// Seconds the attack phase runs.
     #[arg(long, default_value_t = 30.0)]
     pub attack_seconds: f64,
+    /// Attackers of the attack phase (comma-separated): slow, token, flood, batch, modern.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "slow,token,flood,batch,modern"
+    )]
+    pub attacks: Vec<String>,
     /// Phases to run (comma-separated): echo1, echo, progress, rss, soak, attack (soak and
     /// attack only when named: `just soak`).
     #[arg(long, value_delimiter = ',', default_value = "echo1,echo,progress,rss")]

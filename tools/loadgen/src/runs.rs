@@ -285,7 +285,7 @@ pub async fn run_all(args: &Args) -> Result<Value> {
     if want("attack") {
         let seconds = std::time::Duration::from_secs_f64(args.attack_seconds);
         let r = on_fresh_server_with(&exe, &[], &[SOAK_ALLOCATOR_ENV], async |s| {
-            attack::run(s, seconds).await
+            attack::run(s, seconds, &args.attacks).await
         })
         .await?
         .result;
