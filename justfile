@@ -77,7 +77,9 @@ bench-live *args:
     cargo run --release -p faultline-loadgen -- {{args}}
 
 # Soak: 10,000 sessions created and deleted, each with a GET stream opened and cut; prints
-# the server's RSS slope in bytes per session (a leak shows as a slope that stays up).
-soak sessions="10000":
+# the server's RSS slope in bytes per session (a leak shows as a slope that stays up). Then
+# issue 29's attacks for 30 s while 8 sessions call echo: their latency (median under
+# 50 ms) and the server's RSS over the attacks (flat).
+soak sessions="10000" attack_seconds="30":
     cargo build --release -p faultline
-    cargo run --release -p faultline-loadgen -- --runs 1 --phases soak --soak-sessions {{sessions}}
+    cargo run --release -p faultline-loadgen -- --runs 1 --phases soak,attack --soak-sessions {{sessions}} --attack-seconds {{attack_seconds}}

@@ -116,6 +116,43 @@ pub struct ServeArgs {
     /// Without --control: bytes the ledger may weigh (an estimate of its heap use).
     #[arg(long, default_value_t = Limits::default().ledger_window_bytes, value_parser = clap::value_parser!(u64).range(1..))]
     pub ledger_window_bytes: u64,
+    /// Bytes of SSE frames one stream's queue may hold, whatever its reader's pace; the
+    /// frame that would pass it cuts the stream (`queue_full` in the ledger's `cuts`).
+    #[arg(long, default_value_t = faultline_server::DEFAULT_MAX_QUEUE_BYTES as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_queue_bytes: u64,
+    /// Bytes of SSE frames all streams' queues together may hold; a frame that would pass
+    /// it cuts the largest queue first (`server_queues_full` in the ledger's `cuts`).
+    #[arg(long, default_value_t = faultline_server::DEFAULT_MAX_SERVER_QUEUE_BYTES as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_server_queue_bytes: u64,
+    /// The longest request id or `_meta.progressToken` accepted, in bytes (not with
+    /// --scenario); a longer one gets 400 before anything runs.
+    #[arg(long, default_value_t = faultline_server::DEFAULT_MAX_ECHO_BYTES, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_echo_bytes: u32,
+    /// Job steps one POST may ask for, a 2025-03-26 batch's summed (not with --scenario);
+    /// more gets 400.
+    #[arg(long, default_value_t = faultline_server::DEFAULT_MAX_STEPS_PER_REQUEST, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_steps_per_request: u64,
+    /// Job steps a session's running jobs may still have to run, with a new POST's (the
+    /// 2026-07-28 sessionless requests count as one session; not with --scenario); more
+    /// gets 429.
+    #[arg(long, default_value_t = faultline_server::DEFAULT_MAX_STEPS_PER_SESSION, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_steps_per_session: u64,
+    /// Job steps every running job may still have to run, with a new POST's (not with
+    /// --scenario); more gets 503. Bounds the work clients that left leave behind.
+    #[arg(long, default_value_t = faultline_server::DEFAULT_MAX_STEPS_PER_SERVER, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_steps_per_server: u64,
+    /// Live sessions one client address may hold (not with --scenario); `initialize`
+    /// beyond it takes the room of that address's oldest never-used session, else 429.
+    #[arg(long, default_value_t = faultline_server::DEFAULT_MAX_SESSIONS_PER_PEER, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_sessions_per_peer: u32,
+    /// Virtual milliseconds a session never used after `initialize` lives (not with
+    /// --scenario).
+    #[arg(long, default_value_t = faultline_server::DEFAULT_UNUSED_SESSION_TTL.as_millis() as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub unused_session_ttl_ms: u64,
+    /// Whole-ledger bodies (`GET /_chaos/ledger` without `since`) written at once; one
+    /// more gets 503 pointing at `?since=N` pages.
+    #[arg(long, default_value_t = Limits::default().ledger_readers as u32, value_parser = clap::value_parser!(u32).range(1..))]
+    pub ledger_readers: u32,
 }
 
 impl ServeArgs {
@@ -140,8 +177,26 @@ impl ServeArgs {
             ledger_window: self.ledger_window,
             ledger_window_bytes: self.ledger_window_bytes,
             forget_dead_sessions: base.forget_dead_sessions,
-            // The rest (queue, echo, step and session bounds) have no flag yet.
-            ..base
+            max_queue_bytes: usize::try_from(self.max_queue_bytes).unwrap_or(usize::MAX),
+            max_server_queue_bytes: usize::try_from(self.max_server_queue_bytes)
+                .unwrap_or(usize::MAX),
+            // Applied only where the config bounds them (not for a scenario, whose
+            // requests get the simulator's answers).
+            max_echo_bytes: base.max_echo_bytes.map(|_| self.max_echo_bytes),
+            max_steps_per_request: base
+                .max_steps_per_request
+                .map(|_| self.max_steps_per_request),
+            max_steps_per_session: base
+                .max_steps_per_session
+                .map(|_| self.max_steps_per_session),
+            max_steps_per_server: base.max_steps_per_server.map(|_| self.max_steps_per_server),
+            max_sessions_per_peer: base
+                .max_sessions_per_peer
+                .map(|_| self.max_sessions_per_peer),
+            unused_session_ttl: base
+                .unused_session_ttl
+                .map(|_| Duration::from_millis(self.unused_session_ttl_ms)),
+            ledger_readers: usize::try_from(self.ledger_readers).unwrap_or(usize::MAX),
         }
     }
 }
@@ -372,5 +427,63 @@ mod limit_flag_tests {
         let scenario = limits(&["--max-tasks", "7"], Limits::for_scenario()).unwrap();
         assert_eq!((scenario.max_tasks, scenario.max_handles), (None, None));
         assert!(limits(&["--max-tasks", "0"], Limits::default()).is_err());
+    }
+
+    #[test]
+    fn every_limit_has_a_flag_and_the_request_bounds_stay_off_for_a_scenario() {
+        let flags = [
+            "--max-queue-bytes",
+            "1000",
+            "--max-server-queue-bytes",
+            "2000",
+            "--max-echo-bytes",
+            "3",
+            "--max-steps-per-request",
+            "4",
+            "--max-steps-per-session",
+            "5",
+            "--max-steps-per-server",
+            "6",
+            "--max-sessions-per-peer",
+            "7",
+            "--unused-session-ttl-ms",
+            "8",
+            "--ledger-readers",
+            "9",
+        ];
+        let live = limits(&flags, Limits::default()).unwrap();
+        assert_eq!(
+            (live.max_queue_bytes, live.max_server_queue_bytes),
+            (1000, 2000)
+        );
+        assert_eq!(live.max_echo_bytes, Some(3));
+        assert_eq!(
+            (
+                live.max_steps_per_request,
+                live.max_steps_per_session,
+                live.max_steps_per_server
+            ),
+            (Some(4), Some(5), Some(6))
+        );
+        assert_eq!(live.max_sessions_per_peer, Some(7));
+        assert_eq!(live.unused_session_ttl, Some(Duration::from_millis(8)));
+        assert_eq!(live.ledger_readers, 9);
+        assert_eq!(limits(&[], Limits::default()).unwrap(), Limits::default());
+        let scenario = limits(&flags, Limits::for_scenario()).unwrap();
+        assert_eq!(
+            (
+                scenario.max_echo_bytes,
+                scenario.max_steps_per_request,
+                scenario.max_steps_per_session,
+                scenario.max_steps_per_server,
+                scenario.max_sessions_per_peer,
+                scenario.unused_session_ttl
+            ),
+            (None, None, None, None, None, None)
+        );
+        assert_eq!(
+            limits(&[], Limits::for_scenario()).unwrap(),
+            Limits::for_scenario()
+        );
     }
 }

@@ -19,8 +19,9 @@ pub struct Limits {
     pub max_job_steps: u32,
     /// `Some(n)`: one turn of the driver ([`crate::Server::begin_turn`]) runs at most `n`
     /// job steps; steps still due wait for the next turn, so a driver that releases its
-    /// lock between turns lets other requests in while a big job runs. `None`: all due
-    /// steps run at once (the simulator).
+    /// lock between turns lets other requests in while a big job runs. A step of a job
+    /// whose progress token is long counts for more (see `server/jobs.rs`, `turn_cost`).
+    /// `None`: all due steps run at once (the simulator).
     pub job_steps_per_turn: Option<u32>,
     /// `Some(n)`: a POST that would open a stream for a session whose event log already
     /// holds `n` streams is refused (429). `None`: no cap.

@@ -74,6 +74,33 @@ fn a_job_above_the_step_limit_gets_an_error_naming_the_limit() {
 /// With a budget of 100 steps per turn, a 1,000-step interval-0 job runs 100 steps per
 /// turn: the request that starts it comes back at once, and what is left waits, due now,
 /// for the driver's next turns; a request of another session is handled between turns.
+/// A job whose progress token is long renders more bytes per step, and takes more of a
+/// turn's budget per step (one, and one per 256 bytes of token): with a 1 KiB token, a
+/// turn of 1,000 runs 200 steps, so that other clients wait no longer behind it.
+#[test]
+fn a_long_progress_token_takes_more_of_a_turn() {
+    let mut server = Server::new(ServerKnobs::default(), 1);
+    server.set_limits(Limits {
+        job_steps_per_turn: Some(1_000),
+        ..Limits::default()
+    });
+    let session = initialize(&mut server, 1);
+    server.begin_turn();
+    let mut out = Vec::new();
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "long_job", "arguments": {"steps": 10_000, "interval_ms": 0},
+                   "_meta": {"progressToken": "t".repeat(1024)}}});
+    server.handle(
+        ConnId(3),
+        HttpRequest::post(Some(session), call),
+        0,
+        &mut out,
+    );
+    assert_eq!(answer(&out, 3).0, 200);
+    assert_eq!(events_on(&out, 3), 200, "a fifth of the turn's steps");
+    assert!(server.steps_waiting(0));
+}
+
 #[test]
 fn a_turn_runs_at_most_its_budget_of_job_steps() {
     let mut server = Server::new(ServerKnobs::default(), 1);

@@ -26,7 +26,7 @@ use crate::clock::MAX_VIRTUAL_MS;
 use crate::conn_watch::TcpConn;
 use crate::counted_listener::PeerAddr;
 use crate::http::json_response;
-use crate::ledger_page::{LedgerQuery, ledger_response};
+use crate::ledger_page::{LedgerBody, LedgerQuery, ledger_response};
 
 fn error(status: StatusCode, message: &str) -> Response {
     json_response(status, &json!({"error": message}))
@@ -252,10 +252,11 @@ pub(crate) async fn chaos(
                 },
                 LedgerQuery::Page { .. } => None,
             };
-            app.with_state(|s| {
+            let body = app.with_state(|s| {
                 s.sync();
-                ledger_response(s, query, held)
-            })
+                LedgerBody::take(s, query)
+            });
+            ledger_response(body, held).await
         }
         (_, p) if known.contains(&p) => error(
             StatusCode::METHOD_NOT_ALLOWED,

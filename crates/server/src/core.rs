@@ -32,6 +32,8 @@ use crate::plan_notes::plan_notes;
 use crate::server_events::{EventSink, ServerEvent};
 use crate::time_scale::TimeScale;
 
+mod server_queues;
+
 /// What the driver hands to one HTTP exchange.
 #[derive(Debug)]
 pub(crate) enum Frame {
@@ -115,6 +117,9 @@ pub(crate) struct State {
     events: Option<EventSink>,
     /// Session deaths already told to the event feed.
     deaths: DeathWatch,
+    /// At least the bytes queued on all streams together: every byte queued since they
+    /// were last counted (see `server_queues`).
+    queued_bound_bytes: usize,
 }
 
 /// The quiescence marker: an SSE event of its own type with empty data. Clients that
@@ -193,6 +198,7 @@ impl State {
             closing: false,
             events,
             deaths: DeathWatch::default(),
+            queued_bound_bytes: 0,
             config,
         };
         (state, notes)
@@ -255,6 +261,7 @@ impl State {
             let _ = sink.tx.send(Frame::End(EndMode::Reset));
         }
         self.draining.clear();
+        self.queued_bound_bytes = 0;
         let (engine, _) = Self::build(&self.config);
         self.engine = engine;
         self.fired.clear();
@@ -671,7 +678,11 @@ impl State {
                         Some(_) => {
                             let bytes = render_event(self.server(), event, id, retry_ms);
                             let len = bytes.len();
-                            self.deliver(conn, Frame::Event(bytes), len)
+                            if self.make_server_room(conn, len, &mut more) {
+                                self.deliver(conn, Frame::Event(bytes), len)
+                            } else {
+                                Delivery::Sent
+                            }
                         }
                         None => Delivery::Sent,
                     };
@@ -679,7 +690,11 @@ impl State {
                 }
                 Emitted::Wire(Output::Comment { conn }) => {
                     let bytes = Bytes::from_static(KEEP_ALIVE);
-                    let delivered = self.deliver(conn, Frame::Event(bytes), KEEP_ALIVE.len());
+                    let delivered = if self.make_server_room(conn, KEEP_ALIVE.len(), &mut more) {
+                        self.deliver(conn, Frame::Event(bytes), KEEP_ALIVE.len())
+                    } else {
+                        Delivery::Sent
+                    };
                     self.delivered(conn, delivered, &mut more);
                 }
                 Emitted::Wire(Output::End { conn, how }) => {
@@ -754,6 +769,7 @@ impl State {
         }
         sink.marked = false;
         sink.queued.fetch_add(len, Ordering::AcqRel);
+        self.queued_bound_bytes = self.queued_bound_bytes.saturating_add(len);
         match sink.tx.send(frame) {
             Ok(()) => Delivery::Sent,
             Err(_) => Delivery::Gone,

@@ -12,6 +12,9 @@
 //! [`crate::Limits::ledger_readers`] whole bodies exist at once (one more gets 503 with a
 //! sentence pointing at `?since=N` pages, which are bounded to [`PAGE_MAX`] events), and a
 //! whole body not taken within the idle timeout has its connection closed, which frees it.
+//!
+//! Neither is written as JSON under the server's lock: what a body shows is copied under
+//! it ([`LedgerBody::take`]), and written after ([`ledger_response`]).
 
 use std::collections::VecDeque;
 use std::io;
@@ -26,9 +29,10 @@ use faultline_model::{ProducedEvent, SendEntry};
 use serde::Serialize;
 
 use crate::core::State;
+use crate::ledger_snapshot::LedgerCopy;
 
 /// Chunks the body is written in.
-const CHUNK_BYTES: usize = 64 << 10;
+pub(crate) const CHUNK_BYTES: usize = 64 << 10;
 
 /// Events per page unless `limit` says otherwise, and the most a page holds.
 const PAGE_DEFAULT: u32 = 10_000;
@@ -77,9 +81,9 @@ impl LedgerQuery {
     }
 }
 
-/// One page of `?since=N`.
+/// One page of `?since=N`, copied out of the ledger under the lock.
 #[derive(Debug, Serialize)]
-struct LedgerPage<'a> {
+pub(crate) struct LedgerPage {
     now_ms: u64,
     /// The cursor asked for.
     since: u32,
@@ -90,9 +94,49 @@ struct LedgerPage<'a> {
     /// Events below this id were trimmed (a server without `--control`), if `since` was
     /// below it the page starts here.
     events_base: u32,
-    events: &'a [ProducedEvent],
+    events: Vec<ProducedEvent>,
     /// The sends of this page's events, in the order they happened.
-    sends: Vec<&'a SendEntry>,
+    sends: Vec<SendEntry>,
+}
+
+/// What `GET /_chaos/ledger` answers, copied under the lock and written as JSON after.
+#[derive(Debug)]
+pub(crate) enum LedgerBody {
+    Whole(Box<LedgerCopy>),
+    Page(LedgerPage),
+}
+
+impl LedgerBody {
+    /// Copies what `query` asks for; the caller holds the lock and stepped `state` to now.
+    pub fn take(state: &State, query: LedgerQuery) -> LedgerBody {
+        match query {
+            LedgerQuery::Whole => LedgerBody::Whole(Box::new(LedgerCopy::of(state))),
+            LedgerQuery::Page { since, limit } => {
+                let server = state.server();
+                let ledger = server.ledger();
+                let base = ledger.events_base;
+                let end = ledger.next_event().0;
+                let from = since.clamp(base, end);
+                let to = from.saturating_add(limit).min(end);
+                let events = ledger.events[(from - base) as usize..(to - base) as usize].to_vec();
+                let sends = ledger
+                    .sends
+                    .iter()
+                    .filter(|s| (from..to).contains(&s.event.0))
+                    .cloned()
+                    .collect();
+                LedgerBody::Page(LedgerPage {
+                    now_ms: server.now_ms(),
+                    since,
+                    next: to,
+                    events_end: end,
+                    events_base: base,
+                    events,
+                    sends,
+                })
+            }
+        }
+    }
 }
 
 /// Writes `value` as JSON into chunks, never into one contiguous buffer.
@@ -153,8 +197,11 @@ impl http_body::Body for ChunkBody {
     }
 }
 
-fn chunked_response(value: &impl Serialize, held: Option<Box<dyn Send + Sync>>) -> Response {
-    match chunked_json(value) {
+fn chunked_response(
+    written: Result<VecDeque<Bytes>, serde_json::Error>,
+    held: Option<Box<dyn Send + Sync>>,
+) -> Response {
+    match written {
         Ok(chunks) => {
             let mut response = Response::new(Body::new(ChunkBody(chunks, held)));
             response.headers_mut().insert(
@@ -170,42 +217,24 @@ fn chunked_response(value: &impl Serialize, held: Option<Box<dyn Send + Sync>>) 
     }
 }
 
-/// The answer to `GET /_chaos/ledger` with `query`; the caller stepped `state` to now.
-/// `held` lives as long as the body (see [`ChunkBody`]).
-pub(crate) fn ledger_response(
-    state: &State,
-    query: LedgerQuery,
+/// The answer to `GET /_chaos/ledger`, written after the lock was released: a page is
+/// written on a blocking thread and sent once whole (it is bounded); the whole ledger is
+/// written as its reader takes it (see `ledger_stream`). `held` lives as long as the body
+/// (see [`ChunkBody`]).
+pub(crate) async fn ledger_response(
+    body: LedgerBody,
     held: Option<Box<dyn Send + Sync>>,
 ) -> Response {
-    match query {
-        LedgerQuery::Whole => {
-            chunked_response(&crate::ledger_snapshot::LedgerSnapshot::of(state), held)
-        }
-        LedgerQuery::Page { since, limit } => {
-            let server = state.server();
-            let ledger = server.ledger();
-            let base = ledger.events_base;
-            let end = ledger.next_event().0;
-            let from = since.clamp(base, end);
-            let to = from.saturating_add(limit).min(end);
-            let events = &ledger.events[(from - base) as usize..(to - base) as usize];
-            let sends = ledger
-                .sends
-                .iter()
-                .filter(|s| (from..to).contains(&s.event.0))
-                .collect();
-            chunked_response(
-                &LedgerPage {
-                    now_ms: server.now_ms(),
-                    since,
-                    next: to,
-                    events_end: end,
-                    events_base: base,
-                    events,
-                    sends,
-                },
-                held,
-            )
+    match body {
+        LedgerBody::Whole(copy) => crate::ledger_stream::streamed_json(copy, held),
+        LedgerBody::Page(page) => {
+            match tokio::task::spawn_blocking(move || chunked_json(&page)).await {
+                Ok(written) => chunked_response(written, held),
+                Err(e) => crate::http::json_response(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    &serde_json::json!({"error": format!("the ledger page was not written: {e}")}),
+                ),
+            }
         }
     }
 }

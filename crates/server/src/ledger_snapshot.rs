@@ -7,6 +7,10 @@
 //! (the one this replaced renumbered events per stream), and a script comparing what its
 //! client applied with the ground truth must see the ids the oracle sees. A Rust caller can
 //! deserialize `ledger` straight back into [`Ledger`].
+//!
+//! The body is written from a [`LedgerCopy`] taken under the server's lock, not from the
+//! state itself: writing 300,000 events as JSON took some 600 ms, every other client
+//! waiting for the lock meanwhile; copying them takes a small part of that.
 
 use std::collections::VecDeque;
 
@@ -37,9 +41,24 @@ pub(crate) struct LedgerSnapshot<'a> {
     pub ledger: &'a Ledger,
 }
 
-impl<'a> LedgerSnapshot<'a> {
-    /// Reads the driver as it is; the caller steps it to "now" first.
-    pub fn of(state: &'a State) -> LedgerSnapshot<'a> {
+/// What [`LedgerSnapshot`] shows, owned: copied under the server's lock (a copy of
+/// plain records, far cheaper than writing them as JSON), so that the JSON is written
+/// after the lock is released (see `ledger_stream`).
+#[derive(Debug)]
+pub(crate) struct LedgerCopy {
+    now_ms: u64,
+    time_scale: TimeScale,
+    scenario: Option<String>,
+    knobs: ServerKnobs,
+    live_sessions: Vec<SessionKey>,
+    open_connections: Vec<ConnId>,
+    faults_fired: VecDeque<FiredFault>,
+    ledger: Ledger,
+}
+
+impl LedgerCopy {
+    /// Copies the driver as it is; the caller steps it to "now" first.
+    pub fn of(state: &State) -> LedgerCopy {
         let server = state.server();
         let mut live_sessions: Vec<SessionKey> = server
             .live_sessions()
@@ -47,15 +66,35 @@ impl<'a> LedgerSnapshot<'a> {
             .filter_map(|(wire_id, _)| server.session_key(wire_id))
             .collect();
         live_sessions.sort_unstable();
-        LedgerSnapshot {
+        LedgerCopy {
             now_ms: server.now_ms(),
             time_scale: state.time_scale(),
-            scenario: state.config().scenario.as_ref().map(|s| s.name.as_str()),
-            knobs: server.knobs(),
+            scenario: state.config().scenario.as_ref().map(|s| s.name.clone()),
+            knobs: server.knobs().clone(),
             live_sessions,
             open_connections: server.open_connections(None),
-            faults_fired: &state.fired,
-            ledger: server.ledger(),
+            faults_fired: state.fired.clone(),
+            ledger: server.ledger().clone(),
         }
+    }
+
+    /// The body, as [`LedgerSnapshot`] writes it.
+    pub fn view(&self) -> LedgerSnapshot<'_> {
+        LedgerSnapshot {
+            now_ms: self.now_ms,
+            time_scale: self.time_scale,
+            scenario: self.scenario.as_deref(),
+            knobs: &self.knobs,
+            live_sessions: self.live_sessions.clone(),
+            open_connections: self.open_connections.clone(),
+            faults_fired: &self.faults_fired,
+            ledger: &self.ledger,
+        }
+    }
+}
+
+impl Serialize for LedgerCopy {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.view().serialize(serializer)
     }
 }

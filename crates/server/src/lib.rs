@@ -31,6 +31,7 @@ mod host_check;
 mod http;
 mod ledger_page;
 mod ledger_snapshot;
+mod ledger_stream;
 mod limits;
 mod plan_notes;
 mod server_events;
@@ -58,8 +59,11 @@ pub use crate::clock::{MAX_TIME_SCALE, MAX_VIRTUAL_MS};
 pub use crate::core::{KEEP_ALIVE, QUIET_MARKER};
 use crate::core::{Source, State};
 pub use crate::limits::{
-    DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_HANDLES, DEFAULT_MAX_TASKS,
-    DEFAULT_STREAM_QUEUE_BYTES, DEFAULT_STREAM_STALL, Limits, default_max_connections,
+    DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_ECHO_BYTES, DEFAULT_MAX_HANDLES,
+    DEFAULT_MAX_QUEUE_BYTES, DEFAULT_MAX_SERVER_QUEUE_BYTES, DEFAULT_MAX_SESSIONS_PER_PEER,
+    DEFAULT_MAX_STEPS_PER_REQUEST, DEFAULT_MAX_STEPS_PER_SERVER, DEFAULT_MAX_STEPS_PER_SESSION,
+    DEFAULT_MAX_TASKS, DEFAULT_STREAM_QUEUE_BYTES, DEFAULT_STREAM_STALL,
+    DEFAULT_UNUSED_SESSION_TTL, Limits, default_max_connections,
 };
 pub use crate::server_events::{EventFeed, EventSink, Notice, ServerEvent, event_channel};
 
@@ -593,12 +597,13 @@ impl App {
     /// knobs, live_sessions, open_connections, faults_fired, ledger}`, where `ledger` is
     /// the model's [`faultline_model::Ledger`] as serde writes it.
     pub fn ledger_json(&self) -> serde_json::Value {
-        self.with_state(|s| {
+        let copy = self.with_state(|s| {
             s.sync();
-            serde_json::to_value(ledger_snapshot::LedgerSnapshot::of(s)).unwrap_or_else(
-                |e| serde_json::json!({"error": format!("the ledger did not serialize: {e}")}),
-            )
-        })
+            ledger_snapshot::LedgerCopy::of(s)
+        });
+        serde_json::to_value(&copy).unwrap_or_else(
+            |e| serde_json::json!({"error": format!("the ledger did not serialize: {e}")}),
+        )
     }
 }
 

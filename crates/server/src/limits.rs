@@ -12,7 +12,8 @@
 //! them. The second round (a 200 KB progress token repeated in every event, a queue
 //! that grows as fast as a slow reader lets it, 10,000 `initialize`s on one connection,
 //! a batch of 5,000 jobs left running by a client that left) added the byte bound per
-//! queue, the bound on repeated strings, the step budgets and the session room rules.
+//! queue, the bound on repeated strings, the step budgets and the session room rules; the
+//! third, the bound on all queues together and the step budgets on the 2026-07-28 path.
 //!
 //! | field | flag | default | bounds |
 //! |---|---|---|---|
@@ -28,14 +29,15 @@
 //! | `max_handles` | `--max-handles` | 10,000 | 2026-07-28 state handles (baskets) held; a new one takes a lost, idle-expired or the least recently used one's room |
 //! | `ledger_window` | `--ledger-window` | 10,000 | entries kept per ledger record without `--control` |
 //! | `ledger_window_bytes` | `--ledger-window-bytes` | 64 MiB | bytes the ledger may weigh without `--control` |
-//! | `max_queue_bytes` | - | 64 MiB | queued SSE bytes one stream may hold, whatever its reader's pace; a frame that would pass it cuts the stream (`queue_full` in the ledger's `cuts`) |
-//! | `max_echo_bytes` | - | 1 KiB | a request id or `_meta.progressToken` longer is refused (400) |
-//! | `max_steps_per_request` | - | 1,000,000 | job steps one POST (a batch's summed) may ask for (400) |
-//! | `max_steps_per_session` | - | 1,000,000 | job steps a session's running jobs may still have to run (429) |
-//! | `max_steps_per_server` | - | 10,000,000 | job steps every running job may still have to run (503) |
-//! | `max_sessions_per_peer` | - | 1,000 | live sessions per client address; the oldest unused one gives way, else 429 |
-//! | `unused_session_ttl` | - | 60 s | a session never used after `initialize` dies this long after it; a full store evicts the oldest such |
-//! | `ledger_readers` | - | 1 | `GET /_chaos/ledger` bodies being written at once (more: 503) |
+//! | `max_queue_bytes` | `--max-queue-bytes` | 64 MiB | queued SSE bytes one stream may hold, whatever its reader's pace; a frame that would pass it cuts the stream (`queue_full` in the ledger's `cuts`) |
+//! | `max_server_queue_bytes` | `--max-server-queue-bytes` | 128 MiB | queued SSE bytes all streams together may hold; a frame that would pass it cuts the largest queue first (`server_queues_full` in the ledger's `cuts`) |
+//! | `max_echo_bytes` | `--max-echo-bytes` | 1 KiB | a request id or `_meta.progressToken` longer is refused (400) |
+//! | `max_steps_per_request` | `--max-steps-per-request` | 1,000,000 | job steps one POST (a batch's summed) may ask for (400) |
+//! | `max_steps_per_session` | `--max-steps-per-session` | 1,000,000 | job steps a session's running jobs may still have to run (429) |
+//! | `max_steps_per_server` | `--max-steps-per-server` | 10,000,000 | job steps every running job may still have to run (503) |
+//! | `max_sessions_per_peer` | `--max-sessions-per-peer` | 1,000 | live sessions per client address; the oldest unused one gives way, else 429 |
+//! | `unused_session_ttl` | `--unused-session-ttl-ms` | 60 s | a session never used after `initialize` dies this long after it; a full store evicts the oldest such |
+//! | `ledger_readers` | `--ledger-readers` | 1 | `GET /_chaos/ledger` bodies being written at once (more: 503) |
 
 use std::time::Duration;
 
@@ -58,8 +60,24 @@ pub const DEFAULT_STREAM_STALL: Duration = Duration::from_secs(5);
 /// 15 MB for the whole job), far below what one stream may pin in memory.
 pub const DEFAULT_MAX_QUEUE_BYTES: usize = 64 << 20;
 
+/// Bytes of SSE frames all streams' queues together may hold: two streams at their own
+/// hard bound, so that many slow readers cannot pin more than one can many times over.
+pub const DEFAULT_MAX_SERVER_QUEUE_BYTES: usize = 128 << 20;
+
 /// The longest request id or progress token a long-lived server repeats.
 pub const DEFAULT_MAX_ECHO_BYTES: u32 = 1 << 10;
+
+/// Job steps one POST (a batch's summed) may ask for.
+pub const DEFAULT_MAX_STEPS_PER_REQUEST: u64 = 1_000_000;
+
+/// Job steps a session's running jobs may still have to run.
+pub const DEFAULT_MAX_STEPS_PER_SESSION: u64 = 1_000_000;
+
+/// Job steps every running job together may still have to run.
+pub const DEFAULT_MAX_STEPS_PER_SERVER: u64 = 10_000_000;
+
+/// Live sessions one client address may hold.
+pub const DEFAULT_MAX_SESSIONS_PER_PEER: u32 = 1_000;
 
 /// A never-used session dies this long after `initialize` (see `session_room` in the
 /// model): a client that will use its session names it within a second.
@@ -109,6 +127,8 @@ pub struct Limits {
     pub forget_dead_sessions: bool,
     /// See [`DEFAULT_MAX_QUEUE_BYTES`].
     pub max_queue_bytes: usize,
+    /// See [`DEFAULT_MAX_SERVER_QUEUE_BYTES`].
+    pub max_server_queue_bytes: usize,
     /// See [`faultline_model::Limits::max_echo_bytes`]; `None` for a scenario.
     pub max_echo_bytes: Option<u32>,
     /// See [`faultline_model::Limits::max_steps_per_request`]; `None` for a scenario.
@@ -144,11 +164,12 @@ impl Default for Limits {
             ledger_window_bytes: 64 << 20,
             forget_dead_sessions: true,
             max_queue_bytes: DEFAULT_MAX_QUEUE_BYTES,
+            max_server_queue_bytes: DEFAULT_MAX_SERVER_QUEUE_BYTES,
             max_echo_bytes: Some(DEFAULT_MAX_ECHO_BYTES),
-            max_steps_per_request: Some(1_000_000),
-            max_steps_per_session: Some(1_000_000),
-            max_steps_per_server: Some(10_000_000),
-            max_sessions_per_peer: Some(1_000),
+            max_steps_per_request: Some(DEFAULT_MAX_STEPS_PER_REQUEST),
+            max_steps_per_session: Some(DEFAULT_MAX_STEPS_PER_SESSION),
+            max_steps_per_server: Some(DEFAULT_MAX_STEPS_PER_SERVER),
+            max_sessions_per_peer: Some(DEFAULT_MAX_SESSIONS_PER_PEER),
             unused_session_ttl: Some(DEFAULT_UNUSED_SESSION_TTL),
             ledger_readers: 1,
         }

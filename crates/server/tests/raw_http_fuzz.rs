@@ -3,6 +3,10 @@
 //! a well-formed request afterwards still works. Complements `fuzz.rs`, whose requests
 //! are well-formed HTTP with random parts: here the HTTP itself is broken.
 //!
+//! Issue 29's attacks are among the requests mutated ([`attacks`]): a batch of jobs over
+//! the request's step budget, a progress token over the repeated-string bound, a
+//! 2026-07-28 task of 100,000 steps, and `initialize`s pipelined on one connection.
+//!
 //! Bounded (a fixed number of cases, each ending when the server closes) so that it runs
 //! in seconds in `cargo test --workspace --release`.
 
@@ -13,6 +17,7 @@ use crate::common::*;
 use faultline_server::{Config, Limits};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, TestRunner};
+use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -30,6 +35,51 @@ const VALID: [&str; 7] = [
     "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Encoding: deflate\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
     "GET /_chaos/ledger HTTP/1.1\r\nHost: localhost:80@evil.example\r\nOrigin: http://[::1]evil.example\r\n\r\n",
 ];
+
+/// A POST with these extra header lines, `Content-Length` and `Connection: close`.
+fn post(headers: &str, body: &str) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n{headers}Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// Issue 29's attacks as requests to mutate, `session` a live 2025-03-26 session: none of
+/// them may start work that outlives its answer by more than the step budgets allow, and
+/// none leaves a stream open (a mutated one either parses, and is answered, or does not).
+fn attacks(session: &str) -> Vec<String> {
+    let old = format!("MCP-Protocol-Version: 2025-03-26\r\nMcp-Session-Id: {session}\r\n");
+    let job = |id: u64, token: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "long_job",
+            "arguments": {"steps": 100_000, "interval_ms": 0},
+            "_meta": {"progressToken": token},
+        }})
+    };
+    // 1,100,000 steps: over the request budget even with a digit of one job deleted.
+    let batch = Value::Array((0..11).map(|i| job(10 + i, "b")).collect()).to_string();
+    let token = job(2, &"t".repeat(2_000)).to_string();
+    let modern = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "long_job",
+        "arguments": {"steps": 100_000, "interval_ms": 0},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+            "io.modelcontextprotocol/clientInfo": {"name": "f", "version": "0"},
+        },
+    }})
+    .to_string();
+    vec![
+        post(&old, &batch),
+        post(&old, &token),
+        post(
+            "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: long_job\r\n",
+            &modern,
+        ),
+        // Five `initialize`s pipelined on one connection.
+        VALID[0].repeat(5),
+    ]
+}
 
 #[derive(Debug, Clone)]
 enum Mutation {
@@ -97,10 +147,13 @@ struct Case {
     half_close: bool,
 }
 
-fn case() -> impl Strategy<Value = Case> {
+fn case(templates: Vec<Vec<u8>>) -> impl Strategy<Value = Case> {
     let raw = proptest::collection::vec(any::<u8>(), 0..512);
-    let mutated = (0..VALID.len(), proptest::collection::vec(mutation(), 1..6))
-        .prop_map(|(i, mutations)| mutations.iter().fold(VALID[i].as_bytes().to_vec(), apply));
+    let mutated = (
+        0..templates.len(),
+        proptest::collection::vec(mutation(), 1..6),
+    )
+        .prop_map(move |(i, mutations)| mutations.iter().fold(templates[i].clone(), apply));
     (
         prop_oneof![1 => raw, 3 => mutated],
         proptest::bool::weighted(0.85),
@@ -160,13 +213,20 @@ fn raw_request_bytes_never_break_the_server() {
             }),
     ));
     let addr = server.addr;
+    let session = runtime.block_on(initialize(addr, "2025-03-26"));
+    let templates: Vec<Vec<u8>> = VALID
+        .iter()
+        .map(|v| v.to_string())
+        .chain(attacks(&session))
+        .map(String::into_bytes)
+        .collect();
     let mut runner = TestRunner::new(ProptestConfig {
         cases: 96,
         failure_persistence: None,
         ..ProptestConfig::default()
     });
     runner
-        .run(&case(), |case| {
+        .run(&case(templates), |case| {
             let answer = runtime.block_on(send(addr, &case));
             let answer = match answer {
                 Ok(answer) => answer,

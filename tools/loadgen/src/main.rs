@@ -17,12 +17,15 @@
 //! 3. `rss`: `--streams` sessions initialized, each holding its standalone GET SSE stream
 //!    open (the priming event received), then the server's `VmRSS` ([`rss`]);
 //! 4. `soak` (only when named): `--soak-sessions` sessions created, their GET stream
-//!    opened and cut, deleted, in a loop; the RSS slope in bytes per session ([`soak`]).
+//!    opened and cut, deleted, in a loop; the RSS slope in bytes per session ([`soak`]);
+//! 5. `attack` (only when named): issue 29's attacks in a loop while ordinary sessions call
+//!    `echo`: their latency and the server's RSS over time ([`attack`]).
 //!
 //! Every phase is bounded (duration, or a fixed count with a timeout) and stops by itself.
 //! With `--runs N` each phase runs N times on fresh servers and medians are reported
 //! ([`runs`]).
 
+mod attack;
 mod conn;
 mod echo;
 mod os;
@@ -78,8 +81,18 @@ pub struct Args {
     /// stream leaves a socket in TIME_WAIT for a minute), not the server's.
     #[arg(long, default_value_t = 1_000)]
     pub soak_ledger_window: u32,
-    /// Phases to run (comma-separated): echo1, echo, progress, rss, soak (soak only when
-    /// named: `just soak`).
+    /// Seconds the attack phase runs.
+    #[arg(long, default_value_t = 30.0)]
+    pub attack_seconds: f64,
+    /// Attackers of the attack phase (comma-separated): slow, token, flood, batch, modern.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "slow,token,flood,batch,modern"
+    )]
+    pub attacks: Vec<String>,
+    /// Phases to run (comma-separated): echo1, echo, progress, rss, soak, attack (soak and
+    /// attack only when named: `just soak`).
     #[arg(long, value_delimiter = ',', default_value = "echo1,echo,progress,rss")]
     pub phases: Vec<String>,
     /// Worker threads of the load generator's runtime (the server gets the rest of the

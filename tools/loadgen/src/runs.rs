@@ -14,7 +14,7 @@ use crate::echo::EchoResult;
 use crate::progress::ProgressResult;
 use crate::server::ServerChild;
 use crate::stats::median;
-use crate::{Args, Result, echo, os, progress, rss, server, soak};
+use crate::{Args, Result, attack, echo, os, progress, rss, server, soak};
 
 /// The soak's server returns freed pages to the OS at once. By default mimalloc (the
 /// `faultline` binary's allocator) keeps them a while for reuse, and under a loop that
@@ -23,7 +23,7 @@ use crate::{Args, Result, echo, os, progress, rss, server, soak};
 /// fake one. With the delay at 0, RSS follows what the server really holds.
 const SOAK_ALLOCATOR_ENV: (&str, &str) = ("MIMALLOC_PURGE_DELAY", "0");
 
-const PHASES: [&str; 5] = ["echo1", "echo", "progress", "rss", "soak"];
+const PHASES: [&str; 6] = ["echo1", "echo", "progress", "rss", "soak", "attack"];
 
 /// What one run measured, with the server's CPU time and RSS read right after it.
 struct Measured<T> {
@@ -71,7 +71,9 @@ pub async fn run_all(args: &Args) -> Result<Value> {
     let want = |p: &str| args.phases.iter().any(|x| x == p);
     for p in &args.phases {
         if !PHASES.contains(&p.as_str()) {
-            return Err(format!("unknown phase {p:?} (echo1, echo, progress, rss, soak)").into());
+            return Err(
+                format!("unknown phase {p:?} (echo1, echo, progress, rss, soak, attack)").into(),
+            );
         }
     }
     let nofile = os::raise_nofile_limit(args.streams + 1_024);
@@ -279,6 +281,41 @@ pub async fn run_all(args: &Args) -> Result<Value> {
                 "samples": r.samples,
             }),
         );
+    }
+    if want("attack") {
+        let seconds = std::time::Duration::from_secs_f64(args.attack_seconds);
+        let r = on_fresh_server_with(&exe, &[], &[SOAK_ALLOCATOR_ENV], async |s| {
+            attack::run(s, seconds, &args.attacks).await
+        })
+        .await?
+        .result;
+        let sent: Vec<String> = r.sent.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        println!(
+            "attack     {:.1} s of issue 29's attacks ({}) while 8 sessions call echo: echo p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms, {} requests, {} errors; RSS {:.1} -> peak {:.1} -> {:.1} MiB, second half's peak {:+.1} MiB on the first's ({}={})",
+            r.seconds,
+            sent.join(", "),
+            r.echo.p50_ms,
+            r.echo.p99_ms,
+            r.echo.max_ms,
+            r.echo.requests,
+            r.echo.errors,
+            r.rss_start_mib(),
+            r.rss_peak_mib(),
+            r.rss_end_mib(),
+            r.second_half_growth_mib(),
+            SOAK_ALLOCATOR_ENV.0,
+            SOAK_ALLOCATOR_ENV.1,
+        );
+        println!(
+            "attack     issue 29's bars: echo median under 50 ms: {}; RSS growth under 256 MiB: {}",
+            if r.echo.p50_ms < 50.0 { "yes" } else { "NO" },
+            if r.rss_peak_mib() - r.rss_start_mib() < 256.0 {
+                "yes"
+            } else {
+                "NO"
+            },
+        );
+        report.insert("attack".into(), r.to_json());
     }
     Ok(Value::Object(report))
 }

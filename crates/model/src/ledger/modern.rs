@@ -157,6 +157,15 @@ pub enum CutReason {
     /// have passed its hard bound of `limit_bytes` (the live server's `max_queue_bytes`),
     /// whatever the reader's pace. `queued_bytes` waited when the next frame came.
     QueueFull { queued_bytes: u64, limit_bytes: u64 },
+    /// The server's SSE queues together would have passed their bound of `limit_bytes`
+    /// (the live server's `max_queued_bytes`): `total_bytes` waited in all of them when the
+    /// next frame came, and this stream's queue, holding `queued_bytes`, was the largest.
+    /// Many slow readers, each under its own bound, cannot pin memory without end.
+    ServerQueuesFull {
+        queued_bytes: u64,
+        total_bytes: u64,
+        limit_bytes: u64,
+    },
     /// An idle proxy (the `IdleProxy` fault) reset the connection: no bytes had passed on
     /// it for `idle_ms` (no event, no keep-alive comment), the last at `last_bytes_ms`.
     /// <https://github.com/modelcontextprotocol/go-sdk/pull/1232>

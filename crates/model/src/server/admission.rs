@@ -18,6 +18,7 @@ use crate::jsonrpc::{
 use crate::knobs::DeadSessionAnswer;
 use crate::media_type;
 
+use super::request_budget::StepBudget;
 use super::{SUPPORTED_PROTOCOL_VERSIONS, Server};
 
 /// The `Allow` header of a 405.
@@ -72,12 +73,8 @@ pub(super) enum Rejection {
     IdTooLong(u32),
     /// A `_meta.progressToken` longer than `max_echo_bytes` (the limit).
     ProgressTokenTooLong(u32),
-    /// The POST's jobs ask for more than `max_steps_per_request` steps (the limit).
-    RequestStepBudget(u64),
-    /// The session's running jobs plus the POST's would pass `max_steps_per_session`.
-    SessionStepBudget(u64),
-    /// Every running job plus the POST's would pass `max_steps_per_server`.
-    ServerStepBudget(u64),
+    /// The POST's jobs would pass a step budget (see `request_budget`).
+    StepBudget(StepBudget),
     /// The client address holds `max_sessions_per_peer` used sessions already.
     PeerSessionLimit(u32),
 }
@@ -173,26 +170,9 @@ impl Rejection {
                     format!("Invalid params: _meta.progressToken is longer than {limit} bytes, the most this server repeats in each progress notification").into(),
                 );
             }
-            RequestStepBudget(limit) => {
-                return (
-                    400,
-                    INVALID_PARAMS,
-                    format!("Invalid params: the jobs of this request ask for more than {limit} steps in all").into(),
-                );
-            }
-            SessionStepBudget(limit) => {
-                return (
-                    429,
-                    INVALID_REQUEST,
-                    format!("Too Many Requests: this session's running jobs and these would pass {limit} steps still to run; wait for its jobs to end").into(),
-                );
-            }
-            ServerStepBudget(limit) => {
-                return (
-                    503,
-                    INVALID_REQUEST,
-                    format!("Service Unavailable: the running jobs and these would pass the server's {limit} steps still to run; retry later").into(),
-                );
+            StepBudget(over) => {
+                let (status, code, message) = over.parts();
+                return (status, code, message.into());
             }
             PeerSessionLimit(limit) => {
                 return (

@@ -122,7 +122,8 @@ impl Server {
                 break;
             }
             if let Some(left) = &mut self.turn_steps_left {
-                *left -= 1;
+                let cost = self.jobs.get(&job).map_or(1, |j| j.turn_cost);
+                *left = left.saturating_sub(cost);
             }
             self.job_due.pop_first();
             self.step_job(job, t, out);

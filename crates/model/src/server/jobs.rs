@@ -84,6 +84,7 @@ impl Server {
                 interval_ms,
                 progress: progress_token.is_some(),
                 request_id: id.clone(),
+                turn_cost: turn_cost(progress_token.as_ref()),
             },
         );
         if let Some(log) = self.log.get_mut(stream) {
@@ -206,6 +207,23 @@ pub(super) struct Job {
     interval_ms: u64,
     progress: bool,
     request_id: Value,
+    /// What one of its steps takes of a turn's step budget (see [`turn_cost`]).
+    pub(super) turn_cost: u32,
+}
+
+/// The rendered bytes one step of a turn's budget stands for: a progress notification
+/// with a short token renders some 170.
+const TURN_BYTES_PER_STEP: usize = 256;
+
+/// What one step of a job takes of a turn's budget ([`crate::Limits::job_steps_per_turn`]):
+/// 1, and one more per [`TURN_BYTES_PER_STEP`] of its progress token, which every progress
+/// notification repeats. So a turn renders about as many bytes whatever the token, and
+/// other clients wait no longer for the lock behind a job whose events are big (a 1 KiB
+/// token made each turn five times longer). Only a driver with a turn budget (the live
+/// server) sees it.
+fn turn_cost(progress_token: Option<&Value>) -> u32 {
+    let bytes = progress_token.map_or(0, super::request_budget::echo_bytes);
+    u32::try_from(1 + bytes / TURN_BYTES_PER_STEP).unwrap_or(u32::MAX)
 }
 
 impl Job {

@@ -69,7 +69,10 @@ impl Server {
             self.respond(conn, request, rpc, HttpResponse::empty(202), out);
             return;
         };
-        let response = match self.modern_answer(conn, request, id, method, params) {
+        let answer = self
+            .modern_answer(conn, request, id, method, params)
+            .and_then(|answer| self.within_step_budget(answer));
+        let response = match answer {
             Ok(Answer::Now(message)) => HttpResponse::json(200, message),
             Ok(Answer::List(message, version)) => {
                 self.respond(conn, request, rpc, HttpResponse::json(200, message), out);
@@ -101,6 +104,19 @@ impl Server {
             Err(why) => why.response(id),
         };
         self.respond(conn, request, rpc, response, out);
+    }
+
+    /// `answer`, unless the job it starts (a request stream's or a task's) would pass a
+    /// step budget: the stateless scope stands for the session.
+    fn within_step_budget(&self, answer: Answer) -> Result<Answer, ModernRejection> {
+        let steps = match &answer {
+            Answer::Task(spec, _) | Answer::Stream(spec, _) => spec.steps,
+            Answer::FixtureTask(call) => call.work.0,
+            _ => return Ok(answer),
+        };
+        self.step_budget(self.modern.scope(), u64::from(steps))
+            .map_err(ModernRejection::StepBudget)?;
+        Ok(answer)
     }
 
     /// The JSON-RPC response to one modern request, or why it is refused.

@@ -12,6 +12,7 @@ use crate::http::HttpResponse;
 use crate::jsonrpc::{self, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND};
 
 use super::super::era::MODERN_PROTOCOL_VERSIONS;
+use super::super::request_budget::StepBudget;
 
 /// A header is missing, malformed, or does not match the body.
 pub const HEADER_MISMATCH: i64 = -32020;
@@ -47,6 +48,9 @@ pub enum ModernRejection {
     /// 429 -32600: a task call when the task store holds `max_tasks` tasks and every one
     /// is still working ([`super::task_bounds`]), like the 2025 path's stream limit.
     TaskStoreFull { max_tasks: u32 },
+    /// 400, 429 or 503, as on the 2025 path: the call's job would pass a step budget
+    /// ([`super::super::request_budget`]).
+    StepBudget(StepBudget),
 }
 
 impl ModernRejection {
@@ -107,6 +111,10 @@ impl ModernRejection {
                 ),
                 None,
             ),
+            StepBudget(over) => {
+                let (status, code, message) = over.parts();
+                (status, code, message, None)
+            }
         }
     }
 

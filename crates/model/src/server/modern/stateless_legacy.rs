@@ -82,6 +82,10 @@ impl Server {
                 }
             }
             Dispatch::Job(spec) => {
+                if let Err(over) = self.step_budget(self.modern.scope(), u64::from(spec.steps)) {
+                    self.reject(conn, request, rpc, Rejection::StepBudget(over), out);
+                    return;
+                }
                 self.serve_request_stream(conn, request, rpc, id, params, spec, None, out);
             }
         }
