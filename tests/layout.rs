@@ -173,3 +173,48 @@ fn the_main_and_test_builds_resolve_shared_crates_alike() {
         differ.join("\n")
     );
 }
+
+/// A crate whose integration tests are one binary (`tests/all.rs`, `autotests = false`)
+/// builds only the files `all.rs` names: a test file added beside it and not named there
+/// would never run.
+#[test]
+fn every_integration_test_file_is_in_its_crates_test_binary() {
+    let mut checked = 0;
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(Path::new(ROOT).join("crates")).expect("crates/") {
+        let tests = entry.expect("a directory entry").path().join("tests");
+        let Ok(all) = std::fs::read_to_string(tests.join("all.rs")) else {
+            continue;
+        };
+        // A file may be a test binary of its own (`[[test]] path = "tests/FILE"`).
+        let manifest = std::fs::read_to_string(tests.with_file_name("Cargo.toml"))
+            .expect("the crate's Cargo.toml");
+        checked += 1;
+        for file in std::fs::read_dir(&tests).expect("tests/") {
+            let path = file.expect("a directory entry").path();
+            let Some(name) = path.file_stem().and_then(|s| s.to_str()) else {
+                continue;
+            };
+            let module = if path.is_dir() {
+                path.join("mod.rs").exists().then_some(name)
+            } else {
+                (path.extension().is_some_and(|e| e == "rs") && name != "all").then_some(name)
+            };
+            let own_binary = format!("path = \"tests/{name}.rs\"");
+            if let Some(module) = module
+                && !all.lines().any(|l| l.trim() == format!("mod {module};"))
+                && !manifest.contains(&own_binary)
+            {
+                missing.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(
+        checked >= 5,
+        "the crates' tests/all.rs were found ({checked})"
+    );
+    assert!(
+        missing.is_empty(),
+        "test files no test binary builds (add `mod NAME;` to their crate's tests/all.rs): {missing:?}"
+    );
+}

@@ -1,5 +1,5 @@
 //! Every integration test of `faultline-server` in one test binary: one build and one link
-//! instead of 14.
+//! instead of 16.
 //! Each file is still one concept; run one file's tests with
 //! `cargo test --release -p faultline-server --test server auto_clock::`.
 
@@ -15,7 +15,9 @@ mod heavy_jobs;
 mod hostile_headers;
 mod keepalive_live;
 mod live;
+mod modern_budgets;
 mod modern_live;
 mod quiet_marker;
 mod raw_http_fuzz;
 mod restart_resume;
+mod server_queues;

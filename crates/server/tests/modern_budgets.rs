@@ -8,9 +8,7 @@
 //! time away, never reached), so that every job still has all its steps to run. Nothing
 //! waits on wall time: a cut is awaited on the server's own notice (`App::wait_closed`).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use faultline_model::{ConnId, Era};
 use faultline_server::{Config, Limits};
 use serde_json::{Value, json};

@@ -10,12 +10,10 @@
 //! awaited on the server's own notice (`App::wait_closed`); `PATIENCE` turns a hang into a
 //! failure.
 
-mod common;
-
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use faultline_model::{ConnId, CutReason};
 use faultline_server::{Config, Limits};
 use serde_json::json;
