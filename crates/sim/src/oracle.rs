@@ -7,16 +7,12 @@
 
 use std::collections::BTreeMap;
 
-use faultline_model::{
-    ConnId, EventRef, Ledger, Payload, ReplicaId, ResumeEntry, RouteWhy, SessionKey, StreamKind,
-};
+use faultline_model::{ConnId, EventRef, Ledger, Payload, ResumeEntry, StreamKind};
 
 use crate::client::call_key;
 use crate::client_record::{ClientRecord, ErrorScope, Task};
 use crate::request_index::LazyRequestIndex;
-use crate::verdict::{
-    AppliedNote, Evidence, IdRanges, MisroutedNote, RequestNote, Verdict, VerdictKind,
-};
+use crate::verdict::{AppliedNote, Evidence, IdRanges, RequestNote, Verdict, VerdictKind};
 use crate::words::Words;
 use faultline_verdicts::cursor_reuse::CursorReuse;
 use faultline_verdicts::dead_session::Misrouted;
@@ -898,52 +894,20 @@ fn misrouted_sessions(
     }
     let requests: BTreeMap<ConnId, &crate::client_record::RequestRecord> =
         record.requests.iter().map(|q| (q.conn, q)).collect();
-    let routes: BTreeMap<ConnId, RouteWhy> = ledger
-        .answers
-        .iter()
-        .filter_map(|a| Some((a.conn, a.route?.why)))
-        .collect();
-    let mut by_session: BTreeMap<SessionKey, (ReplicaId, Vec<MisroutedNote>)> = BTreeMap::new();
-    for m in &ledger.misroutes {
-        let Some(q) = requests.get(&m.conn) else {
-            continue;
-        };
-        by_session
-            .entry(m.session)
-            .or_insert_with(|| (m.held_by, Vec::new()))
-            .1
-            .push(MisroutedNote {
-                at_ms: m.at_ms,
-                task: q.task.label(),
-                method: q.describe(),
-                status: q.status,
-                answered_by: m.answered_by.0,
-                why: routes.get(&m.conn).copied(),
-            });
-    }
-    for (key, (held_by, notes)) in by_session {
-        let session = ledger.session(key).wire_id.clone();
-        let first = &notes[0];
-        let summary = words.say(|| {
-            format!(
-                "{} request(s) for live session {} reached a replica that does not hold it and were answered as for an unknown session; the first, {} at {}, went to r{} while r{held_by_n} held the session",
-                notes.len(),
-                short_id(&session),
-                first.method,
-                vtime(first.at_ms),
-                first.answered_by,
-                held_by_n = held_by.0,
-            )
-        });
+    let found = faultline_verdicts::misrouted_session::misrouted_sessions(ledger, |conn| {
+        requests.get(&conn).map(|q| RequestNote {
+            at_ms: q.at_ms,
+            task: q.task.label(),
+            method: q.describe(),
+            status: q.status,
+        })
+    });
+    for misrouted in found {
         verdicts.push(Verdict {
             kind: VerdictKind::MisroutedSession,
-            at_ms: first.at_ms,
-            summary,
-            evidence: Evidence::Misrouted {
-                session,
-                held_by: held_by.0,
-                requests: notes,
-            },
+            at_ms: misrouted.at_ms(),
+            summary: words.say(|| misrouted.sentence()),
+            evidence: Evidence::Misrouted(misrouted),
         });
     }
 }

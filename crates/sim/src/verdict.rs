@@ -2,7 +2,6 @@
 //!
 //! The names are a contract (reports, tests, scenario `expect` blocks): stable snake_case.
 
-use faultline_model::RouteWhy;
 use serde::Serialize;
 
 pub use faultline_scenario::VerdictKind;
@@ -13,6 +12,7 @@ use crate::modern_oracle::lost_task::LostTask;
 use crate::modern_oracle::missed_change::MissedChange;
 
 pub use faultline_verdicts::IdRanges;
+pub use faultline_verdicts::misrouted_session::MisroutedNote;
 pub use faultline_verdicts::session_requests::RequestNote;
 
 /// One conclusion and its evidence.
@@ -100,24 +100,9 @@ pub enum Evidence {
         pending_calls: Vec<String>,
     },
     /// Requests for a live session answered by a replica that does not hold it.
-    Misrouted {
-        session: String,
-        /// The replica holding the session.
-        held_by: u8,
-        requests: Vec<MisroutedNote>,
-    },
-}
-
-/// One misrouted request: what it was, and which replica answered it.
-#[derive(Debug, Clone, Serialize)]
-pub struct MisroutedNote {
-    pub at_ms: u64,
-    pub task: String,
-    pub method: String,
-    pub status: Option<u16>,
-    pub answered_by: u8,
-    /// Why the balancer sent it there (the ledger's route of its answer).
-    pub why: Option<RouteWhy>,
+    /// Requests of a live session sent to a replica that does not hold it (see
+    /// [`faultline_verdicts::misrouted_session`]).
+    Misrouted(faultline_verdicts::misrouted_session::MisroutedSession),
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -69,14 +69,10 @@ fn each_misrouted_session_gets_one_verdict_with_both_replicas() {
         .filter(|v| v.kind == VerdictKind::MisroutedSession)
         .collect();
     assert_eq!(misrouted.len(), 2, "{verdicts:#?}");
-    let Evidence::Misrouted {
-        session,
-        held_by,
-        requests,
-    } = &misrouted[0].evidence
-    else {
+    let Evidence::Misrouted(first) = &misrouted[0].evidence else {
         panic!("{:?}", misrouted[0].evidence);
     };
+    let (session, held_by, requests) = (&first.session, &first.held_by, &first.requests);
     assert_eq!((session.as_str(), *held_by), ("aaaa", 0));
     let answered: Vec<(u64, u8, Option<u16>)> = requests
         .iter()
@@ -84,9 +80,10 @@ fn each_misrouted_session_gets_one_verdict_with_both_replicas() {
         .collect();
     assert_eq!(answered, vec![(1_000, 1, Some(404)), (2_000, 2, Some(404))]);
     assert_eq!(misrouted[0].at_ms, 1_000);
-    let Evidence::Misrouted { requests, .. } = &misrouted[1].evidence else {
+    let Evidence::Misrouted(second) = &misrouted[1].evidence else {
         panic!();
     };
+    let requests = &second.requests;
     assert_eq!(requests.len(), 1, "conn 9 is not the client's");
     assert!(!VerdictKind::MisroutedSession.is_loss());
     assert!(

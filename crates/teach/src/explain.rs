@@ -748,11 +748,11 @@ fn loss(v: &Verdict) -> String {
                 )
             }
         ),
-        Evidence::Misrouted {
+        Evidence::Misrouted(faultline_verdicts::misrouted_session::MisroutedSession {
             session,
             held_by,
             requests,
-        } => {
+        }) => {
             let list: Vec<String> = requests
                 .iter()
                 .map(|r| {

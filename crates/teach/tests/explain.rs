@@ -156,9 +156,8 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
                     assert!(text.contains("never probed again") || m.reprobed, "{ctx}");
                 }
             }
-            Evidence::Misrouted {
-                held_by, requests, ..
-            } => {
+            Evidence::Misrouted(found) => {
+                let (held_by, requests) = (&found.held_by, &found.requests);
                 assert!(text.contains(&format!("alive on r{held_by}")), "{ctx}");
                 for r in requests {
                     let why = r.why.expect("a fleet's answer carries its route");

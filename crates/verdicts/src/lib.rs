@@ -34,6 +34,7 @@ pub mod era_mismatch;
 mod id_ranges;
 mod kind;
 pub mod lost_task;
+pub mod misrouted_session;
 pub mod missed_change;
 pub mod missing_report;
 pub mod not_applicable;

@@ -234,45 +234,22 @@ fn duplicate_effects(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
     }
 }
 
-/// A fleet's misroutes (see `faultline_model::MisrouteEntry`): one verdict per session.
+/// A fleet's misroutes (see `faultline_model::MisrouteEntry`): one verdict per session,
+/// by the rule the simulator's judge applies ([`crate::misrouted_session`]); each request
+/// as the ledger answered it.
 fn misrouted_sessions(ledger: &Ledger, verdicts: &mut Vec<ReportVerdict>) {
-    let mut by_session: BTreeMap<u32, Vec<&faultline_model::MisrouteEntry>> = BTreeMap::new();
-    for m in &ledger.misroutes {
-        by_session.entry(m.session.0).or_default().push(m);
-    }
-    for (key, misroutes) in by_session {
-        let session = (key >= ledger.sessions_base).then(|| {
-            ledger
-                .session(faultline_model::SessionKey(key))
-                .wire_id
-                .clone()
-        });
-        let first = misroutes[0];
-        let requests: Vec<serde_json::Value> = misroutes
+    let found = crate::misrouted_session::misrouted_sessions(ledger, |conn| {
+        ledger
+            .answers
             .iter()
-            .map(|m| {
-                let answer = ledger.answers.iter().find(|a| a.conn == m.conn);
-                json!({
-                    "at_ms": m.at_ms,
-                    "answered_by": m.answered_by,
-                    "request": answer.map(request_note),
-                })
-            })
-            .collect();
+            .find(|a| a.conn == conn)
+            .map(request_note)
+    });
+    for misrouted in found {
         verdicts.push(ReportVerdict {
             kind: VerdictKind::MisroutedSession,
-            why: format!(
-                "{} request(s) for a live session held by r{} reached another replica (the first, at {}, r{}) and were answered as for an unknown session",
-                misroutes.len(),
-                first.held_by.0,
-                vtime(first.at_ms),
-                first.answered_by.0
-            ),
-            evidence: json!({
-                "session": session,
-                "held_by": first.held_by,
-                "requests": requests,
-            }),
+            why: misrouted.sentence(),
+            evidence: json!(misrouted),
         });
     }
 }
