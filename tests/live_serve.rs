@@ -182,18 +182,12 @@ fn serve_refuses_a_frozen_clock_without_control() {
     assert!(stderr.contains("--control"), "{stderr}");
 }
 
-#[test]
-fn serve_plays_a_scenario() {
-    let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/behavior_a.ron");
+/// Starts `faultline serve ARGS`, reads its first stdout line (the address), stops it, and
+/// returns that line and what it printed on stderr (the scenario's notes).
+fn serve_notes(args: &[&str]) -> (String, String) {
     let mut child = faultline()
-        .args([
-            "serve",
-            "--scenario",
-            scenario,
-            "--time-scale",
-            "0",
-            "--control",
-        ])
+        .arg("serve")
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -204,9 +198,16 @@ fn serve_plays_a_scenario() {
         .unwrap();
     let mut stderr = child.stderr.take().unwrap();
     drop(Served(child));
-    assert!(line.starts_with("listening on http://127.0.0.1:"), "{line}");
     let mut notes = String::new();
     stderr.read_to_string(&mut notes).unwrap();
+    (line, notes)
+}
+
+#[test]
+fn serve_plays_a_scenario() {
+    let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/behavior_a.ron");
+    let (line, notes) = serve_notes(&["--scenario", scenario, "--time-scale", "0", "--control"]);
+    assert!(line.starts_with("listening on http://127.0.0.1:"), "{line}");
     assert!(notes.contains("scenario behavior_a (seed 41)"), "{notes}");
     assert!(notes.contains("CallTool is client-side"), "{notes}");
     assert!(notes.contains("away: 45s is client-side"), "{notes}");
@@ -220,20 +221,7 @@ fn serve_with_an_auto_clock_says_the_away_is_held() {
         env!("CARGO_MANIFEST_DIR"),
         "/scenarios/grade/drop_close.ron"
     );
-    let mut child = faultline()
-        .args(["serve", "--scenario", scenario, "--time-scale", "auto"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    drop(Served(child));
-    let mut notes = String::new();
-    stderr.read_to_string(&mut notes).unwrap();
+    let (_, notes) = serve_notes(&["--scenario", scenario, "--time-scale", "auto"]);
     assert!(
         notes.contains("away: 1m30s: the auto clock handles the client's return"),
         "{notes}"
