@@ -315,9 +315,23 @@ fn the_html_card_draws_each_failing_run_with_its_losses_and_replay_command() {
     for fetch in ["src=", "href=\"http", "@import", "url(http"] {
         assert!(!html.contains(fetch), "the card loads `{fetch}`");
     }
-    // The failing run has a section; the clean one is only in the table.
+    // A failing run has a section; a clean one is only in the table. The card follows
+    // the report's verdicts, whatever they are.
     assert!(html.contains(r#"<section class="run" id="behavior-a">"#));
-    assert!(!html.contains(r#"id="baseline""#));
+    for graded in report["scenarios"].as_array().unwrap() {
+        let name = graded["scenario"].as_str().unwrap();
+        let clean = graded["verdicts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|v| v["kind"] == "clean");
+        let section = format!(r#"id="{}""#, name.replace('_', "-"));
+        assert_eq!(
+            html.contains(&section),
+            !clean,
+            "{name}: a section exactly when the run was not clean: {graded}\n{stderr}"
+        );
+    }
     assert!(
         html.contains(">baseline</td>"),
         "the table lists every scenario"
