@@ -1706,7 +1706,4 @@ fn known_version(version: &str) -> Cow<'static, str> {
         )
 }
 
-/// The key a workload call carries as progress token and idempotency key.
-pub fn call_key(call: usize) -> String {
-    format!("call-{call}")
-}
+pub use faultline_verdicts::client_record::call_key;

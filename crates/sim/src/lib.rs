@@ -12,8 +12,6 @@
 //! in any process on any machine.
 
 mod client;
-mod client_error;
-mod client_record;
 mod client_side;
 mod era_probe;
 pub mod explore;
@@ -22,10 +20,7 @@ mod fold;
 mod legacy_tools_list;
 mod link;
 mod modern_client;
-pub mod modern_oracle;
-mod oracle;
 mod report;
-mod request_index;
 mod scheduler;
 pub mod shrink;
 pub mod swarm;
@@ -34,29 +29,32 @@ mod swarm_fleet;
 mod swarm_migration;
 mod swarm_modern;
 mod trace;
-mod verdict;
-mod words;
+#[cfg(test)]
+mod unworded_runs;
 mod world;
 
 pub use client::{Fate, Policy};
-pub use client_error::{
-    CallCutError, ClientError, ResumptionCursorError, SessionResumptionError, TaskLostError,
-};
-pub use client_record::{ClientRecord, ErrorScope, RequestRecord, Task};
 pub use faultline_scenario::{
     ClientConfig, ClientEra, ClientModel, CutAt, Expectation, Fault, PickCount, PickDuration,
     Scenario, ScenarioError, StreamSel, Tool, Trigger, Work,
 };
+use faultline_verdicts::Words;
+pub use faultline_verdicts::client_error::{
+    CallCutError, ClientError, ResumptionCursorError, SessionResumptionError, TaskLostError,
+};
+pub use faultline_verdicts::client_record::{ClientRecord, ErrorScope, RequestRecord, Task};
+pub use faultline_verdicts::judge;
 pub use faultline_verdicts::spell::{short_id, vtime};
+pub use faultline_verdicts::verdict::{Evidence, IdRanges, MisroutedNote, Verdict, VerdictKind};
+/// The client's record and the verdicts are the judge's types (`faultline-verdicts`),
+/// named here as the simulator's own modules always named them.
+use faultline_verdicts::{client_error, client_record, verdict};
 pub use fold::{EventRun, Folded, fold_trace, payload_label};
 pub use link::{Link, SimLink};
-pub use oracle::judge;
 pub use report::{json_report, text_report};
 pub use trace::{
     Trace, TraceEntry, TraceError, TraceHeader, TraceWhat, from_jsonl, sha256_hex, to_jsonl,
 };
-pub use verdict::{Evidence, IdRanges, MisroutedNote, Verdict, VerdictKind};
-use words::Words;
 pub use world::RunResult;
 
 /// One finished run with its verdicts.
@@ -221,7 +219,7 @@ fn finish(
     result: RunResult,
     words: Words,
 ) -> RunOutcome {
-    let verdicts = oracle::judge_with(&result.ledger, &result.record, words);
+    let verdicts = faultline_verdicts::judge_with(&result.ledger, &result.record, words);
     RunOutcome {
         scenario: scenario.name.clone(),
         seed,

@@ -841,7 +841,7 @@ fn loss(v: &Verdict) -> String {
             task.task_id,
             task.tool,
             vtime(task.created_ms),
-            faultline_sim::modern_oracle::lost_task::loss_words(task.how),
+            faultline_verdicts::lost_task::loss_words(task.how),
             vtime(task.lost_at_ms),
             plural(task.misses.len(), "request"),
             task.misses

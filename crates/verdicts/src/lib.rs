@@ -26,12 +26,15 @@
 //!   same verdicts on every bundled scenario.
 
 mod client_context;
+pub mod client_error;
+pub mod client_record;
 mod client_report;
 pub mod cursor_reuse;
 pub mod dead_session;
 pub mod duplicate_effect;
 pub mod era_mismatch;
 mod id_ranges;
+mod judge;
 mod kind;
 pub mod lost_task;
 pub mod misrouted_session;
@@ -45,15 +48,20 @@ mod report_foreign_event;
 mod report_judge;
 mod report_quarantine;
 mod report_verdict;
+mod request_index;
 pub mod session_requests;
 pub mod spell;
 pub mod untested;
+pub mod verdict;
+mod words;
 pub mod zombie_session;
 
 pub use client_context::{CallSpec, ClientContext};
 pub use client_report::{ClientReport, Supports};
 pub use id_ranges::IdRanges;
+pub use judge::{judge, judge_with};
 pub use kind::VerdictKind;
 pub use missing_report::MissingReport;
 pub use report_judge::{client_sessions, judge_report, ranges};
 pub use report_verdict::ReportVerdict;
+pub use words::Words;

@@ -12,6 +12,11 @@
 //! it. The oracle reports the ones the client did not flag with a typed `TaskLostError`:
 //! a client that raised one lost nothing silently.
 
+use crate::client_error::ClientError;
+use crate::client_record::ClientRecord;
+use crate::spell::vtime;
+use crate::verdict::{Evidence, Verdict, VerdictKind};
+use crate::words::Words;
 use faultline_model::{JobEnd, JobId, Ledger, TaskLoss, TaskMiss};
 use serde::Serialize;
 use serde_json::Value;
@@ -73,5 +78,168 @@ pub fn loss_words(how: TaskLoss) -> &'static str {
         TaskLoss::Evicted => {
             "evicted after it finished, its room given to a new task because the server's task store was full (max_tasks)"
         }
+    }
+}
+
+/// The `lost_task` verdicts of a run: one per vanished task the client did not flag with
+/// a typed `TaskLostError`, at the time of the first request that missed it.
+pub(crate) fn verdicts(
+    ledger: &Ledger,
+    record: &ClientRecord,
+    words: Words,
+    out: &mut Vec<Verdict>,
+) {
+    let flagged: Vec<&str> = record
+        .errors
+        .iter()
+        .filter_map(|e| match &e.error {
+            ClientError::TaskLost(lost) => Some(lost.task_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    for task in lost_tasks(ledger) {
+        if flagged.contains(&task.task_id.as_str()) {
+            continue;
+        }
+        let first = &task.misses[0];
+        let summary = words.say(|| {
+            let work = match task.work_ended {
+                Some((at, JobEnd::Finished)) => format!("its work had finished at {}", vtime(at)),
+                Some((at, how)) => format!("its work ended {how:?} at {}", vtime(at)),
+                None => "its work was still running".to_string(),
+            };
+            let ttl = match task.ttl_ms {
+                Some(ms) => format!("ttlMs {ms}"),
+                None => "no ttlMs".to_string(),
+            };
+            format!(
+                    "task {} ({}, created at {} by tools/call {}, {ttl}) was {} at {}; {work}; {} at {} answered -32602 and the client did not flag the loss",
+                    task.task_id,
+                    task.tool,
+                    vtime(task.created_ms),
+                    task.request_id,
+                    loss_words(task.how),
+                    vtime(task.lost_at_ms),
+                    first.method,
+                    vtime(first.at_ms),
+                )
+        });
+        out.push(Verdict {
+            kind: VerdictKind::LostTask,
+            at_ms: first.at_ms,
+            summary,
+            evidence: Evidence::LostTask(task),
+        });
+    }
+}
+
+#[cfg(test)]
+mod judged_tests {
+    use faultline_model::{ConnId, JobEntry, SessionKey, TaskEntry, TaskStatus};
+    use serde_json::json;
+
+    use super::*;
+    use crate::client_error::TaskLostError;
+    use crate::client_record::{ErrorRecord, ErrorScope};
+    use faultline_model::{JobId, TaskLoss, TaskMiss};
+
+    fn task(id: &str, lost: Option<(u64, TaskLoss)>, misses: usize) -> TaskEntry {
+        TaskEntry {
+            task_id: id.into(),
+            tool: "long_job".into(),
+            request_id: json!(1),
+            created_ms: 0,
+            ttl_ms: None,
+            jobs: vec![JobId(0)],
+            ended: Some((2_500, TaskStatus::Failed)),
+            lost,
+            misses: (0..misses)
+                .map(|i| TaskMiss {
+                    at_ms: 3_000 + i as u64 * 1_000,
+                    conn: ConnId(4),
+                    method: "tasks/get".into(),
+                    request_id: json!(4),
+                })
+                .collect(),
+        }
+    }
+
+    fn ledger(tasks: Vec<TaskEntry>) -> Ledger {
+        Ledger {
+            jobs: vec![JobEntry {
+                session: SessionKey(0),
+                generation: 1,
+                tool: "long_job".into(),
+                request_id: json!(1),
+                progress_token: None,
+                idempotency_key: None,
+                steps: 5,
+                started_ms: 0,
+                ended: Some((2_500, JobEnd::Killed)),
+            }],
+            tasks,
+            ..Ledger::default()
+        }
+    }
+
+    #[test]
+    fn a_vanished_task_asked_about_is_lost_with_its_evidence() {
+        let l = ledger(vec![
+            task("t-lost", Some((2_500, TaskLoss::Restart)), 1),
+            // Vanished, but nobody asked: no verdict.
+            task("t-unasked", Some((2_500, TaskLoss::Purged)), 0),
+            // Asked about while it existed: not lost.
+            task("t-kept", None, 0),
+        ]);
+        let lost = lost_tasks(&l);
+        assert_eq!(lost.len(), 1);
+        assert_eq!(lost[0].task_id, "t-lost");
+        assert_eq!(lost[0].how, TaskLoss::Restart);
+        assert_eq!(lost[0].lost_at_ms, 2_500);
+        assert_eq!(lost[0].work_ended, Some((2_500, JobEnd::Killed)));
+        assert_eq!(lost[0].misses[0].at_ms, 3_000);
+
+        let mut out = Vec::new();
+        verdicts(&l, &ClientRecord::default(), Words::Written, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].kind, VerdictKind::LostTask);
+        assert_eq!(out[0].at_ms, 3_000);
+        assert!(
+            out[0].summary.contains("lost in a restart"),
+            "{}",
+            out[0].summary
+        );
+    }
+
+    #[test]
+    fn an_evicted_task_asked_about_is_lost_and_says_the_store_was_full() {
+        let l = ledger(vec![task("t-evicted", Some((2_500, TaskLoss::Evicted)), 1)]);
+        let mut out = Vec::new();
+        verdicts(&l, &ClientRecord::default(), Words::Written, &mut out);
+        assert_eq!(out.len(), 1);
+        assert!(
+            out[0].summary.contains("was evicted after it finished")
+                && out[0].summary.contains("task store was full (max_tasks)"),
+            "{}",
+            out[0].summary
+        );
+    }
+
+    #[test]
+    fn a_loss_the_client_flagged_is_no_verdict() {
+        let l = ledger(vec![task("t-lost", Some((2_500, TaskLoss::Restart)), 1)]);
+        let mut record = ClientRecord::default();
+        record.errors.push(ErrorRecord {
+            at_ms: 3_000,
+            error: ClientError::TaskLost(TaskLostError {
+                call: "call-0".into(),
+                task_id: "t-lost".into(),
+                message: "gone".into(),
+            }),
+            scope: ErrorScope::Call(0),
+        });
+        let mut out = Vec::new();
+        verdicts(&l, &record, Words::Written, &mut out);
+        assert!(out.is_empty());
     }
 }

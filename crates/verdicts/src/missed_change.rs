@@ -30,6 +30,9 @@
 //! the listens held there: a published change that never reached the client's open
 //! listen stream is missed as well, and its evidence names the publishing replica.
 
+use crate::spell::vtime;
+use crate::verdict::{Evidence, Verdict, VerdictKind};
+use crate::words::Words;
 use faultline_model::{ConnId, Ledger, ListName, Payload, StreamKind};
 use serde::Serialize;
 
@@ -247,4 +250,369 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
         });
     }
     found
+}
+
+/// The `missed_change` verdicts of a run, each at the call that used the stale list.
+pub(crate) fn verdicts(ledger: &Ledger, words: Words, out: &mut Vec<Verdict>) {
+    for m in missed_changes(ledger) {
+        let summary = words.say(|| {
+            let relisten = match m.listen_down_to_ms {
+                Some(t) => format!("until {}", vtime(t)),
+                None => "for the rest of the run".to_string(),
+            };
+            // Why list_changed never reached the client: another replica's bus, or a channel
+            // that was down.
+            let why = match m.published_elsewhere {
+                Some(r) => format!(
+                    ", published by replica {r} alone, while the client's listen stream was open on another replica: a per-replica bus never carried list_changed to it"
+                ),
+                None => {
+                    let channel = if m.via_standalone_stream {
+                        "change channel (its GET stream) was down or carried nothing"
+                    } else {
+                        "listen stream was down"
+                    };
+                    format!(
+                        " while the client's {channel} (from {} {relisten}), so list_changed never reached it",
+                        vtime(m.listen_down_from_ms)
+                    )
+                }
+            };
+            format!(
+                    "the {list} list changed to version {to} at {at}{why}; at {used} it called a tool (conn {conn}) from version {v}, with version {cur} current",
+                    list = m.list.word(),
+                    to = m.changed_to,
+                    at = vtime(m.changed_at_ms),
+                    used = vtime(m.used_at_ms),
+                    conn = m.used_by_conn.0,
+                    v = m.version_used,
+                    cur = m.version_current,
+                )
+        });
+        out.push(Verdict {
+            kind: VerdictKind::MissedChange,
+            at_ms: m.used_at_ms,
+            summary,
+            evidence: Evidence::MissedChange(m),
+        });
+    }
+}
+
+#[cfg(test)]
+mod judged_tests {
+    use faultline_model::{
+        AnswerEntry, HttpMethod, ListChange, ListenEntry, ListenFilter, SessionKey, StreamEntry,
+        StreamId,
+    };
+    use serde_json::json;
+
+    use super::*;
+    use faultline_model::{ConnId, ListName, Payload, StreamKind};
+
+    fn answer(conn: u64, at_ms: u64, rpc: &str, list_version: Option<u32>) -> AnswerEntry {
+        AnswerEntry {
+            conn: ConnId(conn),
+            at_ms,
+            method: HttpMethod::Post,
+            rpc_method: Some(rpc.into()),
+            session_sent: None,
+            status: 200,
+            rpc_method_len: None,
+            session_sent_len: None,
+            route: None,
+            list_version,
+        }
+    }
+
+    fn listen_stream(opened_ms: u64, closed_ms: Option<u64>) -> StreamEntry {
+        StreamEntry {
+            session: SessionKey(0),
+            generation: 1,
+            kind: StreamKind::Listen,
+            opened_ms,
+            modern: true,
+            closed_ms,
+        }
+    }
+
+    fn listen(stream: u32, opened_ms: u64) -> ListenEntry {
+        ListenEntry {
+            stream: StreamId(stream),
+            request_id: json!(stream),
+            filter: ListenFilter {
+                tools: true,
+                ..ListenFilter::default()
+            },
+            opened_ms,
+            keepalives: 0,
+        }
+    }
+
+    fn change(at_ms: u64, version: u32) -> ListChange {
+        ListChange {
+            at_ms,
+            list: ListName::Tools,
+            version,
+            notified: true,
+            published_on: None,
+        }
+    }
+
+    /// Listened at 0, listed at 0, the listen dropped at 10 s, the list changed at 20 s,
+    /// a call at 30 s: a missed change, with the window it was missed in.
+    fn dropped_then_changed() -> Ledger {
+        Ledger {
+            streams: vec![listen_stream(0, Some(10_000))],
+            listens: vec![listen(0, 0)],
+            list_changes: vec![change(20_000, 2)],
+            answers: vec![
+                answer(1, 0, "subscriptions/listen", None),
+                answer(2, 0, "tools/list", Some(1)),
+                answer(3, 30_000, "tools/call", None),
+                answer(4, 40_000, "tools/call", None),
+            ],
+            ..Ledger::default()
+        }
+    }
+
+    #[test]
+    fn a_call_from_a_list_changed_while_the_listen_was_down_is_a_missed_change() {
+        let found = missed_changes(&dropped_then_changed());
+        assert_eq!(
+            found,
+            vec![MissedChange {
+                list: ListName::Tools,
+                version_used: 1,
+                version_current: 2,
+                changed_at_ms: 20_000,
+                changed_to: 2,
+                listen_down_from_ms: 10_000,
+                listen_down_to_ms: None,
+                used_by_conn: ConnId(3),
+                used_at_ms: 30_000,
+                via_standalone_stream: false,
+                published_elsewhere: None,
+            }],
+            "one verdict per change, at its first use"
+        );
+    }
+
+    #[test]
+    fn listing_again_after_listening_again_misses_nothing() {
+        let mut ledger = dropped_then_changed();
+        ledger.streams.push(listen_stream(25_000, None));
+        ledger.listens.push(listen(1, 25_000));
+        ledger
+            .answers
+            .insert(2, answer(5, 25_000, "tools/list", Some(2)));
+        assert!(missed_changes(&ledger).is_empty());
+    }
+
+    /// `dropped_then_changed` with the listen still open at the change and its
+    /// `list_changed` sent on it then.
+    fn open_and_heard() -> Ledger {
+        let mut open = dropped_then_changed();
+        open.streams[0].closed_ms = Some(25_000);
+        open.events.push(faultline_model::ProducedEvent {
+            id: 2,
+            stream: StreamId(0),
+            ordinal: 2,
+            session: SessionKey(0),
+            generation: 1,
+            at_ms: 20_000,
+            payload: Payload::ListChanged {
+                listen: 0,
+                change: 0,
+            },
+        });
+        open.sends.push(faultline_model::SendEntry {
+            event: faultline_model::EventRef(0),
+            conn: ConnId(1),
+            at_ms: 20_000,
+            replay: false,
+        });
+        open
+    }
+
+    #[test]
+    fn a_change_while_listening_or_without_ever_listening_is_not_a_missed_change() {
+        // The listen was open at the change: list_changed reached the client.
+        assert!(missed_changes(&open_and_heard()).is_empty());
+        // Or the change was silent: no client could hear it.
+        let mut silent = open_and_heard();
+        silent.sends.clear();
+        silent.list_changes[0].notified = false;
+        assert!(missed_changes(&silent).is_empty());
+        // The client never listened: it relies on ttlMs alone.
+        let mut never = dropped_then_changed();
+        never.listens.clear();
+        never.streams.clear();
+        assert!(missed_changes(&never).is_empty());
+        assert!(missed_changes(&Ledger::default()).is_empty());
+    }
+
+    /// A per-replica bus: the change was published by r1 while the client listened on r0,
+    /// and never reached it. Missed, naming the publisher.
+    #[test]
+    fn a_published_change_that_never_reached_an_open_listen_is_missed() {
+        let mut elsewhere = open_and_heard();
+        elsewhere.sends.clear();
+        elsewhere.events.clear();
+        elsewhere.list_changes[0].published_on = Some(faultline_model::ReplicaId(1));
+        let found = missed_changes(&elsewhere);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            found[0].published_elsewhere,
+            Some(faultline_model::ReplicaId(1))
+        );
+        assert_eq!(
+            (found[0].listen_down_from_ms, found[0].listen_down_to_ms),
+            (20_000, Some(20_000)),
+            "the listen never went down"
+        );
+        let mut out = Vec::new();
+        verdicts(&elsewhere, Words::Written, &mut out);
+        assert!(
+            out[0].summary.contains("published by replica r1 alone"),
+            "{}",
+            out[0].summary
+        );
+    }
+
+    /// A 2025 client: a GET stream of session 0 opened at 0, the tools listed at 0, the
+    /// list changed at 20 s, a call at 30 s; `sent`: the change's `list_changed` was sent
+    /// on the GET stream at 20 s; `stateless`: the session is a sessionless server's scope.
+    fn legacy(sent: bool, stateless: bool) -> Ledger {
+        let mut ledger = Ledger {
+            sessions: vec![faultline_model::SessionEntry {
+                wire_id: String::new(),
+                created_ms: 0,
+                generations: vec![0],
+                died: None,
+                held_by: None,
+                stateless,
+            }],
+            streams: vec![StreamEntry {
+                kind: StreamKind::Standalone,
+                modern: false,
+                closed_ms: None,
+                ..listen_stream(0, None)
+            }],
+            list_changes: vec![change(20_000, 2)],
+            answers: vec![
+                answer(1, 0, "tools/list", Some(1)),
+                answer(2, 30_000, "tools/call", None),
+            ],
+            ..Ledger::default()
+        };
+        if sent {
+            ledger.events.push(faultline_model::ProducedEvent {
+                id: 1,
+                stream: StreamId(0),
+                ordinal: 1,
+                session: SessionKey(0),
+                generation: 1,
+                at_ms: 20_000,
+                payload: faultline_model::Payload::SessionListChanged { change: 0 },
+            });
+            ledger.sends.push(faultline_model::SendEntry {
+                event: faultline_model::EventRef(0),
+                conn: ConnId(3),
+                at_ms: 20_000,
+                replay: false,
+            });
+        }
+        ledger
+    }
+
+    #[test]
+    fn a_2025_change_sent_on_the_get_stream_before_the_call_is_not_missed() {
+        assert!(missed_changes(&legacy(true, false)).is_empty());
+    }
+
+    #[test]
+    fn a_2025_change_never_sent_is_missed_through_the_get_stream() {
+        for stateless in [false, true] {
+            let found = missed_changes(&legacy(false, stateless));
+            assert_eq!(found.len(), 1, "stateless: {stateless}");
+            assert!(found[0].via_standalone_stream);
+            assert_eq!(
+                (
+                    found[0].version_used,
+                    found[0].changed_to,
+                    found[0].used_at_ms
+                ),
+                (1, 2, 30_000)
+            );
+            // No restart: down since the stream opened, and never back.
+            assert_eq!(found[0].listen_down_from_ms, 0);
+            assert_eq!(found[0].listen_down_to_ms, None);
+        }
+    }
+
+    /// A 2025 change the server never published reaches no 2025 client, on any stream.
+    #[test]
+    fn an_unpublished_2025_change_is_not_judged() {
+        for stateless in [false, true] {
+            let mut silent = legacy(false, stateless);
+            silent.list_changes[0].notified = false;
+            assert!(missed_changes(&silent).is_empty(), "stateless: {stateless}");
+        }
+        // On 2026-07-28 a silent change while the listen was down still is: the client
+        // that listens again lists again.
+        let mut silent = dropped_then_changed();
+        silent.list_changes[0].notified = false;
+        assert_eq!(missed_changes(&silent).len(), 1);
+    }
+
+    /// A client that probed its way from 2026-07-28 to 2025: it listened, its listen
+    /// dropped, then it opened a session's GET stream. Its channel is the GET stream from
+    /// then on, so a change the server never published is not judged, and a published one
+    /// that never reached it is, through the GET stream.
+    #[test]
+    fn the_channel_opened_last_decides() {
+        let mut moved = dropped_then_changed();
+        moved.sessions.push(faultline_model::SessionEntry {
+            wire_id: "s".into(),
+            created_ms: 15_000,
+            generations: vec![15_000],
+            died: None,
+            held_by: None,
+            stateless: false,
+        });
+        moved.streams.push(StreamEntry {
+            kind: StreamKind::Standalone,
+            modern: false,
+            closed_ms: None,
+            ..listen_stream(15_000, None)
+        });
+        moved
+            .answers
+            .insert(2, answer(5, 15_000, "tools/list", Some(1)));
+        let found = missed_changes(&moved);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].via_standalone_stream);
+        moved.list_changes[0].notified = false;
+        assert!(missed_changes(&moved).is_empty());
+    }
+
+    /// A call refused (here for its era) ran nothing: only the answered call after it used
+    /// the stale list.
+    #[test]
+    fn a_refused_call_used_no_list() {
+        let mut ledger = dropped_then_changed();
+        ledger.answers[2].status = 400;
+        let found = missed_changes(&ledger);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].used_by_conn, ConnId(4));
+        ledger.answers[3].status = 404;
+        assert!(missed_changes(&ledger).is_empty());
+    }
+
+    #[test]
+    fn a_2025_client_that_never_opened_a_get_stream_is_not_judged() {
+        let mut never = legacy(false, false);
+        never.streams.clear();
+        assert!(missed_changes(&never).is_empty());
+    }
 }

@@ -117,7 +117,7 @@ pub struct ClientRecord {
     /// What the run was meant to exercise and what of it happened (the world fills it
     /// in, not the client): for `untested`.
     #[serde(skip)]
-    pub exercise: faultline_verdicts::untested::Exercise,
+    pub exercise: crate::untested::Exercise,
 }
 
 impl ClientRecord {
@@ -129,4 +129,14 @@ impl ClientRecord {
             .find(|(t, _)| *t <= at_ms)
             .map(|(_, s)| s.as_str())
     }
+}
+
+/// The key a workload call carries as progress token and idempotency key (`call-k`).
+pub fn call_key(call: usize) -> String {
+    format!("call-{call}")
+}
+
+/// The workload call an idempotency key names (`call-k`, see [`call_key`]).
+pub fn call_of_key(key: &str) -> Option<usize> {
+    key.strip_prefix("call-")?.parse().ok()
 }

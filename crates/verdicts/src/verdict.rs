@@ -4,16 +4,16 @@
 
 use serde::Serialize;
 
-pub use faultline_scenario::VerdictKind;
+pub use crate::VerdictKind;
 
-use crate::modern_oracle::duplicate_effect::Commit;
-use crate::modern_oracle::era_mismatch::EraMismatch;
-use crate::modern_oracle::lost_task::LostTask;
-use crate::modern_oracle::missed_change::MissedChange;
+use crate::duplicate_effect::Commit;
+use crate::era_mismatch::EraMismatch;
+use crate::lost_task::LostTask;
+use crate::missed_change::MissedChange;
 
-pub use faultline_verdicts::IdRanges;
-pub use faultline_verdicts::misrouted_session::MisroutedNote;
-pub use faultline_verdicts::session_requests::RequestNote;
+pub use crate::IdRanges;
+pub use crate::misrouted_session::MisroutedNote;
+pub use crate::session_requests::RequestNote;
 
 /// One conclusion and its evidence.
 #[derive(Debug, Clone, Serialize)]
@@ -53,11 +53,11 @@ pub enum Evidence {
         replayed: u32,
     },
     /// The resumption's 200, then the death notice (see
-    /// [`faultline_verdicts::zombie_session`]).
-    Zombie(faultline_verdicts::zombie_session::Zombie),
+    /// [`crate::zombie_session`]).
+    Zombie(crate::zombie_session::Zombie),
     /// Requests to a session the client should have stopped using (see
-    /// [`faultline_verdicts::session_requests`]).
-    Requests(faultline_verdicts::session_requests::SessionRequests),
+    /// [`crate::session_requests`]).
+    Requests(crate::session_requests::SessionRequests),
     Applied {
         session: String,
         events: Vec<AppliedNote>,
@@ -88,10 +88,10 @@ pub enum Evidence {
     /// failed, whether the client probed again; see [`EraMismatch`].
     EraMismatch(EraMismatch),
     /// The same resumption or failing request, repeated without end; see
-    /// [`faultline_verdicts::reconnect_loop`].
-    ReconnectLoop(faultline_verdicts::reconnect_loop::ReconnectLoop),
-    /// Nothing the scenario tests happened; see [`faultline_verdicts::untested`].
-    Untested(faultline_verdicts::untested::Untested),
+    /// [`crate::reconnect_loop`].
+    ReconnectLoop(crate::reconnect_loop::ReconnectLoop),
+    /// Nothing the scenario tests happened; see [`crate::untested`].
+    Untested(crate::untested::Untested),
     /// The scenario's horizon came while the client was still at work on calls it had
     /// neither completed nor failed.
     Hung {
@@ -101,8 +101,8 @@ pub enum Evidence {
     },
     /// Requests for a live session answered by a replica that does not hold it.
     /// Requests of a live session sent to a replica that does not hold it (see
-    /// [`faultline_verdicts::misrouted_session`]).
-    Misrouted(faultline_verdicts::misrouted_session::MisroutedSession),
+    /// [`crate::misrouted_session`]).
+    Misrouted(crate::misrouted_session::MisroutedSession),
 }
 
 #[derive(Debug, Clone, Serialize)]

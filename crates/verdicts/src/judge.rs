@@ -9,16 +9,15 @@ use std::collections::BTreeMap;
 
 use faultline_model::{ConnId, EventRef, Ledger, Payload, ResumeEntry, StreamKind};
 
-use crate::client::call_key;
-use crate::client_record::{ClientRecord, ErrorScope, Task};
+use crate::client_record::{ClientRecord, ErrorScope, Task, call_key, call_of_key};
+use crate::cursor_reuse::CursorReuse;
+use crate::dead_session::Misrouted;
 use crate::request_index::LazyRequestIndex;
+use crate::session_requests::SessionRequests;
+use crate::spell::{short_id, vtime};
 use crate::verdict::{AppliedNote, Evidence, IdRanges, RequestNote, Verdict, VerdictKind};
 use crate::words::Words;
-use faultline_verdicts::cursor_reuse::CursorReuse;
-use faultline_verdicts::dead_session::Misrouted;
-use faultline_verdicts::session_requests::SessionRequests;
-use faultline_verdicts::spell::{short_id, vtime};
-use faultline_verdicts::zombie_session::{Rejected, Resumed, Zombie};
+use crate::zombie_session::{Rejected, Resumed, Zombie};
 
 /// How an unapplied event is accounted for, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -38,7 +37,7 @@ pub fn judge(ledger: &Ledger, record: &ClientRecord) -> Vec<Verdict> {
 
 /// [`judge`], with each verdict's sentence written or skipped as `words` says (the
 /// kinds, times and evidence are the same either way).
-pub(crate) fn judge_with(ledger: &Ledger, record: &ClientRecord, words: Words) -> Vec<Verdict> {
+pub fn judge_with(ledger: &Ledger, record: &ClientRecord, words: Words) -> Vec<Verdict> {
     let mut verdicts = Vec::new();
     let applied_times = applied_counts(ledger, record);
     let superseded = gaps(ledger, record, &applied_times, words, &mut verdicts);
@@ -61,10 +60,10 @@ pub(crate) fn judge_with(ledger: &Ledger, record: &ClientRecord, words: Words) -
     quarantine_violations(ledger, record, words, &mut verdicts);
     foreign_events(ledger, record, words, &mut verdicts);
     misrouted_sessions(ledger, record, words, &mut verdicts);
-    crate::modern_oracle::duplicate_effect::verdicts(ledger, words, &mut verdicts);
-    crate::modern_oracle::missed_change::verdicts(ledger, words, &mut verdicts);
-    crate::modern_oracle::lost_task::verdicts(ledger, record, words, &mut verdicts);
-    crate::modern_oracle::era_mismatch::verdicts(ledger, words, &mut verdicts);
+    crate::duplicate_effect::verdicts(ledger, words, &mut verdicts);
+    crate::missed_change::verdicts(ledger, words, &mut verdicts);
+    crate::lost_task::verdicts(ledger, record, words, &mut verdicts);
+    crate::era_mismatch::verdicts(ledger, words, &mut verdicts);
     reconnect_loops(ledger, words, &mut verdicts);
     hung(record, words, &mut verdicts);
     let harmed = verdicts
@@ -94,7 +93,7 @@ pub(crate) fn judge_with(ledger: &Ledger, record: &ClientRecord, words: Words) -
                 .errors
                 .iter()
                 .filter_map(|e| match &e.error {
-                    crate::ClientError::CallCut(cut) => Some(cut.call.as_str()),
+                    crate::client_error::ClientError::CallCut(cut) => Some(cut.call.as_str()),
                     _ => None,
                 })
                 .collect();
@@ -103,7 +102,7 @@ pub(crate) fn judge_with(ledger: &Ledger, record: &ClientRecord, words: Words) -
                 .errors
                 .iter()
                 .filter_map(|e| match &e.error {
-                    crate::ClientError::TaskLost(lost) => {
+                    crate::client_error::ClientError::TaskLost(lost) => {
                         Some(format!("{} (task {})", lost.call, lost.task_id))
                     }
                     _ => None,
@@ -152,7 +151,7 @@ pub(crate) fn judge_with(ledger: &Ledger, record: &ClientRecord, words: Words) -
         });
     }
     if verdicts.is_empty()
-        && let Some(untested) = faultline_verdicts::untested::untested(ledger, record.exercise)
+        && let Some(untested) = crate::untested::untested(ledger, record.exercise)
     {
         verdicts.push(Verdict {
             kind: VerdictKind::Untested,
@@ -191,9 +190,9 @@ pub(crate) fn judge_with(ledger: &Ledger, record: &ClientRecord, words: Words) -
 }
 
 /// Loops of fruitless reconnects or retries, by the ledger-only rule real clients are
-/// graded by too ([`faultline_verdicts::reconnect_loop`]).
+/// graded by too ([`crate::reconnect_loop`]).
 fn reconnect_loops(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
-    for found in faultline_verdicts::reconnect_loop::reconnect_loops(ledger) {
+    for found in crate::reconnect_loop::reconnect_loops(ledger) {
         verdicts.push(Verdict {
             kind: VerdictKind::ReconnectLoop,
             at_ms: found.first_at_ms,
@@ -265,11 +264,6 @@ fn call_of_event(ledger: &Ledger, payload: Payload) -> Option<usize> {
         _ => return None,
     };
     call_of_key(ledger.jobs[job.0 as usize].idempotency_key.as_deref()?)
-}
-
-/// The workload call an idempotency key names (`call-N`, see [`crate::client::call_key`]).
-fn call_of_key(key: &str) -> Option<usize> {
-    key.strip_prefix("call-")?.parse().ok()
 }
 
 /// The strongest cover the client's errors give each scope: an event is covered by the
@@ -894,7 +888,7 @@ fn misrouted_sessions(
     }
     let requests: BTreeMap<ConnId, &crate::client_record::RequestRecord> =
         record.requests.iter().map(|q| (q.conn, q)).collect();
-    let found = faultline_verdicts::misrouted_session::misrouted_sessions(ledger, |conn| {
+    let found = crate::misrouted_session::misrouted_sessions(ledger, |conn| {
         requests.get(&conn).map(|q| RequestNote {
             at_ms: q.at_ms,
             task: q.task.label(),
