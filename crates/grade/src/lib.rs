@@ -52,7 +52,21 @@ use serde_json::{Value, json};
 
 pub use client_context::{CallSpec, ClientContext, GradingPlan, plan};
 pub use client_process::grading_config;
-pub use faultline_verdicts::judge_report as judge;
+
+/// The one judge's verdicts on a real client's run (`faultline_verdicts::judge`),
+/// as grade prints them.
+pub fn judge(
+    ledger: &faultline_model::Ledger,
+    context: &ClientContext,
+    report: Result<&ClientReport, &MissingReport>,
+    exercise: faultline_verdicts::untested::Exercise,
+) -> Vec<ReportVerdict> {
+    let observation = faultline_verdicts::Observation::real(ledger, exercise, context, report);
+    faultline_verdicts::judge(&observation, faultline_verdicts::Words::Written)
+        .iter()
+        .map(ReportVerdict::from)
+        .collect()
+}
 pub use faultline_verdicts::{ClientReport, MissingReport, ReportVerdict, VerdictKind};
 pub use ledger_diagram::diagram_of_grade;
 pub use report_card::report_card;

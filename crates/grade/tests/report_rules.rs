@@ -1,6 +1,6 @@
 //! The report judge's rules on the ledgers of bundled runs: what `faultline grade`
-//! concludes from the server's ledger and a real client's report (see
-//! `faultline_verdicts::judge_report`).
+//! concludes from the server's ledger and a real client's report (the one judge,
+//! `faultline_verdicts::judge`, reading an `Observation::real`).
 
 use faultline_grade::{CallSpec, ClientContext, ClientReport, ReportVerdict, VerdictKind, judge};
 use faultline_model::{Ledger, Payload};

@@ -43,7 +43,6 @@ pub use faultline_verdicts::client_error::{
     CallCutError, ClientError, ResumptionCursorError, SessionResumptionError, TaskLostError,
 };
 pub use faultline_verdicts::client_record::{ClientRecord, ErrorScope, RequestRecord, Task};
-pub use faultline_verdicts::judge;
 pub use faultline_verdicts::spell::{short_id, vtime};
 pub use faultline_verdicts::verdict::{Evidence, IdRanges, MisroutedNote, Verdict, VerdictKind};
 /// The client's record and the verdicts are the judge's types (`faultline-verdicts`),
@@ -219,7 +218,10 @@ fn finish(
     result: RunResult,
     words: Words,
 ) -> RunOutcome {
-    let verdicts = faultline_verdicts::judge_with(&result.ledger, &result.record, words);
+    let verdicts = faultline_verdicts::judge(
+        &faultline_verdicts::Observation::modelled(&result.ledger, &result.record),
+        words,
+    );
     RunOutcome {
         scenario: scenario.name.clone(),
         seed,

@@ -3,7 +3,8 @@
 //! and it is not a loss.
 
 use faultline_model::{ConnId, HeldBy, Ledger, MisrouteEntry, ReplicaId, SessionEntry, SessionKey};
-use faultline_sim::{ClientRecord, Evidence, RequestRecord, Task, VerdictKind, judge};
+use faultline_sim::{ClientRecord, Evidence, RequestRecord, Task, VerdictKind};
+use faultline_verdicts::{Observation, Words, judge};
 
 fn session(wire_id: &str) -> SessionEntry {
     SessionEntry {
@@ -63,7 +64,7 @@ fn each_misrouted_session_gets_one_verdict_with_both_replicas() {
         ],
         ..ClientRecord::default()
     };
-    let verdicts = judge(&ledger, &record);
+    let verdicts = judge(&Observation::modelled(&ledger, &record), Words::Written);
     let misrouted: Vec<_> = verdicts
         .iter()
         .filter(|v| v.kind == VerdictKind::MisroutedSession)
@@ -102,7 +103,7 @@ fn a_ledger_without_misroutes_gets_no_such_verdict() {
         requests: vec![request(2, 1_000, "aaaa")],
         ..ClientRecord::default()
     };
-    let verdicts = judge(&ledger, &record);
+    let verdicts = judge(&Observation::modelled(&ledger, &record), Words::Written);
     assert!(
         verdicts
             .iter()

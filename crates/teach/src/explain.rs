@@ -916,6 +916,16 @@ fn loss(v: &Verdict) -> String {
             pending_calls.join(", ")
         ),
         Evidence::None => format!("{name}: {}.", v.summary),
+        // A real client's evidence (values from its report, or why there is none): its
+        // sentence says it all. `teach` explains simulated runs, which never carry it.
+        Evidence::Values(_)
+        | Evidence::RepeatedValues { .. }
+        | Evidence::HandedAfterDeath(_)
+        | Evidence::HandedForeign(_)
+        | Evidence::NoReport { .. }
+        | Evidence::NotApplicable(_)
+        | Evidence::OutOfOrder(_)
+        | Evidence::OtherEra { .. } => format!("{name}: {}.", v.summary),
     }
 }
 

@@ -179,6 +179,17 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
                 assert!(text.contains(&vtime(m.used_at_ms)), "{ctx}");
             }
             Evidence::None => {}
+            // A real client's evidence: never in a simulated run.
+            Evidence::Values(_)
+            | Evidence::RepeatedValues { .. }
+            | Evidence::HandedAfterDeath(_)
+            | Evidence::HandedForeign(_)
+            | Evidence::NoReport { .. }
+            | Evidence::NotApplicable(_)
+            | Evidence::OutOfOrder(_)
+            | Evidence::OtherEra { .. } => {
+                panic!("{ctx}: a real client's evidence in a simulated run")
+            }
         }
     }
     // What was really true: every session's death, from the ledger.

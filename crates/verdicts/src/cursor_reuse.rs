@@ -15,6 +15,11 @@
 
 use std::collections::BTreeMap;
 
+use crate::client_record::ClientRecord;
+use crate::spell::vtime;
+use crate::verdict::{Evidence, Verdict, VerdictKind};
+use crate::words::Words;
+use faultline_model::{ConnId, ResumeEntry};
 use faultline_model::{CursorResolution, EventRef, Ledger, SessionKey, StreamId, UnknownCursor};
 
 /// One resumption in which the cursor was read in another numbering than its own.
@@ -189,5 +194,110 @@ impl LowestIds {
         };
         let produced = lows.partition_point(|&(t, _)| t <= at_ms);
         produced > 0 && lows[produced - 1].1 <= cursor
+    }
+}
+
+/// A modelled client's resumptions, each against the event that minted its cursor, and
+/// harm only when it applied something from the resumed stream.
+pub(crate) fn modelled(
+    ledger: &Ledger,
+    record: &ClientRecord,
+    resumed: &BTreeMap<ConnId, &ResumeEntry>,
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
+) {
+    // How many events the client applied from each connection, worked out on first need.
+    let mut applied_by_conn: Option<BTreeMap<ConnId, usize>> = None;
+    let mut rule = CursorReuse::new(ledger);
+    for r in &record.resumptions {
+        let Some(cursor_event) = r.cursor_event else {
+            continue;
+        };
+        let Some(entry) = resumed.get(&r.conn) else {
+            continue;
+        };
+        let Some(reused) = rule.check(r.cursor, cursor_event, &entry.resolution, r.at_ms) else {
+            continue;
+        };
+        // The harm is applying events read in the wrong numbering; a client that refused
+        // them all (a guard fired) was not harmed.
+        let applied_here = applied_by_conn
+            .get_or_insert_with(|| {
+                let mut counts = BTreeMap::new();
+                for a in &record.applied {
+                    *counts.entry(a.conn).or_insert(0) += 1;
+                }
+                counts
+            })
+            .get(&r.conn)
+            .copied()
+            .unwrap_or(0);
+        if applied_here == 0 {
+            continue;
+        }
+        let summary = words.say(|| {
+            format!("Last-Event-ID {} was {}; the server replayed {} event(s) from its log as if they came next, and the client applied {applied_here} event(s) from that resumed stream (the replay and what followed it live)", r.cursor, reused.reason(), reused.replayed)
+        });
+        verdicts.push(Verdict {
+            kind: VerdictKind::CursorReuse,
+            at_ms: r.at_ms,
+            summary,
+            evidence: Evidence::CursorReuse {
+                session: r.session.clone(),
+                cursor: r.cursor.to_string(),
+                minted_in_generation: reused.minted_in_generation,
+                honoured_in_generation: reused.honoured_in_generation,
+                resumed_at_ms: r.at_ms,
+                replayed: reused.replayed,
+            },
+        });
+    }
+}
+
+/// A real client's resumptions: the cursor's event is the last one the server sent the
+/// client with that id before the resumption. A report does not say which stream an
+/// applied value came from, so a resumption counts when the server replayed something
+/// after the cursor.
+pub(crate) fn real(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
+    let mut rule = CursorReuse::new(ledger);
+    for r in &ledger.resumptions {
+        let Ok(cursor) = r.cursor.parse::<u64>() else {
+            continue;
+        };
+        let minted = ledger.sends.iter().rev().find(|s| {
+            let e = ledger.event(s.event);
+            s.conn < r.conn
+                && e.id == cursor
+                && Some(ledger.session(e.session).wire_id.as_str()) == r.session_sent.as_deref()
+        });
+        let Some(minted) = minted else {
+            continue;
+        };
+        let Some(reused) = rule.check(cursor, minted.event, &r.resolution, r.at_ms) else {
+            continue;
+        };
+        if reused.replayed == 0 {
+            continue;
+        }
+        verdicts.push(Verdict {
+            kind: VerdictKind::CursorReuse,
+            at_ms: r.at_ms,
+            summary: words.say(|| {
+                format!(
+                    "Last-Event-ID {cursor} was {} at {}; {} event(s) replayed after it as if contiguous",
+                    reused.reason(),
+                    vtime(r.at_ms),
+                    reused.replayed
+                )
+            }),
+            evidence: Evidence::CursorReuse {
+                session: r.session_sent.clone().unwrap_or_default(),
+                cursor: r.cursor.clone(),
+                minted_in_generation: reused.minted_in_generation,
+                honoured_in_generation: reused.honoured_in_generation,
+                resumed_at_ms: r.at_ms,
+                replayed: reused.replayed,
+            },
+        });
     }
 }

@@ -42,3 +42,10 @@ impl fmt::Display for IdRanges {
         Ok(())
     }
 }
+
+/// `1..=3, 7` style (the simulator's spelling of id ranges, so outputs compare).
+pub fn ranges<T: Copy + Into<u64>>(values: &[T]) -> String {
+    let mut sorted: Vec<u64> = values.iter().map(|&v| v.into()).collect();
+    sorted.sort_unstable();
+    IdRanges::from_sorted(sorted).to_string()
+}

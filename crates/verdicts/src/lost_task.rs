@@ -14,6 +14,7 @@
 
 use crate::client_error::ClientError;
 use crate::client_record::ClientRecord;
+use crate::client_report::ClientReport;
 use crate::spell::vtime;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
 use crate::words::Words;
@@ -83,7 +84,7 @@ pub fn loss_words(how: TaskLoss) -> &'static str {
 
 /// The `lost_task` verdicts of a run: one per vanished task the client did not flag with
 /// a typed `TaskLostError`, at the time of the first request that missed it.
-pub(crate) fn verdicts(
+pub(crate) fn modelled(
     ledger: &Ledger,
     record: &ClientRecord,
     words: Words,
@@ -97,8 +98,31 @@ pub(crate) fn verdicts(
             _ => None,
         })
         .collect();
+    verdicts(ledger, |task_id| flagged.contains(&task_id), words, out);
+}
+
+/// A real client's lost tasks. Its report carries no typed errors: a task is excused when
+/// the error its application saw names the task's id (what a server's "task not found"
+/// answer says), as a `TaskLostError` for the task excuses it in the simulator.
+pub(crate) fn real(
+    ledger: &Ledger,
+    report: Option<&ClientReport>,
+    words: Words,
+    out: &mut Vec<Verdict>,
+) {
+    let error = report.and_then(|r| r.error.as_deref());
+    verdicts(
+        ledger,
+        |task_id| error.is_some_and(|e| e.contains(task_id)),
+        words,
+        out,
+    );
+}
+
+/// Every vanished task the client was not told of (`excused` says which it was).
+fn verdicts(ledger: &Ledger, excused: impl Fn(&str) -> bool, words: Words, out: &mut Vec<Verdict>) {
     for task in lost_tasks(ledger) {
-        if flagged.contains(&task.task_id.as_str()) {
+        if excused(&task.task_id) {
             continue;
         }
         let first = &task.misses[0];
@@ -200,7 +224,7 @@ mod judged_tests {
         assert_eq!(lost[0].misses[0].at_ms, 3_000);
 
         let mut out = Vec::new();
-        verdicts(&l, &ClientRecord::default(), Words::Written, &mut out);
+        modelled(&l, &ClientRecord::default(), Words::Written, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].kind, VerdictKind::LostTask);
         assert_eq!(out[0].at_ms, 3_000);
@@ -215,7 +239,7 @@ mod judged_tests {
     fn an_evicted_task_asked_about_is_lost_and_says_the_store_was_full() {
         let l = ledger(vec![task("t-evicted", Some((2_500, TaskLoss::Evicted)), 1)]);
         let mut out = Vec::new();
-        verdicts(&l, &ClientRecord::default(), Words::Written, &mut out);
+        modelled(&l, &ClientRecord::default(), Words::Written, &mut out);
         assert_eq!(out.len(), 1);
         assert!(
             out[0].summary.contains("was evicted after it finished")
@@ -239,7 +263,7 @@ mod judged_tests {
             scope: ErrorScope::Call(0),
         });
         let mut out = Vec::new();
-        verdicts(&l, &record, Words::Written, &mut out);
+        modelled(&l, &record, Words::Written, &mut out);
         assert!(out.is_empty());
     }
 }

@@ -16,8 +16,11 @@ use std::collections::BTreeMap;
 use faultline_model::{ConnId, Ledger, ReplicaId, RouteWhy, SessionKey};
 use serde::Serialize;
 
+use crate::client_record::ClientRecord;
 use crate::session_requests::RequestNote;
 use crate::spell::{short_id, vtime};
+use crate::verdict::{Evidence, Verdict, VerdictKind};
+use crate::words::Words;
 
 /// One misrouted request: what it was, and which replica answered it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -105,5 +108,57 @@ impl MisroutedSession {
             first.answered_by,
             self.held_by,
         )
+    }
+}
+
+/// A fleet's misroutes of the client's own requests: one verdict per session, naming each
+/// request, the replica that answered it and the replica that held the session.
+pub(crate) fn modelled(
+    ledger: &Ledger,
+    record: &ClientRecord,
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
+) {
+    if ledger.misroutes.is_empty() {
+        return;
+    }
+    let requests: BTreeMap<ConnId, &crate::client_record::RequestRecord> =
+        record.requests.iter().map(|q| (q.conn, q)).collect();
+    let found = misrouted_sessions(ledger, |conn| {
+        requests.get(&conn).map(|q| RequestNote {
+            at_ms: q.at_ms,
+            task: q.task.label(),
+            method: q.describe(),
+            status: q.status,
+        })
+    });
+    for misrouted in found {
+        verdicts.push(Verdict {
+            kind: VerdictKind::MisroutedSession,
+            at_ms: misrouted.at_ms(),
+            summary: words.say(|| misrouted.sentence()),
+            evidence: Evidence::Misrouted(misrouted),
+        });
+    }
+}
+
+/// A fleet's misroutes (see `faultline_model::MisrouteEntry`): one verdict per session,
+/// by the rule the simulator's judge applies ([`crate::misrouted_session`]); each request
+/// as the ledger answered it.
+pub(crate) fn real(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
+    let found = misrouted_sessions(ledger, |conn| {
+        ledger
+            .answers
+            .iter()
+            .find(|a| a.conn == conn)
+            .map(RequestNote::of_answer)
+    });
+    for misrouted in found {
+        verdicts.push(Verdict {
+            kind: VerdictKind::MisroutedSession,
+            at_ms: misrouted.at_ms(),
+            summary: words.say(|| misrouted.sentence()),
+            evidence: Evidence::Misrouted(misrouted),
+        });
     }
 }

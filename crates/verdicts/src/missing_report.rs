@@ -10,9 +10,12 @@
 //! ledger-only rules still judge the wire.
 
 use serde::Serialize;
-use serde_json::json;
 
-use crate::{ReportVerdict, VerdictKind};
+use faultline_model::Ledger;
+
+use crate::VerdictKind;
+use crate::verdict::{Evidence, Verdict};
+use crate::words::Words;
 
 /// Why a run has no report, with what the process left behind.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -67,7 +70,7 @@ impl MissingReport {
     }
 
     /// The verdict, with the evidence the process left.
-    pub fn verdict(&self, answers: usize) -> ReportVerdict {
+    pub fn verdict(&self, ledger: &Ledger, words: Words) -> Verdict {
         let (kind, why) = match self {
             MissingReport::Hung { waited_ms: None } => (
                 VerdictKind::Hung,
@@ -111,12 +114,15 @@ impl MissingReport {
                 ),
             ),
         };
-        let mut evidence = json!(self);
-        evidence["answers"] = answers.into();
-        ReportVerdict {
+        Verdict {
             kind,
-            why,
-            evidence,
+            // It was last heard from at its last answered request.
+            at_ms: ledger.answers.iter().map(|a| a.at_ms).max().unwrap_or(0),
+            summary: words.say(|| why),
+            evidence: Evidence::NoReport {
+                missing: self.clone(),
+                answers: ledger.answers.len(),
+            },
         }
     }
 }
@@ -143,25 +149,32 @@ fn last_line(stderr_tail: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ReportVerdict;
+
+    /// The verdict as grade prints it, for a run whose server answered nothing.
+    fn row(missing: &MissingReport) -> ReportVerdict {
+        ReportVerdict::from(&missing.verdict(&Ledger::default(), Words::Written))
+    }
 
     #[test]
     fn a_failure_status_is_a_crash_and_exit_0_a_bad_report() {
         let crash =
             MissingReport::ended(Some(13), None, "printed nothing".into(), "a\nboom\n".into());
-        let v = crash.verdict(3);
+        let v = row(&crash);
         assert_eq!(v.kind, VerdictKind::Crashed);
         assert!(v.why.contains("exited 13"), "{}", v.why);
         assert!(v.why.ends_with("stderr ends: boom"), "{}", v.why);
         assert_eq!(v.evidence["exit_status"], 13);
-        assert_eq!(v.evidence["answers"], 3);
+        assert_eq!(v.evidence["ended"], "crashed");
+        assert_eq!(v.evidence["answers"], 0);
         let killed = MissingReport::ended(None, Some(9), "printed nothing".into(), String::new());
-        assert!(killed.verdict(0).why.contains("killed by signal 9"));
+        assert!(row(&killed).why.contains("killed by signal 9"));
         let bad = MissingReport::ended(Some(0), None, "not JSON".into(), String::new());
-        assert_eq!(bad.verdict(0).kind, VerdictKind::BadReport);
+        assert_eq!(row(&bad).kind, VerdictKind::BadReport);
         let hung = MissingReport::Hung {
             waited_ms: Some(75_000),
         };
-        assert!(hung.verdict(0).why.contains("within 75 s"));
-        assert_eq!(hung.verdict(0).evidence["waited_ms"], 75_000);
+        assert!(row(&hung).why.contains("within 75 s"));
+        assert_eq!(row(&hung).evidence["waited_ms"], 75_000);
     }
 }

@@ -23,6 +23,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::spell::vtime;
+use crate::verdict::{Evidence, Verdict, VerdictKind};
+use crate::words::Words;
 use faultline_model::{CursorResolution, HttpMethod, Ledger, UnknownCursor};
 use serde::Serialize;
 
@@ -219,5 +222,18 @@ pub fn method_name(method: HttpMethod) -> &'static str {
         HttpMethod::Get => "GET",
         HttpMethod::Delete => "DELETE",
         HttpMethod::Other => "OTHER",
+    }
+}
+
+/// Loops of fruitless reconnects or retries, by the ledger-only rule real clients are
+/// graded by too ([`crate::reconnect_loop`]).
+pub(crate) fn verdicts(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
+    for found in reconnect_loops(ledger) {
+        verdicts.push(Verdict {
+            kind: VerdictKind::ReconnectLoop,
+            at_ms: found.first_at_ms,
+            summary: words.say(|| found.sentence(vtime)),
+            evidence: Evidence::ReconnectLoop(found),
+        });
     }
 }

@@ -8,9 +8,9 @@
 //! - `reinit_collision`: after re-initializing, requests that still carried the old
 //!   session id (a second task held it). Guard: one session handle shared by every task.
 //!
-//! Both judges find the requests by what they know of the client's order (the simulator
-//! by when its client read each answer, grade from the ledger, see
-//! [`crate::judge_report`]); the evidence is this type either way.
+//! The judge finds the requests by what it knows of the client's order (a modelled
+//! client's by when it read each answer, a real client's from the ledger's order); the
+//! evidence is this type either way.
 
 use serde::Serialize;
 
@@ -93,5 +93,22 @@ impl SessionRequests {
             })
             .collect::<Vec<_>>()
             .join("; ")
+    }
+}
+
+impl RequestNote {
+    /// A request of the ledger as the evidence notes it (a real client's tasks are not
+    /// seen: each is `client`).
+    pub fn of_answer(a: &faultline_model::AnswerEntry) -> RequestNote {
+        let http = crate::reconnect_loop::method_name(a.method);
+        RequestNote {
+            at_ms: a.at_ms,
+            task: "client".to_string(),
+            method: match a.rpc_method.as_deref() {
+                Some(rpc) => format!("{http} {rpc}"),
+                None => http.to_string(),
+            },
+            status: Some(a.status),
+        }
     }
 }

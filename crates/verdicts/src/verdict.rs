@@ -103,6 +103,38 @@ pub enum Evidence {
     /// Requests of a live session sent to a replica that does not hold it (see
     /// [`crate::misrouted_session`]).
     Misrouted(crate::misrouted_session::MisroutedSession),
+    /// What a real client's application was owed and what its report lacks (see
+    /// [`crate::ValuesLost`]): the values, since a report names values, not events.
+    Values(crate::owed::ValuesLost),
+    /// Values a real client handed over more often than the server produced them.
+    RepeatedValues {
+        progress: Vec<u32>,
+        notifications: Vec<u64>,
+    },
+    /// Events of a dead session that reached a real client, as many as its report proves
+    /// were handed over (see [`crate::quarantine_violation`]).
+    HandedAfterDeath(crate::quarantine_violation::HandedAfterDeath),
+    /// Another session's notifications sent on a real client's streams, as many as its
+    /// report proves were handed over (see [`crate::foreign_event`]).
+    HandedForeign(crate::foreign_event::HandedForeign),
+    /// Why a real client gave no report that reads, and how far it got.
+    NoReport {
+        #[serde(flatten)]
+        missing: crate::MissingReport,
+        /// How many requests the server answered before it ended.
+        answers: usize,
+    },
+    /// What the scenario needs that the client declared it cannot do.
+    NotApplicable(crate::not_applicable::NotApplicable),
+    /// Progress handed over in another order than produced.
+    OutOfOrder(crate::out_of_order::OutOfOrder),
+    /// The client spoke the other protocol era than the scenario tests.
+    OtherEra {
+        #[serde(flatten)]
+        other: crate::other_era::OtherEra,
+        /// The verdicts the run would have had, kept as evidence.
+        judged: Vec<Verdict>,
+    },
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -16,7 +16,14 @@ use faultline_model::{ConnId, Ledger};
 use serde::Serialize;
 
 use crate::IdRanges;
+use crate::client_record::{ClientRecord, Task};
+use crate::dead_session::Misrouted;
+use crate::request_index::LazyRequestIndex;
 use crate::spell::vtime;
+use crate::verdict::{Evidence, Verdict, VerdictKind};
+use crate::words::Words;
+use faultline_model::{CursorResolution, HttpMethod, ResumeEntry};
+use std::collections::BTreeMap;
 
 /// The evidence of one zombie session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -108,4 +115,134 @@ pub fn replayed_ids(ledger: &Ledger, conn: ConnId) -> IdRanges {
         .collect();
     ids.sort_unstable();
     IdRanges::from_sorted(ids)
+}
+
+/// A modelled client's zombie: what it sent after it *read* the resumption's 200.
+pub(crate) fn modelled(
+    ledger: &Ledger,
+    record: &ClientRecord,
+    requests: &LazyRequestIndex,
+    resumed: &BTreeMap<ConnId, &ResumeEntry>,
+    misrouted: &Misrouted,
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
+) {
+    let mut reported = std::collections::BTreeSet::new();
+    for r in &record.resumptions {
+        // The moment the client read the 200: what it sends after that, it sends believing
+        // the session is alive.
+        let believed_at = requests
+            .get()
+            .first_200(r.conn)
+            .and_then(|q| q.answered_seq);
+        let Some(believed_at) = believed_at else {
+            continue;
+        };
+        if reported.contains(&r.session) {
+            continue;
+        }
+        let next = requests.get().first_own_post_after(&r.session, believed_at);
+        let Some(next) = next else {
+            continue;
+        };
+        if next.task == Task::Probe {
+            // The liveness probe asked before anything else: the guard did its job,
+            // whatever it found.
+            continue;
+        }
+        let Some(status @ (404 | 410)) = next.status else {
+            continue;
+        };
+        if misrouted.contains(next.conn.0) {
+            // The session lived on another replica: the 200 was right, the 404 a misroute.
+            continue;
+        }
+        reported.insert(r.session.clone());
+        let cursor = r.cursor.to_string();
+        let zombie = Zombie::new(
+            ledger,
+            Resumed {
+                session: &r.session,
+                conn: resumed.contains_key(&r.conn).then_some(r.conn),
+                at_ms: r.at_ms,
+                cursor: &cursor,
+            },
+            Rejected {
+                at_ms: next.at_ms,
+                method: next.describe(),
+                status,
+            },
+        );
+        verdicts.push(Verdict {
+            kind: VerdictKind::ZombieSession,
+            at_ms: next.at_ms,
+            summary: words.say(|| zombie.sentence()),
+            evidence: Evidence::Zombie(zombie),
+        });
+    }
+}
+
+/// A resumption answered 200 with a replay, then the session's next POST got 404/410 (a
+/// death notice: a misroute of a live session is `misrouted_session`, not this).
+/// A real client's zombie: a real client does not say when it read the 200, so the
+/// next POST of the session after the resumption in the ledger's order.
+pub(crate) fn real(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
+    let misrouted = crate::dead_session::Misrouted::of(ledger);
+    let mut reported = Vec::new();
+    for r in &ledger.resumptions {
+        if !matches!(
+            r.resolution,
+            CursorResolution::Honoured { .. } | CursorResolution::Stale { .. }
+        ) {
+            continue;
+        }
+        let Some(session) = r.session_sent.as_deref() else {
+            continue;
+        };
+        if reported.contains(&session) {
+            continue;
+        }
+        let Some(at) = ledger.answers.iter().position(|a| a.conn == r.conn) else {
+            continue;
+        };
+        if ledger.answers[at].status != 200 {
+            continue;
+        }
+        let next = ledger.answers[at + 1..]
+            .iter()
+            .find(|a| a.method == HttpMethod::Post && a.session_sent.as_deref() == Some(session));
+        let Some(next) = next.filter(|a| misrouted.is_death_notice(a)) else {
+            continue;
+        };
+        if next.rpc_method.as_deref() == Some("ping") {
+            // A `ping` straight after the replay is the liveness probe the cascade calls
+            // for: the client asked before trusting the 200, and learned the truth (the
+            // simulator's judge excuses its guarded client's probe alike).
+            continue;
+        }
+        reported.push(session);
+        let zombie = Zombie::new(
+            ledger,
+            Resumed {
+                session,
+                conn: Some(r.conn),
+                at_ms: r.at_ms,
+                cursor: &r.cursor,
+            },
+            Rejected {
+                at_ms: next.at_ms,
+                method: match next.rpc_method.as_deref() {
+                    Some(rpc) => format!("POST {rpc}"),
+                    None => "POST".to_string(),
+                },
+                status: next.status,
+            },
+        );
+        verdicts.push(Verdict {
+            kind: VerdictKind::ZombieSession,
+            at_ms: next.at_ms,
+            summary: words.say(|| zombie.sentence()),
+            evidence: Evidence::Zombie(zombie),
+        });
+    }
 }

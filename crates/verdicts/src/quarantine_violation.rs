@@ -1,5 +1,8 @@
-//! `quarantine_violation` for a real client: events of one of its sessions that reached it
-//! only after the session was dead on the server, handed to the application.
+//! `quarantine_violation`: events of one of the client's sessions applied after the
+//! session was dead on the server.
+//!
+//! The simulator knows each event its client applied and when. For a real client, the
+//! rule below reads the ledger and the report.
 //!
 //! A replay from an event log that outlived its session (the 404-after-replay cascade) is
 //! the usual way: the log answers `200` on the SSE GET without asking the session store.
@@ -14,11 +17,14 @@
 use std::collections::BTreeMap;
 
 use faultline_model::{Ledger, Payload, SessionKey};
-use serde_json::json;
+use serde::Serialize;
 
 use crate::VerdictKind;
+use crate::client_record::ClientRecord;
 use crate::client_report::ClientReport;
-use crate::report_verdict::ReportVerdict;
+use crate::spell::{short_id, vtime};
+use crate::verdict::{AppliedNote, Evidence, Verdict};
+use crate::words::Words;
 
 /// What an event hands the application, as a report spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -27,15 +33,25 @@ enum Value {
     Notification(u64),
 }
 
-pub(crate) fn quarantine_violations(
+/// The evidence for a real client: the dead session, when and why it died, and the events
+/// that reached the client only after, as many as the report proves were handed over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HandedAfterDeath {
+    pub session: String,
+    pub died_at_ms: u64,
+    pub cause: Option<String>,
+    pub ids: Vec<u64>,
+    pub sent_at_ms: Vec<u64>,
+}
+
+/// A real client's violations, a lower bound from its report.
+pub(crate) fn real(
     ledger: &Ledger,
-    report: Option<&ClientReport>,
-    verdicts: &mut Vec<ReportVerdict>,
+    report: &ClientReport,
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
 ) {
-    let Some(report) = report else {
-        return;
-    };
-    let own = crate::report_judge::client_sessions(ledger);
+    let own = crate::owed::client_sessions(ledger);
     let died = |key: SessionKey| {
         if key.0 < ledger.sessions_base {
             return None;
@@ -104,21 +120,69 @@ pub(crate) fn quarantine_violations(
     for (session, events) in by_session {
         let entry = ledger.session(session);
         let died_at = entry.died.map_or(0, |(at, _)| at);
-        verdicts.push(ReportVerdict {
+        let evidence = HandedAfterDeath {
+            session: entry.wire_id.clone(),
+            died_at_ms: died_at,
+            cause: entry.died.map(|(_, cause)| format!("{cause:?}")),
+            ids: events.iter().map(|&(id, _)| id).collect(),
+            sent_at_ms: events.iter().map(|&(_, at)| at).collect(),
+        };
+        verdicts.push(Verdict {
             kind: VerdictKind::QuarantineViolation,
-            why: format!(
-                "{} event(s) of session {} reached the client only after the session died at T+{}, and the application was handed them",
-                events.len(),
-                entry.wire_id.chars().take(8).collect::<String>(),
-                faultline_model::DurationMs(died_at)
-            ),
-            evidence: json!({
-                "session": entry.wire_id,
-                "died_at_ms": died_at,
-                "cause": entry.died.map(|(_, cause)| format!("{cause:?}")),
-                "ids": events.iter().map(|&(id, _)| id).collect::<Vec<_>>(),
-                "sent_at_ms": events.iter().map(|&(_, at)| at).collect::<Vec<_>>(),
+            at_ms: evidence.sent_at_ms[0],
+            summary: words.say(|| {
+                format!(
+                    "{} event(s) of session {} reached the client only after the session died at {}, and the application was handed them",
+                    evidence.ids.len(),
+                    short_id(&evidence.session),
+                    vtime(died_at)
+                )
             }),
+            evidence: Evidence::HandedAfterDeath(evidence),
+        });
+    }
+}
+
+/// A modelled client's violations: each event it applied after its session died.
+pub(crate) fn modelled(
+    ledger: &Ledger,
+    record: &ClientRecord,
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
+) {
+    let mut by_session: BTreeMap<u32, Vec<AppliedNote>> = BTreeMap::new();
+    for a in &record.applied {
+        let e = ledger.event(a.event);
+        if let Some((died, cause)) = ledger.death(e.session)
+            && died < a.at_ms
+        {
+            by_session
+                .entry(e.session.0)
+                .or_default()
+                .push(AppliedNote {
+                    id: e.id,
+                    stream: e.stream.0,
+                    at_ms: a.at_ms,
+                    detail: format!("session died at {} ({cause:?})", vtime(died)),
+                });
+        }
+    }
+    for (session, events) in by_session {
+        let wire = ledger.sessions[session as usize].wire_id.clone();
+        verdicts.push(Verdict {
+            kind: VerdictKind::QuarantineViolation,
+            at_ms: events[0].at_ms,
+            summary: words.say(|| {
+                format!(
+                    "{} event(s) of session {} were applied after the session was dead on the server",
+                    events.len(),
+                    short_id(&wire)
+                )
+            }),
+            evidence: Evidence::Applied {
+                session: wire,
+                events,
+            },
         });
     }
 }

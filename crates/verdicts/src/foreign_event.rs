@@ -1,0 +1,191 @@
+//! `foreign_event`: events of another session applied on a stream of the client's own.
+//!
+//! The simulator knows which session each applied event belongs to. For a real client,
+//! the rule below reads the ledger and the report.
+//!
+//! A shared event store keyed by stream (the TypeScript SDK's example store keys every
+//! standalone stream `_GET_stream`; see
+//! <https://github.com/modelcontextprotocol/typescript-sdk/issues/1004>) replays every
+//! session's events to whoever resumes. The ledger says which events the server sent on a
+//! connection and which session the connection's request named; a real client's report
+//! says only how many notifications its application was handed. An application cannot be
+//! handed a notification nobody sent, so a report with more notifications than the
+//! client's own sessions were sent proves that at least that many were another session's:
+//! a lower bound, never a guess.
+
+use std::collections::BTreeMap;
+
+use faultline_model::{ConnId, Ledger, Payload};
+use serde::Serialize;
+
+use crate::VerdictKind;
+use crate::client_record::ClientRecord;
+use crate::client_report::ClientReport;
+use crate::spell::{short_id, vtime};
+use crate::verdict::{AppliedNote, Evidence, Verdict};
+use crate::words::Words;
+
+/// The evidence for a real client: what the server sent on its streams, its own and
+/// another session's, and how many of the other's its report proves were handed over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HandedForeign {
+    pub sent_foreign: usize,
+    pub sent_own: usize,
+    pub handed: usize,
+    pub handed_foreign_at_least: usize,
+    pub foreign_sessions: Vec<String>,
+    pub foreign_seq: Vec<u64>,
+    pub first_at_ms: u64,
+}
+
+/// A real client's foreign events, a lower bound from its report.
+pub(crate) fn real(
+    ledger: &Ledger,
+    report: &ClientReport,
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
+) {
+    let named: BTreeMap<ConnId, &str> = ledger
+        .answers
+        .iter()
+        .filter_map(|a| Some((a.conn, a.session_sent.as_deref()?)))
+        .collect();
+    let mut own = 0usize;
+    let mut foreign: Vec<(u64, u64, &str)> = Vec::new();
+    for send in &ledger.sends {
+        let Some(&session) = named.get(&send.conn) else {
+            continue;
+        };
+        if send.event.0 < ledger.events_base {
+            continue;
+        }
+        let event = ledger.event(send.event);
+        let Payload::Notification { seq } = event.payload else {
+            continue;
+        };
+        if event.session.0 < ledger.sessions_base {
+            continue;
+        }
+        let owner = ledger.session(event.session).wire_id.as_str();
+        if owner == session {
+            own += 1;
+        } else {
+            foreign.push((send.at_ms, seq, owner));
+        }
+    }
+    let handed_foreign = report.notifications.len().saturating_sub(own);
+    if foreign.is_empty() || handed_foreign == 0 {
+        return;
+    }
+    let mut sessions: Vec<&str> = foreign.iter().map(|&(_, _, s)| s).collect();
+    sessions.sort_unstable();
+    sessions.dedup();
+    let evidence = HandedForeign {
+        sent_foreign: foreign.len(),
+        sent_own: own,
+        handed: report.notifications.len(),
+        handed_foreign_at_least: handed_foreign,
+        foreign_sessions: sessions.iter().map(|s| s.to_string()).collect(),
+        foreign_seq: foreign.iter().map(|&(_, seq, _)| seq).collect(),
+        first_at_ms: foreign[0].0,
+    };
+    verdicts.push(Verdict {
+        kind: VerdictKind::ForeignEvent,
+        at_ms: evidence.first_at_ms,
+        summary: words.say(|| {
+            format!(
+                "the server sent {} notification(s) of another session on the client's streams (the first at {}), and the application was handed at least {} of them: {} notifications for {} of its own",
+                evidence.sent_foreign,
+                vtime(evidence.first_at_ms),
+                evidence.handed_foreign_at_least,
+                evidence.handed,
+                evidence.sent_own
+            )
+        }),
+        evidence: Evidence::HandedForeign(evidence),
+    });
+}
+
+/// The session a connection asked for: its wire id, and the ledger's key for it (if the
+/// server ever minted it).
+type AskedSession<'a> = (&'a str, Option<u32>);
+
+/// A modelled client's foreign events: each applied event whose session is not the one
+/// its connection's request named.
+pub(crate) fn modelled(
+    ledger: &Ledger,
+    record: &ClientRecord,
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
+) {
+    // Each connection's session as asked for, with the ledger's key for that wire id, so
+    // that the check per applied event compares numbers (the strings only if they differ).
+    let key_of_wire: BTreeMap<&str, u32> = ledger
+        .sessions
+        .iter()
+        .enumerate()
+        .map(|(k, s)| (s.wire_id.as_str(), k as u32))
+        .collect();
+    let session_of_conn: BTreeMap<u64, AskedSession> = record
+        .requests
+        .iter()
+        .filter_map(|q| {
+            q.session
+                .as_deref()
+                .map(|s| (q.conn.0, (s, key_of_wire.get(s).copied())))
+        })
+        .collect();
+    let mut foreign: BTreeMap<String, Vec<AppliedNote>> = BTreeMap::new();
+    // Applied events come in runs from one connection: look each run's connection up once.
+    let mut last: Option<(u64, Option<AskedSession>)> = None;
+    for a in &record.applied {
+        let e = ledger.event(a.event);
+        let asked = match last {
+            Some((conn, asked)) if conn == a.conn.0 => asked,
+            _ => {
+                let asked = session_of_conn.get(&a.conn.0).copied();
+                last = Some((a.conn.0, asked));
+                asked
+            }
+        };
+        let Some((asked, asked_key)) = asked else {
+            continue;
+        };
+        if asked_key == Some(e.session.0) {
+            continue;
+        }
+        let owner = ledger.session(e.session);
+        // A server that serves 2025 without sessions (`DualStatelessLegacy`, after a roll
+        // into it too) answers whatever session header a request carries on a stream of
+        // its stateless scope: the request's own answer, nobody else's events.
+        if owner.stateless {
+            continue;
+        }
+        let wire = &owner.wire_id;
+        if asked != wire {
+            foreign
+                .entry(asked.to_string())
+                .or_default()
+                .push(AppliedNote {
+                    id: e.id,
+                    stream: e.stream.0,
+                    at_ms: a.at_ms,
+                    detail: format!("belongs to session {}", short_id(wire)),
+                });
+        }
+    }
+    for (session, events) in foreign {
+        verdicts.push(Verdict {
+            kind: VerdictKind::ForeignEvent,
+            at_ms: events[0].at_ms,
+            summary: words.say(|| {
+                format!(
+                    "{} event(s) from another session were applied on a stream of session {}",
+                    events.len(),
+                    short_id(&session)
+                )
+            }),
+            evidence: Evidence::Applied { session, events },
+        });
+    }
+}

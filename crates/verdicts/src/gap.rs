@@ -1,0 +1,317 @@
+//! `silent_gap` and `surfaced_loss`: something produced for the client never reached its
+//! application, and no error said so (or only an untyped one did).
+//!
+//! For a modelled client the rule is per event: each event owed to the client and never
+//! applied is covered by the strongest error the client raised in its scope (its call,
+//! its session, its session's standalone stream): none is a silent loss, an untyped error
+//! a surfaced one, a typed resumption error no loss at all (`detected`). A real client's
+//! report names values and one error, not events and scopes: the rule compares the values
+//! owed with those handed over, and takes the report's error, if any, as covering all.
+//! The guard that prevents it: check that progress steps and event ids are contiguous
+//! after every resumption, and raise when they are not.
+
+use std::collections::BTreeMap;
+
+use faultline_model::{EventRef, Ledger, Payload, StreamKind};
+
+use crate::client_context::ClientContext;
+use crate::client_record::{ClientRecord, ErrorScope, call_key, call_of_key};
+use crate::client_report::ClientReport;
+use crate::owed::{Owed, ValuesLost};
+use crate::spell::short_id;
+use crate::verdict::{Evidence, IdRanges, Verdict, VerdictKind};
+use crate::words::Words;
+
+/// How an unapplied event is accounted for, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Cover {
+    /// No error said anything about it.
+    Silent,
+    /// An untyped error covered it: the application knew something failed.
+    Surfaced,
+    /// A typed resumption error covered it: the client knew and rebuilt.
+    Typed,
+}
+
+fn call_of_event(ledger: &Ledger, payload: Payload) -> Option<usize> {
+    let job = match payload {
+        Payload::Progress { job, .. } | Payload::ToolResult { job } => job,
+        _ => return None,
+    };
+    call_of_key(ledger.jobs[job.0 as usize].idempotency_key.as_deref()?)
+}
+
+/// The strongest cover the client's errors give each scope: an event is covered by the
+/// strongest error of its session, of its call, and (on a standalone stream) of its
+/// session's standalone stream. Built once per judgment, so that each unapplied event asks
+/// three maps instead of every error.
+struct Coverage<'a> {
+    session: BTreeMap<&'a str, Cover>,
+    call: BTreeMap<usize, Cover>,
+    standalone: BTreeMap<&'a str, Cover>,
+}
+
+impl<'a> Coverage<'a> {
+    fn new(record: &'a ClientRecord) -> Self {
+        let mut coverage = Coverage {
+            session: BTreeMap::new(),
+            call: BTreeMap::new(),
+            standalone: BTreeMap::new(),
+        };
+        for e in &record.errors {
+            let cover = if e.error.is_typed() {
+                Cover::Typed
+            } else {
+                Cover::Surfaced
+            };
+            let strongest = match &e.scope {
+                ErrorScope::Session(s) => coverage.session.entry(s.as_str()),
+                ErrorScope::Standalone(s) => coverage.standalone.entry(s.as_str()),
+                ErrorScope::Call(c) => {
+                    let slot = coverage.call.entry(*c).or_insert(cover);
+                    *slot = (*slot).max(cover);
+                    continue;
+                }
+            }
+            .or_insert(cover);
+            *strongest = (*strongest).max(cover);
+        }
+        coverage
+    }
+
+    fn of(&self, ledger: &Ledger, event: EventRef) -> Cover {
+        let produced = ledger.event(event);
+        let wire = ledger.session(produced.session).wire_id.as_str();
+        let mut cover = self.session.get(wire).copied().unwrap_or(Cover::Silent);
+        if let Some(call) = call_of_event(ledger, produced.payload)
+            && let Some(&c) = self.call.get(&call)
+        {
+            cover = cover.max(c);
+        }
+        if ledger.stream(produced.stream).kind == StreamKind::Standalone
+            && let Some(&c) = self.standalone.get(wire)
+        {
+            cover = cover.max(c);
+        }
+        cover
+    }
+}
+
+/// Judges every unapplied event (silent or surfaced loss); returns how many events were
+/// owed no longer because a later attempt of their call completed it.
+pub(crate) fn modelled(
+    ledger: &Ledger,
+    record: &ClientRecord,
+    applied: &[u32],
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
+) -> usize {
+    // Per event, indexed by its ledger position: a flag per event rather than a tree of
+    // thousands (every send of a long run), since these are asked only by index.
+    let mut skipped = vec![false; ledger.events.len()];
+    for (e, _) in &record.skipped {
+        skipped[e.0 as usize] = true;
+    }
+    let mut delivered = vec![false; ledger.events.len()];
+    for s in &ledger.sends {
+        delivered[s.event.0 as usize] = true;
+    }
+    let mut coverage: Option<Coverage> = None;
+    // (session, generation, stream) -> lost events, for silent and surfaced losses apart.
+    let mut silent: BTreeMap<(u32, u32, u32), Vec<EventRef>> = BTreeMap::new();
+    let mut surfaced: BTreeMap<(u32, u32, u32), Vec<EventRef>> = BTreeMap::new();
+    // Server notifications are owed only to a client that listens for them: one that opened
+    // the standalone GET stream of that session at least once. Job output is always owed.
+    let listening: std::collections::BTreeSet<&str> = record
+        .requests
+        .iter()
+        .filter(|q| q.http == "GET")
+        .filter_map(|q| q.session.as_deref())
+        .collect();
+    // A call re-issued under its idempotency key and completed by a later attempt owes
+    // nothing more from its abandoned attempts. So does a call the client completed with no
+    // keyed attempt's result: an era probe that found the server moved to 2026-07-28 re-ran
+    // it through the stateless client, which sends no idempotency key (`era_probe.rs`).
+    let mut completing_job: BTreeMap<&str, u32> = BTreeMap::new();
+    for a in &record.applied {
+        if let Payload::ToolResult { job } = ledger.event(a.event).payload
+            && let Some(key) = ledger.jobs[job.0 as usize].idempotency_key.as_deref()
+        {
+            completing_job.insert(key, job.0);
+        }
+    }
+    let completed_unkeyed = |key: &str| {
+        call_of_key(key)
+            .and_then(|call| record.calls.get(call))
+            .is_some_and(|c| c.completed_at_ms.is_some())
+    };
+    let superseded = |payload: Payload| match payload {
+        Payload::Progress { job, .. } | Payload::ToolResult { job } => ledger.jobs[job.0 as usize]
+            .idempotency_key
+            .as_deref()
+            .is_some_and(|key| match completing_job.get(key) {
+                Some(&done) => done != job.0,
+                None => completed_unkeyed(key),
+            }),
+        _ => false,
+    };
+    let mut superseded_events = 0;
+    for (i, produced) in ledger.events.iter().enumerate() {
+        if applied[i] > 0 || !produced.payload.carries_data() {
+            continue;
+        }
+        if superseded(produced.payload) {
+            superseded_events += 1;
+            continue;
+        }
+        if matches!(
+            produced.payload,
+            Payload::Notification { .. } | Payload::SessionListChanged { .. }
+        ) && !listening.contains(ledger.session(produced.session).wire_id.as_str())
+        {
+            continue;
+        }
+        let event = EventRef(i as u32);
+        let key = (produced.session.0, produced.generation, produced.stream.0);
+        match coverage
+            .get_or_insert_with(|| Coverage::new(record))
+            .of(ledger, event)
+        {
+            Cover::Silent => silent.entry(key).or_default().push(event),
+            Cover::Surfaced => surfaced.entry(key).or_default().push(event),
+            Cover::Typed => {}
+        }
+    }
+    for (kind, groups) in [
+        (VerdictKind::SilentGap, silent),
+        (VerdictKind::SurfacedLoss, surfaced),
+    ] {
+        for ((session, generation, stream), events) in groups {
+            let mut ids: Vec<u64> = events.iter().map(|e| ledger.event(*e).id).collect();
+            ids.sort_unstable();
+            let mut skipped_ids: Vec<u64> = events
+                .iter()
+                .filter(|e| skipped[e.0 as usize])
+                .map(|e| ledger.event(*e).id)
+                .collect();
+            skipped_ids.sort_unstable();
+            let mut never: Vec<u64> = events
+                .iter()
+                .filter(|e| !delivered[e.0 as usize])
+                .map(|e| ledger.event(*e).id)
+                .collect();
+            never.sort_unstable();
+            let lost_results: Vec<String> = events
+                .iter()
+                .filter_map(|e| match ledger.event(*e).payload {
+                    Payload::ToolResult { .. } => Some(
+                        call_of_event(ledger, ledger.event(*e).payload)
+                            .map_or("a tool call".to_string(), call_key),
+                    ),
+                    _ => None,
+                })
+                .collect();
+            let wire = ledger.sessions[session as usize].wire_id.clone();
+            let ids = IdRanges::from_sorted(ids);
+            let count = ids.count();
+            let at_ms = events
+                .iter()
+                .map(|e| ledger.event(*e).at_ms)
+                .min()
+                .unwrap_or(0);
+            let summary = words.say(|| {
+                let mut summary = format!(
+                    "{count} event(s) of stream #{stream} (session {}, generation {generation}), ids {ids}, were never applied",
+                    short_id(&wire)
+                );
+                if !skipped_ids.is_empty() {
+                    summary.push_str(&format!(
+                        "; {} delivered but discarded as already seen",
+                        skipped_ids.len()
+                    ));
+                }
+                if !never.is_empty() {
+                    summary.push_str(&format!("; {} never delivered", never.len()));
+                }
+                if !lost_results.is_empty() {
+                    summary.push_str(&format!(
+                        "; includes the final result of {}",
+                        lost_results.join(", ")
+                    ));
+                }
+                summary.push_str(if kind == VerdictKind::SilentGap {
+                    "; no error anywhere"
+                } else {
+                    "; an untyped error was surfaced"
+                });
+                summary
+            });
+            verdicts.push(Verdict {
+                kind,
+                at_ms,
+                summary,
+                evidence: Evidence::Gap {
+                    session: wire,
+                    generation,
+                    stream,
+                    ids,
+                    count,
+                    skipped_as_seen: IdRanges::from_sorted(skipped_ids),
+                    never_delivered: IdRanges::from_sorted(never),
+                    lost_results,
+                },
+            });
+        }
+    }
+    superseded_events
+}
+
+/// A real client's losses: the values owed that its report lacks; `None` when nothing
+/// owed is missing (the evidence then backs a `clean`).
+pub(crate) fn real(
+    ledger: &Ledger,
+    owed: &Owed,
+    context: &ClientContext,
+    report: &ClientReport,
+    words: Words,
+) -> Result<Verdict, ValuesLost> {
+    let lost = ValuesLost::of(owed, report);
+    if lost.is_empty() {
+        return Err(lost);
+    }
+    let (kind, summary) = match &report.error {
+        None => (
+            VerdictKind::SilentGap,
+            words.say(|| format!("lost {}, and no error said so", lost.what())),
+        ),
+        Some(error) => (
+            VerdictKind::SurfacedLoss,
+            words.say(|| format!("lost {}; the client said: {error}", lost.what())),
+        ),
+    };
+    Ok(Verdict {
+        kind,
+        at_ms: first_missing_at(ledger, context, &lost),
+        summary,
+        evidence: Evidence::Values(lost),
+    })
+}
+
+/// When the first value the report lacks was produced.
+fn first_missing_at(ledger: &Ledger, context: &ClientContext, lost: &ValuesLost) -> u64 {
+    let tool = context.call.tool.as_str();
+    ledger
+        .events
+        .iter()
+        .filter(|e| match e.payload {
+            Payload::Progress { job, step, .. } => {
+                ledger.job(job).tool == tool && lost.missing_progress.contains(&step)
+            }
+            Payload::ToolResult { job } => lost.result_missing && ledger.job(job).tool == tool,
+            Payload::Notification { seq } => lost.missing_notifications.contains(&seq),
+            _ => false,
+        })
+        .map(|e| e.at_ms)
+        .min()
+        .unwrap_or(0)
+}

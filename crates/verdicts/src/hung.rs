@@ -1,0 +1,44 @@
+//! `hung`: the application got neither everything nor an error: it is still waiting.
+//!
+//! A modelled client hangs when the scenario's horizon finds calls it neither completed
+//! nor failed; a real client, when it gives no report before the grader's timeout
+//! ([`crate::missing_report`]). The guard that prevents it: bound every wait (a
+//! resumption budget, a deadline per call) and fail the call loudly when it runs out.
+
+use crate::client_record::ClientRecord;
+use crate::spell::vtime;
+use crate::verdict::{Evidence, Verdict, VerdictKind};
+use crate::words::Words;
+
+/// The horizon came while calls were neither completed nor failed: the application is
+/// still waiting. (A real client that gives no report before the grader's timeout is the
+/// same verdict.)
+pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<Verdict>) {
+    let Some(horizon_ms) = record.horizon_cut_ms else {
+        return;
+    };
+    let pending_calls: Vec<String> = record
+        .calls
+        .iter()
+        .filter(|c| c.completed_at_ms.is_none() && c.failed_at_ms.is_none())
+        .map(|c| c.key.clone())
+        .collect();
+    if pending_calls.is_empty() {
+        return;
+    }
+    verdicts.push(Verdict {
+        kind: VerdictKind::Hung,
+        at_ms: horizon_ms,
+        summary: words.say(|| {
+            format!(
+                "the scenario's horizon came at {} with {} neither completed nor failed: the application is still waiting",
+                vtime(horizon_ms),
+                pending_calls.join(", ")
+            )
+        }),
+        evidence: Evidence::Hung {
+            horizon_ms,
+            pending_calls,
+        },
+    });
+}

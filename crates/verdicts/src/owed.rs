@@ -1,0 +1,176 @@
+//! What the server produced for a real client's application, in the terms its report
+//! uses: the judged call's progress steps and result, and the notifications of the
+//! client's own sessions. A report names values, not events, so the loss and duplicate
+//! rules compare these counts with the values handed over; the simulator's judge, which
+//! knows each applied event, compares events.
+
+use std::collections::BTreeMap;
+
+use faultline_model::{JobEnd, JobId, Ledger, Payload};
+use serde::Serialize;
+
+use crate::client_context::ClientContext;
+use crate::client_report::{ClientReport, Supports};
+
+/// What the server produced for the application: the judged call's progress steps and
+/// result, and the notifications of its sessions produced before its last request was
+/// answered (then it was still at work, its report still to come). A
+/// session no request of the client named is someone else's (a fleet's tenant, played
+/// without HTTP): its notifications are not owed to the graded client.
+#[derive(Debug, Default)]
+pub(crate) struct Owed {
+    /// Steps of the judged (last) job of the call's tool.
+    pub(crate) steps: Vec<u32>,
+    /// How many of the call's jobs produced each step (a re-issued call produces again).
+    pub(crate) step_counts: BTreeMap<u32, usize>,
+    pub(crate) result: bool,
+    /// seq -> how many times produced (per-session numbering: a re-initialized client
+    /// meets each value again).
+    pub(crate) notifications: BTreeMap<u64, usize>,
+}
+
+/// The sessions that are the graded client's own: those some request of its named (a
+/// session no request named is someone else's, a fleet's tenant played without HTTP).
+pub fn client_sessions(ledger: &Ledger) -> std::collections::BTreeSet<faultline_model::SessionKey> {
+    let named: std::collections::BTreeSet<&str> = ledger
+        .answers
+        .iter()
+        .filter_map(|a| a.session_sent.as_deref())
+        .collect();
+    ledger
+        .sessions
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| named.contains(s.wire_id.as_str()))
+        .map(|(i, _)| faultline_model::SessionKey(ledger.sessions_base + i as u32))
+        .collect()
+}
+
+/// What was owed to a client that can do what `supports` says: progress only to one with a
+/// progress handler, notifications only to one with a notification handler.
+pub(crate) fn owed(ledger: &Ledger, context: &ClientContext, supports: Supports) -> Owed {
+    let tool = context.call.tool.as_str();
+    let jobs: Vec<JobId> = ledger
+        .jobs
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| j.tool == tool)
+        .map(|(i, _)| JobId(ledger.jobs_base + i as u32))
+        .collect();
+    let judged = jobs.last().copied();
+    // A notification produced before the client's last request was answered (any
+    // request: a follow-up, a retry, a reconnect) was owed to it: the client was still at
+    // work after it. One produced later may have reached a client that had already
+    // reported: its report says nothing of it either way.
+    let client_there_until = ledger.answers.iter().map(|a| a.at_ms).max().unwrap_or(0);
+    let own = client_sessions(ledger);
+    let clients_session =
+        |key: faultline_model::SessionKey| key.0 < ledger.sessions_base || own.contains(&key);
+    let mut owed = Owed::default();
+    for event in &ledger.events {
+        match event.payload {
+            Payload::Progress { job, step, .. } if jobs.contains(&job) => {
+                *owed.step_counts.entry(step).or_default() += 1;
+                if Some(job) == judged && context.call.progress && supports.progress {
+                    owed.steps.push(step);
+                }
+            }
+            Payload::Notification { seq }
+                if supports.notifications
+                    && event.at_ms <= client_there_until
+                    && clients_session(event.session) =>
+            {
+                *owed.notifications.entry(seq).or_default() += 1;
+            }
+            _ => {}
+        }
+    }
+    owed.result = match judged {
+        // A job's result is produced when it finishes.
+        Some(job) => matches!(ledger.job(job).ended, Some((_, JobEnd::Finished))),
+        // An immediate tool's result is the answer to the first call.
+        None => ledger
+            .answers
+            .iter()
+            .find(|a| a.rpc_method.as_deref() == Some("tools/call"))
+            .is_some_and(|a| a.status == 200),
+    };
+    owed
+}
+
+/// The evidence of a real client's loss (or of its clean run): what was owed and what
+/// its report lacks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ValuesLost {
+    pub missing_progress: Vec<u32>,
+    pub missing_notifications: Vec<u64>,
+    pub result_missing: bool,
+    pub produced_progress: usize,
+    pub produced_notifications: usize,
+    pub result_produced: bool,
+}
+
+impl ValuesLost {
+    /// What `report` lacks of what `owed` says was produced for it.
+    pub(crate) fn of(owed: &Owed, report: &ClientReport) -> ValuesLost {
+        let mut seen_steps: BTreeMap<u32, usize> = BTreeMap::new();
+        for p in &report.progress {
+            *seen_steps.entry(p.round() as u32).or_default() += 1;
+        }
+        let mut seen_seq: BTreeMap<u64, usize> = BTreeMap::new();
+        for s in &report.notifications {
+            *seen_seq.entry(*s).or_default() += 1;
+        }
+        ValuesLost {
+            missing_progress: owed
+                .steps
+                .iter()
+                .copied()
+                .filter(|s| !seen_steps.contains_key(s))
+                .collect(),
+            missing_notifications: owed
+                .notifications
+                .iter()
+                .flat_map(|(&seq, &n)| {
+                    let seen = seen_seq.get(&seq).copied().unwrap_or(0);
+                    std::iter::repeat_n(seq, n.saturating_sub(seen))
+                })
+                .collect(),
+            result_missing: owed.result && report.result.is_none(),
+            produced_progress: owed.steps.len(),
+            produced_notifications: owed.notifications.values().sum(),
+            result_produced: owed.result,
+        }
+    }
+
+    /// Nothing owed is missing.
+    pub fn is_empty(&self) -> bool {
+        self.missing_progress.is_empty()
+            && self.missing_notifications.is_empty()
+            && !self.result_missing
+    }
+
+    /// `progress 3..=5 of 10, notifications seq 2 (1 of 4), the result`.
+    pub fn what(&self) -> String {
+        let mut lost = Vec::new();
+        if !self.missing_progress.is_empty() {
+            lost.push(format!(
+                "progress {} of {}",
+                crate::ranges(&self.missing_progress),
+                self.produced_progress
+            ));
+        }
+        if !self.missing_notifications.is_empty() {
+            lost.push(format!(
+                "notifications seq {} ({} of {})",
+                crate::ranges(&self.missing_notifications),
+                self.missing_notifications.len(),
+                self.produced_notifications
+            ));
+        }
+        if self.result_missing {
+            lost.push("the result".into());
+        }
+        lost.join(", ")
+    }
+}
