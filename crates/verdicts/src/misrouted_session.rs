@@ -125,12 +125,7 @@ pub(crate) fn modelled(
     let requests: BTreeMap<ConnId, &crate::client_record::RequestRecord> =
         record.requests.iter().map(|q| (q.conn, q)).collect();
     let found = misrouted_sessions(ledger, |conn| {
-        requests.get(&conn).map(|q| RequestNote {
-            at_ms: q.at_ms,
-            task: q.task.label(),
-            method: q.describe(),
-            status: q.status,
-        })
+        requests.get(&conn).map(|q| RequestNote::of_record(q))
     });
     for misrouted in found {
         verdicts.push(Verdict {

@@ -37,12 +37,7 @@ pub(crate) fn modelled(
         let stale: Vec<RequestNote> = requests
             .get()
             .of_session_after(old, reinit_seq)
-            .map(|q| RequestNote {
-                at_ms: q.at_ms,
-                task: q.task.label(),
-                method: q.describe(),
-                status: q.status,
-            })
+            .map(RequestNote::of_record)
             .collect();
         if stale.is_empty() {
             continue;

@@ -45,12 +45,7 @@ pub(crate) fn modelled(
         let later: Vec<RequestNote> = requests
             .get()
             .of_session_after(session, seq)
-            .map(|q| RequestNote {
-                at_ms: q.at_ms,
-                task: q.task.label(),
-                method: q.describe(),
-                status: q.status,
-            })
+            .map(RequestNote::of_record)
             .collect();
         if later.is_empty() {
             continue;

@@ -97,6 +97,16 @@ impl SessionRequests {
 }
 
 impl RequestNote {
+    /// A modelled client's request as the evidence notes it: the task that sent it too.
+    pub fn of_record(q: &crate::client_record::RequestRecord) -> RequestNote {
+        RequestNote {
+            at_ms: q.at_ms,
+            task: q.task.label(),
+            method: q.describe(),
+            status: q.status,
+        }
+    }
+
     /// A request of the ledger as the evidence notes it (a real client's tasks are not
     /// seen: each is `client`).
     pub fn of_answer(a: &faultline_model::AnswerEntry) -> RequestNote {
