@@ -7,7 +7,7 @@
 //! arb_fault_script() ─┴▶ Harness ─▶ server ──┤
 //!   (the swarm generator)   (tokio runtime)  └─▶ ledger (ground truth) ─┐
 //!                                                                       ▼
-//!                                   Outcome: clean | silent_gap | surfaced | hung + repro
+//!          Outcome: clean | silent_gap | duplicate, ... | untested | surfaced | hung + repro
 //! ```
 //!
 //! ```no_run
@@ -68,7 +68,11 @@
 //! in-process server ([`Truth::ledger`]): the last `long_job` job it started is the call
 //! (a client may re-issue it after re-initializing; abandoned attempts owe nothing). Every
 //! progress step the server produced for that job, and the job's result, must be in
-//! `Observed`, or the client must have returned an error.
+//! `Observed`, or the client must have returned an error. The judge is the one of
+//! `faultline run` and `faultline grade` (`faultline_verdicts::judge`, reading the client
+//! as a real one, from what its application was handed), so a step handed over twice is
+//! `duplicate` here as there, and a case whose faults never fired is `untested`, not
+//! `clean`.
 
 use std::fmt::{self, Write as _};
 use std::future::Future;
@@ -84,7 +88,16 @@ use faultline_sim::{
     ClientConfig, ClientModel, Fault, PickCount, PickDuration, Scenario, StreamSel, Tool, Trigger,
     Work,
 };
+pub use faultline_verdicts::VerdictKind;
+use faultline_verdicts::untested::Exercise;
+use faultline_verdicts::{
+    CallSpec, ClientContext, ClientReport, MissingReport, Observation, Supports, Words,
+};
 use proptest::prelude::*;
+
+use faultline_verdicts::verdict::Evidence;
+/// One verdict of the one judge, with its evidence and sentence.
+pub use faultline_verdicts::verdict::Verdict as JudgeVerdict;
 
 pub use faultline_model;
 pub use faultline_sim;
@@ -221,6 +234,18 @@ pub enum Verdict {
         missing_steps: Vec<u32>,
         result_missing: bool,
     },
+    /// Another silent loss or harm the judge found: the application was handed something
+    /// twice (`duplicate`), out of order (`out_of_order`), read in the wrong numbering
+    /// (`cursor_reuse`), from a dead or another session (`quarantine_violation`,
+    /// `foreign_event`), or the client reconnected without end (`reconnect_loop`).
+    Failure {
+        kind: VerdictKind,
+        /// The judge's sentence.
+        summary: String,
+    },
+    /// Nothing lost, and nothing tested either: the call never reached the server, or
+    /// none of the case's faults fired (a fault timed after an event that never came).
+    Untested { reasons: Vec<String> },
     /// The client returned an error: loud, whatever was lost.
     Surfaced { error: String },
     /// The client neither returned nor failed within the timeout (a hang or an endless
@@ -234,6 +259,8 @@ impl Verdict {
         match self {
             Verdict::Clean => "clean",
             Verdict::SilentGap { .. } => "silent_gap",
+            Verdict::Failure { kind, .. } => kind.name(),
+            Verdict::Untested { .. } => "untested",
             Verdict::Surfaced { .. } => "surfaced",
             Verdict::Hung { .. } => "hung",
         }
@@ -317,7 +344,13 @@ impl Truth {
 /// One run: the verdict, what the client said, what the server knows, how to reproduce.
 #[derive(Debug, Clone)]
 pub struct Outcome {
+    /// The run in one word, from [`Outcome::verdicts`].
     pub verdict: Verdict,
+    /// Every verdict of the one judge (`faultline_verdicts::judge`, the judge of
+    /// `faultline run` and `faultline grade`), with its evidence: besides what
+    /// [`Outcome::verdict`] sums up, the harm that loses nothing
+    /// (`retry_amplification`, `zombie_session`, `reinit_collision`, ...).
+    pub verdicts: Vec<JudgeVerdict>,
     /// What the client returned (`None` if it errored or hung).
     pub observed: Option<Observed>,
     pub truth: Truth,
@@ -328,10 +361,14 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// `false` for `silent_gap` and `hung` (the application got neither everything nor an
-    /// error); `true` for `clean` and `surfaced`.
+    /// `false` for `silent_gap`, any other loss or harm (`duplicate`, `out_of_order`,
+    /// `cursor_reuse`, `reconnect_loop`, ...) and `hung` (the application got neither
+    /// everything nor an error); `true` for `clean`, `untested` and `surfaced`.
     pub fn no_silent_loss(&self) -> bool {
-        matches!(self.verdict, Verdict::Clean | Verdict::Surfaced { .. })
+        matches!(
+            self.verdict,
+            Verdict::Clean | Verdict::Untested { .. } | Verdict::Surfaced { .. }
+        )
     }
 
     pub fn is_clean(&self) -> bool {
@@ -365,6 +402,14 @@ impl Outcome {
         let _ = writeln!(out, "verdict: {}", self.verdict.name());
         match &self.verdict {
             Verdict::Clean => {}
+            Verdict::Failure { summary, .. } => {
+                let _ = writeln!(out, "  {summary}");
+            }
+            Verdict::Untested { reasons } => {
+                for reason in reasons {
+                    let _ = writeln!(out, "  {reason}");
+                }
+            }
             Verdict::SilentGap {
                 missing_steps,
                 result_missing,
@@ -391,6 +436,16 @@ impl Outcome {
                     self.truth.now_ms / 1000
                 );
             }
+        }
+        let _ = writeln!(out, "the judge's verdicts:");
+        for v in &self.verdicts {
+            let _ = writeln!(
+                out,
+                "  {} at {}: {}",
+                v.kind.name(),
+                vtime(v.at_ms),
+                v.summary
+            );
         }
         if let Some(o) = &self.observed {
             let _ = writeln!(
@@ -475,38 +530,102 @@ fn ranges(steps: &[u32]) -> String {
     faultline_sim::IdRanges::from_sorted(sorted).to_string()
 }
 
-/// Joins what the client reported with the ledger.
+/// Joins what the client reported with the ledger, by the one judge of `faultline run`
+/// and `faultline grade` (`faultline_verdicts::judge`): the client is judged as a real
+/// client, from what its application was handed; `scenario` says what the case meant to
+/// exercise. Returns the run in one word and every verdict.
 pub fn judge(
     client: Option<Result<Observed, String>>,
     truth: &Truth,
+    scenario: &Scenario,
     elapsed: Duration,
-) -> Verdict {
-    match client {
+) -> (Verdict, Vec<JudgeVerdict>) {
+    let context = ClientContext {
+        call: CallSpec {
+            tool: "long_job".into(),
+            arguments: serde_json::Value::Null,
+            progress: true,
+        },
+        followup_echo: 0,
+        lists_tools: false,
+        use_tasks: false,
+    };
+    let report = match &client {
+        Some(Ok(observed)) => Ok(ClientReport {
+            progress: observed.progress.clone(),
+            result: observed.result.clone(),
+            // The harness's call asks for progress and nothing else.
+            supports: Supports {
+                progress: true,
+                notifications: false,
+            },
+            ..ClientReport::default()
+        }),
+        Some(Err(error)) => Ok(ClientReport {
+            error: Some(error.clone()),
+            ..ClientReport::default()
+        }),
+        None => Err(MissingReport::Hung {
+            waited_ms: Some(elapsed.as_millis() as u64),
+        }),
+    };
+    let observation = Observation::real(
+        &truth.ledger,
+        exercise(scenario, &truth.faults_fired),
+        &context,
+        report.as_ref(),
+    );
+    let verdicts = faultline_verdicts::judge(&observation, Words::Written);
+    let summary = match client {
         None => Verdict::Hung { after: elapsed },
         Some(Err(error)) => Verdict::Surfaced { error },
-        Some(Ok(observed)) => {
-            let seen: Vec<u32> = observed
-                .progress
-                .iter()
-                .filter(|p| p.is_finite() && **p >= 0.0)
-                .map(|p| p.round() as u32)
-                .collect();
-            let missing_steps: Vec<u32> = truth
-                .produced_steps
-                .iter()
-                .copied()
-                .filter(|s| !seen.contains(s))
-                .collect();
-            let result_missing = observed.result.is_none();
-            if missing_steps.is_empty() && !result_missing {
-                Verdict::Clean
-            } else {
-                Verdict::SilentGap {
-                    missing_steps,
-                    result_missing,
-                }
-            }
-        }
+        Some(Ok(_)) => sum_up(&verdicts),
+    };
+    (summary, verdicts)
+}
+
+/// The run in one word: a silent gap first, then any other loss or harm, then `untested`,
+/// else `clean`.
+fn sum_up(verdicts: &[JudgeVerdict]) -> Verdict {
+    if let Some(gap) = verdicts.iter().find(|v| v.kind == VerdictKind::SilentGap)
+        && let Evidence::Values(lost) = &gap.evidence
+    {
+        return Verdict::SilentGap {
+            missing_steps: lost.missing_progress.clone(),
+            result_missing: lost.result_missing,
+        };
+    }
+    if let Some(failure) = verdicts.iter().find(|v| v.kind.is_failure()) {
+        return Verdict::Failure {
+            kind: failure.kind,
+            summary: failure.summary.clone(),
+        };
+    }
+    if let Some(untested) = verdicts.iter().find(|v| v.kind == VerdictKind::Untested)
+        && let Evidence::Untested(u) = &untested.evidence
+    {
+        return Verdict::Untested {
+            reasons: u.reasons.clone(),
+        };
+    }
+    Verdict::Clean
+}
+
+/// What a case meant to exercise: its one call, and its faults that fire at a moment
+/// (the standing ones, in force all along, fire at none), with how many fired.
+fn exercise(scenario: &Scenario, fired: &[FiredFault]) -> Exercise {
+    let mut indices: Vec<usize> = fired.iter().filter_map(|f| f.fault).collect();
+    indices.sort_unstable();
+    indices.dedup();
+    Exercise {
+        calls_planned: 1,
+        faults_planned: scenario
+            .faults
+            .iter()
+            .filter(|f| !matches!(f.when(), faultline_scenario::FaultWhen::Always))
+            .count(),
+        faults_fired: indices.len(),
+        ..Exercise::default()
     }
 }
 
@@ -662,9 +781,10 @@ impl Harness {
         // Aborts the server, the ticker and whatever the client left running.
         runtime.shutdown_timeout(Duration::from_millis(200));
         let observed = reported.as_ref().and_then(|r| r.as_ref().ok()).cloned();
-        let verdict = judge(reported, &truth, elapsed);
+        let (verdict, verdicts) = judge(reported, &truth, &scenario, elapsed);
         Outcome {
             verdict,
+            verdicts,
             observed,
             truth,
             scenario,
@@ -727,35 +847,75 @@ mod tests {
         assert!(any);
     }
 
+    fn judged(kind: VerdictKind, evidence: Evidence) -> JudgeVerdict {
+        JudgeVerdict {
+            kind,
+            at_ms: 0,
+            summary: format!("{} found", kind.name()),
+            evidence,
+        }
+    }
+
     #[test]
-    fn judge_names_the_missing_steps_and_result() {
-        let truth = Truth {
-            produced_steps: vec![1, 2, 3, 4],
-            ..Truth::default()
-        };
-        let seen = |p: &[f64], r: Option<&str>| {
-            Some(Ok(Observed {
-                progress: p.to_vec(),
-                result: r.map(str::to_string),
-            }))
-        };
-        let d = Duration::ZERO;
-        assert_eq!(
-            judge(seen(&[1.0, 2.0, 3.0, 4.0], Some("ok")), &truth, d),
-            Verdict::Clean
+    fn the_one_word_is_the_gap_then_any_failure_then_untested() {
+        let gap = judged(
+            VerdictKind::SilentGap,
+            Evidence::Values(faultline_verdicts::ValuesLost {
+                missing_progress: vec![3, 4],
+                missing_notifications: vec![],
+                result_missing: true,
+                produced_progress: 4,
+                produced_notifications: 0,
+                result_produced: true,
+            }),
         );
+        let duplicate = judged(
+            VerdictKind::Duplicate,
+            Evidence::RepeatedValues {
+                progress: vec![2],
+                notifications: vec![],
+            },
+        );
+        let untested = judged(
+            VerdictKind::Untested,
+            Evidence::Untested(faultline_verdicts::untested::Untested {
+                reasons: vec!["no fault fired".into()],
+                calls_planned: 1,
+                calls_made: 1,
+                faults_planned: 1,
+                faults_fired: 0,
+            }),
+        );
+        let retries = judged(VerdictKind::RetryAmplification, Evidence::None);
         assert_eq!(
-            judge(seen(&[1.0, 2.0], None), &truth, d),
+            sum_up(&[duplicate.clone(), gap]),
             Verdict::SilentGap {
                 missing_steps: vec![3, 4],
                 result_missing: true
             }
         );
         assert_eq!(
-            judge(Some(Err("boom".into())), &truth, d).name(),
-            "surfaced"
+            sum_up(&[retries.clone(), duplicate]),
+            Verdict::Failure {
+                kind: VerdictKind::Duplicate,
+                summary: "duplicate found".into()
+            }
         );
-        assert_eq!(judge(None, &truth, d).name(), "hung");
+        assert_eq!(sum_up(&[untested]).name(), "untested");
+        // Harm without loss is in the verdicts, not in the one word.
+        assert_eq!(sum_up(&[retries]), Verdict::Clean);
         assert_eq!(ranges(&[1, 2, 3, 5, 7, 8]), "1..=3, 5, 7..=8");
+    }
+
+    #[test]
+    fn no_answer_is_hung_and_an_error_surfaced() {
+        let truth = Truth::default();
+        let scenario = Harness::well_behaved().scenario();
+        let d = Duration::from_secs(10);
+        let (hung, verdicts) = judge(None, &truth, &scenario, d);
+        assert_eq!(hung, Verdict::Hung { after: d });
+        assert!(verdicts.iter().any(|v| v.kind == VerdictKind::Hung));
+        let (surfaced, _) = judge(Some(Err("boom".into())), &truth, &scenario, d);
+        assert_eq!(surfaced.name(), "surfaced");
     }
 }

@@ -11,8 +11,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use bytes::Bytes;
+use faultline_testkit::VerdictKind;
+use faultline_testkit::faultline_model::EndMode;
 use faultline_testkit::faultline_model::{JobEnd, Payload, ServerKnobs};
-use faultline_testkit::faultline_sim::{Fault, Scenario, Trigger};
+use faultline_testkit::faultline_sim::{Fault, PickCount, Scenario, StreamSel, Trigger};
 use faultline_testkit::{Harness, Observed, Outcome, Verdict, arb_fault_script, arb_server_knobs};
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full};
@@ -29,6 +31,9 @@ use tokio::net::TcpStream;
 struct Toy {
     /// Broken: after a resume, skip every event whose id is <= the cursor it sent.
     dedup_by_cursor: bool,
+    /// Broken: resumes from the first cursor it had, every time, and hands over every
+    /// progress value it reads (replays included).
+    first_cursor_no_dedup: bool,
     max_resumes: usize,
 }
 
@@ -222,7 +227,9 @@ async fn call_long_job(
                 {
                     return Ok(true); // "already seen"
                 }
-                cursor = Some(id.clone());
+                if !(toy.first_cursor_no_dedup && resumes > 0) {
+                    cursor = Some(id.clone());
+                }
             }
             let Ok(v) = serde_json::from_str::<Value>(&e.data) else {
                 return Ok(true); // priming event
@@ -230,7 +237,7 @@ async fn call_long_job(
             if v["method"] == "notifications/progress" {
                 let p = v["params"]["progress"].as_f64().unwrap_or(0.0);
                 let step = p as u32;
-                if !toy.dedup_by_cursor {
+                if !toy.dedup_by_cursor && !toy.first_cursor_no_dedup {
                     if step <= last_step {
                         return Ok(true); // a replayed step: drop the duplicate
                     }
@@ -251,7 +258,7 @@ async fn call_long_job(
         })
         .await?;
         if observed.result.is_some() {
-            if !toy.dedup_by_cursor && last_step != steps {
+            if !toy.dedup_by_cursor && !toy.first_cursor_no_dedup && last_step != steps {
                 return Err(format!("result after step {last_step} of {steps}"));
             }
             return Ok(observed);
@@ -272,6 +279,21 @@ async fn call_long_job(
         };
         // No back-off here: where the client comes back in server time is the fault's
         // `away`; the harness's clock waits for it there.
+        if !toy.dedup_by_cursor {
+            // A replay can come from an event log that outlived its session (the
+            // 404-after-replay cascade): the correct client asks whether the session lives
+            // before it resumes, so it never applies a dead session's events.
+            let ping = send(
+                &url,
+                "POST",
+                &base(Some(&session)),
+                Some(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"})),
+            )
+            .await?;
+            if ping.status() != 200 {
+                return Err(format!("the session is gone: ping HTTP {}", ping.status()));
+            }
+        }
         let mut headers = base(Some(&session));
         headers[0].1 = "text/event-stream".into();
         headers.push(("last-event-id", c.clone()));
@@ -291,10 +313,17 @@ fn behavior_a() -> Scenario {
 
 const BROKEN: Toy = Toy {
     dedup_by_cursor: true,
+    first_cursor_no_dedup: false,
     max_resumes: 3,
 };
 const CORRECT: Toy = Toy {
     dedup_by_cursor: false,
+    first_cursor_no_dedup: false,
+    max_resumes: 5,
+};
+const REPEATS_REPLAYS: Toy = Toy {
+    dedup_by_cursor: false,
+    first_cursor_no_dedup: true,
     max_resumes: 5,
 };
 
@@ -401,6 +430,40 @@ fn both_clients_are_clean_without_faults() {
         let (ended_ms, end) = job.ended.expect("the job ended");
         assert_eq!((ended_ms - job.started_ms, end), (20_000, JobEnd::Finished));
     }
+}
+
+/// A client that resumes from a stale cursor and hands over what is replayed is caught by
+/// the one judge as `duplicate` (the steps replayed twice), not passed as clean.
+#[test]
+fn a_client_that_hands_replays_over_twice_is_a_duplicate() {
+    let drop_after = |n: u64| Fault::Drop {
+        when: Trigger::AfterEvent {
+            n: PickCount::fixed(n),
+            on: StreamSel::Call(0),
+        },
+        mode: EndMode::Close,
+        stream: StreamSel::Call(0),
+        away: None,
+    };
+    let harness = Harness::new(
+        faultline_server::Config::well_behaved(1).knobs,
+        vec![drop_after(5), drop_after(10)],
+    )
+    .call(20, 1_000)
+    .quiet_marker(true);
+    let run = |toy: Toy| harness.run(move |url| call_long_job(url, toy, 20, 1_000));
+    let outcome = run(REPEATS_REPLAYS);
+    println!("{}", outcome.report());
+    match &outcome.verdict {
+        Verdict::Failure { kind, .. } => assert_eq!(*kind, VerdictKind::Duplicate),
+        other => panic!("expected duplicate, got {other:?}\n{}", outcome.report()),
+    }
+    assert!(!outcome.no_silent_loss());
+    assert!(outcome.report().contains("verdict: duplicate"));
+    // The correct client on the same case: both faults fired, nothing handed twice.
+    let outcome = run(CORRECT);
+    assert!(outcome.is_clean(), "{}", outcome.report());
+    assert_eq!(outcome.truth.faults_fired.len(), 2, "{}", outcome.report());
 }
 
 #[test]

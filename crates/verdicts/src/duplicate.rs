@@ -63,7 +63,12 @@ pub(crate) fn modelled(
 }
 
 /// Values a real client handed over more often than they were produced.
-pub(crate) fn real(owed: &Owed, report: &ClientReport, words: Words) -> Option<Verdict> {
+pub(crate) fn real(
+    ledger: &Ledger,
+    owed: &Owed,
+    report: &ClientReport,
+    words: Words,
+) -> Option<Verdict> {
     let mut seen_steps: BTreeMap<u32, usize> = BTreeMap::new();
     for p in &report.progress {
         *seen_steps.entry(p.round() as u32).or_default() += 1;
@@ -100,11 +105,38 @@ pub(crate) fn real(owed: &Owed, report: &ClientReport, words: Words) -> Option<V
     });
     Some(Verdict {
         kind: VerdictKind::Duplicate,
-        at_ms: 0,
+        at_ms: second_send_at(ledger, &progress, &notifications),
         summary,
         evidence: Evidence::RepeatedValues {
             progress,
             notifications,
         },
     })
+}
+
+/// When the server first sent one of the repeated values a second time (a replay, or a
+/// re-issued call producing it again): the earliest moment the client could hand it over
+/// twice; 0 when the ledger shows no second send (the client repeated it by itself).
+fn second_send_at(ledger: &Ledger, progress: &[u32], notifications: &[u64]) -> u64 {
+    let mut sends: BTreeMap<(bool, u64), usize> = BTreeMap::new();
+    for send in &ledger.sends {
+        if send.event.0 < ledger.events_base {
+            continue;
+        }
+        let value = match ledger.event(send.event).payload {
+            faultline_model::Payload::Progress { step, .. } if progress.contains(&step) => {
+                (false, u64::from(step))
+            }
+            faultline_model::Payload::Notification { seq } if notifications.contains(&seq) => {
+                (true, seq)
+            }
+            _ => continue,
+        };
+        let count = sends.entry(value).or_default();
+        *count += 1;
+        if *count == 2 {
+            return send.at_ms;
+        }
+    }
+    0
 }

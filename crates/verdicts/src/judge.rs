@@ -172,7 +172,7 @@ fn real(
             (summary, Evidence::Values(nothing_lost))
         }
     };
-    verdicts.extend(duplicate::real(&owed, report, words));
+    verdicts.extend(duplicate::real(ledger, &owed, report, words));
     if let Some(found) = crate::out_of_order::out_of_order(&report.progress) {
         verdicts.push(Verdict {
             kind: VerdictKind::OutOfOrder,
