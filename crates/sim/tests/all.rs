@@ -12,6 +12,7 @@ mod fleet_resume;
 mod guards;
 mod interleaved_resume;
 mod lazy_log_expiry;
+mod loop_shrinks;
 mod misrouted_oracle;
 mod modern_client;
 mod orphaned_stream;
