@@ -3,15 +3,14 @@
 //! Property-test a real MCP client library against the live faultline server.
 //!
 //! ```text
-//! arb_server_knobs() ─┐                      ┌─▶ your client (real HTTP, loopback) ─▶ Observed / error
-//! arb_fault_script() ─┴▶ Harness ─▶ server ──┤
-//!   (the swarm generator)   (tokio runtime)  └─▶ ledger (ground truth) ─┐
-//!                                                                       ▼
+//! arb_call_case() ─▶ Harness ─▶ server ──┬─▶ your client (real HTTP, loopback) ─▶ Observed / error
+//! (knobs + faults     (tokio runtime)     └─▶ ledger (ground truth) ─┐
+//!  for the call)                                                     ▼
 //!          Outcome: clean | silent_gap | duplicate, ... | untested | surfaced | hung + repro
 //! ```
 //!
 //! ```no_run
-//! use faultline_testkit::{Harness, Observed, arb_fault_script, arb_server_knobs};
+//! use faultline_testkit::{Harness, Observed, arb_call_case};
 //! use proptest::prelude::*;
 //!
 //! async fn call_long_job(url: String, steps: u32) -> Result<Observed, String> {
@@ -23,8 +22,10 @@
 //!
 //! proptest! {
 //!     #[test]
-//!     fn my_client_never_loses_progress(knobs in arb_server_knobs(), faults in arb_fault_script()) {
-//!         let outcome = Harness::new(knobs, faults).run(|url| call_long_job(url, 20));
+//!     fn my_client_never_loses_progress(case in arb_call_case(20, 1_000)) {
+//!         let outcome = Harness::new(case.knobs, case.faults)
+//!             .call(20, 1_000)
+//!             .run(|url| call_long_job(url, 20));
 //!         prop_assert!(outcome.no_silent_loss(), "{}", outcome.report());
 //!     }
 //! }
@@ -99,8 +100,13 @@ use faultline_verdicts::verdict::Evidence;
 /// One verdict of the one judge, with its evidence and sentence.
 pub use faultline_verdicts::verdict::Verdict as JudgeVerdict;
 
+pub use call_case::{CallCase, Edge, arb_call_case};
+pub use coverage::Coverage;
 pub use faultline_model;
 pub use faultline_sim;
+
+mod call_case;
+mod coverage;
 
 /// How long a client may take (wall time) before the outcome is [`Verdict::Hung`]. A
 /// client that works needs milliseconds: the margin is for loaded machines.

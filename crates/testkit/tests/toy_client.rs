@@ -15,7 +15,10 @@ use faultline_testkit::VerdictKind;
 use faultline_testkit::faultline_model::EndMode;
 use faultline_testkit::faultline_model::{JobEnd, Payload, ServerKnobs};
 use faultline_testkit::faultline_sim::{Fault, PickCount, Scenario, StreamSel, Trigger};
-use faultline_testkit::{Harness, Observed, Outcome, Verdict, arb_fault_script, arb_server_knobs};
+use faultline_testkit::{
+    Coverage, Harness, Observed, Outcome, Verdict, arb_call_case, arb_fault_script,
+    arb_server_knobs,
+};
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full};
 use hyper::Request;
@@ -557,4 +560,89 @@ fn same_seed_same_cases_same_verdicts_same_ledgers() {
     let b = behavior_a_run(BROKEN);
     assert_eq!(a.verdict, b.verdict);
     assert_eq!(a.truth.ledger_sha256(), b.truth.ledger_sha256());
+}
+
+/// Runs the documented property (`no_silent_loss`) on cases drawn by `arb_call_case` for
+/// a 20-step call, with proptest's RNG seeded by `rng_seed`; returns how many cases ran
+/// before the first failure, or `None` when all `cases` passed. No shrinking: the catch
+/// is what is counted.
+fn first_catch(toy: Toy, rng_seed: u8, cases: u32, coverage: &mut Coverage) -> Option<u32> {
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[rng_seed; 32]);
+    let config = ProptestConfig {
+        cases,
+        failure_persistence: None,
+        max_shrink_iters: 0,
+        ..ProptestConfig::default()
+    };
+    let mut runner = TestRunner::new_with_rng(config, rng);
+    let ran = std::cell::Cell::new(0u32);
+    let tally = std::cell::RefCell::new(std::mem::take(coverage));
+    let result = runner.run(&arb_call_case(20, 1_000), |case| {
+        ran.set(ran.get() + 1);
+        let outcome = Harness::new(case.knobs, case.faults)
+            .call(20, 1_000)
+            .quiet_marker(true)
+            .run(move |url| call_long_job(url, toy, 20, 1_000));
+        tally.borrow_mut().add(&outcome);
+        prop_assert!(
+            outcome.no_silent_loss(),
+            "{:?}\n{}",
+            case.edge,
+            outcome.report()
+        );
+        Ok(())
+    });
+    *coverage = tally.into_inner();
+    result.is_err().then(|| ran.get())
+}
+
+/// The planted bugs are caught within 256 cases for every RNG seed tried, and the
+/// correct client is never flagged: the call-shaped draws reach the resumption edges.
+#[test]
+fn call_cases_catch_the_planted_bugs_and_spare_the_correct_client() {
+    for (name, toy) in [
+        ("dedup by cursor", BROKEN),
+        ("repeats replays", REPEATS_REPLAYS),
+    ] {
+        let catches: Vec<Option<u32>> = (0..8)
+            .map(|seed| first_catch(toy, seed, 256, &mut Coverage::default()))
+            .collect();
+        println!("{name}: caught after {catches:?} cases");
+        assert!(
+            catches.iter().all(Option::is_some),
+            "{name} escaped 256 cases for some RNG seed: {catches:?}"
+        );
+    }
+    let mut coverage = Coverage::default();
+    for seed in 0..2 {
+        assert_eq!(
+            first_catch(CORRECT, seed, 256, &mut coverage),
+            None,
+            "RNG seed {seed}\n{coverage}"
+        );
+    }
+    println!("correct client:\n{coverage}");
+    // Passing means something: every case fired its fault, and the resumptions met the
+    // edges (a replay, a replay with a gap, a fresh stream for an unknown cursor). The
+    // correct client asks whether its session lives before it resumes, so a forgotten
+    // session meets its `ping`, not a resumption; and it fails loudly on what it cannot
+    // resume, so both endings occur.
+    assert_eq!(coverage.fired, coverage.cases, "{coverage}");
+    assert!(coverage.resumed * 2 > coverage.cases, "{coverage}");
+    for answer in [
+        "honoured",
+        "stale (ReplayRemaining)",
+        "unknown (FreshStream)",
+    ] {
+        assert!(
+            coverage.answers.contains_key(answer),
+            "{answer}: {coverage}"
+        );
+    }
+    for ending in ["clean", "surfaced"] {
+        assert!(
+            coverage.verdicts.contains_key(ending),
+            "{ending}: {coverage}"
+        );
+    }
 }
