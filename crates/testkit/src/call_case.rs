@@ -22,6 +22,8 @@
 //! - [`Edge::RestartKeepsSession`]: the server restarts keeping session ids but not its
 //!   log, and numbers again (Behavior B's ground).
 
+use std::fmt;
+
 use faultline_model::{
     DeadSessionAnswer, DurationMs, EndMode, IdScheme, PositiveDurationMs, RestartPersistence,
     ServerKnobs, UnknownCursor,
@@ -29,6 +31,8 @@ use faultline_model::{
 use faultline_server::Config;
 use faultline_sim::{Fault, PickCount, PickDuration, StreamSel, Trigger};
 use proptest::prelude::*;
+
+use crate::Harness;
 
 /// The resumption edge a case aims at (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,14 +56,31 @@ impl Edge {
     ];
 }
 
-/// One drawn case: the edge it aims at, the server's knobs and its faults. Run it with
-/// `Harness::new(case.knobs, case.faults).call(steps, interval_ms)`, the same call it was
-/// drawn for.
-#[derive(Debug, Clone)]
+/// One drawn case: the edge it aims at, the server's knobs and its faults, for a call of
+/// `steps` steps every `interval_ms`. Run it with [`CallCase::harness`]. It prints (as
+/// proptest shows a failing input) as the scenario file the harness serves, which a user
+/// can keep as a regression test (`Harness::from_scenario`).
+#[derive(Clone)]
 pub struct CallCase {
     pub edge: Edge,
     pub knobs: ServerKnobs,
     pub faults: Vec<Fault>,
+    pub steps: u32,
+    pub interval_ms: u64,
+}
+
+impl CallCase {
+    /// The harness for this case: its knobs and faults, and the call it was drawn for.
+    pub fn harness(&self) -> Harness {
+        Harness::new(self.knobs.clone(), self.faults.clone()).call(self.steps, self.interval_ms)
+    }
+}
+
+impl fmt::Debug for CallCase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "CallCase {:?}, as a scenario file:", self.edge)?;
+        f.write_str(&self.harness().scenario().to_ron())
+    }
 }
 
 /// What one edge's draw produced, before it becomes a [`CallCase`].
@@ -79,10 +100,10 @@ struct Draw {
 /// under test makes it: `Harness::call(steps, interval_ms)`). `steps` must be at least 2,
 /// so that a fault can fall before the last step.
 pub fn arb_call_case(steps: u32, interval_ms: u64) -> impl Strategy<Value = CallCase> {
-    let steps = u64::from(steps.max(2));
+    let steps = steps.max(2);
     let interval_ms = interval_ms.max(1);
     let draw = (
-        1..steps,
+        1..u64::from(steps),
         0..=3u64,
         prop::sample::select(vec![
             IdScheme::SessionMonotonic,
@@ -114,7 +135,7 @@ pub fn arb_call_case(steps: u32, interval_ms: u64) -> impl Strategy<Value = Call
 }
 
 /// Builds the case for `edge` from the draw.
-fn case(edge: Edge, d: &Draw, steps: u64, interval_ms: u64) -> CallCase {
+fn case(edge: Edge, d: &Draw, steps: u32, interval_ms: u64) -> CallCase {
     // A server that outlives the call: sessions and logs last a day, the log holds
     // every event; each edge then changes only what it is about.
     let mut knobs = ServerKnobs {
@@ -155,7 +176,9 @@ fn case(edge: Edge, d: &Draw, steps: u64, interval_ms: u64) -> CallCase {
             vec![drop(d.after, away_ms)]
         }
         Edge::TwoCuts => {
-            let second = (d.after + 1 + d.away_intervals).min(steps - 1).max(d.after);
+            let second = (d.after + 1 + d.away_intervals)
+                .min(u64::from(steps) - 1)
+                .max(d.after);
             vec![drop(d.after, 0), drop(second + 1, away_ms)]
         }
         Edge::NotFoundOnResume => {
@@ -181,5 +204,7 @@ fn case(edge: Edge, d: &Draw, steps: u64, interval_ms: u64) -> CallCase {
         edge,
         knobs,
         faults,
+        steps,
+        interval_ms,
     }
 }

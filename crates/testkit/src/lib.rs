@@ -10,7 +10,7 @@
 //! ```
 //!
 //! ```no_run
-//! use faultline_testkit::{Harness, Observed, arb_call_case};
+//! use faultline_testkit::{Observed, arb_call_case};
 //! use proptest::prelude::*;
 //!
 //! async fn call_long_job(url: String, steps: u32) -> Result<Observed, String> {
@@ -23,9 +23,7 @@
 //! proptest! {
 //!     #[test]
 //!     fn my_client_never_loses_progress(case in arb_call_case(20, 1_000)) {
-//!         let outcome = Harness::new(case.knobs, case.faults)
-//!             .call(20, 1_000)
-//!             .run(|url| call_long_job(url, 20));
+//!         let outcome = case.harness().run(|url| call_long_job(url, 20));
 //!         prop_assert!(outcome.no_silent_loss(), "{}", outcome.report());
 //!     }
 //! }

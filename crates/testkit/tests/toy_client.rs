@@ -579,8 +579,8 @@ fn first_catch(toy: Toy, rng_seed: u8, cases: u32, coverage: &mut Coverage) -> O
     let tally = std::cell::RefCell::new(std::mem::take(coverage));
     let result = runner.run(&arb_call_case(20, 1_000), |case| {
         ran.set(ran.get() + 1);
-        let outcome = Harness::new(case.knobs, case.faults)
-            .call(20, 1_000)
+        let outcome = case
+            .harness()
             .quiet_marker(true)
             .run(move |url| call_long_job(url, toy, 20, 1_000));
         tally.borrow_mut().add(&outcome);
@@ -645,4 +645,40 @@ fn call_cases_catch_the_planted_bugs_and_spare_the_correct_client() {
             "{ending}: {coverage}"
         );
     }
+}
+
+/// What a user sees when the property fails: proptest shrinks the drawn case (with its
+/// default limits) to a small one and prints it as the scenario file the harness served.
+#[test]
+fn a_failing_case_shrinks_and_prints_as_a_scenario_file() {
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[3; 32]);
+    let config = ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    };
+    let mut runner = TestRunner::new_with_rng(config, rng);
+    let result = runner.run(&arb_call_case(20, 1_000), |case| {
+        let outcome = case
+            .harness()
+            .quiet_marker(true)
+            .run(move |url| call_long_job(url, BROKEN, 20, 1_000));
+        prop_assert!(outcome.no_silent_loss(), "{}", outcome.report());
+        Ok(())
+    });
+    let Err(proptest::test_runner::TestError::Fail(_, minimal)) = result else {
+        panic!("the broken client passed: {result:?}");
+    };
+    let printed = format!("{minimal:?}");
+    println!("{printed}");
+    let text = printed
+        .split_once('\n')
+        .expect("a header line, then the file")
+        .1;
+    let saved = Scenario::parse(text, "minimal.ron").expect("the printed case is a scenario file");
+    // Kept as a regression test, it replays as it ran: still caught.
+    let replayed = Harness::from_scenario(&saved)
+        .quiet_marker(true)
+        .run(move |url| call_long_job(url, BROKEN, 20, 1_000));
+    assert!(!replayed.no_silent_loss(), "{}", replayed.report());
+    assert_eq!(saved.faults.len(), 1, "{printed}");
 }
