@@ -475,6 +475,16 @@ impl Outcome {
                 fired.note
             );
         }
+        for session in &self.truth.ledger.sessions {
+            if let Some((at_ms, cause)) = session.died {
+                let _ = writeln!(
+                    out,
+                    "  session {} died at {}: {cause:?}",
+                    faultline_sim::short_id(&session.wire_id),
+                    vtime(at_ms)
+                );
+            }
+        }
         let resumptions = &self.truth.ledger.resumptions;
         for r in resumptions.iter().take(5) {
             let _ = writeln!(

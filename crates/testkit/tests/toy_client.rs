@@ -682,3 +682,28 @@ fn a_failing_case_shrinks_and_prints_as_a_scenario_file() {
     assert!(!replayed.no_silent_loss(), "{}", replayed.report());
     assert_eq!(saved.faults.len(), 1, "{printed}");
 }
+
+/// A session's death is in the report: the cause of a failure is often there alone.
+#[test]
+fn the_report_names_each_session_death() {
+    let mut knobs = faultline_server::Config::well_behaved(1).knobs;
+    knobs.session_idle_ttl = faultline_testkit::faultline_model::PositiveDurationMs::new(5_000);
+    let outcome = Harness::new(knobs, Vec::new())
+        .call(20, 1_000)
+        .quiet_marker(true)
+        .run(move |url| call_long_job(url, CORRECT, 20, 1_000));
+    let died = outcome.truth.ledger.sessions[0]
+        .died
+        .expect("a 5 s idle TTL ends the session during a 20 s call");
+    let line = format!(
+        "session {} died at {}: {:?}",
+        faultline_testkit::faultline_sim::short_id(&outcome.truth.ledger.sessions[0].wire_id),
+        faultline_testkit::faultline_sim::vtime(died.0),
+        died.1
+    );
+    assert!(
+        outcome.report().contains(&line),
+        "{line}\n{}",
+        outcome.report()
+    );
+}
