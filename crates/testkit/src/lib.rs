@@ -124,12 +124,13 @@ pub fn faults_for_seed(seed: u64) -> Vec<Fault> {
 
 /// Keeps the faults the live server plays and makes them fit one call:
 ///
-/// - `Drop`, `Restart`, `Gc` are kept, with `At` or `AfterEvent` triggers and `away` as
-///   generated (`away` is where, in server time, the cut-off client comes back: the clock
-///   waits for it there, see the crate docs);
+/// - every server-side fault is kept (`Drop`, `Restart`, `Gc`, the fleet's, and the
+///   2026-07-28 ones: `CutCall`, `ChangeList`, `DropListen`, `IdleProxy`, `PurgeTasks`,
+///   `RollEra`), with its trigger and `away` as written (`away` is where, in server time,
+///   the cut-off client comes back: the clock waits for it there, see the crate docs);
 /// - `StaleTask` is removed: it is the modelled client's own bug, not the server's;
-/// - `Call(k)` selectors become `Call(0)`: the harness's scenario has the one call the
-///   client under test makes.
+/// - `Call(k)` selectors and `CutCall`'s call become call 0: the harness's scenario has
+///   the one call the client under test makes.
 pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
     let one_call = |s: StreamSel| match s {
         StreamSel::Call(_) => StreamSel::Call(0),
@@ -193,12 +194,20 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
             Fault::PurgeTasks { when } => Some(Fault::PurgeTasks {
                 when: trigger(when),
             }),
-            Fault::StaleTask { .. }
-            | Fault::CutCall { .. }
-            | Fault::ChangeList { .. }
-            | Fault::DropListen { .. }
-            | Fault::IdleProxy { .. }
-            | Fault::RollEra { .. } => None,
+            // The 2026-07-28 faults: the live server plays them as it plays the others.
+            Fault::CutCall { at, away, .. } => Some(Fault::CutCall { call: 0, at, away }),
+            Fault::DropListen { when, end, away } => Some(Fault::DropListen {
+                when: trigger(when),
+                end,
+                away,
+            }),
+            Fault::RollEra { when, to, away } => Some(Fault::RollEra {
+                when: trigger(when),
+                to,
+                away,
+            }),
+            f @ (Fault::ChangeList { .. } | Fault::IdleProxy { .. }) => Some(f),
+            Fault::StaleTask { .. } => None,
         })
         .collect()
 }
@@ -818,6 +827,34 @@ mod tests {
         assert_eq!((replayed.steps, replayed.interval_ms), (7, 30_000));
         assert_eq!(replayed.seed, 9);
         assert_eq!(replayed.scenario().to_ron(), h.scenario().to_ron());
+    }
+
+    #[test]
+    fn the_2026_faults_reach_the_live_harness_on_call_zero() {
+        use faultline_model::ListName;
+        use faultline_scenario::CutAt;
+        let cut = Fault::CutCall {
+            call: 3,
+            at: CutAt::AfterProgress(PickCount::fixed(2)),
+            away: None,
+        };
+        let change = Fault::ChangeList {
+            at: PickDuration::fixed(DurationMs(5_000)),
+            list: ListName::Tools,
+            notify: true,
+            on_replica: None,
+        };
+        let stale = Fault::StaleTask {
+            at: PickDuration::fixed(DurationMs(1_000)),
+            holds_session_from: DurationMs::ZERO,
+        };
+        let kept = live_faults(vec![cut, change.clone(), stale]);
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        assert!(
+            matches!(kept[0], Fault::CutCall { call: 0, .. }),
+            "{kept:?}"
+        );
+        assert_eq!(format!("{:?}", kept[1]), format!("{change:?}"));
     }
 
     #[test]
