@@ -18,7 +18,8 @@
 //! - [`Edge::TwoCuts`]: the stream is cut, resumed, and cut again: a client whose cursor
 //!   is stale after the first resumption replays what it already has;
 //! - [`Edge::NotFoundOnResume`]: the session expires while the client is away, and the
-//!   resumption is answered `404`/`410`;
+//!   resumption is answered `404`/`410`, or, by a server whose `GET` does not check the
+//!   session, with a replay from the log that outlived it (the 404-after-replay cascade);
 //! - [`Edge::RestartKeepsSession`]: the server restarts keeping session ids but not its
 //!   log, and numbers again (Behavior B's ground).
 
@@ -94,6 +95,7 @@ struct Draw {
     unknown_cursor: UnknownCursor,
     mode: EndMode,
     dead_session_answer: DeadSessionAnswer,
+    get_validates_session: bool,
 }
 
 /// Cases for a call of `steps` progress steps, one every `interval_ms` (as the client
@@ -119,15 +121,25 @@ pub fn arb_call_case(steps: u32, interval_ms: u64) -> impl Strategy<Value = Call
         ]),
         prop::sample::select(vec![EndMode::Reset, EndMode::Close]),
         prop::sample::select(vec![DeadSessionAnswer::NotFound, DeadSessionAnswer::Gone]),
+        any::<bool>(),
     )
         .prop_map(
-            |(after, away_intervals, id_scheme, unknown_cursor, mode, dead_session_answer)| Draw {
+            |(
                 after,
                 away_intervals,
                 id_scheme,
                 unknown_cursor,
                 mode,
                 dead_session_answer,
+                get_validates_session,
+            )| Draw {
+                after,
+                away_intervals,
+                id_scheme,
+                unknown_cursor,
+                mode,
+                dead_session_answer,
+                get_validates_session,
             },
         );
     (prop::sample::select(Edge::ALL.to_vec()), draw)
@@ -188,7 +200,7 @@ fn case(edge: Edge, d: &Draw, steps: u32, interval_ms: u64) -> CallCase {
             // has forgotten.
             knobs.session_idle_ttl =
                 PositiveDurationMs::new(d.after * interval_ms + 3 * interval_ms / 2);
-            knobs.get_validates_session = true;
+            knobs.get_validates_session = d.get_validates_session;
             away_ms = (d.away_intervals + 3) * interval_ms;
             vec![drop(d.after, away_ms)]
         }

@@ -601,15 +601,16 @@ pub fn judge(
     let verdicts = faultline_verdicts::judge(&observation, Words::Written);
     let summary = match client {
         None => Verdict::Hung { after: elapsed },
-        Some(Err(error)) => Verdict::Surfaced { error },
-        Some(Ok(_)) => sum_up(&verdicts),
+        Some(result) => sum_up(&verdicts, result.err()),
     };
     (summary, verdicts)
 }
 
-/// The run in one word: a silent gap first, then any other loss or harm, then `untested`,
-/// else `clean`.
-fn sum_up(verdicts: &[JudgeVerdict]) -> Verdict {
+/// The run in one word: a silent gap first, then any other loss or harm (a client that
+/// failed loudly in the end may still have applied a dead session's replay, or a step
+/// twice, on the way: the judge of `faultline grade` fails it too), then the client's
+/// error (`surfaced`), then `untested`, else `clean`.
+fn sum_up(verdicts: &[JudgeVerdict], error: Option<String>) -> Verdict {
     if let Some(gap) = verdicts.iter().find(|v| v.kind == VerdictKind::SilentGap)
         && let Evidence::Values(lost) = &gap.evidence
     {
@@ -623,6 +624,9 @@ fn sum_up(verdicts: &[JudgeVerdict]) -> Verdict {
             kind: failure.kind,
             summary: failure.summary.clone(),
         };
+    }
+    if let Some(error) = error {
+        return Verdict::Surfaced { error };
     }
     if let Some(untested) = verdicts.iter().find(|v| v.kind == VerdictKind::Untested)
         && let Evidence::Untested(u) = &untested.evidence
@@ -939,22 +943,31 @@ mod tests {
         );
         let retries = judged(VerdictKind::RetryAmplification, Evidence::None);
         assert_eq!(
-            sum_up(&[duplicate.clone(), gap]),
+            sum_up(&[duplicate.clone(), gap], None),
             Verdict::SilentGap {
                 missing_steps: vec![3, 4],
                 result_missing: true
             }
         );
         assert_eq!(
-            sum_up(&[retries.clone(), duplicate]),
+            sum_up(&[retries.clone(), duplicate.clone()], None),
             Verdict::Failure {
                 kind: VerdictKind::Duplicate,
                 summary: "duplicate found".into()
             }
         );
-        assert_eq!(sum_up(&[untested]).name(), "untested");
+        assert_eq!(
+            sum_up(std::slice::from_ref(&untested), None).name(),
+            "untested"
+        );
+        // A loud end does not hide what was misapplied on the way; it does hide nothing else.
+        assert_eq!(
+            sum_up(&[duplicate], Some("boom".into())).name(),
+            "duplicate"
+        );
+        assert_eq!(sum_up(&[untested], Some("boom".into())).name(), "surfaced");
         // Harm without loss is in the verdicts, not in the one word.
-        assert_eq!(sum_up(&[retries]), Verdict::Clean);
+        assert_eq!(sum_up(&[retries], None), Verdict::Clean);
         assert_eq!(ranges(&[1, 2, 3, 5, 7, 8]), "1..=3, 5, 7..=8");
     }
 

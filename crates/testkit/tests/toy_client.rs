@@ -37,6 +37,9 @@ struct Toy {
     /// Broken: resumes from the first cursor it had, every time, and hands over every
     /// progress value it reads (replays included).
     first_cursor_no_dedup: bool,
+    /// Broken: never resumes; a stream that ends without the result ends the call with
+    /// what it has, quietly.
+    never_resumes: bool,
     max_resumes: usize,
 }
 
@@ -266,6 +269,9 @@ async fn call_long_job(
             }
             return Ok(observed);
         }
+        if toy.never_resumes {
+            return Ok(observed); // the stream ended: "done"
+        }
         resumes += 1;
         let give_up = |why: String| {
             if toy.dedup_by_cursor {
@@ -314,20 +320,24 @@ fn behavior_a() -> Scenario {
     Scenario::load(&path).expect("scenarios/behavior_a.ron")
 }
 
-const BROKEN: Toy = Toy {
-    dedup_by_cursor: true,
-    first_cursor_no_dedup: false,
-    max_resumes: 3,
-};
 const CORRECT: Toy = Toy {
     dedup_by_cursor: false,
     first_cursor_no_dedup: false,
+    never_resumes: false,
     max_resumes: 5,
 };
+const BROKEN: Toy = Toy {
+    dedup_by_cursor: true,
+    max_resumes: 3,
+    ..CORRECT
+};
 const REPEATS_REPLAYS: Toy = Toy {
-    dedup_by_cursor: false,
     first_cursor_no_dedup: true,
-    max_resumes: 5,
+    ..CORRECT
+};
+const NEVER_RESUMES: Toy = Toy {
+    never_resumes: true,
+    ..CORRECT
 };
 
 /// The call the toys make on Behavior A (the scenario's job is 81 steps; 45 are enough to
@@ -603,6 +613,7 @@ fn call_cases_catch_the_planted_bugs_and_spare_the_correct_client() {
     for (name, toy) in [
         ("dedup by cursor", BROKEN),
         ("repeats replays", REPEATS_REPLAYS),
+        ("never resumes", NEVER_RESUMES),
     ] {
         let catches: Vec<Option<u32>> = (0..8)
             .map(|seed| first_catch(toy, seed, 256, &mut Coverage::default()))

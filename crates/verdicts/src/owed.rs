@@ -24,6 +24,8 @@ pub(crate) struct Owed {
     /// How many of the call's jobs produced each step (a re-issued call produces again).
     pub(crate) step_counts: BTreeMap<u32, usize>,
     pub(crate) result: bool,
+    /// The judged job was still running when the run ended: its result was on its way.
+    pub(crate) result_pending: bool,
     /// seq -> how many times produced (per-session numbering: a re-initialized client
     /// meets each value again).
     pub(crate) notifications: BTreeMap<u64, usize>,
@@ -85,6 +87,7 @@ pub(crate) fn owed(ledger: &Ledger, context: &ClientContext, supports: Supports)
             _ => {}
         }
     }
+    owed.result_pending = judged.is_some_and(|job| ledger.job(job).ended.is_none());
     owed.result = match judged {
         // A job's result is produced when it finishes.
         Some(job) => matches!(ledger.job(job).ended, Some((_, JobEnd::Finished))),
@@ -136,7 +139,11 @@ impl ValuesLost {
                     std::iter::repeat_n(seq, n.saturating_sub(seen))
                 })
                 .collect(),
-            result_missing: owed.result && report.result.is_none(),
+            // A client that says the call succeeded (no error) without its result, while
+            // the server was still at work on it, gave up on it quietly: the result was
+            // owed. One that said it failed was told; what was never produced is no loss.
+            result_missing: (owed.result || (owed.result_pending && report.error.is_none()))
+                && report.result.is_none(),
             produced_progress: owed.steps.len(),
             produced_notifications: owed.notifications.values().sum(),
             result_produced: owed.result,
