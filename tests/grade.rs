@@ -468,6 +468,31 @@ fn a_client_that_reconnects_forever_is_a_reconnect_loop() {
     assert!(!kinds.contains(&"clean"), "{kinds:?}");
 }
 
+/// A client that takes a cut stream for the end of its call and reports success with no
+/// result lost the result silently: the server was still at work on the call when the
+/// client left (the grading clock stops with it, so the job never finished in the
+/// ledger), and the application was told nothing. Graded `silent_gap`, never `clean`.
+#[test]
+fn a_client_that_never_resumes_loses_the_result_silently() {
+    let (code, stdout, stderr) = grade(&[
+        "--command",
+        "python3 tests/grade/toy_client.py --careful --never-resume",
+        "--scenario",
+        "drop_close",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "a silent loss\n{stdout}\n{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    let verdicts = report["scenarios"][0]["verdicts"].as_array().unwrap();
+    let gap = verdicts
+        .iter()
+        .find(|v| v["kind"] == "silent_gap")
+        .unwrap_or_else(|| panic!("silent_gap expected: {verdicts:?}\n{stderr}"));
+    assert_eq!(gap["result_missing"], true, "{gap}");
+    assert!(!verdicts.iter().any(|v| v["kind"] == "clean"), "{verdicts:?}");
+}
+
 /// A client that never connects (a mis-wired adapter that prints an empty report) tested
 /// nothing: `untested`, with the reason, never `clean`, and grade exits 1.
 #[test]

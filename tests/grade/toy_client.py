@@ -80,6 +80,7 @@ class ToyClient:
         self.reorder = reorder
         self.held: list[Any] = []  # --reorder: a value not yet handed to the application
         self.modern = modern
+        self.never_resume = False  # --never-resume: a stream that ends ends the call, quietly
         self.method: str | None = None  # --modern: the request's Mcp-Method
         self.name: str | None = None  # --modern: the request's Mcp-Name
         self.listener: threading.Thread | None = None
@@ -270,6 +271,8 @@ class ToyClient:
         if answer is None and self.late_listen and self.listener is None:
             self.open_listener()
         while answer is None:
+            if self.never_resume:
+                return None  # --never-resume: the stream ended, so the call is "done"
             if resumes >= limit or self.cursor is None:
                 if not self.careful:
                     return None  # gives up quietly: the bug this mode stands for
@@ -364,6 +367,7 @@ def main() -> None:
     careful = "--broken" not in flags and "--loops" not in flags
     client = ToyClient(sys.argv[-1], careful, loops="--loops" in flags, late_listen="--late-listen" in flags,
                        reorder="--reorder" in flags, modern="--modern" in flags)
+    client.never_resume = "--never-resume" in flags
     no_progress = "--no-progress" in flags
     if no_progress:
         client.report["supports"] = {"progress": False}
