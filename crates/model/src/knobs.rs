@@ -11,11 +11,13 @@ use serde::{Deserialize, Serialize};
 use crate::duration::{DurationMs, PositiveDurationMs};
 
 mod modern;
+mod wire;
 
 pub use modern::{
     DEFAULT_LIST_TTL_MS, Era, HandlePersistence, LegacyGet, LegacyProbeAnswer, OnStreamCut,
     TaskPersistence, UnknownHandle,
 };
+pub use wire::{DeleteAnswer, ErrorCodes, IdFormat, RefusalBody, SessionIdHeader};
 
 /// How the server numbers SSE event ids (the `id:` field and hence `Last-Event-ID`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -161,6 +163,57 @@ pub struct ServerKnobs {
     /// `None`: no keep-alive (see [`crate::server::modern::keepalive`]).
     #[serde(skip_serializing_if = "modern::is_none")]
     pub listen_keepalive: Option<PositiveDurationMs>,
+    /// What a cursor gets whose stream is still in the log but whose events after it were
+    /// evicted (capacity or TTL); `None`: the `unknown_cursor` answer. rmcp replays what
+    /// is left of its window there, but answers an unknown cursor with an empty 200.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evicted_cursor: Option<UnknownCursor>,
+    /// A replay starts at the cursor's own event (delivered again) instead of the one
+    /// after it, as rmcp 3.11's does.
+    #[serde(skip_serializing_if = "wire::is_false")]
+    pub replay_from_cursor: bool,
+    /// Whether a request stream's events stay resumable after its response was sent.
+    /// `false`: the stream is forgotten once answered (rmcp 3.11 removes the request's
+    /// cache when the response goes out), so a cursor into a finished call is unknown.
+    #[serde(skip_serializing_if = "wire::is_true")]
+    pub keep_answered_streams: bool,
+    /// A resumed stream whose call had already finished stays open after the replay
+    /// (the TypeScript and Python SDKs keep it, with keep-alives), instead of ending.
+    #[serde(skip_serializing_if = "wire::is_false")]
+    pub keep_resumed_streams_open: bool,
+    /// Whether `priming_events` primes the standalone GET stream too (the TypeScript and
+    /// Python SDKs prime only POST streams).
+    #[serde(skip_serializing_if = "wire::is_true")]
+    pub prime_standalone: bool,
+    /// How event ids are spelled on the wire (the model numbers them by `id_scheme`
+    /// whatever their spelling); `Hidden`: no `id:` at all, as a server without an event
+    /// store sends.
+    #[serde(skip_serializing_if = "IdFormat::is_default")]
+    pub id_format: IdFormat,
+    /// The JSON-RPC error codes of the transport's refusals.
+    #[serde(skip_serializing_if = "ErrorCodes::is_default")]
+    pub error_codes: ErrorCodes,
+    /// Whether a POST with `Accept: */*` is taken as accepting JSON and SSE (the
+    /// TypeScript SDK refuses it with 406).
+    #[serde(skip_serializing_if = "wire::is_true")]
+    pub accept_wildcard: bool,
+    /// Which responses carry `Mcp-Session-Id` besides `initialize`'s.
+    #[serde(skip_serializing_if = "SessionIdHeader::is_default")]
+    pub session_id_header: SessionIdHeader,
+    /// `initialize` is answered over SSE (one event on a request stream, primed when
+    /// `priming_events` is on), as the SDK servers answer every request, instead of JSON.
+    #[serde(skip_serializing_if = "wire::is_false")]
+    pub initialize_over_sse: bool,
+    /// A resumed stream gets a priming event after its replay (the Python SDK's transport
+    /// primes the stream it registers for the resumption).
+    #[serde(skip_serializing_if = "wire::is_false")]
+    pub prime_resumed: bool,
+    /// The body of the transport's refusals: a JSON-RPC error, or plain text (rmcp).
+    #[serde(skip_serializing_if = "RefusalBody::is_default")]
+    pub refusal_body: RefusalBody,
+    /// The status a successful DELETE gets: 200, or 202 (rmcp).
+    #[serde(skip_serializing_if = "DeleteAnswer::is_default")]
+    pub delete_answer: DeleteAnswer,
 }
 
 impl Default for ServerKnobs {
@@ -195,6 +248,19 @@ impl Default for ServerKnobs {
             handle_persistence: HandlePersistence::default(),
             unknown_handle: UnknownHandle::default(),
             listen_keepalive: None,
+            evicted_cursor: None,
+            replay_from_cursor: false,
+            keep_answered_streams: true,
+            keep_resumed_streams_open: false,
+            prime_standalone: true,
+            id_format: IdFormat::default(),
+            error_codes: ErrorCodes::default(),
+            accept_wildcard: true,
+            session_id_header: SessionIdHeader::default(),
+            initialize_over_sse: false,
+            prime_resumed: false,
+            refusal_body: RefusalBody::default(),
+            delete_answer: DeleteAnswer::default(),
         }
     }
 }

@@ -578,6 +578,19 @@ server_knobs!(
     handle_persistence,
     unknown_handle,
     listen_keepalive,
+    evicted_cursor,
+    replay_from_cursor,
+    keep_answered_streams,
+    keep_resumed_streams_open,
+    prime_standalone,
+    id_format,
+    error_codes,
+    accept_wildcard,
+    session_id_header,
+    initialize_over_sse,
+    prime_resumed,
+    refusal_body,
+    delete_answer,
 );
 
 /// The 2025 scenario the explorer runs for `seed`.

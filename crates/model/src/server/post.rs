@@ -70,7 +70,7 @@ impl Server {
         out: &mut Vec<Output>,
     ) {
         // The body is read once, here, and not needed after: take it rather than copy it.
-        let checked = check_post_media(&request)
+        let checked = check_post_media(&request, self.knobs.accept_wildcard)
             .and_then(|()| read_messages(std::mem::replace(&mut request.body, RequestBody::Empty)));
         let Some(messages) = self.admit(conn, &request, None, checked, out) else {
             return;
@@ -283,9 +283,29 @@ impl Server {
         let version = negotiated_version(params);
         let wire_id = self.mint_session(version, request.peer);
         let result = self.initialize_result(version);
-        let mut response = HttpResponse::json(200, jsonrpc::result(id, result));
-        response.session_id = Some(wire_id);
-        self.respond(conn, request, rpc, response, out);
+        let answer = jsonrpc::result(id, result);
+        let key = self.ever_minted.get(&wire_id).copied();
+        match key {
+            Some(key) if self.knobs.initialize_over_sse => {
+                // One event on a request stream of the new session, as the SDK servers
+                // answer every request.
+                let stream = self.open_stream(key, StreamKind::Request);
+                let mut response = HttpResponse::sse(stream);
+                response.session_id = Some(wire_id);
+                self.respond(conn, request, rpc, response, out);
+                self.attach(conn, stream, out);
+                self.prime(stream, key, out);
+                let message = self.ledger.messages_end();
+                self.ledger.messages.push(answer);
+                self.emit(stream, Payload::Response { message }, out);
+                self.complete_stream(stream, out);
+            }
+            _ => {
+                let mut response = HttpResponse::json(200, answer);
+                response.session_id = Some(wire_id);
+                self.respond(conn, request, rpc, response, out);
+            }
+        }
     }
 }
 

@@ -183,7 +183,11 @@ impl Server {
             .sessions
             .get(session)
             .is_some_and(|s| s.protocol_version >= LATEST_PROTOCOL_VERSION);
-        if self.knobs.priming_events && modern {
+        let standalone = self
+            .log
+            .get(stream)
+            .is_some_and(|l| l.kind == StreamKind::Standalone);
+        if self.knobs.priming_events && modern && (self.knobs.prime_standalone || !standalone) {
             self.emit(stream, Payload::Priming, out);
         }
     }
