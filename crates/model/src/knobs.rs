@@ -17,7 +17,9 @@ pub use modern::{
     DEFAULT_LIST_TTL_MS, Era, HandlePersistence, LegacyGet, LegacyProbeAnswer, OnStreamCut,
     TaskPersistence, UnknownHandle,
 };
-pub use wire::{DeleteAnswer, ErrorCodes, IdFormat, RefusalBody, SessionIdHeader};
+pub use wire::{
+    DeleteAnswer, ErrorCodes, IdFormat, RefusalBody, ResumedStreamEnd, SessionIdHeader,
+};
 
 /// How the server numbers SSE event ids (the `id:` field and hence `Last-Event-ID`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -43,10 +45,14 @@ pub enum UnknownCursor {
     NotFound,
     /// 200 with a stream that ends at once, with no events (Python and rmcp SDKs).
     Empty200,
-    /// 200 and whatever is still retained after the cursor, gap or not (rmcp's window).
-    /// A cursor no stream covers leaves nothing to replay: it gets a fresh stream, as
-    /// under `FreshStream` (and the ledger records it as one).
+    /// 200 and whatever is still retained after the cursor, gap or not (rmcp's answer to
+    /// a cursor that fell out of its window, as `evicted_cursor`). A cursor no stream
+    /// covers leaves nothing to replay: it gets a fresh stream, as under `FreshStream`
+    /// (and the ledger records it as one).
     ReplayRemaining,
+    /// 500 with a plain-text body, no JSON-RPC error: the Python SDK's transport without
+    /// an event store fails on any `Last-Event-ID`.
+    ServerError,
 }
 
 /// What a server restart keeps.
@@ -68,7 +74,9 @@ pub enum DeadSessionAnswer {
     NotFound,
     /// 410 Gone.
     Gone,
-    /// 400, as the TypeScript SDK's examples do: clients never re-initialize.
+    /// 400, as older TypeScript SDK examples did
+    /// (<https://github.com/modelcontextprotocol/typescript-sdk/issues/389>; the 1.32.2
+    /// example answers 404 -32001): clients never re-initialize.
     BadRequest,
 }
 
@@ -177,10 +185,11 @@ pub struct ServerKnobs {
     /// cache when the response goes out), so a cursor into a finished call is unknown.
     #[serde(skip_serializing_if = "wire::is_true")]
     pub keep_answered_streams: bool,
-    /// A resumed stream whose call had already finished stays open after the replay
-    /// (the TypeScript and Python SDKs keep it, with keep-alives), instead of ending.
-    #[serde(skip_serializing_if = "wire::is_false")]
-    pub keep_resumed_streams_open: bool,
+    /// When a resumed stream ends: with its call's response, or never (the client
+    /// closes it), as the TypeScript SDK does for a call that had finished and the
+    /// Python SDK for every resumed stream.
+    #[serde(skip_serializing_if = "ResumedStreamEnd::is_default")]
+    pub resumed_stream_end: ResumedStreamEnd,
     /// Whether `priming_events` primes the standalone GET stream too (the TypeScript and
     /// Python SDKs prime only POST streams).
     #[serde(skip_serializing_if = "wire::is_true")]
@@ -200,10 +209,12 @@ pub struct ServerKnobs {
     /// Which responses carry `Mcp-Session-Id` besides `initialize`'s.
     #[serde(skip_serializing_if = "SessionIdHeader::is_default")]
     pub session_id_header: SessionIdHeader,
-    /// `initialize` is answered over SSE (one event on a request stream, primed when
-    /// `priming_events` is on), as the SDK servers answer every request, instead of JSON.
+    /// The answers that are JSON whatever `json_responses` says go over SSE too (one
+    /// event on a request stream, primed when `priming_events` is on): `initialize`'s, and
+    /// every immediate answer of the stateless legacy path. The SDK servers answer every
+    /// request over SSE unless told to use JSON.
     #[serde(skip_serializing_if = "wire::is_false")]
-    pub initialize_over_sse: bool,
+    pub all_answers_over_sse: bool,
     /// A resumed stream gets a priming event after its replay (the Python SDK's transport
     /// primes the stream it registers for the resumption).
     #[serde(skip_serializing_if = "wire::is_false")]
@@ -251,13 +262,13 @@ impl Default for ServerKnobs {
             evicted_cursor: None,
             replay_from_cursor: false,
             keep_answered_streams: true,
-            keep_resumed_streams_open: false,
+            resumed_stream_end: ResumedStreamEnd::default(),
             prime_standalone: true,
             id_format: IdFormat::default(),
             error_codes: ErrorCodes::default(),
             accept_wildcard: true,
             session_id_header: SessionIdHeader::default(),
-            initialize_over_sse: false,
+            all_answers_over_sse: false,
             prime_resumed: false,
             refusal_body: RefusalBody::default(),
             delete_answer: DeleteAnswer::default(),

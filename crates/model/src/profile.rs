@@ -11,7 +11,7 @@
 use crate::duration::PositiveDurationMs;
 use crate::knobs::{
     DeadSessionAnswer, DeleteAnswer, Era, ErrorCodes, IdFormat, RefusalBody, RestartPersistence,
-    ServerKnobs, SessionIdHeader, UnknownCursor,
+    ResumedStreamEnd, ServerKnobs, SessionIdHeader, UnknownCursor,
 };
 
 /// One SDK server, as knob values.
@@ -81,7 +81,7 @@ fn sdk_base() -> ServerKnobs {
         advertise_monotonic_ids: false,
         restart_persistence: RestartPersistence::Nothing,
         json_responses: false,
-        initialize_over_sse: true,
+        all_answers_over_sse: true,
         event_log_capacity: None,
         dead_session_answer: DeadSessionAnswer::NotFound,
         ..ServerKnobs::default()
@@ -96,7 +96,7 @@ fn ts_1_32_store() -> ServerKnobs {
         // The example store answers an id it does not know (another session's, or one
         // that never was) with '' and the transport serves a silent stream.
         unknown_cursor: UnknownCursor::FreshStream,
-        keep_resumed_streams_open: true,
+        resumed_stream_end: ResumedStreamEnd::OpenIfFinished,
         error_codes: ErrorCodes {
             invalid_request: -32000,
             ..ErrorCodes::default()
@@ -134,7 +134,7 @@ fn python_2_3_store() -> ServerKnobs {
         priming_events: true,
         prime_standalone: false,
         unknown_cursor: UnknownCursor::Empty200,
-        keep_resumed_streams_open: true,
+        resumed_stream_end: ResumedStreamEnd::Open,
         prime_resumed: true,
         session_id_header: SessionIdHeader::Every,
         error_codes: ErrorCodes {
@@ -149,6 +149,7 @@ fn python_2_3() -> ServerKnobs {
     ServerKnobs {
         id_format: IdFormat::Hidden,
         priming_events: false,
+        unknown_cursor: UnknownCursor::ServerError,
         ..python_2_3_store()
     }
 }

@@ -291,7 +291,9 @@ impl Server {
             SessionIdHeader::Answers => {
                 response.status == 200 && !matches!(response.body, ResponseBody::Empty)
             }
-            SessionIdHeader::Every => response.status != self.knobs.dead_session_answer.status(),
+            SessionIdHeader::Every => {
+                response.status != self.knobs.dead_session_answer.status() && response.status < 500
+            }
         }
     }
 }

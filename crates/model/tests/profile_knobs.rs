@@ -3,8 +3,9 @@
 //! by tests/profiles/run.sh; these pin the model's side.
 
 use faultline_model::{
-    ConnId, DeleteAnswer, EndMode, ErrorCodes, HttpRequest, HttpResponse, IdFormat, Output,
-    RefusalBody, ResponseBody, Server, ServerKnobs, SessionIdHeader, UnknownCursor,
+    ConnId, DeleteAnswer, EndMode, Era, ErrorCodes, HttpRequest, HttpResponse, IdFormat, Output,
+    RefusalBody, ResponseBody, ResumedStreamEnd, Server, ServerKnobs, SessionIdHeader,
+    UnknownCursor,
 };
 use serde_json::{Value, json};
 
@@ -147,11 +148,39 @@ fn an_answered_stream_is_forgotten_when_the_server_does_not_keep_it() {
 fn a_resumed_finished_stream_stays_open_when_asked() {
     assert!(ended(&resume_finished(ServerKnobs::default())));
     let open = resume_finished(ServerKnobs {
-        keep_resumed_streams_open: true,
+        resumed_stream_end: ResumedStreamEnd::OpenIfFinished,
         ..ServerKnobs::default()
     });
     assert_eq!(ids(&open).len(), 3);
     assert!(!ended(&open), "{open:?}");
+}
+
+#[test]
+fn a_stream_resumed_while_its_call_runs_stays_open_only_under_open() {
+    let run = |resumed_stream_end| {
+        let mut h = Harness::new(ServerKnobs {
+            resumed_stream_end,
+            ..ServerKnobs::default()
+        });
+        let s = h.initialize();
+        let mut out = h.post(
+            Some(&s),
+            "tools/call",
+            json!({"name": "long_job", "arguments": {"steps": 3, "interval_ms": 10}, "_meta": {"progressToken": "p"}}),
+            0,
+        );
+        h.server.advance(15, &mut out);
+        let first = ids(&out)[0];
+        let conn = ConnId(h.next);
+        h.server.drop_connection(conn, EndMode::Reset, 15, &mut out);
+        let mut resumed = h.get(&s, Some(first.to_string()), 16);
+        h.server.advance(100, &mut resumed);
+        assert_eq!(ids(&resumed).len(), 3, "progress 2, 3 and the result");
+        ended(&resumed)
+    };
+    assert!(run(ResumedStreamEnd::AtResponse));
+    assert!(run(ResumedStreamEnd::OpenIfFinished));
+    assert!(!run(ResumedStreamEnd::Open));
 }
 
 #[test]
@@ -244,7 +273,7 @@ fn answers_repeat_the_session_id_as_the_knob_says() {
 #[test]
 fn initialize_is_answered_over_sse_when_asked() {
     let mut h = Harness::new(ServerKnobs {
-        initialize_over_sse: true,
+        all_answers_over_sse: true,
         ..ServerKnobs::default()
     });
     let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
@@ -355,4 +384,43 @@ fn a_cursor_is_read_in_the_id_format_and_hidden_ids_are_never_honoured() {
     // The number is no cursor when ids are UUIDs, and nothing is when they are hidden.
     assert_eq!(run(IdFormat::Uuid, &number).0, 400);
     assert_eq!(run(IdFormat::Hidden, &number).0, 400);
+}
+
+#[test]
+fn the_stateless_legacy_path_answers_over_sse_and_refuses_get_in_the_knobs_code() {
+    let run = |all_answers_over_sse, invalid_request| {
+        let mut h = Harness::new(ServerKnobs {
+            era: Era::DualStatelessLegacy,
+            all_answers_over_sse,
+            error_codes: ErrorCodes {
+                invalid_request,
+                ..ErrorCodes::default()
+            },
+            ..ServerKnobs::default()
+        });
+        let list = h.post(None, "tools/list", json!({}), 0);
+        let sse = matches!(response(&list).body, ResponseBody::Sse(_));
+        let get = h.send(HttpRequest::get(None, None), 0).1;
+        assert_eq!(response(&get).status, 405);
+        (sse, ended(&list), error_code(&get))
+    };
+    assert_eq!(run(false, -32600), (false, false, -32600));
+    assert_eq!(run(true, -32000), (true, true, -32000));
+}
+
+#[test]
+fn a_server_error_cursor_answer_is_a_plain_500() {
+    let mut h = Harness::new(ServerKnobs {
+        unknown_cursor: UnknownCursor::ServerError,
+        session_id_header: SessionIdHeader::Every,
+        ..ServerKnobs::default()
+    });
+    let s = h.initialize();
+    let out = h.get(&s, Some("41".into()), 0);
+    let r = response(&out);
+    assert_eq!(r.status, 500);
+    assert!(
+        matches!(r.body, ResponseBody::Text(_)) && r.session_id.is_none(),
+        "{r:?}"
+    );
 }

@@ -130,3 +130,25 @@ impl DeleteAnswer {
         }
     }
 }
+
+/// When a resumed stream (a GET with `Last-Event-ID` that was honoured) ends.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub enum ResumedStreamEnd {
+    /// With its call's response, replayed or live, as a POST stream does.
+    #[default]
+    AtResponse,
+    /// Never, when the call had finished before the resumption (its replay ends with the
+    /// response and the stream stays open, keep-alives only: the TypeScript SDK); a call
+    /// still running ends it with its response.
+    OpenIfFinished,
+    /// Never: the client closes it (the Python SDK).
+    Open,
+}
+
+impl ResumedStreamEnd {
+    pub fn is_default(&self) -> bool {
+        *self == ResumedStreamEnd::default()
+    }
+}

@@ -13,7 +13,8 @@ use crate::authority::Host;
 use crate::http::{HttpRequest, HttpResponse, Output, ResponseBody};
 use crate::ids::{ConnId, SessionKey};
 use crate::jsonrpc::{
-    INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND, error_without_id,
+    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND,
+    error_without_id,
 };
 use crate::knobs::{DeadSessionAnswer, RefusalBody};
 use crate::media_type;
@@ -67,6 +68,8 @@ pub(super) enum Rejection {
     CursorBadRequest,
     /// A cursor the log cannot honour, under `unknown_cursor: NotFound`.
     CursorNotFound,
+    /// A cursor the log cannot honour, under `unknown_cursor: ServerError`.
+    CursorServerError,
     /// The session's event log holds `max_streams_per_session` streams already.
     StreamLimit,
     /// A request id longer than `max_echo_bytes` (the limit).
@@ -156,6 +159,7 @@ impl Rejection {
                 "Bad Request: Last-Event-ID cannot be resumed",
             ),
             CursorNotFound => (404, INVALID_REQUEST, "Not Found: no such event"),
+            CursorServerError => (500, INTERNAL_ERROR, "Internal Server Error"),
             IdTooLong(limit) => {
                 return (
                     400,
@@ -208,9 +212,11 @@ impl Server {
         }
         let (status, code, message) = why.answer(self.knobs.dead_session_answer);
         let code = self.knobs_error_code(why, status, code);
-        let mut response = match self.knobs.refusal_body {
-            RefusalBody::JsonRpc => HttpResponse::json(status, error_without_id(code, &message)),
-            RefusalBody::Text => HttpResponse {
+        let text =
+            self.knobs.refusal_body == RefusalBody::Text || why == Rejection::CursorServerError;
+        let mut response = match text {
+            false => HttpResponse::json(status, error_without_id(code, &message)),
+            true => HttpResponse {
                 body: ResponseBody::Text(message.into_owned()),
                 ..HttpResponse::empty(status)
             },

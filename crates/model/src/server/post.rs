@@ -252,6 +252,31 @@ impl Server {
         }
     }
 
+    /// `answer` as the one event of a new request stream of `key` (`all_answers_over_sse`),
+    /// the response naming `session_id` when given.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn answer_on_stream(
+        &mut self,
+        conn: ConnId,
+        request: &HttpRequest,
+        rpc: Option<String>,
+        key: SessionKey,
+        session_id: Option<String>,
+        answer: Value,
+        out: &mut Vec<Output>,
+    ) {
+        let stream = self.open_stream(key, StreamKind::Request);
+        let mut response = HttpResponse::sse(stream);
+        response.session_id = session_id;
+        self.respond(conn, request, rpc, response, out);
+        self.attach(conn, stream, out);
+        self.prime(stream, key, out);
+        let message = self.ledger.messages_end();
+        self.ledger.messages.push(answer);
+        self.emit(stream, Payload::Response { message }, out);
+        self.complete_stream(stream, out);
+    }
+
     /// Whether answering these requests would open a stream for a session whose event
     /// log already holds [`crate::Limits::max_streams_per_session`] of them.
     fn would_pass_stream_cap(&self, key: SessionKey, dispatched: &[Option<Dispatch>]) -> bool {
@@ -286,19 +311,8 @@ impl Server {
         let answer = jsonrpc::result(id, result);
         let key = self.ever_minted.get(&wire_id).copied();
         match key {
-            Some(key) if self.knobs.initialize_over_sse => {
-                // One event on a request stream of the new session, as the SDK servers
-                // answer every request.
-                let stream = self.open_stream(key, StreamKind::Request);
-                let mut response = HttpResponse::sse(stream);
-                response.session_id = Some(wire_id);
-                self.respond(conn, request, rpc, response, out);
-                self.attach(conn, stream, out);
-                self.prime(stream, key, out);
-                let message = self.ledger.messages_end();
-                self.ledger.messages.push(answer);
-                self.emit(stream, Payload::Response { message }, out);
-                self.complete_stream(stream, out);
+            Some(key) if self.knobs.all_answers_over_sse => {
+                self.answer_on_stream(conn, request, rpc, key, Some(wire_id), answer, out);
             }
             _ => {
                 let mut response = HttpResponse::json(200, answer);

@@ -8,7 +8,7 @@
 use crate::event_log::CursorMatch;
 use crate::http::{EndMode, HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, SessionKey, StreamId};
-use crate::knobs::UnknownCursor;
+use crate::knobs::{ResumedStreamEnd, UnknownCursor};
 use crate::ledger::{CursorResolution, ResumeEntry, SendEntry, StreamKind};
 use crate::limits::kept_text;
 
@@ -166,6 +166,11 @@ impl Server {
                 let (conn, request) = (attempt.conn, attempt.request);
                 self.reject(conn, request, None, Rejection::CursorNotFound, out);
             }
+            UnknownCursor::ServerError => {
+                self.record_resume(attempt, missed(UnknownCursor::ServerError), None);
+                let (conn, request) = (attempt.conn, attempt.request);
+                self.reject(conn, request, None, Rejection::CursorServerError, out);
+            }
         }
     }
 
@@ -224,6 +229,9 @@ impl Server {
     ) {
         self.respond(conn, request, None, HttpResponse::sse(stream), out);
         self.attach(conn, stream, out);
+        if let Some(log) = self.log.get_mut(stream) {
+            log.attached_by_resume = true;
+        }
         let log = self.log.get(stream).expect("replayed stream");
         let (session, kind, complete) = (log.session, log.kind, log.complete);
         let now = self.now_ms;
@@ -249,7 +257,7 @@ impl Server {
         if self.knobs.prime_resumed {
             self.prime(stream, session, out);
         }
-        if complete && !self.knobs.keep_resumed_streams_open {
+        if complete && self.knobs.resumed_stream_end == ResumedStreamEnd::AtResponse {
             self.complete_stream(stream, out);
         }
     }
