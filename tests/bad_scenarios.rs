@@ -332,5 +332,8 @@ fn a_server_block_starts_from_a_profile_and_an_unknown_one_is_named_with_the_kno
     );
     assert_eq!(code, 2);
     assert!(err.contains("profile.ron:5:"), "{err}");
-    assert!(err.contains("rmcp-3.11") && err.contains("python-2.3-store"), "{err}");
+    assert!(
+        err.contains("rmcp-3.11") && err.contains("python-2.3-store"),
+        "{err}"
+    );
 }
