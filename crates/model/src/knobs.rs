@@ -18,7 +18,8 @@ pub use modern::{
     TaskPersistence, UnknownHandle,
 };
 pub use wire::{
-    DeleteAnswer, ErrorCodes, IdFormat, RefusalBody, ResumedStreamEnd, SessionIdHeader,
+    DeleteAnswer, ErrorCodes, IdFormat, RefusalBody, ResumedStreamEnd, SecondStandalone,
+    SessionIdHeader,
 };
 
 /// How the server numbers SSE event ids (the `id:` field and hence `Last-Event-ID`).
@@ -225,6 +226,10 @@ pub struct ServerKnobs {
     /// The status a successful DELETE gets: 200, or 202 (rmcp).
     #[serde(skip_serializing_if = "DeleteAnswer::is_default")]
     pub delete_answer: DeleteAnswer,
+    /// What a second standalone GET gets while the first is open: 409, or a silent
+    /// shadow stream (rmcp).
+    #[serde(skip_serializing_if = "SecondStandalone::is_default")]
+    pub second_standalone: SecondStandalone,
 }
 
 impl Default for ServerKnobs {
@@ -272,6 +277,7 @@ impl Default for ServerKnobs {
             prime_resumed: false,
             refusal_body: RefusalBody::default(),
             delete_answer: DeleteAnswer::default(),
+            second_standalone: SecondStandalone::default(),
         }
     }
 }

@@ -43,7 +43,8 @@ pub use ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 pub use knobs::{
     DEFAULT_LIST_TTL_MS, DeadSessionAnswer, DeleteAnswer, Era, ErrorCodes, HandlePersistence,
     IdFormat, IdScheme, LegacyGet, LegacyProbeAnswer, OnStreamCut, RefusalBody, RestartPersistence,
-    ResumedStreamEnd, ServerKnobs, SessionIdHeader, TaskPersistence, UnknownCursor, UnknownHandle,
+    ResumedStreamEnd, SecondStandalone, ServerKnobs, SessionIdHeader, TaskPersistence,
+    UnknownCursor, UnknownHandle,
 };
 pub use ledger::{
     AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, EffectEntry, EraAnswer,

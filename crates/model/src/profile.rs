@@ -11,7 +11,7 @@
 use crate::duration::PositiveDurationMs;
 use crate::knobs::{
     DeadSessionAnswer, DeleteAnswer, Era, ErrorCodes, IdFormat, RefusalBody, RestartPersistence,
-    ResumedStreamEnd, ServerKnobs, SessionIdHeader, UnknownCursor,
+    ResumedStreamEnd, SecondStandalone, ServerKnobs, SessionIdHeader, UnknownCursor,
 };
 
 /// One SDK server, as knob values.
@@ -170,6 +170,7 @@ fn rmcp_3_11() -> ServerKnobs {
         accept_wildcard: false,
         refusal_body: RefusalBody::Text,
         delete_answer: DeleteAnswer::Accepted202,
+        second_standalone: SecondStandalone::Shadow,
         ..sdk_base()
     }
 }

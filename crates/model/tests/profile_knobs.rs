@@ -4,8 +4,8 @@
 
 use faultline_model::{
     ConnId, DeleteAnswer, EndMode, Era, ErrorCodes, HttpRequest, HttpResponse, IdFormat, Output,
-    RefusalBody, ResponseBody, ResumedStreamEnd, Server, ServerKnobs, SessionIdHeader,
-    UnknownCursor,
+    RefusalBody, ResponseBody, ResumedStreamEnd, SecondStandalone, Server, ServerKnobs,
+    SessionIdHeader, UnknownCursor,
 };
 use serde_json::{Value, json};
 
@@ -422,5 +422,27 @@ fn a_server_error_cursor_answer_is_a_plain_500() {
     assert!(
         matches!(r.body, ResponseBody::Text(_)) && r.session_id.is_none(),
         "{r:?}"
+    );
+}
+
+#[test]
+fn a_second_standalone_get_is_refused_or_shadowed() {
+    let run = |second_standalone| {
+        let mut h = Harness::new(ServerKnobs {
+            second_standalone,
+            priming_events: true,
+            ..ServerKnobs::default()
+        });
+        let s = h.initialize();
+        let first = h.get(&s, None, 0);
+        assert_eq!(response(&first).status, 200);
+        let second = h.get(&s, None, 0);
+        (response(&second).status, ids(&second).len(), ended(&second))
+    };
+    assert_eq!(run(SecondStandalone::Conflict409).0, 409);
+    assert_eq!(
+        run(SecondStandalone::Shadow),
+        (200, 1, false),
+        "primed, then silent"
     );
 }

@@ -84,6 +84,7 @@ knob_fields!(
     prime_resumed,
     refusal_body,
     delete_answer,
+    second_standalone,
 );
 
 /// Reads a `server:` block onto `base` (the knobs the block starts from unless it names a

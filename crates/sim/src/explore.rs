@@ -591,6 +591,7 @@ server_knobs!(
     prime_resumed,
     refusal_body,
     delete_answer,
+    second_standalone,
 );
 
 /// The 2025 scenario the explorer runs for `seed`.
@@ -877,6 +878,7 @@ mod tests {
             ("prime_resumed", "true"),
             ("refusal_body", "Text"),
             ("delete_answer", "Accepted202"),
+            ("second_standalone", "Shadow"),
         ];
         let named: Vec<&str> = values.iter().map(|(n, _)| *n).collect();
         assert_eq!(named, PINNABLE_SERVER_KNOBS, "one value per pinnable knob");

@@ -222,7 +222,7 @@ fn fleet_knobs_set(fleet: &FleetKnobs) -> usize {
 
 /// The shrinker's knobs: the 2025 ones, then the 2026-07-28 ones (default on 2025 runs),
 /// then the migration ones (default on both).
-const KNOBS: usize = 38;
+const KNOBS: usize = 39;
 
 /// Moves knob number `k` to its default; false if it already is.
 fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
@@ -271,6 +271,7 @@ fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
         34 => set(&mut k.all_answers_over_sse, &d.all_answers_over_sse),
         35 => set(&mut k.refusal_body, &d.refusal_body),
         36 => set(&mut k.delete_answer, &d.delete_answer),
+        37 => set(&mut k.second_standalone, &d.second_standalone),
         // The era's two dependent knobs describe one era only (`ServerKnobs::validate`):
         // they go back with it.
         _ => {
@@ -594,10 +595,11 @@ fn knob_value(k: &ServerKnobs, knob: usize) -> (&'static str, String) {
         ),
         35 => ("refusal_body", format!("{:?}", k.refusal_body)),
         36 => ("delete_answer", format!("{:?}", k.delete_answer)),
-        37 => ("era", format!("{:?}", k.era)),
-        38 => ("id_scheme", format!("{:?}", k.id_scheme)),
-        39 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
-        40 => (
+        37 => ("second_standalone", format!("{:?}", k.second_standalone)),
+        38 => ("era", format!("{:?}", k.era)),
+        39 => ("id_scheme", format!("{:?}", k.id_scheme)),
+        40 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
+        41 => (
             "advertise_monotonic_ids",
             k.advertise_monotonic_ids.to_string(),
         ),
@@ -616,9 +618,9 @@ fn reset_any_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
     }
     match knob {
         0..KNOBS => reset_knob(k, d, knob),
-        38 => set(&mut k.id_scheme, &d.id_scheme),
-        39 => set(&mut k.unknown_cursor, &d.unknown_cursor),
-        40 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
+        39 => set(&mut k.id_scheme, &d.id_scheme),
+        40 => set(&mut k.unknown_cursor, &d.unknown_cursor),
+        41 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
         _ => set(&mut k.max_sessions, &d.max_sessions),
     }
 }
@@ -817,8 +819,8 @@ mod tests {
     use faultline_model::{
         DeadSessionAnswer, DeleteAnswer, DurationMs, Era, ErrorCodes, HandlePersistence, IdFormat,
         IdScheme, LegacyGet, LegacyProbeAnswer, OnStreamCut, PositiveDurationMs, RefusalBody,
-        RestartPersistence, ResumedStreamEnd, ServerKnobs, SessionIdHeader, TaskPersistence,
-        UnknownCursor, UnknownHandle,
+        RestartPersistence, ResumedStreamEnd, SecondStandalone, ServerKnobs, SessionIdHeader,
+        TaskPersistence, UnknownCursor, UnknownHandle,
     };
 
     use super::{ALL_KNOBS, knob_value, reset_any_knob};
@@ -876,6 +878,7 @@ mod tests {
             all_answers_over_sse: true,
             refusal_body: RefusalBody::Text,
             delete_answer: DeleteAnswer::Accepted202,
+            second_standalone: SecondStandalone::Shadow,
         }
     }
 

@@ -131,6 +131,25 @@ impl DeleteAnswer {
     }
 }
 
+/// What a second standalone GET gets while the first is open.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub enum SecondStandalone {
+    /// 409 Conflict (the TypeScript and Python SDKs).
+    #[default]
+    Conflict409,
+    /// 200 and a silent "shadow" stream that never carries a notification (rmcp: the
+    /// first stream keeps them; rust-sdk PR #682).
+    Shadow,
+}
+
+impl SecondStandalone {
+    pub fn is_default(&self) -> bool {
+        *self == SecondStandalone::default()
+    }
+}
+
 /// When a resumed stream (a GET with `Last-Event-ID` that was honoured) ends.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
