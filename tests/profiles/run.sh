@@ -36,6 +36,7 @@ trap cleanup EXIT
 probe() {
   local rows="$1"; shift
   local said="$OUT/said.$RANDOM"
+  : >"$said"
   "$@" >"$said" 2>&1 &
   local pid=$!
   PIDS+=("$pid")

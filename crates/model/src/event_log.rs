@@ -27,6 +27,9 @@ pub(crate) struct StreamLog {
     pub attached: Option<ConnId>,
     /// The attached connection came by a resumption (for `resumed_stream_end`).
     pub attached_by_resume: bool,
+    /// The stream answers `initialize` (under `all_answers_over_sse`), which rmcp's id
+    /// spelling treats apart (see `Server::wire_event_id`).
+    pub answers_initialize: bool,
     /// When the last connection went away (to prefer the stream a client is resuming).
     pub detached_ms: Option<u64>,
     /// Counter for `IdScheme::PerStream`.
@@ -52,6 +55,7 @@ impl StreamLog {
             kind,
             attached: None,
             attached_by_resume: false,
+            answers_initialize: false,
             detached_ms: None,
             local_counter: 0,
             produced: 0,

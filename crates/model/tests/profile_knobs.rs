@@ -446,3 +446,35 @@ fn a_second_standalone_get_is_refused_or_shadowed() {
         "primed, then silent"
     );
 }
+
+#[test]
+fn rmcps_spelling_gives_the_initialize_answer_no_id() {
+    let run = |id_format| {
+        let mut h = Harness::new(ServerKnobs {
+            id_format,
+            all_answers_over_sse: true,
+            priming_events: true,
+            ..ServerKnobs::default()
+        });
+        let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+        let (_, out) = h.send(HttpRequest::post(None, body), 0);
+        out.iter()
+            .filter_map(|o| match o {
+                Output::Event { event, id, .. } => {
+                    Some(id.and_then(|id| h.server.wire_event_id(*event, id)))
+                }
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let plain = run(IdFormat::Number);
+    assert!(plain.iter().all(Option::is_some), "{plain:?}");
+    let rmcp = run(IdFormat::IndexSlashRequest);
+    assert_eq!(rmcp.len(), 2);
+    assert!(
+        rmcp[0].as_deref().is_some_and(|id| !id.contains('/')),
+        "{rmcp:?}"
+    );
+    assert_eq!(rmcp[1], None, "{rmcp:?}");
+}

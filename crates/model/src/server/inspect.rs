@@ -158,6 +158,17 @@ impl Server {
         let Some(produced) = produced else {
             return (format != crate::knobs::IdFormat::Hidden).then(|| id.to_string());
         };
+        // rmcp's `initialize` stream has no request number: its priming event is spelled
+        // `<n>` and its answer carries no id at all.
+        if format == crate::knobs::IdFormat::IndexSlashRequest
+            && self
+                .log
+                .get(produced.stream)
+                .is_some_and(|l| l.answers_initialize)
+        {
+            return matches!(produced.payload, crate::ledger::Payload::Priming)
+                .then(|| id.to_string());
+        }
         let kind = produced
             .stream
             .0

@@ -266,6 +266,10 @@ impl Server {
         out: &mut Vec<Output>,
     ) {
         let stream = self.open_stream(key, StreamKind::Request);
+        // Only `initialize`'s answer names a session here (the stateless path has none).
+        if let Some(log) = self.log.get_mut(stream) {
+            log.answers_initialize = session_id.is_some();
+        }
         let mut response = HttpResponse::sse(stream);
         response.session_id = session_id;
         self.respond(conn, request, rpc, response, out);
