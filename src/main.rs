@@ -8,6 +8,7 @@
 //! - `render TRACE -o OUT.svg|OUT.html`: a trace as a sequence diagram.
 //! - `explain SCENARIO`: a run told in plain words, with the guard that would catch it.
 //! - `grade --command CMD`: grade a real MCP client, in any language, on every scenario.
+//! - `profiles`: the SDK server profiles `serve --profile` takes.
 //! - `scenarios`: the scenarios bundled into the binary (a name works wherever a scenario
 //!   file does).
 //!
@@ -63,6 +64,8 @@ enum Command {
     Grade(commands::grade::GradeArgs),
     /// List the scenarios bundled into the binary, by name, with their summaries.
     Scenarios(commands::scenarios::ScenariosArgs),
+    /// List the SDK server profiles (`serve --profile NAME`, a scenario's `server: (profile: "NAME")`).
+    Profiles,
 }
 
 /// This machine's cores: the default number of workers of `explore` and `grade`.
@@ -98,6 +101,7 @@ fn main() -> ExitCode {
         Command::Explain(args) => commands::explain::explain(args),
         Command::Grade(args) => commands::grade::grade(args),
         Command::Scenarios(args) => commands::scenarios::scenarios(args),
+        Command::Profiles => commands::profiles::profiles(),
     }
 }
 

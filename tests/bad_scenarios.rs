@@ -323,3 +323,17 @@ fn a_missing_name_points_at_the_scenario_that_lacks_it() {
         "{err}"
     );
 }
+
+#[test]
+fn a_server_block_starts_from_a_profile_and_an_unknown_one_is_named_with_the_known() {
+    let (code, err) = run_text(
+        "profile.ron",
+        &format!("{HEAD}    server: (\n        profile: \"rmcp-9\",\n    ),\n)"),
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("profile.ron:5:"), "{err}");
+    assert!(
+        err.contains("rmcp-3.11") && err.contains("python-2.3-store"),
+        "{err}"
+    );
+}

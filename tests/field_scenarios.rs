@@ -29,14 +29,15 @@ fn the_replay_window_skips_what_fell_out_of_it_silently() {
     let gap = verdict(&report, "silent_gap");
     assert_eq!(
         gap["evidence"]["ids"],
-        serde_json::json!([[11, 25]]),
-        "between cursor 10 and the window's first id 26"
+        serde_json::json!([[11, 29]]),
+        "between cursor 10 and the window's first id 30 (45 events exist at T+45s)"
     );
     let guarded = run("scenarios/field/rmcp_window_gap.ron", "guarded", None);
     assert!(
         guarded["verdicts"]
             .to_string()
-            .contains("expected event 11, got 26")
+            .contains("did not negotiate monotonic event IDs"),
+        "rmcp advertises nothing about its ids: {guarded}"
     );
 }
 

@@ -400,3 +400,68 @@ fn serve_grading_replays_a_graded_run() {
         .expect("faultline runs");
     assert_eq!(refused.status.code(), Some(2), "--grading needs --scenario");
 }
+
+/// `faultline profiles` lists every profile `serve --profile` takes, one line each.
+#[test]
+fn profiles_lists_every_profile_on_one_line() {
+    let out = faultline().arg("profiles").output().expect("run");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for name in [
+        "ts-1.32-store",
+        "ts-1.32",
+        "ts-2.4",
+        "python-2.3-store",
+        "python-2.3",
+        "rmcp-3.11",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no line for {name}:\n{text}"));
+        assert!(line.len() > name.len() + 10, "{line}");
+    }
+}
+
+/// An unknown profile or a bad `--knob` is bad input: exit 2 with a sentence naming what
+/// exists.
+#[test]
+fn serve_refuses_an_unknown_profile_or_knob_with_exit_2() {
+    let out = faultline()
+        .args(["serve", "--profile", "rmcp-9"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("rmcp-9") && err.contains("rmcp-3.11"), "{err}");
+    let out = faultline()
+        .args(["serve", "--knob", "id_sheme=PerStream"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("id_scheme"), "{err}");
+}
+
+/// `--profile rmcp-3.11` answers a DELETE as rmcp does (202), and `--knob` changes one
+/// knob of the profile (200 again), over real HTTP.
+#[test]
+fn serve_plays_a_profile_and_a_knob_varies_it() {
+    let delete_status = |args: &[&str]| {
+        let (served, addr) = spawn_serve(args);
+        let session = initialize(addr);
+        let response = http(
+            addr,
+            &format!("DELETE /mcp HTTP/1.1\r\nMcp-Session-Id: {session}"),
+            "",
+        );
+        drop(served);
+        response.split_whitespace().nth(1).unwrap_or("").to_string()
+    };
+    assert_eq!(delete_status(&[]), "200");
+    assert_eq!(delete_status(&["--profile", "rmcp-3.11"]), "202");
+    assert_eq!(
+        delete_status(&["--profile", "rmcp-3.11", "--knob", "delete_answer=Ok200"]),
+        "200"
+    );
+}

@@ -32,6 +32,14 @@ pub struct ServeArgs {
     /// Without it: a well-behaved server (monotonic ids, priming, no faults).
     #[arg(long)]
     pub scenario: Option<PathBuf>,
+    /// Serve as an official SDK server does: its profile's knobs (`faultline profiles`
+    /// lists them), checked against the real server by tests/profiles/run.sh.
+    #[arg(long, value_name = "NAME", conflicts_with = "scenario")]
+    pub profile: Option<String>,
+    /// Set one server knob, on top of --profile or --scenario (repeatable), written as in a
+    /// scenario's `server:` block: `--knob event_log_capacity=5`, `--knob retry=2s`.
+    #[arg(long = "knob", value_name = "NAME=VALUE")]
+    pub knobs: Vec<String>,
     /// Address to listen on (`127.0.0.1:8080`, `localhost:8080`, `[::1]:0`); port 0 picks
     /// a free one.
     #[arg(long, default_value = "127.0.0.1:0", value_parser = parse_listen_addr)]
@@ -297,8 +305,37 @@ pub fn serve(args: ServeArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         },
-        None => Config::well_behaved(args.seed.unwrap_or_else(faultline_server::random_seed)),
+        None => {
+            let mut config =
+                Config::well_behaved(args.seed.unwrap_or_else(faultline_server::random_seed));
+            if let Some(name) = &args.profile {
+                match faultline_model::profile(name) {
+                    Ok(profile) => {
+                        eprintln!("faultline serve: profile {name}: {}", profile.description);
+                        config.knobs = profile.knobs();
+                    }
+                    Err(e) => {
+                        eprintln!("error: --profile: {e}");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            config
+        }
     };
+    let mut config = config;
+    for pin in &args.knobs {
+        let set = pin
+            .split_once('=')
+            .ok_or_else(|| format!("--knob {pin:?}: write NAME=VALUE"))
+            .and_then(|(name, value)| {
+                faultline_scenario::set_knob(&mut config.knobs, name.trim(), value)
+            });
+        if let Err(e) = set {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let limits = args.limits(config.limits);
     let config = config.with_control(args.control).with_limits(limits);
     let config = match args.time_scale {

@@ -193,10 +193,15 @@ impl LiveLink {
             // and the client ignores it (as in the simulator).
             return true;
         }
-        let expected = self.app.with_engine(|e| e.server().event_message(event));
+        let (expected, wire_id) = self.app.with_engine(|e| {
+            let server = e.server();
+            let wire_id = id.and_then(|i| server.wire_event_id(event, i));
+            (server.event_message(event), wire_id)
+        });
         match self.next_on(conn) {
             Some(Next::Event(sse)) => {
-                let id_ok = sse.id == id.map(|i| i.to_string());
+                // The id as the server spells it on the wire (the `id_format` knob).
+                let id_ok = sse.id == wire_id;
                 let retry_ok = sse.retry == retry_ms;
                 let data_ok = match (&expected, sse.data.as_deref()) {
                     (None, Some("") | None) => true,

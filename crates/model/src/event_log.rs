@@ -25,6 +25,11 @@ pub(crate) struct StreamLog {
     pub generation: u32,
     pub kind: StreamKind,
     pub attached: Option<ConnId>,
+    /// The attached connection came by a resumption (for `resumed_stream_end`).
+    pub attached_by_resume: bool,
+    /// The stream answers `initialize` (under `all_answers_over_sse`), which rmcp's id
+    /// spelling treats apart (see `Server::wire_event_id`).
+    pub answers_initialize: bool,
     /// When the last connection went away (to prefer the stream a client is resuming).
     pub detached_ms: Option<u64>,
     /// Counter for `IdScheme::PerStream`.
@@ -49,6 +54,8 @@ impl StreamLog {
             generation,
             kind,
             attached: None,
+            attached_by_resume: false,
+            answers_initialize: false,
             detached_ms: None,
             local_counter: 0,
             produced: 0,

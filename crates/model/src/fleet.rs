@@ -128,7 +128,8 @@ pub enum SharedKey {
     /// Each session's streams apart: a cursor resolves among its own session's streams.
     Session,
     /// Each stream by its stream id alone, and every standalone stream under one key (the
-    /// TypeScript SDK's example store keys every GET stream `_GET_stream`): an honoured
+    /// SDKs name every GET stream `_GET_stream`, and a store keyed by it, as fastmcp's was
+    /// before <https://github.com/PrefectHQ/fastmcp/pull/4402>, mixes them): an honoured
     /// standalone cursor replays the retained events of every standalone stream above it,
     /// whichever session they belong to.
     Stream,

@@ -11,10 +11,15 @@ use serde::{Deserialize, Serialize};
 use crate::duration::{DurationMs, PositiveDurationMs};
 
 mod modern;
+mod wire;
 
 pub use modern::{
     DEFAULT_LIST_TTL_MS, Era, HandlePersistence, LegacyGet, LegacyProbeAnswer, OnStreamCut,
     TaskPersistence, UnknownHandle,
+};
+pub use wire::{
+    DeleteAnswer, ErrorCodes, IdFormat, RefusalBody, ResumedStreamEnd, SecondStandalone,
+    SessionIdHeader,
 };
 
 /// How the server numbers SSE event ids (the `id:` field and hence `Last-Event-ID`).
@@ -41,10 +46,14 @@ pub enum UnknownCursor {
     NotFound,
     /// 200 with a stream that ends at once, with no events (Python and rmcp SDKs).
     Empty200,
-    /// 200 and whatever is still retained after the cursor, gap or not (rmcp's window).
-    /// A cursor no stream covers leaves nothing to replay: it gets a fresh stream, as
-    /// under `FreshStream` (and the ledger records it as one).
+    /// 200 and whatever is still retained after the cursor, gap or not (rmcp's answer to
+    /// a cursor that fell out of its window, as `evicted_cursor`). A cursor no stream
+    /// covers leaves nothing to replay: it gets a fresh stream, as under `FreshStream`
+    /// (and the ledger records it as one).
     ReplayRemaining,
+    /// 500 with a plain-text body, no JSON-RPC error: the Python SDK's transport without
+    /// an event store fails on any `Last-Event-ID`.
+    ServerError,
 }
 
 /// What a server restart keeps.
@@ -66,7 +75,9 @@ pub enum DeadSessionAnswer {
     NotFound,
     /// 410 Gone.
     Gone,
-    /// 400, as the TypeScript SDK's examples do: clients never re-initialize.
+    /// 400, as older TypeScript SDK examples did
+    /// (<https://github.com/modelcontextprotocol/typescript-sdk/issues/389>; the 1.32.2
+    /// example answers 404 -32001): clients never re-initialize.
     BadRequest,
 }
 
@@ -161,6 +172,64 @@ pub struct ServerKnobs {
     /// `None`: no keep-alive (see [`crate::server::modern::keepalive`]).
     #[serde(skip_serializing_if = "modern::is_none")]
     pub listen_keepalive: Option<PositiveDurationMs>,
+    /// What a cursor gets whose stream is still in the log but whose events after it were
+    /// evicted (capacity or TTL); `None`: the `unknown_cursor` answer. rmcp replays what
+    /// is left of its window there, but answers an unknown cursor with an empty 200.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evicted_cursor: Option<UnknownCursor>,
+    /// A replay starts at the cursor's own event (delivered again) instead of the one
+    /// after it, as rmcp 3.11's does.
+    #[serde(skip_serializing_if = "wire::is_false")]
+    pub replay_from_cursor: bool,
+    /// Whether a request stream's events stay resumable after its response was sent.
+    /// `false`: the stream is forgotten once answered (rmcp 3.11 removes the request's
+    /// cache when the response goes out), so a cursor into a finished call is unknown.
+    #[serde(skip_serializing_if = "wire::is_true")]
+    pub keep_answered_streams: bool,
+    /// When a resumed stream ends: with its call's response, or never (the client
+    /// closes it), as the TypeScript SDK does for a call that had finished and the
+    /// Python SDK for every resumed stream.
+    #[serde(skip_serializing_if = "ResumedStreamEnd::is_default")]
+    pub resumed_stream_end: ResumedStreamEnd,
+    /// Whether `priming_events` primes the standalone GET stream too (the TypeScript and
+    /// Python SDKs prime only POST streams).
+    #[serde(skip_serializing_if = "wire::is_true")]
+    pub prime_standalone: bool,
+    /// How event ids are spelled on the wire (the model numbers them by `id_scheme`
+    /// whatever their spelling); `Hidden`: no `id:` at all, as a server without an event
+    /// store sends.
+    #[serde(skip_serializing_if = "IdFormat::is_default")]
+    pub id_format: IdFormat,
+    /// The JSON-RPC error codes of the transport's refusals.
+    #[serde(skip_serializing_if = "ErrorCodes::is_default")]
+    pub error_codes: ErrorCodes,
+    /// Whether a POST with `Accept: */*` is taken as accepting JSON and SSE (the
+    /// TypeScript SDK refuses it with 406).
+    #[serde(skip_serializing_if = "wire::is_true")]
+    pub accept_wildcard: bool,
+    /// Which responses carry `Mcp-Session-Id` besides `initialize`'s.
+    #[serde(skip_serializing_if = "SessionIdHeader::is_default")]
+    pub session_id_header: SessionIdHeader,
+    /// The answers that are JSON whatever `json_responses` says go over SSE too (one
+    /// event on a request stream, primed when `priming_events` is on): `initialize`'s, and
+    /// every immediate answer of the stateless legacy path. The SDK servers answer every
+    /// request over SSE unless told to use JSON.
+    #[serde(skip_serializing_if = "wire::is_false")]
+    pub all_answers_over_sse: bool,
+    /// A resumed stream gets a priming event after its replay (the Python SDK's transport
+    /// primes the stream it registers for the resumption).
+    #[serde(skip_serializing_if = "wire::is_false")]
+    pub prime_resumed: bool,
+    /// The body of the transport's refusals: a JSON-RPC error, or plain text (rmcp).
+    #[serde(skip_serializing_if = "RefusalBody::is_default")]
+    pub refusal_body: RefusalBody,
+    /// The status a successful DELETE gets: 200, or 202 (rmcp).
+    #[serde(skip_serializing_if = "DeleteAnswer::is_default")]
+    pub delete_answer: DeleteAnswer,
+    /// What a second standalone GET gets while the first is open: 409, or a silent
+    /// shadow stream (rmcp).
+    #[serde(skip_serializing_if = "SecondStandalone::is_default")]
+    pub second_standalone: SecondStandalone,
 }
 
 impl Default for ServerKnobs {
@@ -195,6 +264,20 @@ impl Default for ServerKnobs {
             handle_persistence: HandlePersistence::default(),
             unknown_handle: UnknownHandle::default(),
             listen_keepalive: None,
+            evicted_cursor: None,
+            replay_from_cursor: false,
+            keep_answered_streams: true,
+            resumed_stream_end: ResumedStreamEnd::default(),
+            prime_standalone: true,
+            id_format: IdFormat::default(),
+            error_codes: ErrorCodes::default(),
+            accept_wildcard: true,
+            session_id_header: SessionIdHeader::default(),
+            all_answers_over_sse: false,
+            prime_resumed: false,
+            refusal_body: RefusalBody::default(),
+            delete_answer: DeleteAnswer::default(),
+            second_standalone: SecondStandalone::default(),
         }
     }
 }

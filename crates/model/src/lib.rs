@@ -25,11 +25,13 @@ mod ledger;
 mod limits;
 mod media_type;
 mod min_set;
+mod profile;
 mod route;
 mod server;
 mod session_store;
 mod session_tag;
 pub mod tools;
+mod wire_id;
 
 pub use duration::{DurationError, DurationMs, PositiveDurationMs};
 pub use fleet::{
@@ -39,8 +41,9 @@ pub use fleet::{
 pub use http::{EndMode, HttpMethod, HttpRequest, HttpResponse, Output, RequestBody, ResponseBody};
 pub use ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 pub use knobs::{
-    DEFAULT_LIST_TTL_MS, DeadSessionAnswer, Era, HandlePersistence, IdScheme, LegacyGet,
-    LegacyProbeAnswer, OnStreamCut, RestartPersistence, ServerKnobs, TaskPersistence,
+    DEFAULT_LIST_TTL_MS, DeadSessionAnswer, DeleteAnswer, Era, ErrorCodes, HandlePersistence,
+    IdFormat, IdScheme, LegacyGet, LegacyProbeAnswer, OnStreamCut, RefusalBody, RestartPersistence,
+    ResumedStreamEnd, SecondStandalone, ServerKnobs, SessionIdHeader, TaskPersistence,
     UnknownCursor, UnknownHandle,
 };
 pub use ledger::{
@@ -51,6 +54,7 @@ pub use ledger::{
     StreamKind, TaskEntry, TaskLoss, TaskMiss, TaskStatus,
 };
 pub use limits::{KEPT_TEXT_BYTES, Limits};
+pub use profile::{PROFILES, Profile, profile};
 pub use route::{HeldBy, ReplicaId, Route, RouteWhy};
 pub use server::era::{MODERN_PROTOCOL_VERSIONS, RequestEra};
 pub use server::{

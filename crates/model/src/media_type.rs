@@ -51,6 +51,15 @@ pub(crate) fn is(content_type: &str, wanted: &str) -> bool {
     essence(content_type).is_some_and(|e| e.eq_ignore_ascii_case(wanted))
 }
 
+/// True when an `Accept` value names `wanted` (a lowercase `type/subtype`) itself; `*/*`
+/// does not count (the `accept_wildcard` knob off: the TypeScript SDK's reading).
+pub(crate) fn names(accept: &str, wanted: &str) -> bool {
+    accept
+        .split(',')
+        .filter_map(essence)
+        .any(|range| range.eq_ignore_ascii_case(wanted))
+}
+
 /// True when an `Accept` value lists `wanted` (a lowercase `type/subtype`), itself or
 /// through `*/*`.
 pub(crate) fn accepts(accept: &str, wanted: &str) -> bool {

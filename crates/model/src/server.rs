@@ -61,9 +61,9 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::event_log::EventLog;
 use crate::fleet::FleetKnobs;
-use crate::http::{HttpMethod, HttpRequest, HttpResponse, Output};
+use crate::http::{HttpMethod, HttpRequest, HttpResponse, Output, ResponseBody};
 use crate::ids::{ConnId, JobId, SessionKey, StreamId};
-use crate::knobs::ServerKnobs;
+use crate::knobs::{ServerKnobs, SessionIdHeader};
 use crate::ledger::{AnswerEntry, Ledger};
 use crate::limits::{Limits, kept_text};
 use crate::min_set::MinSet;
@@ -268,9 +268,32 @@ impl Server {
             route: self.multi.then_some(self.serving),
             list_version: None,
         });
+        let mut response = response;
+        let minted = request
+            .session_id
+            .as_ref()
+            .is_some_and(|id| self.ever_minted.contains_key(id));
+        if response.session_id.is_none() && minted && self.echoes_session_id(&response) {
+            response.session_id = request.session_id.clone();
+        }
         out.push(Output::Respond {
             conn,
             response: Box::new(response),
         });
+    }
+
+    /// Whether `response` repeats the request's `Mcp-Session-Id`, as the
+    /// `session_id_header` knob says, when the server minted it (the header is wire
+    /// spelling: the ledger never sees it).
+    fn echoes_session_id(&self, response: &HttpResponse) -> bool {
+        match self.knobs.session_id_header {
+            SessionIdHeader::Initialize => false,
+            SessionIdHeader::Answers => {
+                response.status == 200 && !matches!(response.body, ResponseBody::Empty)
+            }
+            SessionIdHeader::Every => {
+                response.status != self.knobs.dead_session_answer.status() && response.status < 500
+            }
+        }
     }
 }

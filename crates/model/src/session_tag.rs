@@ -2,8 +2,9 @@
 //! which session an event belongs to.
 //!
 //! An SSE event id says nothing about its session, and a shared event store keyed by stream
-//! can replay one session's notifications to another (the TypeScript SDK's example store
-//! keys every standalone stream `_GET_stream`). A client that checks each event's tag
+//! can replay one session's notifications to another (the SDKs name every standalone
+//! stream `_GET_stream`; <https://github.com/PrefectHQ/fastmcp/pull/4402> fixed a store
+//! keyed by it). A client that checks each event's tag
 //! against its own session turns that silent cross-session replay into an error it can act
 //! on. The tag is a digest of the session id, not the id itself: an event replayed into
 //! the wrong session must not hand its reader a session it could then use. FNV-1a, never

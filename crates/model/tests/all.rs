@@ -32,6 +32,7 @@ mod modern_request_stream;
 mod modern_task_bounds;
 mod modern_task_fixtures;
 mod modern_tasks;
+mod profile_knobs;
 mod replica_era;
 mod restart_ends_streams;
 mod stateless_legacy;

@@ -32,6 +32,7 @@ mod pick;
 mod reconnect;
 mod ron_error;
 mod scenario;
+mod server_block;
 mod source_map;
 
 pub use arming::{Armed, ArmedCall, ArmedFault, ArmedNotify, ArmedTrigger, arm};
@@ -46,3 +47,4 @@ pub use scenario::{
     ClientConfig, ClientEra, ClientModel, CutAt, Expectation, Fault, Scenario, ScenarioError,
     StreamSel, Tool, Trigger, Work,
 };
+pub use server_block::{SERVER_FIELDS, set_knob};

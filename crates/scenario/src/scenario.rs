@@ -29,7 +29,9 @@ pub struct Scenario {
     pub summary: String,
     #[serde(default)]
     pub seed: u64,
-    #[serde(default)]
+    /// The server's knobs; `profile: "NAME"` starts them from an SDK profile's (see
+    /// `server_block`).
+    #[serde(default, deserialize_with = "crate::server_block::deserialize")]
     pub server: ServerKnobs,
     /// How many replicas of the server stand behind one address, how the load balancer
     /// spreads requests over them and what they share. Default: one replica.

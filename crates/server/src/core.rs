@@ -888,7 +888,7 @@ pub(crate) fn render_event(
     retry_ms: Option<u64>,
 ) -> Bytes {
     let mut s = String::with_capacity(160);
-    if let Some(id) = id {
+    if let Some(id) = id.and_then(|id| server.wire_event_id(event, id)) {
         let _ = writeln!(s, "id: {id}");
     }
     if let Some(retry) = retry_ms {

@@ -578,6 +578,20 @@ server_knobs!(
     handle_persistence,
     unknown_handle,
     listen_keepalive,
+    evicted_cursor,
+    replay_from_cursor,
+    keep_answered_streams,
+    resumed_stream_end,
+    prime_standalone,
+    id_format,
+    error_codes,
+    accept_wildcard,
+    session_id_header,
+    all_answers_over_sse,
+    prime_resumed,
+    refusal_body,
+    delete_answer,
+    second_standalone,
 );
 
 /// The 2025 scenario the explorer runs for `seed`.
@@ -848,6 +862,23 @@ mod tests {
             ("handle_persistence", "Nothing"),
             ("unknown_handle", "InvalidParams"),
             ("listen_keepalive", "15s"),
+            ("evicted_cursor", "ReplayRemaining"),
+            ("replay_from_cursor", "true"),
+            ("keep_answered_streams", "false"),
+            ("resumed_stream_end", "Open"),
+            ("prime_standalone", "false"),
+            ("id_format", "Uuid"),
+            (
+                "error_codes",
+                "(invalid_request: -32000, session_not_found: -32600)",
+            ),
+            ("accept_wildcard", "false"),
+            ("session_id_header", "Every"),
+            ("all_answers_over_sse", "true"),
+            ("prime_resumed", "true"),
+            ("refusal_body", "Text"),
+            ("delete_answer", "Accepted202"),
+            ("second_standalone", "Shadow"),
         ];
         let named: Vec<&str> = values.iter().map(|(n, _)| *n).collect();
         assert_eq!(named, PINNABLE_SERVER_KNOBS, "one value per pinnable knob");

@@ -222,7 +222,7 @@ fn fleet_knobs_set(fleet: &FleetKnobs) -> usize {
 
 /// The shrinker's knobs: the 2025 ones, then the 2026-07-28 ones (default on 2025 runs),
 /// then the migration ones (default on both).
-const KNOBS: usize = 25;
+const KNOBS: usize = 39;
 
 /// Moves knob number `k` to its default; false if it already is.
 fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
@@ -258,6 +258,20 @@ fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
         21 => set(&mut k.handle_persistence, &d.handle_persistence),
         22 => set(&mut k.unknown_handle, &d.unknown_handle),
         23 => set(&mut k.listen_keepalive, &d.listen_keepalive),
+        24 => set(&mut k.evicted_cursor, &d.evicted_cursor),
+        25 => set(&mut k.replay_from_cursor, &d.replay_from_cursor),
+        26 => set(&mut k.keep_answered_streams, &d.keep_answered_streams),
+        27 => set(&mut k.resumed_stream_end, &d.resumed_stream_end),
+        28 => set(&mut k.prime_standalone, &d.prime_standalone),
+        29 => set(&mut k.prime_resumed, &d.prime_resumed),
+        30 => set(&mut k.id_format, &d.id_format),
+        31 => set(&mut k.error_codes, &d.error_codes),
+        32 => set(&mut k.accept_wildcard, &d.accept_wildcard),
+        33 => set(&mut k.session_id_header, &d.session_id_header),
+        34 => set(&mut k.all_answers_over_sse, &d.all_answers_over_sse),
+        35 => set(&mut k.refusal_body, &d.refusal_body),
+        36 => set(&mut k.delete_answer, &d.delete_answer),
+        37 => set(&mut k.second_standalone, &d.second_standalone),
         // The era's two dependent knobs describe one era only (`ServerKnobs::validate`):
         // they go back with it.
         _ => {
@@ -566,10 +580,30 @@ fn knob_value(k: &ServerKnobs, knob: usize) -> (&'static str, String) {
         21 => ("handle_persistence", format!("{:?}", k.handle_persistence)),
         22 => ("unknown_handle", format!("{:?}", k.unknown_handle)),
         23 => ("listen_keepalive", duration(k.listen_keepalive)),
-        24 => ("era", format!("{:?}", k.era)),
-        25 => ("id_scheme", format!("{:?}", k.id_scheme)),
-        26 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
-        27 => (
+        24 => ("evicted_cursor", format!("{:?}", k.evicted_cursor)),
+        25 => ("replay_from_cursor", format!("{:?}", k.replay_from_cursor)),
+        26 => (
+            "keep_answered_streams",
+            format!("{:?}", k.keep_answered_streams),
+        ),
+        27 => ("resumed_stream_end", format!("{:?}", k.resumed_stream_end)),
+        28 => ("prime_standalone", format!("{:?}", k.prime_standalone)),
+        29 => ("prime_resumed", format!("{:?}", k.prime_resumed)),
+        30 => ("id_format", format!("{:?}", k.id_format)),
+        31 => ("error_codes", format!("{:?}", k.error_codes)),
+        32 => ("accept_wildcard", format!("{:?}", k.accept_wildcard)),
+        33 => ("session_id_header", format!("{:?}", k.session_id_header)),
+        34 => (
+            "all_answers_over_sse",
+            format!("{:?}", k.all_answers_over_sse),
+        ),
+        35 => ("refusal_body", format!("{:?}", k.refusal_body)),
+        36 => ("delete_answer", format!("{:?}", k.delete_answer)),
+        37 => ("second_standalone", format!("{:?}", k.second_standalone)),
+        38 => ("era", format!("{:?}", k.era)),
+        39 => ("id_scheme", format!("{:?}", k.id_scheme)),
+        40 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
+        41 => (
             "advertise_monotonic_ids",
             k.advertise_monotonic_ids.to_string(),
         ),
@@ -588,9 +622,9 @@ fn reset_any_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
     }
     match knob {
         0..KNOBS => reset_knob(k, d, knob),
-        25 => set(&mut k.id_scheme, &d.id_scheme),
-        26 => set(&mut k.unknown_cursor, &d.unknown_cursor),
-        27 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
+        39 => set(&mut k.id_scheme, &d.id_scheme),
+        40 => set(&mut k.unknown_cursor, &d.unknown_cursor),
+        41 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
         _ => set(&mut k.max_sessions, &d.max_sessions),
     }
 }
@@ -787,8 +821,9 @@ pub fn triggers(scenario: &Scenario, client: ClientModel, kind: VerdictKind) -> 
 #[cfg(test)]
 mod tests {
     use faultline_model::{
-        DeadSessionAnswer, DurationMs, Era, HandlePersistence, IdScheme, LegacyGet,
-        LegacyProbeAnswer, OnStreamCut, PositiveDurationMs, RestartPersistence, ServerKnobs,
+        DeadSessionAnswer, DeleteAnswer, DurationMs, Era, ErrorCodes, HandlePersistence, IdFormat,
+        IdScheme, LegacyGet, LegacyProbeAnswer, OnStreamCut, PositiveDurationMs, RefusalBody,
+        RestartPersistence, ResumedStreamEnd, SecondStandalone, ServerKnobs, SessionIdHeader,
         TaskPersistence, UnknownCursor, UnknownHandle,
     };
 
@@ -831,6 +866,23 @@ mod tests {
             handle_persistence: HandlePersistence::Nothing,
             unknown_handle: UnknownHandle::InvalidParams,
             listen_keepalive: ms(11),
+            evicted_cursor: Some(UnknownCursor::Empty200),
+            replay_from_cursor: true,
+            keep_answered_streams: false,
+            resumed_stream_end: ResumedStreamEnd::Open,
+            prime_standalone: false,
+            prime_resumed: true,
+            id_format: IdFormat::Uuid,
+            error_codes: ErrorCodes {
+                invalid_request: -32000,
+                session_not_found: -32600,
+            },
+            accept_wildcard: false,
+            session_id_header: SessionIdHeader::Every,
+            all_answers_over_sse: true,
+            refusal_body: RefusalBody::Text,
+            delete_answer: DeleteAnswer::Accepted202,
+            second_standalone: SecondStandalone::Shadow,
         }
     }
 

@@ -442,6 +442,7 @@ fn answer_words(answer: UnknownCursor) -> &'static str {
         UnknownCursor::NotFound => "answered 404",
         UnknownCursor::Empty200 => "answered 200 with an empty stream",
         UnknownCursor::ReplayRemaining => "replayed what was left, gap or not",
+        UnknownCursor::ServerError => "answered 500",
     }
 }
 

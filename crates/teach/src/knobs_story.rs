@@ -72,6 +72,7 @@ pub fn trap(k: &ServerKnobs, restarts: bool) -> Vec<String> {
         UnknownCursor::NotFound => "A `Last-Event-ID` the log cannot honour gets a 404 (`unknown_cursor: NotFound`), which a client cannot tell from a dead session.".into(),
         UnknownCursor::Empty200 => "A `Last-Event-ID` the log cannot honour gets a 200 stream that ends at once with no events (`unknown_cursor: Empty200`).".into(),
         UnknownCursor::ReplayRemaining => "A `Last-Event-ID` whose successors were evicted gets whatever is still retained, gap or not (`unknown_cursor: ReplayRemaining`).".into(),
+        UnknownCursor::ServerError => "A `Last-Event-ID` the log cannot honour gets a 500 (`unknown_cursor: ServerError`), which a client takes for a server failure and retries.".into(),
     });
     if !k.get_validates_session {
         out.push("The SSE GET looks up the cursor and never consults the session store (`get_validates_session: false`): its 200 says nothing about whether the session is alive.".into());

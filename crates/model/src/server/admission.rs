@@ -10,12 +10,13 @@ use std::borrow::Cow;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use crate::authority::Host;
-use crate::http::{HttpRequest, HttpResponse, Output};
+use crate::http::{HttpRequest, HttpResponse, Output, ResponseBody};
 use crate::ids::{ConnId, SessionKey};
 use crate::jsonrpc::{
-    INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND, error_without_id,
+    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND,
+    error_without_id,
 };
-use crate::knobs::DeadSessionAnswer;
+use crate::knobs::{DeadSessionAnswer, RefusalBody};
 use crate::media_type;
 
 use super::request_budget::StepBudget;
@@ -67,6 +68,8 @@ pub(super) enum Rejection {
     CursorBadRequest,
     /// A cursor the log cannot honour, under `unknown_cursor: NotFound`.
     CursorNotFound,
+    /// A cursor the log cannot honour, under `unknown_cursor: ServerError`.
+    CursorServerError,
     /// The session's event log holds `max_streams_per_session` streams already.
     StreamLimit,
     /// A request id longer than `max_echo_bytes` (the limit).
@@ -156,6 +159,7 @@ impl Rejection {
                 "Bad Request: Last-Event-ID cannot be resumed",
             ),
             CursorNotFound => (404, INVALID_REQUEST, "Not Found: no such event"),
+            CursorServerError => (500, INTERNAL_ERROR, "Internal Server Error"),
             IdTooLong(limit) => {
                 return (
                     400,
@@ -207,12 +211,37 @@ impl Server {
             self.push_misroute(conn, key);
         }
         let (status, code, message) = why.answer(self.knobs.dead_session_answer);
-        let mut response = HttpResponse::json(status, error_without_id(code, &message));
+        let code = self.knobs_error_code(why, status, code);
+        let text =
+            self.knobs.refusal_body == RefusalBody::Text || why == Rejection::CursorServerError;
+        let mut response = match text {
+            false => HttpResponse::json(status, error_without_id(code, &message)),
+            true => HttpResponse {
+                body: ResponseBody::Text(message.into_owned()),
+                ..HttpResponse::empty(status)
+            },
+        };
         if why == Rejection::MethodNotAllowed {
             response.allow = Some(ALLOWED_METHODS);
         }
         self.respond(conn, request, rpc, response, out);
         status
+    }
+
+    /// The JSON-RPC code a refusal carries, as the `error_codes` knob spells it: the
+    /// dead-session code for a dead or unknown session, the invalid-request code for the
+    /// transport's other 400, 405, 406 and 409 refusals that use JSON-RPC's -32600.
+    fn knobs_error_code(&self, why: Rejection, status: u16, code: i64) -> i64 {
+        let codes = self.knobs.error_codes;
+        match why {
+            Rejection::SessionExpired
+            | Rejection::SessionUnknown
+            | Rejection::SessionElsewhere(_) => codes.session_not_found,
+            _ if code == INVALID_REQUEST && matches!(status, 400 | 405 | 406 | 409) => {
+                codes.invalid_request
+            }
+            _ => code,
+        }
     }
 
     /// Passes a check's value through, or answers the request with its rejection.
@@ -267,10 +296,15 @@ pub(super) fn check_protocol_version(request: &HttpRequest) -> Result<(), Reject
 
 /// Checks a POST's `Accept` (JSON and SSE) and `Content-Type` (JSON), as media types: a
 /// `Content-Type: application/jsonx` is not JSON.
-pub(super) fn check_post_media(request: &HttpRequest) -> Result<(), Rejection> {
+/// `wildcard`: whether `*/*` counts as listing them (the `accept_wildcard` knob).
+pub(super) fn check_post_media(request: &HttpRequest, wildcard: bool) -> Result<(), Rejection> {
     let accept = request.accept.as_deref().unwrap_or("");
-    let accepts_both = media_type::accepts(accept, "application/json")
-        && media_type::accepts(accept, "text/event-stream");
+    let lists: fn(&str, &str) -> bool = if wildcard {
+        media_type::accepts
+    } else {
+        media_type::names
+    };
+    let accepts_both = lists(accept, "application/json") && lists(accept, "text/event-stream");
     if !accepts_both {
         return Err(Rejection::PostNotAcceptable);
     }

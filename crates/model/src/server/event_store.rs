@@ -4,9 +4,10 @@
 //! There is still one [`EventLog`](crate::event_log::EventLog); visibility is checked when
 //! a cursor is resolved. A per-replica store sees only the streams its replica opened; a
 //! shared one sees all. A shared store keyed by stream puts every standalone stream under
-//! one key, as the TypeScript SDK's example event store does (`_GET_stream`): an honoured
-//! standalone cursor then replays the retained events of every standalone stream above
-//! it, in production order, whichever session produced them. That is how one session
+//! one key, as a store keyed by the SDKs' stream ids does (they name every standalone
+//! stream `_GET_stream`; <https://github.com/PrefectHQ/fastmcp/pull/4402> fixed such a
+//! store): an honoured standalone cursor then replays the retained events of every
+//! standalone stream above it, in production order, whichever session produced them. That is how one session
 //! receives another's notifications (`foreign_event`). With one replica nothing here runs
 //! past its first test of `multi`.
 

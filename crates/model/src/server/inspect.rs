@@ -140,6 +140,44 @@ impl Server {
     }
 
     /// The JSON-RPC message an event carries (`None` for a priming event's empty data).
+    /// The `id:` text of `event` (numbered `id` by the id scheme), in the spelling the
+    /// `id_format` knob names; `None` when it writes no id.
+    ///
+    /// An event whose ledger entry the ledger window has let go (a long-lived server
+    /// replaying an old event) is spelled as a number.
+    pub fn wire_event_id(&self, event: EventRef, id: u64) -> Option<String> {
+        let format = self.knobs.id_format;
+        if format == crate::knobs::IdFormat::Number {
+            return Some(id.to_string());
+        }
+        let ledger = &self.ledger;
+        let produced = event
+            .0
+            .checked_sub(ledger.events_base)
+            .and_then(|i| ledger.events.get(i as usize));
+        let Some(produced) = produced else {
+            return (format != crate::knobs::IdFormat::Hidden).then(|| id.to_string());
+        };
+        // rmcp's `initialize` stream has no request number: its priming event is spelled
+        // `<n>` and its answer carries no id at all.
+        if format == crate::knobs::IdFormat::IndexSlashRequest
+            && self
+                .log
+                .get(produced.stream)
+                .is_some_and(|l| l.answers_initialize)
+        {
+            return matches!(produced.payload, crate::ledger::Payload::Priming)
+                .then(|| id.to_string());
+        }
+        let kind = produced
+            .stream
+            .0
+            .checked_sub(ledger.streams_base)
+            .and_then(|i| ledger.streams.get(i as usize))
+            .map_or(crate::ledger::StreamKind::Request, |s| s.kind);
+        crate::wire_id::render(format, id, produced, kind)
+    }
+
     pub fn event_message(&self, event: EventRef) -> Option<Value> {
         let produced = self.ledger.event(event);
         match produced.payload {

@@ -70,7 +70,7 @@ impl Server {
         out: &mut Vec<Output>,
     ) {
         // The body is read once, here, and not needed after: take it rather than copy it.
-        let checked = check_post_media(&request)
+        let checked = check_post_media(&request, self.knobs.accept_wildcard)
             .and_then(|()| read_messages(std::mem::replace(&mut request.body, RequestBody::Empty)));
         let Some(messages) = self.admit(conn, &request, None, checked, out) else {
             return;
@@ -252,6 +252,35 @@ impl Server {
         }
     }
 
+    /// `answer` as the one event of a new request stream of `key` (`all_answers_over_sse`),
+    /// the response naming `session_id` when given.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn answer_on_stream(
+        &mut self,
+        conn: ConnId,
+        request: &HttpRequest,
+        rpc: Option<String>,
+        key: SessionKey,
+        session_id: Option<String>,
+        answer: Value,
+        out: &mut Vec<Output>,
+    ) {
+        let stream = self.open_stream(key, StreamKind::Request);
+        // Only `initialize`'s answer names a session here (the stateless path has none).
+        if let Some(log) = self.log.get_mut(stream) {
+            log.answers_initialize = session_id.is_some();
+        }
+        let mut response = HttpResponse::sse(stream);
+        response.session_id = session_id;
+        self.respond(conn, request, rpc, response, out);
+        self.attach(conn, stream, out);
+        self.prime(stream, key, out);
+        let message = self.ledger.messages_end();
+        self.ledger.messages.push(answer);
+        self.emit(stream, Payload::Response { message }, out);
+        self.complete_stream(stream, out);
+    }
+
     /// Whether answering these requests would open a stream for a session whose event
     /// log already holds [`crate::Limits::max_streams_per_session`] of them.
     fn would_pass_stream_cap(&self, key: SessionKey, dispatched: &[Option<Dispatch>]) -> bool {
@@ -283,9 +312,18 @@ impl Server {
         let version = negotiated_version(params);
         let wire_id = self.mint_session(version, request.peer);
         let result = self.initialize_result(version);
-        let mut response = HttpResponse::json(200, jsonrpc::result(id, result));
-        response.session_id = Some(wire_id);
-        self.respond(conn, request, rpc, response, out);
+        let answer = jsonrpc::result(id, result);
+        let key = self.ever_minted.get(&wire_id).copied();
+        match key {
+            Some(key) if self.knobs.all_answers_over_sse => {
+                self.answer_on_stream(conn, request, rpc, key, Some(wire_id), answer, out);
+            }
+            _ => {
+                let mut response = HttpResponse::json(200, answer);
+                response.session_id = Some(wire_id);
+                self.respond(conn, request, rpc, response, out);
+            }
+        }
     }
 }
 

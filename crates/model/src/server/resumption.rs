@@ -8,7 +8,7 @@
 use crate::event_log::CursorMatch;
 use crate::http::{EndMode, HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, SessionKey, StreamId};
-use crate::knobs::UnknownCursor;
+use crate::knobs::{ResumedStreamEnd, UnknownCursor};
 use crate::ledger::{CursorResolution, ResumeEntry, SendEntry, StreamKind};
 use crate::limits::kept_text;
 
@@ -44,8 +44,8 @@ impl Server {
             (None, Some(k)) => self.ledger.session(k).generations.len() as u32,
             (None, None) => 0,
         };
-        let found = match (key, cursor.trim().parse::<u64>()) {
-            (Some(k), Ok(cursor)) => {
+        let found = match (key, crate::wire_id::decode(self.knobs.id_format, &cursor)) {
+            (Some(k), Some(cursor)) => {
                 let (multi, scope, serving) =
                     (self.multi, self.fleet.event_store, self.serving.replica);
                 self.log.resolve(k, generation, cursor, |l| {
@@ -54,6 +54,7 @@ impl Server {
             }
             _ => CursorMatch::Unknown,
         };
+        let found = self.forget_answered(found);
         let attempt = Attempt {
             conn,
             request,
@@ -62,6 +63,12 @@ impl Server {
         };
         match found {
             CursorMatch::Exact { stream, index } => {
+                // The cursor's own event again, when the server replays from it.
+                let index = if self.knobs.replay_from_cursor {
+                    index.saturating_sub(1)
+                } else {
+                    index
+                };
                 let keyed = self.stream_keyed_replay(stream, index);
                 let log = self.log.get(stream).expect("resolved stream");
                 let replayed = keyed.as_ref().map_or(log.retained.len() - index, Vec::len) as u32;
@@ -81,7 +88,26 @@ impl Server {
         }
     }
 
-    /// The answer to a cursor the log cannot honour, as the `unknown_cursor` knob says.
+    /// Under `keep_answered_streams: false`, a cursor into a request stream whose
+    /// response was sent matches nothing: the server forgot that stream when it answered.
+    fn forget_answered(&self, found: CursorMatch) -> CursorMatch {
+        let stream = match found {
+            CursorMatch::Exact { stream, .. } | CursorMatch::Stale { stream } => stream,
+            CursorMatch::Unknown => return found,
+        };
+        let answered = self
+            .log
+            .get(stream)
+            .is_some_and(|l| l.kind == StreamKind::Request && l.complete);
+        if answered && !self.knobs.keep_answered_streams {
+            CursorMatch::Unknown
+        } else {
+            found
+        }
+    }
+
+    /// The answer to a cursor the log cannot honour, as the `unknown_cursor` knob says
+    /// (`evicted_cursor`, when set, for a cursor whose stream is still there).
     /// `evicted` is the stream whose numbering covers the cursor when the log still holds
     /// that stream (its events after the cursor are gone); `None` when nothing matched.
     fn unresumable(&mut self, attempt: &Attempt, evicted: Option<StreamId>, out: &mut Vec<Output>) {
@@ -94,7 +120,14 @@ impl Server {
             },
             None => CursorResolution::Unknown { answer },
         };
-        match self.knobs.unknown_cursor {
+        let answer = match evicted {
+            Some(_) => self
+                .knobs
+                .evicted_cursor
+                .unwrap_or(self.knobs.unknown_cursor),
+            None => self.knobs.unknown_cursor,
+        };
+        match answer {
             UnknownCursor::ReplayRemaining => match evicted {
                 Some(stream) => {
                     // Whatever the stream still retains, gap or not. The session store is
@@ -132,6 +165,11 @@ impl Server {
                 self.record_resume(attempt, missed(UnknownCursor::NotFound), None);
                 let (conn, request) = (attempt.conn, attempt.request);
                 self.reject(conn, request, None, Rejection::CursorNotFound, out);
+            }
+            UnknownCursor::ServerError => {
+                self.record_resume(attempt, missed(UnknownCursor::ServerError), None);
+                let (conn, request) = (attempt.conn, attempt.request);
+                self.reject(conn, request, None, Rejection::CursorServerError, out);
             }
         }
     }
@@ -191,6 +229,9 @@ impl Server {
     ) {
         self.respond(conn, request, None, HttpResponse::sse(stream), out);
         self.attach(conn, stream, out);
+        if let Some(log) = self.log.get_mut(stream) {
+            log.attached_by_resume = true;
+        }
         let log = self.log.get(stream).expect("replayed stream");
         let (session, kind, complete) = (log.session, log.kind, log.complete);
         let now = self.now_ms;
@@ -213,7 +254,10 @@ impl Server {
         {
             s.standalone = Some(stream);
         }
-        if complete {
+        if self.knobs.prime_resumed {
+            self.prime(stream, session, out);
+        }
+        if complete && self.knobs.resumed_stream_end == ResumedStreamEnd::AtResponse {
             self.complete_stream(stream, out);
         }
     }

@@ -117,6 +117,7 @@ impl Server {
                 how: EndMode::Close,
             });
         }
-        self.respond(conn, &request, None, HttpResponse::empty(200), out);
+        let status = self.knobs.delete_answer.status();
+        self.respond(conn, &request, None, HttpResponse::empty(status), out);
     }
 }

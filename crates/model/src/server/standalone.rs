@@ -6,6 +6,7 @@
 
 use crate::http::{HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, SessionKey, StreamId};
+use crate::knobs::SecondStandalone;
 use crate::ledger::StreamKind;
 
 use super::Server;
@@ -56,7 +57,12 @@ impl Server {
                 };
                 let current = self.sessions.get(key).and_then(|s| s.standalone);
                 if current.is_some_and(|s| self.log.get(s).is_some_and(|l| l.attached.is_some())) {
-                    self.reject(conn, &request, None, Rejection::StandaloneConflict, out);
+                    match self.knobs.second_standalone {
+                        SecondStandalone::Conflict409 => {
+                            self.reject(conn, &request, None, Rejection::StandaloneConflict, out);
+                        }
+                        SecondStandalone::Shadow => self.open_shadow(conn, &request, key, out),
+                    }
                     return;
                 }
                 self.open_standalone(conn, &request, key, out);
@@ -65,6 +71,22 @@ impl Server {
     }
 
     /// Opens a new standalone stream on `conn`: the one server notifications go to.
+    /// A second standalone GET under `second_standalone: Shadow`: a stream of its own,
+    /// primed, that nothing is ever sent on (the first stream keeps the notifications),
+    /// open until the client leaves.
+    fn open_shadow(
+        &mut self,
+        conn: ConnId,
+        request: &HttpRequest,
+        key: SessionKey,
+        out: &mut Vec<Output>,
+    ) {
+        let stream = self.open_stream(key, StreamKind::Standalone);
+        self.respond(conn, request, None, HttpResponse::sse(stream), out);
+        self.attach(conn, stream, out);
+        self.prime(stream, key, out);
+    }
+
     pub(super) fn open_standalone(
         &mut self,
         conn: ConnId,

@@ -7,7 +7,7 @@
 use crate::event_log::{LoggedEvent, StreamLog};
 use crate::http::{EndMode, Output};
 use crate::ids::{ConnId, EventRef, SessionKey, StreamId};
-use crate::knobs::IdScheme;
+use crate::knobs::{IdScheme, ResumedStreamEnd};
 use crate::ledger::{Payload, ProducedEvent, SendEntry, StreamEntry, StreamKind};
 
 use super::{LATEST_PROTOCOL_VERSION, Server};
@@ -62,6 +62,7 @@ impl Server {
                 });
             }
             log.detached_ms = None;
+            log.attached_by_resume = false;
         }
         self.conns.insert(conn, stream);
         if self.multi {
@@ -183,7 +184,11 @@ impl Server {
             .sessions
             .get(session)
             .is_some_and(|s| s.protocol_version >= LATEST_PROTOCOL_VERSION);
-        if self.knobs.priming_events && modern {
+        let standalone = self
+            .log
+            .get(stream)
+            .is_some_and(|l| l.kind == StreamKind::Standalone);
+        if self.knobs.priming_events && modern && (self.knobs.prime_standalone || !standalone) {
             self.emit(stream, Payload::Priming, out);
         }
     }
@@ -194,6 +199,10 @@ impl Server {
             return;
         };
         log.complete = true;
+        if log.attached_by_resume && self.knobs.resumed_stream_end == ResumedStreamEnd::Open {
+            // The stream stays open, carrying nothing more, until the client leaves.
+            return;
+        }
         if let Some(conn) = log.attached.take() {
             log.detached_ms = Some(self.now_ms);
             self.conns.remove(&conn);

@@ -19,7 +19,7 @@
 
 use serde_json::Value;
 
-use crate::http::{HttpMethod, HttpRequest, HttpResponse, Output};
+use crate::http::{HttpMethod, HttpRequest, HttpResponse, Output, ResponseBody};
 use crate::ids::ConnId;
 use crate::jsonrpc::{self, Incoming};
 use crate::knobs::LegacyGet;
@@ -57,8 +57,7 @@ impl Server {
             let result = self.initialize_result(negotiated_version(params));
             // No `Mcp-Session-Id`: there is no session to name.
             self.note_era_answer(RequestEra::Legacy, EraAnswerKind::Sessionless, None);
-            let response = HttpResponse::json(200, jsonrpc::result(id, result));
-            self.respond(conn, request, rpc, response, out);
+            self.answer_statelessly(conn, request, rpc, jsonrpc::result(id, result), out);
             return;
         }
         if self
@@ -76,7 +75,7 @@ impl Server {
         let tools_version = self.list_version(ListName::Tools);
         match dispatch(id, method, params, self.limits.max_job_steps, tools_version) {
             Dispatch::Now(value) => {
-                self.respond(conn, request, rpc, HttpResponse::json(200, value), out);
+                self.answer_statelessly(conn, request, rpc, value, out);
                 if method == "tools/list" {
                     self.note_list_version(tools_version);
                 }
@@ -88,6 +87,24 @@ impl Server {
                 }
                 self.serve_request_stream(conn, request, rpc, id, params, spec, None, out);
             }
+        }
+    }
+
+    /// An immediate answer: JSON, or one event on a request stream of the stateless scope
+    /// under `all_answers_over_sse` (createMcpHandler's legacy fallback answers over SSE).
+    fn answer_statelessly(
+        &mut self,
+        conn: ConnId,
+        request: &HttpRequest,
+        rpc: Option<String>,
+        answer: Value,
+        out: &mut Vec<Output>,
+    ) {
+        if self.knobs.all_answers_over_sse {
+            let scope = self.stateless_scope();
+            self.answer_on_stream(conn, request, rpc, scope, None, answer, out);
+        } else {
+            self.respond(conn, request, rpc, HttpResponse::json(200, answer), out);
         }
     }
 
@@ -105,7 +122,11 @@ impl Server {
             self.attach(conn, stream, out);
             return true;
         }
-        let response = ModernRejection::PostOnly.response(&Value::Null);
+        let mut response = ModernRejection::PostOnly.response(&Value::Null);
+        // The transport's refusal, in the code the `error_codes` knob names.
+        if let ResponseBody::Json(body) = &mut response.body {
+            body["error"]["code"] = self.knobs.error_codes.invalid_request.into();
+        }
         self.respond(conn, request, None, response, out);
         true
     }
