@@ -492,7 +492,10 @@ fn a_client_that_never_resumes_loses_the_result_silently() {
         .find(|v| v["kind"] == "silent_gap")
         .unwrap_or_else(|| panic!("silent_gap expected: {verdicts:?}\n{stderr}"));
     assert_eq!(gap["result_missing"], true, "{gap}");
-    assert!(!verdicts.iter().any(|v| v["kind"] == "clean"), "{verdicts:?}");
+    assert!(
+        !verdicts.iter().any(|v| v["kind"] == "clean"),
+        "{verdicts:?}"
+    );
 }
 
 /// A client that never connects (a mis-wired adapter that prints an empty report) tested

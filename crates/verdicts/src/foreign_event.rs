@@ -3,10 +3,10 @@
 //! The simulator knows which session each applied event belongs to. For a real client,
 //! the rule below reads the ledger and the report.
 //!
-//! A shared event store keyed by stream (the TypeScript SDK's example store keys every
-//! standalone stream `_GET_stream`; see
-//! <https://github.com/modelcontextprotocol/typescript-sdk/issues/1004>) replays every
-//! session's events to whoever resumes. The ledger says which events the server sent on a
+//! An event store shared by sessions and keyed by stream (the SDKs name every standalone
+//! stream `_GET_stream`, and a store keyed by that replays every session's standalone
+//! events to whoever resumes: <https://github.com/PrefectHQ/fastmcp/pull/4402> fixed such
+//! a store) hands one session another's notifications. The ledger says which events the server sent on a
 //! connection and which session the connection's request named; a real client's report
 //! says only how many notifications its application was handed. An application cannot be
 //! handed a notification nobody sent, so a report with more notifications than the
