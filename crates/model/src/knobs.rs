@@ -303,3 +303,58 @@ impl ServerKnobs {
         modern::validate(self.era, self.legacy_probe_answer, self.legacy_get)
     }
 }
+
+/// Calls the macro `$callback` with the name of every field of [`ServerKnobs`], in
+/// declaration order: the one list that the scenario reader (`server:` blocks and
+/// `serve --knob`) and the explorer's `--knob` pins both expand. Each expansion checks the
+/// list exhaustive by destructuring, so a new field that is missing here does not compile.
+#[macro_export]
+macro_rules! with_server_knob_fields {
+    ($callback:ident) => {
+        $callback!(
+            session_idle_ttl,
+            session_absolute_ttl,
+            event_log_ttl,
+            event_log_capacity,
+            gc_interval,
+            id_scheme,
+            unknown_cursor,
+            get_validates_session,
+            restart_persistence,
+            advertise_monotonic_ids,
+            priming_events,
+            retry,
+            dead_session_answer,
+            json_responses,
+            max_sessions,
+            era,
+            legacy_probe_answer,
+            legacy_get,
+            list_ttl,
+            on_stream_cut,
+            tasks_offered,
+            task_ttl,
+            task_poll_interval,
+            task_purge_delay,
+            task_persistence,
+            handle_idle_ttl,
+            handle_persistence,
+            unknown_handle,
+            listen_keepalive,
+            evicted_cursor,
+            replay_from_cursor,
+            keep_answered_streams,
+            resumed_stream_end,
+            prime_standalone,
+            id_format,
+            error_codes,
+            accept_wildcard,
+            session_id_header,
+            all_answers_over_sse,
+            prime_resumed,
+            refusal_body,
+            delete_answer,
+            second_standalone,
+        );
+    };
+}

@@ -14,8 +14,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
 type Setter = Box<dyn FnOnce(&mut ServerKnobs)>;
 
-/// Every field of [`ServerKnobs`], by its name in a scenario file, and how to read it. A
-/// field missing here does not compile (`every_field_is_listed`).
+/// Every field of [`ServerKnobs`], by its name in a scenario file, and how to read it, from
+/// the one list of fields (`faultline_model::with_server_knob_fields`). A field missing
+/// there does not compile (`every_field_is_listed`).
 macro_rules! knob_fields {
     ($($field:ident),* $(,)?) => {
         /// The names a `server:` block (and `--knob`) takes: `profile`, then every knob.
@@ -41,51 +42,7 @@ macro_rules! knob_fields {
     };
 }
 
-knob_fields!(
-    session_idle_ttl,
-    session_absolute_ttl,
-    event_log_ttl,
-    event_log_capacity,
-    gc_interval,
-    id_scheme,
-    unknown_cursor,
-    get_validates_session,
-    restart_persistence,
-    advertise_monotonic_ids,
-    priming_events,
-    retry,
-    dead_session_answer,
-    json_responses,
-    max_sessions,
-    era,
-    legacy_probe_answer,
-    legacy_get,
-    list_ttl,
-    on_stream_cut,
-    tasks_offered,
-    task_ttl,
-    task_poll_interval,
-    task_purge_delay,
-    task_persistence,
-    handle_idle_ttl,
-    handle_persistence,
-    unknown_handle,
-    listen_keepalive,
-    evicted_cursor,
-    replay_from_cursor,
-    keep_answered_streams,
-    resumed_stream_end,
-    prime_standalone,
-    id_format,
-    error_codes,
-    accept_wildcard,
-    session_id_header,
-    all_answers_over_sse,
-    prime_resumed,
-    refusal_body,
-    delete_answer,
-    second_standalone,
-);
+faultline_model::with_server_knob_fields!(knob_fields);
 
 /// Reads a `server:` block onto `base` (the knobs the block starts from unless it names a
 /// profile).

@@ -524,8 +524,8 @@ fn parse<T: serde::de::DeserializeOwned>(name: &str, value: &str) -> Result<T, S
 }
 
 /// Every server knob, by its name in a scenario file: the names `--knob` takes and the
-/// code that sets each. The list is written once, here; a field of [`ServerKnobs`] missing
-/// from it does not compile (`every_server_knob_is_listed`).
+/// code that sets each, from the one list of fields (`faultline_model::with_server_knob_fields`);
+/// a field of [`ServerKnobs`] missing from it does not compile (`every_server_knob_is_listed`).
 macro_rules! server_knobs {
     ($($field:ident),* $(,)?) => {
         /// The server knobs a pin may name: every field of [`ServerKnobs`].
@@ -548,51 +548,7 @@ macro_rules! server_knobs {
     };
 }
 
-server_knobs!(
-    session_idle_ttl,
-    session_absolute_ttl,
-    event_log_ttl,
-    event_log_capacity,
-    gc_interval,
-    id_scheme,
-    unknown_cursor,
-    get_validates_session,
-    restart_persistence,
-    advertise_monotonic_ids,
-    priming_events,
-    retry,
-    dead_session_answer,
-    json_responses,
-    max_sessions,
-    era,
-    legacy_probe_answer,
-    legacy_get,
-    list_ttl,
-    on_stream_cut,
-    tasks_offered,
-    task_ttl,
-    task_poll_interval,
-    task_purge_delay,
-    task_persistence,
-    handle_idle_ttl,
-    handle_persistence,
-    unknown_handle,
-    listen_keepalive,
-    evicted_cursor,
-    replay_from_cursor,
-    keep_answered_streams,
-    resumed_stream_end,
-    prime_standalone,
-    id_format,
-    error_codes,
-    accept_wildcard,
-    session_id_header,
-    all_answers_over_sse,
-    prime_resumed,
-    refusal_body,
-    delete_answer,
-    second_standalone,
-);
+faultline_model::with_server_knob_fields!(server_knobs);
 
 /// The 2025 scenario the explorer runs for `seed`.
 pub fn scenario_for(
