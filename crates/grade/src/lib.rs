@@ -177,17 +177,11 @@ pub fn exercise(
     scenario: &Scenario,
     fired: &[FiredFault],
 ) -> faultline_verdicts::untested::Exercise {
-    let mut indices: Vec<usize> = fired.iter().filter_map(|f| f.fault).collect();
-    indices.sort_unstable();
-    indices.dedup();
+    let faults = faultline_scenario::FaultsExercised::of(scenario, fired);
     faultline_verdicts::untested::Exercise {
         calls_planned: 1,
-        faults_planned: scenario
-            .faults
-            .iter()
-            .filter(|f| !matches!(f.when(), faultline_scenario::FaultWhen::Always))
-            .count(),
-        faults_fired: indices.len(),
+        faults_planned: faults.planned,
+        faults_fired: faults.fired,
         needs: needs(scenario),
         era: match scenario.client.era {
             ClientEra::Legacy => Some(faultline_model::RequestEra::Legacy),

@@ -28,6 +28,7 @@ mod calls;
 mod engine;
 mod fault_shape;
 mod faults;
+mod faults_exercised;
 mod pick;
 mod reconnect;
 mod ron_error;
@@ -41,6 +42,7 @@ pub use engine::{Emitted, Engine, FiredFault};
 pub use fault_shape::{FaultWhen, FaultWhenMut, Moment};
 pub use faultline_verdicts::VerdictKind;
 pub use faults::{ClientEffect, FaultAction};
+pub use faults_exercised::FaultsExercised;
 pub use pick::{PickCount, PickDuration};
 pub use reconnect::Reconnect;
 pub use scenario::{

@@ -641,17 +641,11 @@ fn sum_up(verdicts: &[JudgeVerdict], error: Option<String>) -> Verdict {
 /// What a case meant to exercise: its one call, and its faults that fire at a moment
 /// (the standing ones, in force all along, fire at none), with how many fired.
 fn exercise(scenario: &Scenario, fired: &[FiredFault]) -> Exercise {
-    let mut indices: Vec<usize> = fired.iter().filter_map(|f| f.fault).collect();
-    indices.sort_unstable();
-    indices.dedup();
+    let faults = faultline_scenario::FaultsExercised::of(scenario, fired);
     Exercise {
         calls_planned: 1,
-        faults_planned: scenario
-            .faults
-            .iter()
-            .filter(|f| !matches!(f.when(), faultline_scenario::FaultWhen::Always))
-            .count(),
-        faults_fired: indices.len(),
+        faults_planned: faults.planned,
+        faults_fired: faults.fired,
         ..Exercise::default()
     }
 }
