@@ -66,6 +66,9 @@ enum Command {
     Scenarios(commands::scenarios::ScenariosArgs),
     /// List the SDK server profiles (`serve --profile NAME`, a scenario's `server: (profile: "NAME")`).
     Profiles,
+    /// Probe any MCP server over raw HTTP: its behaviour beside the SDK profiles', the
+    /// `server:` block it implies, and (--explore N) the client habits that lose data on it.
+    Probe(commands::probe::ProbeArgs),
 }
 
 /// This machine's cores: the default number of workers of `explore` and `grade`.
@@ -102,6 +105,7 @@ fn main() -> ExitCode {
         Command::Grade(args) => commands::grade::grade(args),
         Command::Scenarios(args) => commands::scenarios::scenarios(args),
         Command::Profiles => commands::profiles::profiles(),
+        Command::Probe(args) => commands::probe::probe(args),
     }
 }
 

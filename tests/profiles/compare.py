@@ -5,8 +5,12 @@ the table to docs/profiles.md, and fails when a profile matches fewer steps than
 recorded figure (floors.json).
 
 Usage: compare.py OUT_DIR [--record]
-  OUT_DIR holds real-NAME.json and faultline-NAME.json for each profile (run.sh writes them).
-  --record rewrites floors.json with this run's figures.
+  OUT_DIR holds real-NAME.json and faultline-NAME.json for each profile (run.sh writes them
+  with `faultline probe URL --json FILE`).
+It also fails when the probe, against a real server or against `faultline serve --profile
+NAME`, names any profile but NAME as the closest.
+  --record rewrites floors.json with this run's figures, and crates/probe/real/ with the
+  real servers' rows.
 Every remaining difference is listed with its reason from reasons.json ("NAME/step": why);
 a difference without a reason is listed as such.
 """
@@ -17,8 +21,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-from probe import COLUMNS  # noqa: E402
+#: The cells of a probe row, as `faultline probe` prints them.
+COLUMNS = ["step", "status", "body", "frames", "ids", "end", "sid"]
 
 PROFILES = ["ts-1.32-store", "ts-1.32", "ts-2.4", "python-2.3-store", "python-2.3", "rmcp-3.11"]
 
@@ -26,6 +30,11 @@ PROFILES = ["ts-1.32-store", "ts-1.32", "ts-2.4", "python-2.3-store", "python-2.
 def load(path):
     with open(path) as f:
         return json.load(f)
+
+
+def closest(probed):
+    """The profile `faultline probe` named closest in its JSON result."""
+    return probed["profiles"][0]["profile"]
 
 
 def compare(real, ours):
@@ -52,8 +61,13 @@ def main(argv):
     reasons = load(os.path.join(HERE, "reasons.json"))
     results, failed = {}, []
     for name in PROFILES:
-        real = load(os.path.join(out, f"real-{name}.json"))
-        ours = load(os.path.join(out, f"faultline-{name}.json"))
+        real_probe = load(os.path.join(out, f"real-{name}.json"))
+        ours_probe = load(os.path.join(out, f"faultline-{name}.json"))
+        real, ours = real_probe["rows"], ours_probe["rows"]
+        for who, probed in [("the real server", real_probe), ("faultline serve --profile", ours_probe)]:
+            if closest(probed) != name:
+                failed.append(f"FAIL: faultline probe of {who} {name} names {closest(probed)} "
+                              f"the closest profile, not {name}")
         results[name] = compare(real, ours)
         matched, total, diffs = results[name]
         floor = floors.get(name, 0)
@@ -66,7 +80,7 @@ def main(argv):
         "# SDK profiles against the real servers",
         "",
         "Written by `tests/profiles/run.sh` (do not edit by hand): the black-box probe",
-        "(`tests/profiles/probe.py`) against each real SDK server, installed pinned from its",
+        "(`faultline probe URL`) against each real SDK server, installed pinned from its",
         "registry (`tests/profiles/servers/`), and against `faultline serve --profile NAME`,",
         "compared step by step. A step matches when every cell is the same: status, body class,",
         "SSE frame sequence (progress said relative to the cursor), event id shape, whether the",
@@ -108,7 +122,7 @@ def main(argv):
         lines.append("")
     lines += ["## The real servers' rows", ""]
     for name in PROFILES:
-        real = load(os.path.join(out, f"real-{name}.json"))
+        real = load(os.path.join(out, f"real-{name}.json"))["rows"]
         lines += [f"### `{name}`", "", "| " + " | ".join(COLUMNS) + " |",
                   "|" + "---|" * len(COLUMNS)]
         lines += ["| " + " | ".join(cell(r[c]) for c in COLUMNS) + " |" for r in real]
@@ -116,6 +130,12 @@ def main(argv):
     with open(os.path.join(ROOT, "docs", "profiles.md"), "w") as f:
         f.write("\n".join(lines))
     if record:
+        # The real servers' rows `faultline probe` sets a probed server beside.
+        for name in PROFILES:
+            rows = load(os.path.join(out, f"real-{name}.json"))["rows"]
+            with open(os.path.join(ROOT, "crates", "probe", "real", f"{name}.json"), "w") as f:
+                json.dump(rows, f, indent=1)
+                f.write("\n")
         with open(floors_path, "w") as f:
             json.dump({n: results[n][0] for n in PROFILES}, f, indent=1)
             f.write("\n")

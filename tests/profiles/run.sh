@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The differential check of the SDK profiles: installs the real SDK servers (pinned, from
-# their registries: servers/install.sh), runs the black-box probe (probe.py) against each
-# real server and against `faultline serve --profile` of the same name, compares them step
-# by step (compare.py), rewrites docs/profiles.md, and exits 1 with a `FAIL:` line when a
-# profile matches fewer probe steps than its recorded figure (floors.json).
+# their registries: servers/install.sh), runs the black-box probe (`faultline probe`, the
+# product command) against each real server and against `faultline serve --profile` of the
+# same name, compares them step by step (compare.py), rewrites docs/profiles.md, and exits 1
+# with a `FAIL:` line when a profile matches fewer probe steps than its recorded figure
+# (floors.json), or when the probe does not name a server's own profile as its closest.
 #
 #   tests/profiles/run.sh                  # check
 #   PROFILES_RECORD=1 tests/profiles/run.sh   # also record this run's figures as the floors
@@ -50,7 +51,7 @@ probe() {
   if [ -z "$url" ]; then
     log "FAIL: $* did not say where it listens:"; cat "$said" >&2; return 1
   fi
-  "$PYTHON" "$HERE/probe.py" "$url" --json "$rows" >/dev/null
+  "$FAULTLINE" probe "$url" --json "$rows" >/dev/null
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
