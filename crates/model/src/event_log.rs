@@ -366,6 +366,28 @@ impl EventLog {
         }
         CursorMatch::Unknown
     }
+
+    /// The stream of a session other than `except` whose retained events hold `cursor`:
+    /// a store shared by every session, looked up by event id alone. Only an exact match
+    /// counts; lowest stream first.
+    pub fn resolve_elsewhere(
+        &self,
+        except: SessionKey,
+        cursor: u64,
+        visible: impl Fn(&StreamLog) -> bool,
+    ) -> CursorMatch {
+        self.streams
+            .iter()
+            .filter(|(_, l)| l.session != except && visible(l))
+            .find_map(|(&stream, log)| {
+                let index = log.retained.iter().position(|e| e.id == cursor)?;
+                Some(CursorMatch::Exact {
+                    stream,
+                    index: index + 1,
+                })
+            })
+            .unwrap_or(CursorMatch::Unknown)
+    }
 }
 
 #[cfg(test)]

@@ -230,6 +230,12 @@ pub struct ServerKnobs {
     /// shadow stream (rmcp).
     #[serde(skip_serializing_if = "SecondStandalone::is_default")]
     pub second_standalone: SecondStandalone,
+    /// Whether a cursor is looked up among every session's streams when its own session
+    /// has no such event: one event store passed to every session, as the Python SDK's
+    /// session manager does (`StreamableHTTPSessionManager(event_store=…)`), so a session
+    /// presenting another's cursor is replayed the other session's events.
+    #[serde(skip_serializing_if = "wire::is_false")]
+    pub cursors_across_sessions: bool,
 }
 
 impl Default for ServerKnobs {
@@ -278,6 +284,7 @@ impl Default for ServerKnobs {
             refusal_body: RefusalBody::default(),
             delete_answer: DeleteAnswer::default(),
             second_standalone: SecondStandalone::default(),
+            cursors_across_sessions: false,
         }
     }
 }
@@ -355,6 +362,7 @@ macro_rules! with_server_knob_fields {
             refusal_body,
             delete_answer,
             second_standalone,
+            cursors_across_sessions,
         );
     };
 }

@@ -141,6 +141,7 @@ fn python_2_3_store() -> ServerKnobs {
             session_not_found: -32600,
             ..ErrorCodes::default()
         },
+        cursors_across_sessions: true,
         ..sdk_base()
     }
 }
@@ -150,6 +151,7 @@ fn python_2_3() -> ServerKnobs {
         id_format: IdFormat::Hidden,
         priming_events: false,
         unknown_cursor: UnknownCursor::ServerError,
+        cursors_across_sessions: false,
         ..python_2_3_store()
     }
 }

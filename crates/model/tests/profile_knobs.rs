@@ -115,6 +115,62 @@ fn resume_finished(knobs: ServerKnobs) -> Vec<Output> {
 }
 
 #[test]
+fn a_store_shared_by_every_session_honours_another_sessions_cursor() {
+    let run = |cursors_across_sessions| {
+        let mut h = Harness::new(ServerKnobs {
+            unknown_cursor: UnknownCursor::Empty200,
+            cursors_across_sessions,
+            ..ServerKnobs::default()
+        });
+        let a = h.initialize();
+        let first = ids(&h.finished_job(&a))[0];
+        let b = h.initialize();
+        h.get(&b, Some(first.to_string()), 200)
+    };
+    assert!(
+        ids(&run(false)).is_empty(),
+        "a per-session log knows no foreign cursor"
+    );
+    let replayed = run(true);
+    assert_eq!(response(&replayed).status, 200);
+    assert_eq!(
+        ids(&replayed).len(),
+        3,
+        "progress 2, 3 and the result of the other session's call: {replayed:?}"
+    );
+}
+
+#[test]
+fn a_resumed_streams_priming_event_is_not_replayed_by_the_next_resumption() {
+    let mut h = Harness::new(ServerKnobs {
+        priming_events: true,
+        prime_resumed: true,
+        ..ServerKnobs::default()
+    });
+    let s = h.initialize();
+    let job = ids(&h.finished_job(&s));
+    assert_eq!(
+        job.len(),
+        5,
+        "a priming event, 3 progress, the result: {job:?}"
+    );
+    let cursor = job[1].to_string();
+    let first = ids(&h.get(&s, Some(cursor.clone()), 200));
+    let second = ids(&h.get(&s, Some(cursor), 300));
+    assert_eq!(
+        first.len(),
+        4,
+        "progress 2, 3, the result and a new prime: {first:?}"
+    );
+    assert_eq!(
+        second.len(),
+        4,
+        "the first resumption's prime is not replayed: {second:?}"
+    );
+    assert_eq!(first[..3], second[..3]);
+}
+
+#[test]
 fn replay_from_cursor_delivers_the_cursors_event_again() {
     let after = ids(&resume_finished(ServerKnobs::default()));
     let from = ids(&resume_finished(ServerKnobs {

@@ -835,6 +835,7 @@ mod tests {
             ("refusal_body", "Text"),
             ("delete_answer", "Accepted202"),
             ("second_standalone", "Shadow"),
+            ("cursors_across_sessions", "true"),
         ];
         let named: Vec<&str> = values.iter().map(|(n, _)| *n).collect();
         assert_eq!(named, PINNABLE_SERVER_KNOBS, "one value per pinnable knob");

@@ -222,7 +222,7 @@ fn fleet_knobs_set(fleet: &FleetKnobs) -> usize {
 
 /// The shrinker's knobs: the 2025 ones, then the 2026-07-28 ones (default on 2025 runs),
 /// then the migration ones (default on both).
-const KNOBS: usize = 39;
+const KNOBS: usize = 40;
 
 /// Moves knob number `k` to its default; false if it already is.
 fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
@@ -272,6 +272,7 @@ fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
         35 => set(&mut k.refusal_body, &d.refusal_body),
         36 => set(&mut k.delete_answer, &d.delete_answer),
         37 => set(&mut k.second_standalone, &d.second_standalone),
+        38 => set(&mut k.cursors_across_sessions, &d.cursors_across_sessions),
         // The era's two dependent knobs describe one era only (`ServerKnobs::validate`):
         // they go back with it.
         _ => {
@@ -600,10 +601,14 @@ fn knob_value(k: &ServerKnobs, knob: usize) -> (&'static str, String) {
         35 => ("refusal_body", format!("{:?}", k.refusal_body)),
         36 => ("delete_answer", format!("{:?}", k.delete_answer)),
         37 => ("second_standalone", format!("{:?}", k.second_standalone)),
-        38 => ("era", format!("{:?}", k.era)),
-        39 => ("id_scheme", format!("{:?}", k.id_scheme)),
-        40 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
-        41 => (
+        38 => (
+            "cursors_across_sessions",
+            k.cursors_across_sessions.to_string(),
+        ),
+        39 => ("era", format!("{:?}", k.era)),
+        40 => ("id_scheme", format!("{:?}", k.id_scheme)),
+        41 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
+        42 => (
             "advertise_monotonic_ids",
             k.advertise_monotonic_ids.to_string(),
         ),
@@ -622,9 +627,9 @@ fn reset_any_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
     }
     match knob {
         0..KNOBS => reset_knob(k, d, knob),
-        39 => set(&mut k.id_scheme, &d.id_scheme),
-        40 => set(&mut k.unknown_cursor, &d.unknown_cursor),
-        41 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
+        40 => set(&mut k.id_scheme, &d.id_scheme),
+        41 => set(&mut k.unknown_cursor, &d.unknown_cursor),
+        42 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
         _ => set(&mut k.max_sessions, &d.max_sessions),
     }
 }
@@ -883,6 +888,7 @@ mod tests {
             refusal_body: RefusalBody::Text,
             delete_answer: DeleteAnswer::Accepted202,
             second_standalone: SecondStandalone::Shadow,
+            cursors_across_sessions: true,
         }
     }
 

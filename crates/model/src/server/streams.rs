@@ -179,7 +179,12 @@ impl Server {
 
     /// SEP-1699: an id-bearing empty event first, so even a stream that dies before its
     /// first real event leaves the client a cursor (2025-11-25 sessions, when configured).
-    pub(super) fn prime(&mut self, stream: StreamId, session: SessionKey, out: &mut Vec<Output>) {
+    pub(super) fn prime(
+        &mut self,
+        stream: StreamId,
+        session: SessionKey,
+        out: &mut Vec<Output>,
+    ) -> Option<EventRef> {
         let modern = self
             .sessions
             .get(session)
@@ -188,9 +193,8 @@ impl Server {
             .log
             .get(stream)
             .is_some_and(|l| l.kind == StreamKind::Standalone);
-        if self.knobs.priming_events && modern && (self.knobs.prime_standalone || !standalone) {
-            self.emit(stream, Payload::Priming, out);
-        }
+        (self.knobs.priming_events && modern && (self.knobs.prime_standalone || !standalone))
+            .then(|| self.emit(stream, Payload::Priming, out))
     }
 
     /// Marks a request stream complete; ends it if someone is listening.
