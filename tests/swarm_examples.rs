@@ -17,7 +17,7 @@ use yaml_rust2::{Yaml, YamlLoader};
 const BIN: &str = env!("CARGO_BIN_EXE_faultline");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// The seeds every example is played with here, in place of its own (a million).
+/// The seeds every example is played with here, in place of their own (a hundred million).
 const SEEDS: &str = "20";
 
 /// The YAML documents of `examples/swarm/NAME`.
