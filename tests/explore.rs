@@ -165,50 +165,94 @@ fn a_lying_server_defeats_the_guarded_client_and_the_explorer_exits_1() {
     assert!(stderr.contains("declared safe, lost data"));
 }
 
-#[test]
-fn same_bytes_with_any_jobs_and_any_sharding() {
-    let (one, two, merged) = (tmp("j1"), tmp("j2"), tmp("merged"));
-    let seeds = "1500";
+/// Runs `faultline explore --seeds SEEDS ARGS` as one process with `--jobs 1`, as one with
+/// `--jobs 2`, and as `n` shard processes merged; all three must write the same files with
+/// the same bytes: the shrunk findings, `explore-CLIENT.json` (counts, findings, map) and
+/// the map's text and SVG.
+fn assert_one_process_jobs_and_shards_agree(name: &str, seeds: &str, n: u64, args: &[&str]) {
+    let (one, two, shards, merged) = (
+        tmp(&format!("{name}-j1")),
+        tmp(&format!("{name}-j2")),
+        tmp(&format!("{name}-shards")),
+        tmp(&format!("{name}-merged")),
+    );
     for (dir, jobs) in [(&one, "1"), (&two, "2")] {
-        let (code, _, e) = faultline(&[
-            "explore",
-            "--seeds",
-            seeds,
-            "--jobs",
-            jobs,
-            "--out",
-            dir.to_str().unwrap(),
-        ]);
+        let (code, _, e) = faultline(
+            &[
+                &["explore", "--seeds", seeds, "--jobs", jobs][..],
+                args,
+                &["--out", dir.to_str().unwrap()],
+            ]
+            .concat(),
+        );
         assert_eq!(code, 0, "{e}");
     }
-    let shards = tmp("shards");
     let mut inputs = Vec::new();
-    for k in 0..3 {
-        let (code, _, e) = faultline(&[
-            "explore",
-            "--seeds",
-            seeds,
-            "--shard",
-            &format!("{k}/3"),
-            "--out",
-            shards.to_str().unwrap(),
-        ]);
+    for k in 0..n {
+        let shard = format!("{k}/{n}");
+        let (code, _, e) = faultline(
+            &[
+                &["explore", "--seeds", seeds, "--shard", &shard][..],
+                args,
+                &["--out", shards.to_str().unwrap()],
+            ]
+            .concat(),
+        );
         assert_eq!(code, 0, "{e}");
         inputs.push(
             shards
-                .join(format!("explore-naive-shard-{k}-of-3.json"))
+                .join(format!("explore-naive-shard-{k}-of-{n}.json"))
                 .display()
                 .to_string(),
         );
     }
-    let mut args = vec!["explore", "merge", "--out", merged.to_str().unwrap()];
-    args.extend(inputs.iter().map(String::as_str));
-    let (code, _, e) = faultline(&args);
+    let mut merge = vec!["explore", "merge", "--out", merged.to_str().unwrap()];
+    merge.extend(inputs.iter().map(String::as_str));
+    let (code, _, e) = faultline(&merge);
     assert_eq!(code, 0, "{e}");
+
     let a = files(&one);
-    assert!(a.len() > 3, "findings were written");
-    assert_eq!(a, files(&two), "--jobs 1 and --jobs 2 differ");
-    assert_eq!(a, files(&merged), "3 shards merged differ from one run");
+    let names: Vec<&str> = a.iter().map(|(n, _)| n.as_str()).collect();
+    for file in ["explore-naive.json", "map-naive.txt", "map-naive.svg"] {
+        assert!(names.contains(&file), "{name}: no {file} in {names:?}");
+    }
+    assert!(
+        names.iter().any(|n| n.ends_with(".ron")),
+        "{name}: findings were written: {names:?}"
+    );
+    // The counts, findings and map one by one (a failure names the part), then every byte.
+    let merged_files = files(&merged);
+    let json = |files: &[(String, Vec<u8>)]| -> serde_json::Value {
+        let (_, bytes) = files
+            .iter()
+            .find(|(n, _)| n == "explore-naive.json")
+            .expect("explore-naive.json");
+        serde_json::from_slice(bytes).unwrap()
+    };
+    let (whole, sharded) = (json(&a), json(&merged_files));
+    assert_eq!(
+        whole["seeds_run"].as_u64(),
+        Some(seeds.parse().unwrap()),
+        "{name}: every seed ran once"
+    );
+    for part in ["seeds_run", "verdicts", "findings", "map", "fleet_map"] {
+        assert_eq!(
+            whole[part], sharded[part],
+            "{name}: {part} of {n} shards merged differs from one process's"
+        );
+    }
+    assert_eq!(a, files(&two), "{name}: --jobs 1 and --jobs 2 differ");
+    assert_eq!(
+        a, merged_files,
+        "{name}: {n} shards merged differ from one run"
+    );
+}
+
+#[test]
+fn same_bytes_with_any_jobs_and_any_sharding() {
+    assert_one_process_jobs_and_shards_agree("legacy", "1500", 3, &[]);
+    // The other eras' seeds draw from streams of their own (a quarter each under `mixed`).
+    assert_one_process_jobs_and_shards_agree("mixed", "600", 4, &["--era", "mixed"]);
 }
 
 #[test]
