@@ -234,6 +234,13 @@ pub struct Observed {
     pub progress: Vec<f64>,
     /// The result's text content (`None`: the client returned without one).
     pub result: Option<String>,
+    /// The error the client reported to its application after it had been handed some
+    /// progress. Returning `Ok(Observed { error: Some(..), .. })` instead of `Err(..)`
+    /// keeps what the application was handed before the failure in view of the judge: a
+    /// client that applied a dead session's replay and then failed loudly still applied
+    /// it (`quarantine_violation`), as `faultline grade` reads a report with both
+    /// `progress` and `error`.
+    pub error: Option<String>,
 }
 
 /// The verdict of one run.
@@ -577,6 +584,7 @@ pub fn judge(
         Some(Ok(observed)) => Ok(ClientReport {
             progress: observed.progress.clone(),
             result: observed.result.clone(),
+            error: observed.error.clone(),
             // The harness's call asks for progress and nothing else.
             supports: Supports {
                 progress: true,
@@ -601,7 +609,8 @@ pub fn judge(
     let verdicts = faultline_verdicts::judge(&observation, Words::Written);
     let summary = match client {
         None => Verdict::Hung { after: elapsed },
-        Some(result) => sum_up(&verdicts, result.err()),
+        Some(Ok(observed)) => sum_up(&verdicts, observed.error),
+        Some(Err(error)) => sum_up(&verdicts, Some(error)),
     };
     (summary, verdicts)
 }

@@ -68,6 +68,7 @@ async fn rmcp_long_job(url: String, steps: u32, interval_ms: u64) -> Result<Obse
     Ok(Observed {
         progress,
         result: text,
+        error: None,
     })
 }
 

@@ -25,11 +25,13 @@ use hyper::Request;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use proptest::prop_assert;
-use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, TestRng, TestRunner};
+use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, RngSeed, TestRng, TestRunner};
 use serde_json::{Value, json};
 use sse_stream::SseStream;
 use tokio::net::TcpStream;
 
+/// A small hand-written client with a switch for each classic mistake; all off is the
+/// correct client.
 #[derive(Debug, Clone, Copy)]
 struct Toy {
     /// Broken: after a resume, skip every event whose id is <= the cursor it sent.
@@ -40,7 +42,24 @@ struct Toy {
     /// Broken: never resumes; a stream that ends without the result ends the call with
     /// what it has, quietly.
     never_resumes: bool,
+    /// Broken: takes whatever step comes next as the next one (no contiguity check), so
+    /// a replay with a gap looks whole.
+    no_contiguity_check: bool,
+    /// Broken: resumes without asking whether its session still lives, so it applies a
+    /// replay from an event log that outlived the session (the 404-after-replay
+    /// cascade); when the call then fails, it says so, with what it was handed.
+    trusts_dead_replay: bool,
+    /// Broken: never re-initializes after a 404: the resume GET that got it is retried,
+    /// same session, same cursor, for as long as the call is wanted (rmcp's client).
+    no_reinit_on_404: bool,
     max_resumes: usize,
+}
+
+impl Toy {
+    /// Whether the client drops replayed steps and checks the rest are contiguous.
+    fn checks_steps(self) -> bool {
+        !(self.dedup_by_cursor || self.first_cursor_no_dedup)
+    }
 }
 
 async fn send(
@@ -154,29 +173,24 @@ async fn response_to(response: hyper::Response<Incoming>, id: u64) -> Result<Val
 
 const VERSION: &str = "2025-06-18";
 
-/// `initialize`, `notifications/initialized`, `tools/call long_job` with a progress
-/// token; resumes the call's stream with `Last-Event-ID` when it ends without a result.
-async fn call_long_job(
-    url: String,
-    toy: Toy,
-    steps: u32,
-    interval_ms: u64,
-) -> Result<Observed, String> {
-    let base = |session: Option<&str>| {
-        let mut h = vec![
-            ("accept", "application/json, text/event-stream".to_string()),
-            ("content-type", "application/json".to_string()),
-        ];
-        if let Some(s) = session {
-            h.push(("mcp-session-id", s.to_string()));
-            h.push(("mcp-protocol-version", VERSION.to_string()));
-        }
-        h
-    };
+fn headers(session: Option<&str>) -> Vec<(&'static str, String)> {
+    let mut h = vec![
+        ("accept", "application/json, text/event-stream".to_string()),
+        ("content-type", "application/json".to_string()),
+    ];
+    if let Some(s) = session {
+        h.push(("mcp-session-id", s.to_string()));
+        h.push(("mcp-protocol-version", VERSION.to_string()));
+    }
+    h
+}
+
+/// `initialize` and `notifications/initialized`: the session id.
+async fn open_session(url: &str) -> Result<String, String> {
     let init = send(
-        &url,
+        url,
         "POST",
-        &base(None),
+        &headers(None),
         Some(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "toy", "version": "0"}}})),
     )
@@ -189,19 +203,29 @@ async fn call_long_job(
         .to_string();
     response_to(init, 1).await?;
     let ack = send(
-        &url,
+        url,
         "POST",
-        &base(Some(&session)),
+        &headers(Some(&session)),
         Some(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})),
     )
     .await?;
     if ack.status() != 202 {
         return Err(format!("notifications/initialized: HTTP {}", ack.status()));
     }
+    Ok(session)
+}
+
+/// `tools/call long_job` with a progress token.
+async fn start_call(
+    url: &str,
+    session: &str,
+    steps: u32,
+    interval_ms: u64,
+) -> Result<hyper::Response<Incoming>, String> {
     let call = send(
-        &url,
+        url,
         "POST",
-        &base(Some(&session)),
+        &headers(Some(session)),
         Some(
             json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
             "name": "long_job", "arguments": {"steps": steps, "interval_ms": interval_ms},
@@ -212,6 +236,19 @@ async fn call_long_job(
     if call.status() != 200 {
         return Err(format!("tools/call: HTTP {}", call.status()));
     }
+    Ok(call)
+}
+
+/// `initialize`, `notifications/initialized`, `tools/call long_job` with a progress
+/// token; resumes the call's stream with `Last-Event-ID` when it ends without a result.
+async fn call_long_job(
+    url: String,
+    toy: Toy,
+    steps: u32,
+    interval_ms: u64,
+) -> Result<Observed, String> {
+    let session = open_session(&url).await?;
+    let call = start_call(&url, &session, steps, interval_ms).await?;
     let mut observed = Observed::default();
     if !is_sse(&call) {
         let v = response_to(call, 2).await?;
@@ -243,11 +280,11 @@ async fn call_long_job(
             if v["method"] == "notifications/progress" {
                 let p = v["params"]["progress"].as_f64().unwrap_or(0.0);
                 let step = p as u32;
-                if !toy.dedup_by_cursor && !toy.first_cursor_no_dedup {
+                if toy.checks_steps() {
                     if step <= last_step {
                         return Ok(true); // a replayed step: drop the duplicate
                     }
-                    if step != last_step + 1 {
+                    if step != last_step + 1 && !toy.no_contiguity_check {
                         return Err(format!(
                             "progress gap: expected step {}, got {step}",
                             last_step + 1
@@ -264,7 +301,7 @@ async fn call_long_job(
         })
         .await?;
         if observed.result.is_some() {
-            if !toy.dedup_by_cursor && !toy.first_cursor_no_dedup && last_step != steps {
+            if toy.checks_steps() && !toy.no_contiguity_check && last_step != steps {
                 return Err(format!("result after step {last_step} of {steps}"));
             }
             return Ok(observed);
@@ -273,45 +310,64 @@ async fn call_long_job(
             return Ok(observed); // the stream ended: "done"
         }
         resumes += 1;
-        let give_up = |why: String| {
+        let give_up = |why: String, observed: &Observed| {
             if toy.dedup_by_cursor {
                 Ok(observed.clone()) // gives up quietly: the bug under test
+            } else if toy.trusts_dead_replay {
+                Ok(Observed {
+                    error: Some(why),
+                    ..observed.clone()
+                })
             } else {
                 Err(why)
             }
         };
         if resumes > toy.max_resumes {
-            return give_up(format!("no result after {} resumes", toy.max_resumes));
+            return give_up(
+                format!("no result after {} resumes", toy.max_resumes),
+                &observed,
+            );
         }
         let Some(c) = cursor.clone() else {
-            return give_up("the stream ended before any event id".into());
+            return give_up("the stream ended before any event id".into(), &observed);
         };
         // No back-off here: where the client comes back in server time is the fault's
         // `away`; the harness's clock waits for it there.
-        if !toy.dedup_by_cursor {
+        let careful = !(toy.dedup_by_cursor || toy.trusts_dead_replay || toy.no_reinit_on_404);
+        let mut failed = None;
+        if careful {
             // A replay can come from an event log that outlived its session (the
             // 404-after-replay cascade): the correct client asks whether the session lives
             // before it resumes, so it never applies a dead session's events.
             let ping = send(
                 &url,
                 "POST",
-                &base(Some(&session)),
+                &headers(Some(&session)),
                 Some(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"})),
             )
             .await?;
             if ping.status() != 200 {
-                return Err(format!("the session is gone: ping HTTP {}", ping.status()));
+                failed = Some(format!("the session is gone: ping HTTP {}", ping.status()));
             }
         }
-        let mut headers = base(Some(&session));
-        headers[0].1 = "text/event-stream".into();
-        headers.push(("last-event-id", c.clone()));
-        let get = send(&url, "GET", &headers, None).await?;
-        if get.status() != 200 {
-            return give_up(format!("resume: HTTP {}", get.status()));
+        if failed.is_none() {
+            let mut h = headers(Some(&session));
+            h[0].1 = "text/event-stream".into();
+            h.push(("last-event-id", c.clone()));
+            let mut get = send(&url, "GET", &h, None).await?;
+            while get.status() == 404 && toy.no_reinit_on_404 {
+                // "Retry": the session it names is gone, and no retry brings it back.
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                get = send(&url, "GET", &h, None).await?;
+            }
+            if get.status() == 200 {
+                skip_upto = c.parse().ok();
+                response = get;
+                continue;
+            }
+            failed = Some(format!("resume: HTTP {}", get.status()));
         }
-        skip_upto = c.parse().ok();
-        response = get;
+        return give_up(failed.expect("a failed resume"), &observed);
     }
 }
 
@@ -324,6 +380,9 @@ const CORRECT: Toy = Toy {
     dedup_by_cursor: false,
     first_cursor_no_dedup: false,
     never_resumes: false,
+    no_contiguity_check: false,
+    trusts_dead_replay: false,
+    no_reinit_on_404: false,
     max_resumes: 5,
 };
 const BROKEN: Toy = Toy {
@@ -337,6 +396,18 @@ const REPEATS_REPLAYS: Toy = Toy {
 };
 const NEVER_RESUMES: Toy = Toy {
     never_resumes: true,
+    ..CORRECT
+};
+const NO_CONTIGUITY_CHECK: Toy = Toy {
+    no_contiguity_check: true,
+    ..CORRECT
+};
+const TRUSTS_DEAD_REPLAY: Toy = Toy {
+    trusts_dead_replay: true,
+    ..CORRECT
+};
+const NO_REINIT_ON_404: Toy = Toy {
+    no_reinit_on_404: true,
     ..CORRECT
 };
 
@@ -574,9 +645,15 @@ fn same_seed_same_cases_same_verdicts_same_ledgers() {
 
 /// Runs the documented property (`no_silent_loss`) on cases drawn by `arb_call_case` for
 /// a 20-step call, with proptest's RNG seeded by `rng_seed`; returns how many cases ran
-/// before the first failure, or `None` when all `cases` passed. No shrinking: the catch
-/// is what is counted.
-fn first_catch(toy: Toy, rng_seed: u8, cases: u32, coverage: &mut Coverage) -> Option<u32> {
+/// before the first failure and the verdict that failed it, or `None` when all `cases`
+/// passed. No shrinking: the catch is what is counted. A client gets 3 s of wall time
+/// before it is `hung` (a case takes tens of milliseconds on the auto clock).
+fn first_catch(
+    toy: Toy,
+    rng_seed: u8,
+    cases: u32,
+    coverage: &mut Coverage,
+) -> Option<(u32, &'static str)> {
     let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[rng_seed; 32]);
     let config = ProptestConfig {
         cases,
@@ -586,14 +663,17 @@ fn first_catch(toy: Toy, rng_seed: u8, cases: u32, coverage: &mut Coverage) -> O
     };
     let mut runner = TestRunner::new_with_rng(config, rng);
     let ran = std::cell::Cell::new(0u32);
+    let caught = std::cell::Cell::new("");
     let tally = std::cell::RefCell::new(std::mem::take(coverage));
     let result = runner.run(&arb_call_case(20, 1_000), |case| {
         ran.set(ran.get() + 1);
         let outcome = case
             .harness()
             .quiet_marker(true)
+            .timeout(Duration::from_secs(3))
             .run(move |url| call_long_job(url, toy, 20, 1_000));
         tally.borrow_mut().add(&outcome);
+        caught.set(outcome.verdict.name());
         prop_assert!(
             outcome.no_silent_loss(),
             "{:?}\n{}",
@@ -603,7 +683,7 @@ fn first_catch(toy: Toy, rng_seed: u8, cases: u32, coverage: &mut Coverage) -> O
         Ok(())
     });
     *coverage = tally.into_inner();
-    result.is_err().then(|| ran.get())
+    result.is_err().then(|| (ran.get(), caught.get()))
 }
 
 /// The planted bugs are caught within 256 cases for every RNG seed tried, and the
@@ -614,8 +694,11 @@ fn call_cases_catch_the_planted_bugs_and_spare_the_correct_client() {
         ("dedup by cursor", BROKEN),
         ("repeats replays", REPEATS_REPLAYS),
         ("never resumes", NEVER_RESUMES),
+        ("no contiguity check", NO_CONTIGUITY_CHECK),
+        ("trusts a dead session's replay", TRUSTS_DEAD_REPLAY),
+        ("no re-initialize on 404", NO_REINIT_ON_404),
     ] {
-        let catches: Vec<Option<u32>> = (0..8)
+        let catches: Vec<Option<(u32, &str)>> = (0..8)
             .map(|seed| first_catch(toy, seed, 256, &mut Coverage::default()))
             .collect();
         println!("{name}: caught after {catches:?} cases");
@@ -692,6 +775,59 @@ fn a_failing_case_shrinks_and_prints_as_a_scenario_file() {
         .run(move |url| call_long_job(url, BROKEN, 20, 1_000));
     assert!(!replayed.no_silent_loss(), "{}", replayed.report());
     assert_eq!(saved.faults.len(), 1, "{printed}");
+}
+
+/// The documented property as the READMEs pin it (docs/testkit.md, crates/testkit/README.md):
+/// 256 cases from a fixed RNG seed and a shrink limit of 512. With exactly that
+/// configuration each planted bug tried here is caught and shrunk, and the correct client
+/// passes every case.
+fn documented_config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 256,
+        max_shrink_iters: 512,
+        rng_seed: RngSeed::Fixed(20_261_205),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+#[test]
+fn the_documented_configuration_catches_and_shrinks_and_spares_the_correct_client() {
+    for toy in [BROKEN, NO_CONTIGUITY_CHECK, TRUSTS_DEAD_REPLAY] {
+        let started = std::time::Instant::now();
+        let mut runner = TestRunner::new(documented_config());
+        let result = runner.run(&arb_call_case(20, 1_000), |case| {
+            let outcome = case
+                .harness()
+                .quiet_marker(true)
+                .run(move |url| call_long_job(url, toy, 20, 1_000));
+            prop_assert!(outcome.no_silent_loss(), "{}", outcome.report());
+            Ok(())
+        });
+        let Err(proptest::test_runner::TestError::Fail(why, minimal)) = result else {
+            panic!("{toy:?} passed 256 cases: {result:?}");
+        };
+        println!(
+            "{toy:?}: caught and shrunk in {:?} to {:?} with one fault: {}",
+            started.elapsed(),
+            minimal.edge,
+            why.message()
+                .lines()
+                .find(|l| l.starts_with("verdict:"))
+                .unwrap_or("")
+        );
+        assert_eq!(minimal.faults.len(), 1, "{minimal:?}");
+    }
+    let mut runner = TestRunner::new(documented_config());
+    let result = runner.run(&arb_call_case(20, 1_000), |case| {
+        let outcome = case
+            .harness()
+            .quiet_marker(true)
+            .run(move |url| call_long_job(url, CORRECT, 20, 1_000));
+        prop_assert!(outcome.no_silent_loss(), "{}", outcome.report());
+        Ok(())
+    });
+    assert!(result.is_ok(), "{result:?}");
 }
 
 /// A session's death is in the report: the cause of a failure is often there alone.
