@@ -253,6 +253,58 @@ fn same_bytes_with_any_jobs_and_any_sharding() {
     assert_one_process_jobs_and_shards_agree("legacy", "1500", 3, &[]);
     // The other eras' seeds draw from streams of their own (a quarter each under `mixed`).
     assert_one_process_jobs_and_shards_agree("mixed", "600", 4, &["--era", "mixed"]);
+    // Pinned shards record their pins, and the merge shrinks with them.
+    assert_one_process_jobs_and_shards_agree(
+        "pinned",
+        "300",
+        2,
+        &["--knob", "id_scheme=PerStream"],
+    );
+}
+
+#[test]
+fn shards_pinned_differently_do_not_merge() {
+    let dir = tmp("pins-differ");
+    let mut inputs = Vec::new();
+    for (k, pin) in [
+        (0, "id_scheme=PerStream"),
+        (1, "id_scheme=SessionMonotonic"),
+    ] {
+        let shard = format!("{k}/2");
+        let (code, _, e) = faultline(&[
+            "explore",
+            "--seeds",
+            "40",
+            "--shard",
+            &shard,
+            "--knob",
+            pin,
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{e}");
+        inputs.push(dir.join(format!("explore-naive-shard-{k}-of-2.json")));
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&inputs[0]).unwrap()).unwrap();
+    assert_eq!(
+        json["pins"],
+        serde_json::json!([["id_scheme", "PerStream"]])
+    );
+    let merged = tmp("pins-differ-merged");
+    let (code, _, e) = faultline(&[
+        "explore",
+        "merge",
+        "--out",
+        merged.to_str().unwrap(),
+        inputs[0].to_str().unwrap(),
+        inputs[1].to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{e}");
+    assert!(
+        e.contains("--knob id_scheme=PerStream") && e.contains("--knob id_scheme=SessionMonotonic"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -224,7 +224,9 @@ pub fn explore(args: ExploreArgs) -> ExitCode {
             .map(|t| {
                 let (pins, done) = (&pins, &done);
                 scope.spawn(move || {
-                    let mut agg = Aggregate::new(client, args.dishonest_servers).with_era(args.era);
+                    let mut agg = Aggregate::new(client, args.dishonest_servers)
+                        .with_era(args.era)
+                        .with_pins(pins);
                     // Seeds of this shard, dealt round-robin to threads.
                     for (i, seed) in (start..end).filter(|s| s % n == k).enumerate() {
                         if i as u64 % jobs == t {
@@ -252,7 +254,9 @@ pub fn explore(args: ExploreArgs) -> ExitCode {
         "\rexplore [{}]: {total}/{total} seeds in {elapsed:.1} s          ",
         client.name()
     );
-    let mut agg = Aggregate::new(client, args.dishonest_servers).with_era(args.era);
+    let mut agg = Aggregate::new(client, args.dishonest_servers)
+        .with_era(args.era)
+        .with_pins(&pins);
     for r in &results {
         agg.merge(r).expect("same client");
     }
@@ -309,13 +313,15 @@ fn merge(args: MergeArgs) -> ExitCode {
         return fail(e);
     }
     let suffix = agg.client.name().to_string();
+    // The shards' seeds ran pinned: their findings shrink with the same pins.
+    let pins = agg.pins.clone();
     finish(
         agg,
         &args.out,
         &suffix,
         args.format,
         !args.no_shrink,
-        &[],
+        &pins,
         None,
     )
 }

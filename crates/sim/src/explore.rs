@@ -268,6 +268,11 @@ pub struct Aggregate {
     /// [`fleet_col`]): `fleet_map[balancer][stores]`. Absent when no seed had a fleet.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub fleet_map: BTreeMap<String, BTreeMap<String, MapCell>>,
+    /// The knobs every seed was pinned to (`--knob NAME=VALUE`), in the order given:
+    /// `merge` refuses results pinned otherwise and shrinks its findings with them.
+    /// Written only when there are some.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pins: Vec<(String, String)>,
 }
 
 /// Rows of the fleet map: the balancers.
@@ -319,7 +324,14 @@ impl Aggregate {
             findings: Vec::new(),
             map: vec![vec![MapCell::default(); MAP_COLS.len()]; MAP_ROWS.len()],
             fleet_map: BTreeMap::new(),
+            pins: Vec::new(),
         }
+    }
+
+    /// The same aggregate over seeds pinned to `pins`.
+    pub fn with_pins(mut self, pins: &[(String, String)]) -> Self {
+        self.pins = pins.to_vec();
+        self
     }
 
     /// The same aggregate over the runs of `era`.
@@ -342,6 +354,21 @@ impl Aggregate {
                 "cannot merge results for era {} with results for era {}",
                 self.era.name(),
                 other.era.name()
+            ));
+        }
+        if self.pins != other.pins {
+            let said = |pins: &[(String, String)]| match pins {
+                [] => "no --knob".to_string(),
+                _ => pins
+                    .iter()
+                    .map(|(k, v)| format!("--knob {k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            };
+            return Err(format!(
+                "cannot merge results pinned with {} with results pinned with {}",
+                said(&self.pins),
+                said(&other.pins)
             ));
         }
         self.seeds_run += other.seeds_run;
