@@ -19,6 +19,13 @@ use crate::sse_frame::{SseBuffer, SseFrame};
 
 /// The longest any one response is read.
 pub const STREAM_DEADLINE: Duration = Duration::from_secs(4);
+/// The longest the probe waits for a response's head (a server busy starting up, or on a
+/// loaded machine, may take seconds to answer its first request; one that never answers
+/// costs this once per step).
+pub const HEAD_DEADLINE: Duration = Duration::from_secs(15);
+/// How long the first contact retries a refused connection: a server that has just said
+/// where it listens may not accept yet.
+const FIRST_CONTACT: Duration = Duration::from_secs(5);
 
 /// Where the server listens.
 #[derive(Debug, Clone)]
@@ -100,26 +107,46 @@ pub struct EventStream {
     pub ended: bool,
 }
 
-/// Sends one request; `Err` when the server cannot be reached or does not answer within
-/// [`STREAM_DEADLINE`].
+/// A connection to `endpoint`; on `first_contact`, a refused one is tried again for up to
+/// [`FIRST_CONTACT`].
+async fn connect(
+    endpoint: &Endpoint,
+    first_contact: bool,
+    what: &str,
+) -> Result<TcpStream, String> {
+    let give_up = Instant::now() + FIRST_CONTACT;
+    loop {
+        let attempt = timeout_at(
+            Instant::now() + HEAD_DEADLINE,
+            TcpStream::connect((endpoint.host.as_str(), endpoint.port)),
+        )
+        .await
+        .map_err(|_| format!("{what}: no connection within {HEAD_DEADLINE:?}"))?;
+        match attempt {
+            Ok(tcp) => return Ok(tcp),
+            Err(_) if first_contact && Instant::now() < give_up => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => return Err(format!("{what}: {e}")),
+        }
+    }
+}
+
+/// Sends one request; `Err` when the server cannot be reached or its response's head
+/// does not come within [`HEAD_DEADLINE`].
 pub async fn send(
     endpoint: &Endpoint,
     method: &str,
     headers: &RequestHeaders,
     body: Option<String>,
+    first_contact: bool,
 ) -> Result<Response, String> {
-    let deadline = Instant::now() + STREAM_DEADLINE;
     let what = format!(
         "{method} {}:{}{}",
         endpoint.host, endpoint.port, endpoint.path
     );
-    let tcp = timeout_at(
-        deadline,
-        TcpStream::connect((endpoint.host.as_str(), endpoint.port)),
-    )
-    .await
-    .map_err(|_| format!("{what}: no connection within {STREAM_DEADLINE:?}"))?
-    .map_err(|e| format!("{what}: {e}"))?;
+    let tcp = connect(endpoint, first_contact, &what).await?;
+    let deadline = Instant::now() + HEAD_DEADLINE;
     let (mut sender, conn) =
         hyper::client::conn::http1::handshake::<_, Full<Bytes>>(hyper_util::rt::TokioIo::new(tcp))
             .await
@@ -157,7 +184,7 @@ pub async fn send(
         }
         Err(_) => {
             connection.abort();
-            return Err(format!("{what}: no answer within {STREAM_DEADLINE:?}"));
+            return Err(format!("{what}: no answer within {HEAD_DEADLINE:?}"));
         }
     };
     let header = |name: &str| {

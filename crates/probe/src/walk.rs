@@ -58,6 +58,8 @@ struct Walk {
     endpoint: Endpoint,
     next_id: u64,
     out: Walked,
+    /// Why the last request that got no answer got none.
+    last_error: Option<String>,
 }
 
 /// Where a cut or whole call left its cursor: the first progress event's id and value.
@@ -74,6 +76,7 @@ pub async fn walk(endpoint: Endpoint) -> Result<Walked, String> {
         endpoint,
         next_id: 1,
         out: Walked::default(),
+        last_error: None,
     };
     w.run().await?;
     Ok(w.out)
@@ -192,9 +195,15 @@ impl Walk {
         cx: FrameContext,
         linger: Duration,
     ) -> Option<(Head, Read)> {
-        let Ok(response) = send(&self.endpoint, method, &h, body).await else {
-            self.out.rows.push(no_answer(step));
-            return None;
+        // The very first request may meet a server still starting up.
+        let first_contact = step == "init";
+        let response = match send(&self.endpoint, method, &h, body, first_contact).await {
+            Ok(response) => response,
+            Err(e) => {
+                self.out.rows.push(no_answer(step));
+                self.last_error = Some(e);
+                return None;
+            }
         };
         let head = response.head.clone();
         let mut row = Row {
@@ -263,10 +272,9 @@ impl Walk {
             )
             .await;
         let Some(head) = head else {
-            let e = &self.endpoint;
             return Err(format!(
-                "http://{}:{}{}: initialize got no answer",
-                e.host, e.port, e.path
+                "initialize got no answer: {}",
+                self.last_error.as_deref().unwrap_or("no reason given")
             ));
         };
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
@@ -301,7 +309,7 @@ impl Walk {
             ..Cursor::default()
         };
         let h = headers(session, Some(ACCEPT_BOTH));
-        let Ok(response) = send(&self.endpoint, "POST", &h, Some(body)).await else {
+        let Ok(response) = send(&self.endpoint, "POST", &h, Some(body), false).await else {
             return cursor;
         };
         if !response.head.is_sse() {
