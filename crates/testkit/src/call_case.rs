@@ -21,7 +21,12 @@
 //!   resumption is answered `404`/`410`, or, by a server whose `GET` does not check the
 //!   session, with a replay from the log that outlived it (the 404-after-replay cascade);
 //! - [`Edge::RestartKeepsSession`]: the server restarts keeping session ids but not its
-//!   log, and numbers again (Behavior B's ground).
+//!   log, and numbers again (Behavior B's ground);
+//! - [`Edge::CutResumedStream`]: the stream is cut, the client resumes before the next
+//!   step, and the resumed stream is cut again before it carried any event id (no priming
+//!   event gives it one): the cursor the client resumed with is still the one to use
+//!   (<https://github.com/modelcontextprotocol/typescript-sdk/issues/2499>: the next
+//!   reconnect went out without `Last-Event-ID`).
 //!
 //! A failing case shrinks toward what fired: the edge toward the plain cut, the fault
 //! toward the call's first event and a client that comes straight back, and each knob
@@ -50,16 +55,18 @@ pub enum Edge {
     TwoCuts,
     NotFoundOnResume,
     RestartKeepsSession,
+    CutResumedStream,
 }
 
 impl Edge {
-    pub const ALL: [Edge; 6] = [
+    pub const ALL: [Edge; 7] = [
         Edge::Drop,
         Edge::UnknownCursor,
         Edge::ReplayWithGap,
         Edge::TwoCuts,
         Edge::NotFoundOnResume,
         Edge::RestartKeepsSession,
+        Edge::CutResumedStream,
     ];
 }
 
@@ -209,6 +216,22 @@ fn case(edge: Edge, d: &Draw, steps: u32, interval_ms: u64) -> CallCase {
             knobs.get_validates_session = d.get_validates_session;
             away_ms = (d.away_intervals + 3) * interval_ms;
             vec![drop(d.after, away_ms)]
+        }
+        Edge::CutResumedStream => {
+            // Step k goes out at k intervals (the call starts at 0 on the harness's clock).
+            // Cut after step `after`, back a quarter interval later, and the resumed stream
+            // cut at half an interval: before step `after + 1`, with nothing replayed.
+            knobs.priming_events = false;
+            let resumed_cut_ms = d.after * interval_ms + interval_ms / 2;
+            vec![
+                drop(d.after, interval_ms / 4),
+                Fault::Drop {
+                    when: Trigger::At(PickDuration::fixed(DurationMs(resumed_cut_ms))),
+                    mode: d.mode,
+                    stream: StreamSel::Call(0),
+                    away: away(0),
+                },
+            ]
         }
         Edge::RestartKeepsSession => {
             knobs.restart_persistence = RestartPersistence::SessionIdsOnly;

@@ -16,7 +16,7 @@ use faultline_testkit::faultline_model::EndMode;
 use faultline_testkit::faultline_model::{JobEnd, Payload, ServerKnobs};
 use faultline_testkit::faultline_sim::{Fault, PickCount, Scenario, StreamSel, Trigger};
 use faultline_testkit::{
-    Coverage, Harness, Observed, Outcome, Verdict, arb_call_case, arb_fault_script,
+    Coverage, Edge, Harness, Observed, Outcome, Verdict, arb_call_case, arb_fault_script,
     arb_server_knobs,
 };
 use futures_util::StreamExt;
@@ -25,6 +25,7 @@ use hyper::Request;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use proptest::prop_assert;
+use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, RngSeed, TestRng, TestRunner};
 use serde_json::{Value, json};
 use sse_stream::SseStream;
@@ -52,6 +53,11 @@ struct Toy {
     /// Broken: never re-initializes after a 404: the resume GET that got it is retried,
     /// same session, same cursor, for as long as the call is wanted (rmcp's client).
     no_reinit_on_404: bool,
+    /// Broken: forgets its cursor when a resumed stream ends before it carried an event
+    /// id, so the next reconnect goes out without `Last-Event-ID` (a plain GET stream,
+    /// where the call's events never come) and waits there for ever
+    /// (typescript-sdk#2499).
+    drops_cursor_after_resumed_drop: bool,
     max_resumes: usize,
 }
 
@@ -261,8 +267,10 @@ async fn call_long_job(
     let mut response = call;
     let mut resumes = 0;
     loop {
+        let mut new_id = false;
         read_sse(response, |e| {
             if let Some(id) = &e.id {
+                new_id = true;
                 let numeric = id.parse::<u64>().ok();
                 if toy.dedup_by_cursor
                     && let (Some(n), Some(upto)) = (numeric, skip_upto)
@@ -309,6 +317,9 @@ async fn call_long_job(
         if toy.never_resumes {
             return Ok(observed); // the stream ended: "done"
         }
+        if toy.drops_cursor_after_resumed_drop && resumes > 0 && !new_id {
+            cursor = None; // the bug under test
+        }
         resumes += 1;
         let give_up = |why: String, observed: &Observed| {
             if toy.dedup_by_cursor {
@@ -329,6 +340,15 @@ async fn call_long_job(
             );
         }
         let Some(c) = cursor.clone() else {
+            if toy.drops_cursor_after_resumed_drop && resumes > 1 {
+                // A plain GET, no `Last-Event-ID`: a stream where the call's events never
+                // come, read as if they would.
+                let mut h = headers(Some(&session));
+                h[0].1 = "text/event-stream".into();
+                let get = send(&url, "GET", &h, None).await?;
+                read_sse(get, |_| Ok(true)).await?;
+                std::future::pending::<()>().await;
+            }
             return give_up("the stream ended before any event id".into(), &observed);
         };
         // No back-off here: where the client comes back in server time is the fault's
@@ -383,6 +403,7 @@ const CORRECT: Toy = Toy {
     no_contiguity_check: false,
     trusts_dead_replay: false,
     no_reinit_on_404: false,
+    drops_cursor_after_resumed_drop: false,
     max_resumes: 5,
 };
 const BROKEN: Toy = Toy {
@@ -408,6 +429,10 @@ const TRUSTS_DEAD_REPLAY: Toy = Toy {
 };
 const NO_REINIT_ON_404: Toy = Toy {
     no_reinit_on_404: true,
+    ..CORRECT
+};
+const DROPS_CURSOR: Toy = Toy {
+    drops_cursor_after_resumed_drop: true,
     ..CORRECT
 };
 
@@ -697,6 +722,7 @@ fn call_cases_catch_the_planted_bugs_and_spare_the_correct_client() {
         ("no contiguity check", NO_CONTIGUITY_CHECK),
         ("trusts a dead session's replay", TRUSTS_DEAD_REPLAY),
         ("no re-initialize on 404", NO_REINIT_ON_404),
+        ("drops its cursor after a resumed drop", DROPS_CURSOR),
     ] {
         let catches: Vec<Option<(u32, &str)>> = (0..8)
             .map(|seed| first_catch(toy, seed, 256, &mut Coverage::default()))
@@ -775,6 +801,41 @@ fn a_failing_case_shrinks_and_prints_as_a_scenario_file() {
         .run(move |url| call_long_job(url, BROKEN, 20, 1_000));
     assert!(!replayed.no_silent_loss(), "{}", replayed.report());
     assert_eq!(saved.faults.len(), 1, "{printed}");
+}
+
+/// `Edge::CutResumedStream` does what it says: the resumed stream is cut before it carried
+/// an event id, so the correct client resumes again with the cursor it had, and is clean;
+/// the client that forgets that cursor waits for ever on a plain GET stream.
+#[test]
+fn a_resumed_stream_cut_before_any_id_is_resumed_again_from_the_same_cursor() {
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[5; 32]);
+    let mut runner = TestRunner::new_with_rng(ProptestConfig::default(), rng);
+    let strategy = arb_call_case(20, 1_000)
+        .prop_filter("the edge under test", |c| c.edge == Edge::CutResumedStream);
+    for _ in 0..3 {
+        let case = strategy.new_tree(&mut runner).unwrap().current();
+        let run = |toy: Toy| {
+            case.harness()
+                .quiet_marker(true)
+                .timeout(Duration::from_secs(3))
+                .run(move |url| call_long_job(url, toy, 20, 1_000))
+        };
+        let outcome = run(CORRECT);
+        assert!(outcome.is_clean(), "{case:?}\n{}", outcome.report());
+        assert_eq!(outcome.truth.faults_fired.len(), 2, "{}", outcome.report());
+        let cursors: Vec<&str> = outcome
+            .truth
+            .ledger
+            .resumptions
+            .iter()
+            .map(|r| r.cursor.as_str())
+            .collect();
+        assert!(
+            cursors.len() >= 2 && cursors[0] == cursors[1],
+            "the second resumption reuses the first's cursor: {cursors:?}"
+        );
+        assert_eq!(run(DROPS_CURSOR).verdict.name(), "hung");
+    }
 }
 
 /// The documented property as the READMEs pin it (docs/testkit.md, crates/testkit/README.md):
