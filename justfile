@@ -25,8 +25,9 @@ bench:
 serve scenario="scenarios/behavior_a.ron":
     cargo run --release -- serve --scenario {{scenario}} --control
 
-# Real MCP clients (TypeScript SDK from npm, Python SDK from PyPI, behind the adapters in
-# examples/clients/) graded on the default set, checked against tests/interop/expectations.json.
+# Real MCP clients (TypeScript SDK from npm, Python SDK from PyPI, rmcp from crates.io, behind
+# the adapters in examples/clients/) graded on each era's default set, checked against
+# tests/interop/expectations.json. INTEROP_CLIENTS=rmcp grades one.
 interop:
     tests/interop/run.sh
 
