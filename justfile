@@ -37,6 +37,12 @@ interop:
 interop-record:
     INTEROP_RECORD=1 tests/interop/run.sh
 
+# The client report card: installs every client in examples/clients/ (npm, PyPI, crates.io,
+# pinned), grades each on each era it speaks and writes docs/report-card.md and .html
+# (about half an hour on 2 cores; CI does not run it).
+report-card:
+    tests/report-card/run.sh
+
 # Grade any client: just grade "node my_client.mjs"
 grade command:
     cargo run --release -- grade --command "{{command}}"
