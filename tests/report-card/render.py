@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Render the client report card from the runs that run.sh left in OUT.
 
-    render.py OUT MD_PATH HTML_PATH
+    render.py OUT MD_PATH HTML_PATH [README]
+
+With README, the summary table between its `report-card:begin` and `report-card:end` markers
+is rewritten too.
 
 OUT/runs.tsv has one line per graded run, tab-separated:
 
@@ -304,10 +307,45 @@ def render_html(runs, meta):
     return "\n".join(out) + "\n"
 
 
+BEGIN = "<!-- report-card:begin (written by tests/report-card/render.py) -->"
+END = "<!-- report-card:end -->"
+
+
+def render_summary(runs, meta, link="docs/report-card.md"):
+    """The README's compact table: one row per client and era, scenarios counted by their
+    worst verdict, linking to the card."""
+    lines = [
+        BEGIN,
+        f"| client | era | {' | '.join(t for k, t, _ in CATEGORIES if k != 'clean')} | clean |",
+        "|---|---" + "|---" * len(CATEGORIES) + "|",
+    ]
+    for era, era_title, _ in ERAS:
+        for run in [r for r in runs if r["era"] == era]:
+            counts = summary(run)
+            lines.append(
+                f"| {md_escape(version_of(run))} | {era_title[4:]} | "
+                + " | ".join(str(counts[k]) for k, _, _ in CATEGORIES if k != "clean")
+                + f" | {counts['clean']} of {sum(counts.values())} |"
+            )
+    lines += ["", f"Graded {meta.get('date', '?')}; every cell explained, with the command that replays it: [the report card]({link}).", END]
+    return "\n".join(lines)
+
+
+def update_between_markers(path, block):
+    """Replaces what stands between BEGIN and END in `path` (both kept) with `block`."""
+    text = read(path, "") or ""
+    if BEGIN not in text or END not in text:
+        raise SystemExit(f"render.py: {path} has no {BEGIN} ... {END} block")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    with open(path, "w") as f:
+        f.write(head + block + tail)
+
+
 def main(argv):
-    if len(argv) != 4:
+    if len(argv) not in (4, 5):
         raise SystemExit(__doc__)
-    out, md_path, html_path = argv[1:]
+    out, md_path, html_path = argv[1:4]
     runs = load(out)
     if not runs:
         raise SystemExit(f"render.py: no runs in {out}/runs.tsv")
@@ -316,7 +354,9 @@ def main(argv):
         f.write(render_md(runs, meta))
     with open(html_path, "w") as f:
         f.write(render_html(runs, meta))
-    print(f"wrote {md_path} and {html_path}: {len(runs)} runs")
+    if len(argv) == 5:
+        update_between_markers(argv[4], render_summary(runs, meta))
+    print(f"wrote {md_path} and {html_path}{' and ' + argv[4] + chr(39) + 's summary' if len(argv) == 5 else ''}: {len(runs)} runs")
     return 0
 
 

@@ -2,7 +2,8 @@
 # The client report card: installs every client that has an adapter in examples/clients/
 # (each pinned, from its registry: npm, PyPI, crates.io; nothing vendored), grades each with
 # `faultline grade --format json` on each era's default set where it speaks that era, and
-# writes docs/report-card.md and docs/report-card.html (render.py).
+# writes docs/report-card.md, docs/report-card.html and the README's summary table
+# (render.py).
 #
 #   tests/report-card/run.sh                 # everything (about half an hour on 2 cores)
 #   REPORT_CARD_KEEP=1 tests/report-card/run.sh   # keep the grade JSON (directory printed)
@@ -122,6 +123,6 @@ if [ -n "${REPORT_CARD_RUNS:-}" ]; then
   log "a partial card: $OUT/report-card.md (docs/ left as it was)"
   REPORT_CARD_KEEP=1
 else
-  "$PYTHON" "$HERE/render.py" "$OUT" docs/report-card.md docs/report-card.html
+  "$PYTHON" "$HERE/render.py" "$OUT" docs/report-card.md docs/report-card.html README.md
 fi
 log "done in $(( $(date +%s) - start )) s"

@@ -128,6 +128,26 @@ class RenderTest(unittest.TestCase):
         md, _ = self.render()
         self.assertIn("[surfaced_loss, misrouted_session](#legacy-lc-replicas-round-robin)", md)
 
+    def test_the_readme_summary_is_rewritten_between_its_markers_only(self):
+        self.add("rmcp", "legacy", {"baseline": ["clean"], "evicted_buffer": ["hung"], "gap": ["silent_gap"]}, sdk="rmcp 3.11.0")
+        self.render()
+        readme = os.path.join(self.out, "README.md")
+        with open(readme, "w") as f:
+            f.write(f"# x\n\nbefore\n{render.BEGIN}\nold table\n{render.END}\nafter\n")
+        with contextlib.redirect_stdout(io.StringIO()):
+            render.main(["render.py", self.out, os.path.join(self.out, "c.md"), os.path.join(self.out, "c.html"), readme])
+        with open(readme) as f:
+            text = f.read()
+        self.assertNotIn("old table", text)
+        self.assertTrue(text.startswith("# x\n\nbefore\n"))
+        self.assertTrue(text.endswith(f"{render.END}\nafter\n"))
+        self.assertIn("| rmcp 3.11.0 | 2025-11-25 | 1 | 1 | 0 | 0 | 0 | 1 of 3 |", text)
+        self.assertIn("[the report card](docs/report-card.md)", text)
+        with open(readme, "w") as f:
+            f.write("no markers\n")
+        with self.assertRaises(SystemExit):
+            render.update_between_markers(readme, "x")
+
     def test_long_explanations_are_cut_to_one_line(self):
         text = render.explanation([{"kind": "hung", "why": "word " * 200}])
         self.assertLessEqual(len(text), render.MAX_WHY * 2)
