@@ -43,6 +43,8 @@ CATEGORIES = [
     ("clean", "clean", "everything produced reached the application, and something was tested"),
 ]
 MAX_WHY = 220
+# The repository's root, as a client's stderr may spell it: the card shows paths from it.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def category(kinds):
@@ -62,7 +64,7 @@ def category(kinds):
 
 
 def shorten(text, limit=MAX_WHY):
-    text = " ".join(str(text).split())
+    text = " ".join(str(text).split()).replace(f"file://{ROOT}/", "").replace(f"{ROOT}/", "")
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -112,10 +114,13 @@ def replay(run, scenario):
 
 def explanation(verdicts, stderr=""):
     """One line: each verdict's reason, shortened; for a crash, the last line of the client's
-    stderr that says something (a caret under a source line does not)."""
+    stderr that names an error or a warning, else the last that says anything (a caret under
+    a source line does not)."""
     parts = [f"{v['kind']}: {shorten(v.get('why', ''), 160)}" for v in verdicts if v["kind"] != "clean"]
     if any(v["kind"] == "crashed" for v in verdicts):
         said = [line for line in (stderr or "").splitlines() if sum(c.isalpha() for c in line) >= 8]
+        # A line that names an error or a warning says more than a quoted source line.
+        said = [line for line in said if "rror" in line or "arning" in line] or said
         if said:
             parts.append(f"its stderr: {shorten(said[-1], 160)}")
     return shorten("; ".join(parts), MAX_WHY * 2)

@@ -120,8 +120,11 @@ class RenderTest(unittest.TestCase):
 
     def test_a_crash_is_explained_by_what_its_stderr_said(self):
         verdicts = [{"kind": "crashed", "why": "the client exited 13 without a report; stderr ends: ^"}]
-        stderr = "Warning: Detected unsettled top-level await at file:///c.mjs:67\n    await x\n    ^\n\n"
+        stderr = "Warning: Detected unsettled top-level await at file:///c.mjs:67\n    const result = await client.callTool(x)\n    ^\n\n"
         self.assertIn("its stderr: Warning: Detected unsettled top-level await", render.explanation(verdicts, stderr))
+        # Paths are shown from the repository's root, not this machine's.
+        stderr = f"Error: boom at file://{render.ROOT}/examples/clients/ai-sdk/client.mjs:3\n"
+        self.assertIn("its stderr: Error: boom at examples/clients/ai-sdk/client.mjs:3", render.explanation(verdicts, stderr))
 
     def test_a_kind_that_came_twice_is_shown_once(self):
         self.add("lc", "legacy", {"replicas_round_robin": ["surfaced_loss", "misrouted_session", "misrouted_session"]})
