@@ -25,8 +25,9 @@ bench:
 serve scenario="scenarios/behavior_a.ron":
     cargo run --release -- serve --scenario {{scenario}} --control
 
-# Real MCP clients (TypeScript SDK from npm, Python SDK from PyPI, behind the adapters in
-# examples/clients/) graded on the default set, checked against tests/interop/expectations.json.
+# Real MCP clients (TypeScript SDK from npm, Python SDK from PyPI, rmcp from crates.io, behind
+# the adapters in examples/clients/) graded on each era's default set, checked against
+# tests/interop/expectations.json. INTEROP_CLIENTS=rmcp grades one.
 interop:
     tests/interop/run.sh
 
@@ -35,6 +36,12 @@ interop:
 # INTEROP_ACCEPT='CLIENT/SCENARIO=WHY' gives the reason it is right.
 interop-record:
     INTEROP_RECORD=1 tests/interop/run.sh
+
+# The client report card: installs every client in examples/clients/ (npm, PyPI, crates.io,
+# pinned), grades each on each era it speaks and writes docs/report-card.md and .html
+# (about half an hour on 2 cores; CI does not run it).
+report-card:
+    tests/report-card/run.sh
 
 # Grade any client: just grade "node my_client.mjs"
 grade command:

@@ -34,7 +34,9 @@ def documents() -> list[Path]:
     files = [ROOT / "README.md", ROOT / "crates" / "testkit" / "README.md"]
     files += sorted((ROOT / "docs").rglob("*.md"))
     files += sorted((ROOT / "examples").rglob("README.md"))
-    return [f for f in files if f.is_file() and "node_modules" not in f.parts]
+    # What the adapters install (npm, a venv, cargo's target) is not this repository's docs.
+    installed = {"node_modules", ".venv", "target"}
+    return [f for f in files if f.is_file() and not installed & set(f.parts)]
 
 
 def prose_lines(text: str):

@@ -7,6 +7,12 @@
 #   python             mcp 2.3.0, ClientSession + initialize (2025-11-25)
 #   typescript-modern  @modelcontextprotocol/client 2.4.0, versionNegotiation 'auto' (2026-07-28)
 #   python-modern      mcp 2.3.0, the high-level Client with its default mode 'auto' (2026-07-28)
+#   rmcp               rmcp 3.11.0 (crates.io), the Rust SDK's client, `serve` (2025-11-25)
+#   rmcp-modern        the same binary with `--modern`: lifecycle Auto (2026-07-28)
+#
+# The rmcp client is its own Cargo project (examples/clients/rust-rmcp, Cargo.lock committed),
+# built with `cargo build --release --locked` into $CARGO_TARGET_DIR/clients-rmcp (or its own
+# target/). It has no request timeout, so each scenario it hangs on holds --timeout-s (75 s).
 #
 # 1. Each client is graded on the default set (every bundled scenario of its era that fits
 #    the client contract, each against a fresh server on the harness's clock; the modern
@@ -21,11 +27,13 @@
 # INTEROP_RECORD=1 (`just interop-record`) rewrites RESULTS.md and expectations.json from
 # this run: each accepted outcome seen again counts one more run (`seen`); an outcome not
 # accepted before is refused (exit 1) unless INTEROP_ACCEPT='CLIENT/SCENARIO=WHY' gives the
-# reason it is right (check.py --accept; wildcards allowed). A plain run never writes. Exit 1
+# reason it is right (check.py --accept; wildcards allowed; several, one a line). A plain run
+# never writes. Exit 1
 # when anything differs from the expectations.
 #
-#   tests/interop/run.sh                       # all four clients
+#   tests/interop/run.sh                       # all six clients
 #   INTEROP_CLIENTS="python python-modern" tests/interop/run.sh
+#   INTEROP_CLIENTS=rmcp tests/interop/run.sh  # one client
 #   INTEROP_KEEP=1 tests/interop/run.sh        # keep the reports, ledgers and cards (path printed)
 set -euo pipefail
 
@@ -33,13 +41,20 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 cd "$ROOT"
 
-CLIENTS=(${INTEROP_CLIENTS:-typescript python typescript-modern python-modern})
+CLIENTS=(${INTEROP_CLIENTS:-typescript python typescript-modern python-modern rmcp rmcp-modern})
 PYTHON="${PYTHON:-python3}"
 log() { printf '[interop] %s\n' "$*" >&2; }
 
 TS="$ROOT/examples/clients/typescript"
 TSM="$ROOT/examples/clients/typescript-modern"
 PY="$ROOT/examples/clients/python"
+RMCP="$ROOT/examples/clients/rust-rmcp"
+# Where the rmcp client is built: beside faultline's own target dir when one is set.
+RMCP_TARGET="${CARGO_TARGET_DIR:+$CARGO_TARGET_DIR/clients-rmcp}"
+RMCP_TARGET="${RMCP_TARGET:-$RMCP/target}"
+case "$RMCP_TARGET" in /*) ;; *) RMCP_TARGET="$ROOT/$RMCP_TARGET" ;; esac
+RMCP_BIN="$RMCP_TARGET/release/faultline-client-rmcp"
+rmcp_built=""
 stamp_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
 # ---- install (idempotent: skipped when what is installed matches the pins) --------------
@@ -63,6 +78,16 @@ for client in "${CLIENTS[@]}"; do
         "$PYTHON" -m venv "$PY/.venv" || { log "'$PYTHON -m venv' failed (Debian: apt-get install python3-venv)"; exit 1; }
         "$PY/.venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$PY/requirements.txt"
         echo "$want" >"$PY/.venv/.faultline-stamp"
+      fi
+      ;;
+    rmcp|rmcp-modern)
+      # cargo is itself idempotent: a build that is up to date takes a second.
+      if [ -z "$rmcp_built" ]; then
+        log "cargo build --release --locked (rmcp 3.11.0 client, pinned in $RMCP/Cargo.lock)"
+        start=$(date +%s)
+        CARGO_TARGET_DIR="$RMCP_TARGET" cargo build --release --locked --quiet --manifest-path "$RMCP/Cargo.toml"
+        log "rmcp client built in $(( $(date +%s) - start )) s"
+        rmcp_built=1
       fi
       ;;
     *) log "unknown client $client"; exit 2 ;;
@@ -98,6 +123,8 @@ command_of() {
     python) echo "examples/clients/python/.venv/bin/python examples/clients/python/client.py" ;;
     typescript-modern) echo "node examples/clients/typescript-modern/client.mjs" ;;
     python-modern) echo "examples/clients/python/.venv/bin/python examples/clients/python/client_modern.py" ;;
+    rmcp) echo "$RMCP_BIN" ;;
+    rmcp-modern) echo "$RMCP_BIN --modern" ;;
   esac
 }
 era_of() {
@@ -149,5 +176,10 @@ done
 echo
 record=()
 [ -n "${INTEROP_RECORD:-}" ] && record=(--record "$HERE")
-[ -n "${INTEROP_RECORD:-}" ] && [ -n "${INTEROP_ACCEPT:-}" ] && record+=(--accept "$INTEROP_ACCEPT")
+# INTEROP_ACCEPT may name several outcomes, one CLIENT/SCENARIO=WHY a line.
+if [ -n "${INTEROP_RECORD:-}" ] && [ -n "${INTEROP_ACCEPT:-}" ]; then
+  while IFS= read -r accept; do
+    [ -n "$accept" ] && record+=(--accept "$accept")
+  done <<<"$INTEROP_ACCEPT"
+fi
 "$PYTHON" "$HERE/check.py" "$OUT" "${CLIENTS[@]}" "${record[@]}"

@@ -195,8 +195,77 @@ class CheckTest(unittest.TestCase):
             for scenario, outcomes in scenarios.items():
                 self.assertTrue(outcomes, f"{client}/{scenario}")
                 for outcome in outcomes:
-                    self.assertEqual(set(outcome), {"verdicts", "seen", "why"}, f"{client}/{scenario}")
+                    self.assertLessEqual({"verdicts", "seen", "why"}, set(outcome), f"{client}/{scenario}")
+                    self.assertLessEqual(set(outcome), {"verdicts", "seen", "why", "seen_with"}, f"{client}/{scenario}")
                     self.assertTrue(outcome["why"].strip() and outcome["seen"] >= 1, f"{client}/{scenario}")
+                    # A scheduling verdict is never part of an accepted outcome: it is counted.
+                    optional = check.SCHEDULING.get(client, ())
+                    self.assertFalse(set(outcome["verdicts"]) & set(optional), f"{client}/{scenario}")
+                    self.assertLessEqual(set(outcome.get("seen_with", {})), set(optional), f"{client}/{scenario}")
+
+    def test_recording_some_clients_keeps_the_other_clients_rows(self):
+        self.write_run("python", self.KNOWN)
+        self.run_check("python", expectations={}, record=True, accept=["python/*=first"])
+        self.write_run("rmcp", dict(self.KNOWN, baseline=["out_of_order"]))
+        code, printed = self.run_check("rmcp", expectations=self.read_recorded(), record=True, accept=["rmcp/*=first"])
+        self.assertEqual(code, 0, printed)
+        with open(os.path.join(self.record, "RESULTS.md")) as f:
+            results = f.read()
+        self.assertIn("| python | behavior_b | silent_gap, cursor_reuse |", results)
+        self.assertIn("| rmcp | baseline | out_of_order |", results)
+        self.assertLess(results.index("| python |"), results.index("| rmcp |"))
+        self.assertIn("mcp 2.3.0 (examples/clients/python); rmcp 3.11.0", results)
+        self.assertEqual(results.count("| python | baseline |"), 1)
+
+    def test_a_scheduling_verdict_comes_and_goes_for_its_client_only(self):
+        # rmcp hands each notification to its handler on a task of its own: out_of_order or
+        # not, run to run. Its outcomes match with or without it; python's do not.
+        runs = dict(self.KNOWN, baseline=["out_of_order"], rmcp_window_gap=["silent_gap", "out_of_order"])
+        self.write_run("rmcp", runs)
+        expected = accepted(dict(self.KNOWN, rmcp_window_gap=["silent_gap"]))
+        code, printed = self.run_check("rmcp", expectations={"rmcp": expected})
+        self.assertEqual(code, 0, printed)
+        self.write_run("python", runs)
+        code, printed = self.run_check("python", expectations={"python": expected})
+        self.assertEqual(code, 1, printed)
+        self.assertIn("python/rmcp_window_gap", printed)
+        self.assertIn("baseline is ['out_of_order'], not clean", printed)
+        # What is lost still counts: silent_gap is no scheduling verdict.
+        self.write_run("rmcp", dict(runs, rmcp_window_gap=["out_of_order"]))
+        code, printed = self.run_check("rmcp", expectations={"rmcp": expected})
+        self.assertEqual(code, 1, printed)
+        self.assertIn("rmcp/rmcp_window_gap", printed)
+
+    def test_recording_a_scheduling_client_counts_the_verdict_beside_the_outcome(self):
+        runs = dict(self.KNOWN, rmcp_window_gap=["silent_gap", "out_of_order"])
+        self.write_run("rmcp", runs)
+        code, printed = self.run_check("rmcp", expectations={}, record=True, accept=["rmcp/*=first recording"])
+        self.assertEqual(code, 0, printed)
+        gap = self.read_recorded()["rmcp"]["rmcp_window_gap"]
+        self.assertEqual(gap, [{"verdicts": ["silent_gap"], "seen": 1, "why": "first recording", "seen_with": {"out_of_order": 1}}])
+        # Seen again without it: the same outcome, one more run; with it, counted again.
+        self.write_run("rmcp", dict(runs, rmcp_window_gap=["silent_gap"]))
+        code, printed = self.run_check("rmcp", expectations=self.read_recorded(), record=True)
+        self.assertEqual(code, 0, printed)
+        self.assertEqual(self.read_recorded()["rmcp"]["rmcp_window_gap"][0]["seen"], 2)
+        self.assertEqual(self.read_recorded()["rmcp"]["rmcp_window_gap"][0]["seen_with"], {"out_of_order": 1})
+        with open(os.path.join(self.record, "RESULTS.md")) as f:
+            self.assertIn("| rmcp | rmcp_window_gap | silent_gap |", f.read())
+
+    def test_auto_long_job_of_a_scheduling_client_may_come_in_any_order(self):
+        self.write_run("rmcp", self.KNOWN)
+        path = os.path.join(self.out, "rmcp.auto.stdout")
+        report = {"progress": [2, 1] + list(range(3, 82)), "result": "done", "error": None}
+        with open(path, "w") as f:
+            f.write(json.dumps(report) + "\n")
+        code, printed = self.run_check("rmcp", expectations={"rmcp": accepted(self.KNOWN)})
+        self.assertEqual(code, 0, printed)
+        self.assertIn("1 swap(s) in the order handed", printed)
+        self.write_run("python", self.KNOWN)
+        with open(os.path.join(self.out, "python.auto.stdout"), "w") as f:
+            f.write(json.dumps(report) + "\n")
+        code, printed = self.run_check("python", expectations={"python": accepted(self.KNOWN)})
+        self.assertEqual(code, 1, printed)
 
 
 if __name__ == "__main__":
