@@ -509,16 +509,21 @@ impl Engine {
             if self.watching.is_empty() {
                 continue;
             }
+            let is_due = |engine: &Engine, i: usize| match engine.faults[i].trigger {
+                ArmedTrigger::AfterEvent { n, on } => {
+                    n == ordinal && engine.calls.matches(&engine.server, on, stream)
+                }
+                ArmedTrigger::At(_) | ArmedTrigger::Standing => false,
+            };
+            // Nearly every event fires nothing: asked first, without collecting.
+            if !self.watching.iter().any(|&i| is_due(self, i)) {
+                continue;
+            }
             let due: Vec<usize> = self
                 .watching
                 .iter()
                 .copied()
-                .filter(|&i| match self.faults[i].trigger {
-                    ArmedTrigger::AfterEvent { n, on } => {
-                        n == ordinal && self.calls.matches(&self.server, on, stream)
-                    }
-                    ArmedTrigger::At(_) | ArmedTrigger::Standing => false,
-                })
+                .filter(|&i| is_due(self, i))
                 .collect();
             for i in due {
                 if !self.faults[i].fired {
