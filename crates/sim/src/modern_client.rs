@@ -278,8 +278,7 @@ impl ModernClient {
     /// A POST of `method` with `params` (given `_meta`), headers agreeing with the body.
     fn post(&self, rid: u64, method: &str, mut params: Map<String, Value>) -> HttpRequest {
         params.insert("_meta".into(), Value::Object(self.meta()));
-        let body = json!({"jsonrpc": "2.0", "id": rid, "method": method, "params": params});
-        let mut request = HttpRequest::post(None, body);
+        let mut request = HttpRequest::post(None, message(rid, method, params));
         request.protocol_version = Some(MODERN_VERSION.into());
         request.mcp_method = Some(method.into());
         request
@@ -294,13 +293,11 @@ impl ModernClient {
         if state.progress && !(self.use_tasks && state.tool.streams()) {
             meta.insert("progressToken".into(), Value::String(call_key(call)));
         }
-        let body = json!({
-            "jsonrpc": "2.0",
-            "id": rid,
-            "method": "tools/call",
-            "params": {"name": name, "arguments": arguments, "_meta": Value::Object(meta)},
-        });
-        let mut request = HttpRequest::post(None, body);
+        let mut params = Map::new();
+        params.insert("name".into(), Value::from(name));
+        params.insert("arguments".into(), arguments);
+        params.insert("_meta".into(), Value::Object(meta));
+        let mut request = HttpRequest::post(None, message(rid, "tools/call", params));
         request.protocol_version = Some(MODERN_VERSION.into());
         request.mcp_method = Some("tools/call".into());
         request.mcp_name = Some(name.into());
@@ -309,13 +306,10 @@ impl ModernClient {
 
     /// The `tasks/get` for `task_id`.
     fn poll_request(&self, task_id: &str, rid: u64) -> HttpRequest {
-        let body = json!({
-            "jsonrpc": "2.0",
-            "id": rid,
-            "method": "tasks/get",
-            "params": {"taskId": task_id, "_meta": Value::Object(self.meta())},
-        });
-        let mut request = HttpRequest::post(None, body);
+        let mut params = Map::new();
+        params.insert("taskId".into(), Value::from(task_id));
+        params.insert("_meta".into(), Value::Object(self.meta()));
+        let mut request = HttpRequest::post(None, message(rid, "tasks/get", params));
         request.protocol_version = Some(MODERN_VERSION.into());
         request.mcp_method = Some("tasks/get".into());
         request
@@ -750,4 +744,15 @@ impl ModernClient {
         };
         self.fail_call(now, call, ClientError::CallCut(error));
     }
+}
+
+/// A JSON-RPC request, built as maps directly: the value `json!` would build, without
+/// `json!`'s serializing each of its parts (the arguments, the `_meta`) into a copy first.
+fn message(rid: u64, method: &str, params: Map<String, Value>) -> Value {
+    let mut body = Map::new();
+    body.insert("jsonrpc".into(), Value::from("2.0"));
+    body.insert("id".into(), Value::from(rid));
+    body.insert("method".into(), Value::from(method));
+    body.insert("params".into(), Value::Object(params));
+    Value::Object(body)
 }
