@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::ids::{ConnId, EventRef, StreamId};
+use crate::rpc_message::RpcMessage;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum HttpMethod {
@@ -20,12 +21,26 @@ pub enum HttpMethod {
     Other,
 }
 
-/// The body of a POST: raw bytes from the wire, or an already-built JSON value.
+/// The body of a POST: raw bytes from the wire, an already-built JSON value, or one
+/// typed JSON-RPC message (a modelled client's; see [`RpcMessage`]).
 #[derive(Debug, Clone)]
 pub enum RequestBody {
     Empty,
     Bytes(Vec<u8>),
     Json(Value),
+    Rpc(RpcMessage),
+}
+
+impl RequestBody {
+    /// The JSON-RPC method of a body that is one message (a batch, bytes that were not
+    /// parsed and an empty body have none).
+    pub fn rpc_method(&self) -> Option<&str> {
+        match self {
+            RequestBody::Rpc(m) => Some(&m.method),
+            RequestBody::Json(v) => v.get("method").and_then(Value::as_str),
+            RequestBody::Empty | RequestBody::Bytes(_) => None,
+        }
+    }
 }
 
 /// One HTTP request, reduced to what the Streamable HTTP transport looks at.
@@ -74,6 +89,13 @@ impl HttpRequest {
             peer: None,
             body: RequestBody::Json(body),
         }
+    }
+
+    /// A POST of one typed JSON-RPC message, as a spec-following client sends it.
+    pub fn rpc(session_id: Option<String>, message: RpcMessage) -> Self {
+        let mut request = HttpRequest::post(session_id, Value::Null);
+        request.body = RequestBody::Rpc(message);
+        request
     }
 
     /// A GET for the standalone stream, optionally resuming after `last_event_id`.

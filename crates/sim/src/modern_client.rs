@@ -67,7 +67,7 @@
 
 use std::collections::BTreeMap;
 
-use faultline_model::{ConnId, EndMode, HttpRequest, HttpResponse, ResponseBody};
+use faultline_model::{ConnId, EndMode, HttpRequest, HttpResponse, ResponseBody, RpcMessage};
 use faultline_scenario::Tool;
 use serde_json::{Map, Value, json};
 
@@ -278,7 +278,7 @@ impl ModernClient {
     /// A POST of `method` with `params` (given `_meta`), headers agreeing with the body.
     fn post(&self, rid: u64, method: &str, mut params: Map<String, Value>) -> HttpRequest {
         params.insert("_meta".into(), Value::Object(self.meta()));
-        let mut request = HttpRequest::post(None, message(rid, method, params));
+        let mut request = HttpRequest::rpc(None, message(rid, method.to_string(), params));
         request.protocol_version = Some(MODERN_VERSION.into());
         request.mcp_method = Some(method.into());
         request
@@ -297,7 +297,7 @@ impl ModernClient {
         params.insert("name".into(), Value::from(name));
         params.insert("arguments".into(), arguments);
         params.insert("_meta".into(), Value::Object(meta));
-        let mut request = HttpRequest::post(None, message(rid, "tools/call", params));
+        let mut request = HttpRequest::rpc(None, message(rid, "tools/call", params));
         request.protocol_version = Some(MODERN_VERSION.into());
         request.mcp_method = Some("tools/call".into());
         request.mcp_name = Some(name.into());
@@ -309,7 +309,7 @@ impl ModernClient {
         let mut params = Map::new();
         params.insert("taskId".into(), Value::from(task_id));
         params.insert("_meta".into(), Value::Object(self.meta()));
-        let mut request = HttpRequest::post(None, message(rid, "tasks/get", params));
+        let mut request = HttpRequest::rpc(None, message(rid, "tasks/get", params));
         request.protocol_version = Some(MODERN_VERSION.into());
         request.mcp_method = Some("tasks/get".into());
         request
@@ -746,13 +746,13 @@ impl ModernClient {
     }
 }
 
-/// A JSON-RPC request, built as maps directly: the value `json!` would build, without
-/// `json!`'s serializing each of its parts (the arguments, the `_meta`) into a copy first.
-fn message(rid: u64, method: &str, params: Map<String, Value>) -> Value {
-    let mut body = Map::new();
-    body.insert("jsonrpc".into(), Value::from("2.0"));
-    body.insert("id".into(), Value::from(rid));
-    body.insert("method".into(), Value::from(method));
-    body.insert("params".into(), Value::Object(params));
-    Value::Object(body)
+/// A JSON-RPC request, typed (see [`RpcMessage`]); its `params` built as maps directly,
+/// not through `json!`, which serializes each of its parts (the arguments, the `_meta`)
+/// into a copy first.
+fn message(
+    rid: u64,
+    method: impl Into<std::borrow::Cow<'static, str>>,
+    params: Map<String, Value>,
+) -> RpcMessage {
+    RpcMessage::request(rid, method, Value::Object(params))
 }
