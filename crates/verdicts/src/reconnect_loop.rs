@@ -102,7 +102,12 @@ impl ReconnectLoop {
 /// What makes two requests the same attempt: borrowed from the ledger, so that the
 /// answers that are not part of any run (nearly all of them) copy nothing. Ordered as
 /// owned strings would be, so the loops come out in the same order.
-type AttemptKey<'l> = (&'static str, Option<&'l str>, Option<&'l str>, Option<&'l str>);
+type AttemptKey<'l> = (
+    &'static str,
+    Option<&'l str>,
+    Option<&'l str>,
+    Option<&'l str>,
+);
 
 #[derive(Default)]
 struct Streak {
