@@ -131,10 +131,10 @@ impl Server {
         params: &Value,
     ) -> Result<Answer, ModernRejection> {
         let meta = read_meta(params)?;
-        check_headers(request, method, params, &meta.protocol_version)?;
-        if !MODERN_PROTOCOL_VERSIONS.contains(&meta.protocol_version.as_str()) {
+        check_headers(request, method, params, meta.protocol_version)?;
+        if !MODERN_PROTOCOL_VERSIONS.contains(&meta.protocol_version) {
             return Err(ModernRejection::UnsupportedVersion {
-                requested: meta.protocol_version,
+                requested: meta.protocol_version.to_string(),
             });
         }
         match method {
