@@ -141,10 +141,32 @@ impl HttpRequest {
 pub enum ResponseBody {
     Empty,
     Json(Value),
+    /// The transport's refusal as a JSON-RPC error without an id,
+    /// `{"jsonrpc": "2.0", "id": null, "error": {"code": ..., "message": ...}}`, typed: the
+    /// modelled clients read a refusal's status, seldom its body, so the JSON is built
+    /// only when asked for ([`ResponseBody::json`]) and at the live edge, the very value
+    /// [`crate::jsonrpc::error_without_id`] builds.
+    Refusal {
+        code: i64,
+        message: Cow<'static, str>,
+    },
     /// An SSE stream; its events follow as [`Output::Event`] and it ends with [`Output::End`].
     Sse(StreamId),
     /// A `text/plain` body (the Go SDK's answer to a request it does not understand).
     Text(String),
+}
+
+impl ResponseBody {
+    /// The body as JSON, when it is JSON: borrowed, or built for a typed refusal.
+    pub fn json(&self) -> Option<Cow<'_, Value>> {
+        match self {
+            ResponseBody::Json(value) => Some(Cow::Borrowed(value)),
+            ResponseBody::Refusal { code, message } => {
+                Some(Cow::Owned(crate::jsonrpc::error_without_id(*code, message)))
+            }
+            ResponseBody::Empty | ResponseBody::Sse(_) | ResponseBody::Text(_) => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -550,7 +550,10 @@ impl ModernClient {
             (ResponseBody::Json(body), 200) if body.get("result").is_some() => {
                 self.complete_call(now, call);
             }
-            (ResponseBody::Json(body), _) if body.get("error").is_some() => {
+            (body @ (ResponseBody::Json(_) | ResponseBody::Refusal { .. }), _)
+                if body.json().is_some_and(|b| b.get("error").is_some()) =>
+            {
+                let body = body.json().expect("JSON");
                 let message = format!("tools/call returned a JSON-RPC error: {}", body["error"]);
                 self.fail_call(now, call, ClientError::Surfaced { message });
             }
@@ -572,9 +575,9 @@ impl ModernClient {
         let Some(task) = self.tasks.get(&call).cloned() else {
             return;
         };
-        let body = match &response.body {
-            ResponseBody::Json(body) => body,
-            _ => {
+        let body = match response.body.json() {
+            Some(body) => body,
+            None => {
                 let message = format!("tasks/get failed with HTTP {}", response.status);
                 self.fail_call(now, call, ClientError::Surfaced { message });
                 return;
