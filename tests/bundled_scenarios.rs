@@ -39,17 +39,24 @@ fn bench_runs_the_bundled_incidents_from_any_directory() {
             "{name}, naive and guarded:\n{stdout}"
         );
     }
-    // The explorer row: a cost per seed, and that cost in floor steps.
+    // The explorer rows, the 2025 era's and the mixed era's: a cost per seed, and that
+    // cost in floor steps.
     assert!(
-        stdout.contains("explorer, one core") && stdout.contains("seeds 0..40"),
+        stdout.contains("explorer, one core (2025 era")
+            && stdout.contains("explorer, one core (--era mixed")
+            && stdout.contains("seeds 0..40"),
         "{stdout}"
     );
-    let steps = stdout
+    let steps: Vec<f64> = stdout
         .lines()
-        .find_map(|l| l.strip_suffix(" floor steps per seed"))
-        .and_then(|l| l.rsplit(' ').next())
-        .and_then(|n| n.parse::<f64>().ok());
-    assert!(steps.is_some_and(|s| s > 0.0), "{stdout}");
+        .filter_map(|l| l.strip_suffix(" floor steps per seed"))
+        .filter_map(|l| l.rsplit(' ').next())
+        .filter_map(|n| n.parse::<f64>().ok())
+        .collect();
+    assert!(
+        steps.len() == 2 && steps.iter().all(|&s| s > 0.0),
+        "{stdout}"
+    );
 }
 
 #[test]

@@ -9,9 +9,10 @@
 //! `(time, seq)` and a ChaCha8 stream choosing each next delay, nothing else). On a shared
 //! or throttled machine absolute times drift; the ratio to the floor does much less.
 //!
-//! Last comes the explorer on one core (`explore --no-shrink --jobs 1`, the 2025 era, the
-//! naive client), in passes interleaved with the floor: its cost per seed in
-//! floor steps is the figure to compare across machines and runs.
+//! Last comes the explorer on one core (`explore --no-shrink --jobs 1`, the naive client),
+//! the 2025 era and then `--era mixed`, each in passes interleaved with the floor: its cost
+//! per seed in floor steps is the figure to compare across machines and runs (issue 33's
+//! targets: at most 800 for the 2025 era, 1,600 mixed).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -21,6 +22,7 @@ use std::time::Instant;
 
 use clap::Args;
 use faultline_sim::ClientModel;
+use faultline_sim::swarm_era::SwarmEra;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
@@ -32,8 +34,8 @@ pub struct BenchArgs {
     /// Repetitions per scenario (the median is reported).
     #[arg(long, default_value_t = 200)]
     pub reps: u32,
-    /// Swarm seeds the explorer row runs, from 0, in each of its passes (0 leaves the row
-    /// out).
+    /// Swarm seeds the explorer rows run, from 0, in each of their passes (0 leaves the
+    /// rows out).
     #[arg(long, default_value_t = 2000)]
     pub explore_seeds: u64,
 }
@@ -134,22 +136,24 @@ pub fn bench(args: BenchArgs) -> ExitCode {
         }
     }
     if args.explore_seeds > 0 {
-        bench_explorer(args.explore_seeds);
+        bench_explorer(args.explore_seeds, SwarmEra::Legacy);
+        bench_explorer(args.explore_seeds, SwarmEra::Mixed);
     }
     ExitCode::SUCCESS
 }
 
-/// The explorer row: `EXPLORE_PASSES` passes over the same seeds, each after a floor
-/// measurement; the fastest pass and the fastest floor are reported (on a shared machine
-/// the minimum is the steadiest estimate of what the code costs).
-fn bench_explorer(seeds: u64) {
+/// An explorer row: `EXPLORE_PASSES` passes over the same seeds of `era`, each after a
+/// floor measurement; the fastest pass and the fastest floor are reported (on a shared
+/// machine the minimum is the steadiest estimate of what the code costs).
+fn bench_explorer(seeds: u64, era: SwarmEra) {
     let mut pass_us = Vec::new();
     let mut floor_ns = Vec::new();
     for _ in 0..EXPLORE_PASSES {
         let t = Instant::now();
         std::hint::black_box(bare_loop(std::hint::black_box(FLOOR_STEPS)));
         floor_ns.push(t.elapsed().as_secs_f64() * 1e9 / FLOOR_STEPS as f64);
-        let mut agg = faultline_sim::explore::Aggregate::new(ClientModel::Naive, false);
+        let mut agg =
+            faultline_sim::explore::Aggregate::new(ClientModel::Naive, false).with_era(era);
         let t = Instant::now();
         for seed in 0..seeds {
             faultline_sim::explore::explore_seed(&mut agg, seed, &[])
@@ -161,7 +165,11 @@ fn bench_explorer(seeds: u64) {
     let fastest = |xs: &[f64]| xs.iter().copied().fold(f64::INFINITY, f64::min);
     let (us, floor) = (fastest(&pass_us), fastest(&floor_ns));
     println!(
-        "\nexplorer, one core (2025 era, naive client, seeds 0..{seeds}, fastest of {EXPLORE_PASSES} passes):"
+        "\nexplorer, one core ({}, naive client, seeds 0..{seeds}, fastest of {EXPLORE_PASSES} passes):",
+        match era {
+            SwarmEra::Legacy => "2025 era".to_string(),
+            other => format!("--era {}", other.name()),
+        }
     );
     println!(
         "  {us:.1} µs per seed ({:.0} seeds/s, median pass {:.1} µs), floor {floor:.1} ns/step: {:.0} floor steps per seed",

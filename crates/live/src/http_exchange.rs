@@ -159,6 +159,8 @@ fn to_http(addr: SocketAddr, request: HttpRequest) -> Result<hyper::Request<Full
         RequestBody::Empty => Bytes::new(),
         RequestBody::Bytes(b) => Bytes::from(b),
         RequestBody::Json(v) => Bytes::from(v.to_string()),
+        // The live edge: a modelled client's typed message becomes its JSON text here.
+        RequestBody::Rpc(m) => Bytes::from(m.to_value().to_string()),
     };
     builder
         .body(Full::new(body))

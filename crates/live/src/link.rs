@@ -131,9 +131,10 @@ impl LiveLink {
             ));
         }
         match (&expected.body, &got.body) {
-            (ResponseBody::Json(want), Body::Whole(bytes)) => {
+            (want @ (ResponseBody::Json(_) | ResponseBody::Refusal { .. }), Body::Whole(bytes)) => {
+                let want = want.json().expect("JSON");
                 match serde_json::from_slice::<Value>(bytes) {
-                    Ok(v) if &v == want => {}
+                    Ok(v) if v == *want => {}
                     _ => problems.push(format!(
                         "body {} (expected {want})",
                         String::from_utf8_lossy(bytes)

@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::ids::{ConnId, EventRef, StreamId};
+use crate::rpc_message::RpcMessage;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum HttpMethod {
@@ -20,12 +21,26 @@ pub enum HttpMethod {
     Other,
 }
 
-/// The body of a POST: raw bytes from the wire, or an already-built JSON value.
+/// The body of a POST: raw bytes from the wire, an already-built JSON value, or one
+/// typed JSON-RPC message (a modelled client's; see [`RpcMessage`]).
 #[derive(Debug, Clone)]
 pub enum RequestBody {
     Empty,
     Bytes(Vec<u8>),
     Json(Value),
+    Rpc(RpcMessage),
+}
+
+impl RequestBody {
+    /// The JSON-RPC method of a body that is one message (a batch, bytes that were not
+    /// parsed and an empty body have none).
+    pub fn rpc_method(&self) -> Option<&str> {
+        match self {
+            RequestBody::Rpc(m) => Some(&m.method),
+            RequestBody::Json(v) => v.get("method").and_then(Value::as_str),
+            RequestBody::Empty | RequestBody::Bytes(_) => None,
+        }
+    }
 }
 
 /// One HTTP request, reduced to what the Streamable HTTP transport looks at.
@@ -76,6 +91,13 @@ impl HttpRequest {
         }
     }
 
+    /// A POST of one typed JSON-RPC message, as a spec-following client sends it.
+    pub fn rpc(session_id: Option<String>, message: RpcMessage) -> Self {
+        let mut request = HttpRequest::post(session_id, Value::Null);
+        request.body = RequestBody::Rpc(message);
+        request
+    }
+
     /// A GET for the standalone stream, optionally resuming after `last_event_id`.
     pub fn get(session_id: Option<String>, last_event_id: Option<String>) -> Self {
         HttpRequest {
@@ -119,10 +141,32 @@ impl HttpRequest {
 pub enum ResponseBody {
     Empty,
     Json(Value),
+    /// The transport's refusal as a JSON-RPC error without an id,
+    /// `{"jsonrpc": "2.0", "id": null, "error": {"code": ..., "message": ...}}`, typed: the
+    /// modelled clients read a refusal's status, seldom its body, so the JSON is built
+    /// only when asked for ([`ResponseBody::json`]) and at the live edge, the very value
+    /// [`crate::jsonrpc::error_without_id`] builds.
+    Refusal {
+        code: i64,
+        message: Cow<'static, str>,
+    },
     /// An SSE stream; its events follow as [`Output::Event`] and it ends with [`Output::End`].
     Sse(StreamId),
     /// A `text/plain` body (the Go SDK's answer to a request it does not understand).
     Text(String),
+}
+
+impl ResponseBody {
+    /// The body as JSON, when it is JSON: borrowed, or built for a typed refusal.
+    pub fn json(&self) -> Option<Cow<'_, Value>> {
+        match self {
+            ResponseBody::Json(value) => Some(Cow::Borrowed(value)),
+            ResponseBody::Refusal { code, message } => {
+                Some(Cow::Owned(crate::jsonrpc::error_without_id(*code, message)))
+            }
+            ResponseBody::Empty | ResponseBody::Sse(_) | ResponseBody::Text(_) => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

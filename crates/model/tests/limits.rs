@@ -2,9 +2,7 @@
 //! of one call, the job steps of one turn, the streams of one session, and what a POST's
 //! `Content-Type` must be.
 
-use faultline_model::{
-    ConnId, HttpRequest, Limits, Output, Payload, ResponseBody, Server, ServerKnobs,
-};
+use faultline_model::{ConnId, HttpRequest, Limits, Output, Payload, Server, ServerKnobs};
 use serde_json::{Value, json};
 
 fn initialize(server: &mut Server, conn: u64) -> String {
@@ -28,10 +26,7 @@ fn answer(out: &[Output], conn: u64) -> (u16, Option<Value>) {
         .find_map(|o| match o {
             Output::Respond { conn: c, response } if c.0 == conn => Some((
                 response.status,
-                match &response.body {
-                    ResponseBody::Json(v) => Some(v.clone()),
-                    _ => None,
-                },
+                response.body.json().map(|v| v.into_owned()),
             )),
             _ => None,
         })

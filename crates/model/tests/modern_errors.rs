@@ -322,7 +322,8 @@ fn each_legacy_probe_answer() {
                 assert_eq!(how, LegacyProbeAnswer::PlainText400);
                 assert!(text.starts_with("Bad Request"));
             }
-            ResponseBody::Json(v) => {
+            body @ (ResponseBody::Json(_) | ResponseBody::Refusal { .. }) => {
+                let v = body.json().expect("JSON");
                 assert_eq!(v["error"]["code"].as_i64(), want_code, "{how:?}");
                 assert!(v.get("result").is_none());
             }

@@ -57,7 +57,7 @@ fn add(server: &mut Server, handle: &str, item: &str, replica: u8, now_ms: u64) 
         now_ms,
     );
     assert_eq!(r.status, 200);
-    body(&r).clone()
+    body(&r).into_owned()
 }
 
 fn with(f: impl FnOnce(&mut ServerKnobs)) -> Server {
@@ -106,7 +106,8 @@ fn only_the_modern_tools_list_names_the_basket_tools() {
         0,
         0,
     );
-    let names: Vec<&str> = body(&r)["result"]["tools"]
+    let listed = body(&r);
+    let names: Vec<&str> = listed["result"]["tools"]
         .as_array()
         .expect("tools")
         .iter()

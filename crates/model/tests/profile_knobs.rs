@@ -99,9 +99,10 @@ fn ended(out: &[Output]) -> bool {
 }
 
 fn error_code(out: &[Output]) -> i64 {
-    match &response(out).body {
-        ResponseBody::Json(v) => v["error"]["code"].as_i64().expect("a code"),
-        other => panic!("{other:?}"),
+    let body = &response(out).body;
+    match body.json() {
+        Some(v) => v["error"]["code"].as_i64().expect("a code"),
+        None => panic!("{body:?}"),
     }
 }
 

@@ -68,10 +68,13 @@ impl CallTracker {
             return None;
         }
         // The engine parsed the body; one still in bytes is not JSON, so no call.
-        let RequestBody::Json(body) = &request.body else {
-            return None;
+        let k = match &request.body {
+            RequestBody::Json(body) => self.call_in(body)?,
+            RequestBody::Rpc(message) if message.method == "tools/call" => {
+                self.call_of_params(message.params.as_ref()?)?
+            }
+            RequestBody::Rpc(_) | RequestBody::Bytes(_) | RequestBody::Empty => return None,
         };
-        let k = self.call_in(body)?;
         self.calls[k].seen = true;
         self.last_seen = Some(k);
         Some(k)
@@ -95,7 +98,11 @@ impl CallTracker {
         if message.get("method").and_then(Value::as_str) != Some("tools/call") {
             return None;
         }
-        let params = message.get("params")?;
+        self.call_of_params(message.get("params")?)
+    }
+
+    /// The workload call a `tools/call` with `params` makes (see [`call_in`](Self::call_in)).
+    fn call_of_params(&self, params: &Value) -> Option<usize> {
         // `get` per key rather than `pointer`, which allocates for every path segment.
         match params
             .get("_meta")

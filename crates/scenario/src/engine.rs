@@ -509,16 +509,21 @@ impl Engine {
             if self.watching.is_empty() {
                 continue;
             }
+            let is_due = |engine: &Engine, i: usize| match engine.faults[i].trigger {
+                ArmedTrigger::AfterEvent { n, on } => {
+                    n == ordinal && engine.calls.matches(&engine.server, on, stream)
+                }
+                ArmedTrigger::At(_) | ArmedTrigger::Standing => false,
+            };
+            // Nearly every event fires nothing: asked first, without collecting.
+            if !self.watching.iter().any(|&i| is_due(self, i)) {
+                continue;
+            }
             let due: Vec<usize> = self
                 .watching
                 .iter()
                 .copied()
-                .filter(|&i| match self.faults[i].trigger {
-                    ArmedTrigger::AfterEvent { n, on } => {
-                        n == ordinal && self.calls.matches(&self.server, on, stream)
-                    }
-                    ArmedTrigger::At(_) | ArmedTrigger::Standing => false,
-                })
+                .filter(|&i| is_due(self, i))
                 .collect();
             for i in due {
                 if !self.faults[i].fired {
@@ -733,14 +738,17 @@ fn set_cookie_on(buf: &mut [Output], conn: ConnId, cookie: String) {
 /// stream closed mid-call (see `faultline_model::tools::closes_stream_mid_call`). Reads
 /// the body [`Engine::handle`] parsed; a body still in bytes did not parse.
 fn closes_stream_mid_call(request: &HttpRequest) -> bool {
-    let RequestBody::Json(value) = &request.body else {
-        return false;
+    let (method, params) = match &request.body {
+        RequestBody::Json(value) => (
+            value.get("method").and_then(Value::as_str),
+            value.get("params"),
+        ),
+        RequestBody::Rpc(message) => (Some(message.method.as_ref()), message.params.as_ref()),
+        RequestBody::Bytes(_) | RequestBody::Empty => return false,
     };
     request.method == HttpMethod::Post
-        && value.get("method").and_then(Value::as_str) == Some("tools/call")
-        && value
-            .get("params")
-            .is_some_and(faultline_model::tools::closes_stream_mid_call)
+        && method == Some("tools/call")
+        && params.is_some_and(faultline_model::tools::closes_stream_mid_call)
 }
 
 #[cfg(test)]

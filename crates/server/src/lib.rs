@@ -247,6 +247,7 @@ impl Drop for Released<'_> {
 fn tools_call_body(request: &HttpRequest) -> Option<serde_json::Value> {
     let body = match &request.body {
         faultline_model::RequestBody::Json(v) => v.clone(),
+        faultline_model::RequestBody::Rpc(m) => m.to_value(),
         faultline_model::RequestBody::Bytes(bytes) => serde_json::from_slice(bytes).ok()?,
         faultline_model::RequestBody::Empty => return None,
     };

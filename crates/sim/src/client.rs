@@ -12,7 +12,9 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use faultline_model::{ConnId, EndMode, EventRef, HttpRequest, HttpResponse, ResponseBody};
+use faultline_model::{
+    ConnId, EndMode, EventRef, HttpRequest, HttpResponse, ResponseBody, RpcMessage,
+};
 use serde_json::{Map, Value, json};
 
 use crate::client_error::{ClientError, ResumptionCursorError, SessionResumptionError};
@@ -453,12 +455,7 @@ impl Client {
         }
         let (http, rpc) = match request.method {
             faultline_model::HttpMethod::Post => {
-                let rpc = match &request.body {
-                    faultline_model::RequestBody::Json(v) => {
-                        v.get("method").and_then(Value::as_str).map(str::to_string)
-                    }
-                    _ => None,
-                };
+                let rpc = request.body.rpc_method().map(str::to_string);
                 ("POST", rpc)
             }
             faultline_model::HttpMethod::Get => ("GET", None),
@@ -489,9 +486,9 @@ impl Client {
     }
 
     /// A POST in `session` (`Some("")`: the sessionless server's, no header).
-    fn post(&self, session: Option<&str>, body: Value) -> HttpRequest {
+    fn post(&self, session: Option<&str>, message: RpcMessage) -> HttpRequest {
         let header = session.filter(|s| !s.is_empty()).map(str::to_string);
-        let mut request = HttpRequest::post(header, body);
+        let mut request = HttpRequest::rpc(header, message);
         if session.is_some() {
             request.protocol_version = Some(self.protocol_version.clone());
         }
@@ -510,17 +507,13 @@ impl Client {
         }
         self.initializing = true;
         self.next_request_id += 1;
-        let body = json!({
-            "jsonrpc": "2.0",
-            "id": self.next_request_id,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": self.protocol_version,
-                "capabilities": {},
-                "clientInfo": {"name": "faultline-modelled-client", "version": "0"}
-            }
+        let params = json!({
+            "protocolVersion": self.protocol_version,
+            "capabilities": {},
+            "clientInfo": {"name": "faultline-modelled-client", "version": "0"}
         });
-        let request = self.post(None, body);
+        let message = RpcMessage::request(self.next_request_id, "initialize", params);
+        let request = self.post(None, message);
         self.send(io, now, Task::Main, Purpose::Initialize, request);
     }
 
@@ -555,13 +548,8 @@ impl Client {
         params.insert("name".to_string(), Value::from(name));
         params.insert("arguments".to_string(), arguments);
         params.insert("_meta".to_string(), Value::Object(meta));
-        let mut body = Map::new();
-        body.insert("jsonrpc".to_string(), Value::from("2.0"));
-        body.insert("id".to_string(), Value::from(rid));
-        body.insert("method".to_string(), Value::from("tools/call"));
-        body.insert("params".to_string(), Value::Object(params));
-        let body = Value::Object(body);
-        let request = self.post(Some(&session), body);
+        let message = RpcMessage::request(rid, "tools/call", Value::Object(params));
+        let request = self.post(Some(&session), message);
         self.send(
             io,
             now,
@@ -596,8 +584,8 @@ impl Client {
         self.next_request_id += 1;
         let request_id = self.next_request_id;
         self.tools_list.listing = Some(request_id);
-        let body = json!({"jsonrpc": "2.0", "id": request_id, "method": "tools/list"});
-        let request = self.post(Some(session), body);
+        let message = RpcMessage::bare_request(request_id, "tools/list");
+        let request = self.post(Some(session), message);
         self.send(io, now, Task::Main, Purpose::List { request_id }, request);
     }
 
@@ -1069,7 +1057,7 @@ impl Client {
         self.record.sessions.push((now, session.clone()));
         let note = self.post(
             Some(&session),
-            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            RpcMessage::notification("notifications/initialized"),
         );
         self.send(io, now, Task::Main, Purpose::Ignore, note);
         if self.standalone_stream {
@@ -1131,7 +1119,7 @@ impl Client {
                 if resumed.is_some() && self.policy.liveness_probe_after_replay {
                     let ping = {
                         self.next_request_id += 1;
-                        json!({"jsonrpc": "2.0", "id": self.next_request_id, "method": "ping"})
+                        RpcMessage::bare_request(self.next_request_id, "ping")
                     };
                     let request = self.post(Some(&stream.session), ping);
                     let probe = self.send(

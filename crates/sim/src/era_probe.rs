@@ -323,6 +323,7 @@ impl AutoClient {
     fn read_probe(&self, response: &HttpResponse) -> Found {
         let code = match &response.body {
             ResponseBody::Json(body) => body.get("error").and_then(|e| e["code"].as_i64()),
+            ResponseBody::Refusal { code, .. } => Some(*code),
             _ => None,
         };
         let result = matches!(&response.body, ResponseBody::Json(b) if b.get("result").is_some());

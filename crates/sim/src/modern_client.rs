@@ -67,7 +67,7 @@
 
 use std::collections::BTreeMap;
 
-use faultline_model::{ConnId, EndMode, HttpRequest, HttpResponse, ResponseBody};
+use faultline_model::{ConnId, EndMode, HttpRequest, HttpResponse, ResponseBody, RpcMessage};
 use faultline_scenario::Tool;
 use serde_json::{Map, Value, json};
 
@@ -278,8 +278,7 @@ impl ModernClient {
     /// A POST of `method` with `params` (given `_meta`), headers agreeing with the body.
     fn post(&self, rid: u64, method: &str, mut params: Map<String, Value>) -> HttpRequest {
         params.insert("_meta".into(), Value::Object(self.meta()));
-        let body = json!({"jsonrpc": "2.0", "id": rid, "method": method, "params": params});
-        let mut request = HttpRequest::post(None, body);
+        let mut request = HttpRequest::rpc(None, message(rid, method.to_string(), params));
         request.protocol_version = Some(MODERN_VERSION.into());
         request.mcp_method = Some(method.into());
         request
@@ -294,13 +293,11 @@ impl ModernClient {
         if state.progress && !(self.use_tasks && state.tool.streams()) {
             meta.insert("progressToken".into(), Value::String(call_key(call)));
         }
-        let body = json!({
-            "jsonrpc": "2.0",
-            "id": rid,
-            "method": "tools/call",
-            "params": {"name": name, "arguments": arguments, "_meta": Value::Object(meta)},
-        });
-        let mut request = HttpRequest::post(None, body);
+        let mut params = Map::new();
+        params.insert("name".into(), Value::from(name));
+        params.insert("arguments".into(), arguments);
+        params.insert("_meta".into(), Value::Object(meta));
+        let mut request = HttpRequest::rpc(None, message(rid, "tools/call", params));
         request.protocol_version = Some(MODERN_VERSION.into());
         request.mcp_method = Some("tools/call".into());
         request.mcp_name = Some(name.into());
@@ -309,13 +306,10 @@ impl ModernClient {
 
     /// The `tasks/get` for `task_id`.
     fn poll_request(&self, task_id: &str, rid: u64) -> HttpRequest {
-        let body = json!({
-            "jsonrpc": "2.0",
-            "id": rid,
-            "method": "tasks/get",
-            "params": {"taskId": task_id, "_meta": Value::Object(self.meta())},
-        });
-        let mut request = HttpRequest::post(None, body);
+        let mut params = Map::new();
+        params.insert("taskId".into(), Value::from(task_id));
+        params.insert("_meta".into(), Value::Object(self.meta()));
+        let mut request = HttpRequest::rpc(None, message(rid, "tasks/get", params));
         request.protocol_version = Some(MODERN_VERSION.into());
         request.mcp_method = Some("tasks/get".into());
         request
@@ -556,7 +550,10 @@ impl ModernClient {
             (ResponseBody::Json(body), 200) if body.get("result").is_some() => {
                 self.complete_call(now, call);
             }
-            (ResponseBody::Json(body), _) if body.get("error").is_some() => {
+            (body @ (ResponseBody::Json(_) | ResponseBody::Refusal { .. }), _)
+                if body.json().is_some_and(|b| b.get("error").is_some()) =>
+            {
+                let body = body.json().expect("JSON");
                 let message = format!("tools/call returned a JSON-RPC error: {}", body["error"]);
                 self.fail_call(now, call, ClientError::Surfaced { message });
             }
@@ -578,9 +575,9 @@ impl ModernClient {
         let Some(task) = self.tasks.get(&call).cloned() else {
             return;
         };
-        let body = match &response.body {
-            ResponseBody::Json(body) => body,
-            _ => {
+        let body = match response.body.json() {
+            Some(body) => body,
+            None => {
                 let message = format!("tasks/get failed with HTTP {}", response.status);
                 self.fail_call(now, call, ClientError::Surfaced { message });
                 return;
@@ -750,4 +747,15 @@ impl ModernClient {
         };
         self.fail_call(now, call, ClientError::CallCut(error));
     }
+}
+
+/// A JSON-RPC request, typed (see [`RpcMessage`]); its `params` built as maps directly,
+/// not through `json!`, which serializes each of its parts (the arguments, the `_meta`)
+/// into a copy first.
+fn message(
+    rid: u64,
+    method: impl Into<std::borrow::Cow<'static, str>>,
+    params: Map<String, Value>,
+) -> RpcMessage {
+    RpcMessage::request(rid, method, Value::Object(params))
 }

@@ -20,7 +20,7 @@
 //!
 //! The draws come from their own ChaCha stream (`seed ^ MIGRATION_SWARM_SALT`), so the
 //! 2025 and 2026-07-28 draws keep their bytes. Every drawn scenario passes
-//! `Scenario::check` (asserted).
+//! `Scenario::validate` (asserted).
 
 use faultline_model::{
     DurationMs, EndMode, Era, LegacyGet, LegacyProbeAnswer, ListName, RestartPersistence,
@@ -211,7 +211,7 @@ pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
         horizon: Some(positive(12 * 3_600_000)),
         expect: Default::default(),
     };
-    if let Err(e) = Scenario::parse(&scenario.to_ron(), &scenario.name) {
+    if let Err(e) = scenario.validate() {
         panic!("the migration swarm drew a scenario that fails its check: {e}");
     }
     scenario

@@ -13,7 +13,7 @@
 //! <https://github.com/modelcontextprotocol/go-sdk/pull/1232>), and how a dropped listen
 //! ends (a reset, a `complete` result or `notifications/cancelled`).
 //!
-//! Every drawn scenario passes `Scenario::check` (asserted): the generator never hands the
+//! Every drawn scenario passes `Scenario::validate` (asserted): the generator never hands the
 //! explorer a run a scenario file could not describe.
 
 use faultline_model::{DurationMs, ListName, OnStreamCut, ServerKnobs, TaskPersistence};
@@ -203,7 +203,7 @@ pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
         horizon: Some(positive(horizon)),
         expect: Default::default(),
     };
-    if let Err(e) = Scenario::parse(&scenario.to_ron(), &scenario.name) {
+    if let Err(e) = scenario.validate() {
         panic!("the modern swarm drew a scenario that fails its check: {e}");
     }
     scenario

@@ -260,12 +260,7 @@ impl<L: Link> World<L> {
             self.client.mark_sent(conn, self.now);
         }
         if self.record_trace {
-            let rpc = match &request.body {
-                faultline_model::RequestBody::Json(v) => {
-                    v.get("method").and_then(|m| m.as_str()).map(str::to_string)
-                }
-                _ => None,
-            };
+            let rpc = request.body.rpc_method().map(str::to_string);
             let http = match request.method {
                 faultline_model::HttpMethod::Post => "POST",
                 faultline_model::HttpMethod::Get => "GET",

@@ -46,6 +46,20 @@ fn repro(seed: u64, client: ClientModel) -> String {
 proptest! {
     #![proptest_config(config())]
 
+    /// Every drawn scenario, of every era, honest or not, reads back as written: the file a
+    /// finding's scenario is written to describes the run. (The generators check their
+    /// draws with `Scenario::validate`, not by a round trip through the text per seed.)
+    #[test]
+    fn every_drawn_scenario_reads_back_as_written(seed in any::<u64>(), era in 0..3usize, honest in any::<bool>(), fleets in any::<bool>()) {
+        use faultline_sim::swarm_era::SwarmEra;
+        let era = [SwarmEra::Legacy, SwarmEra::Modern, SwarmEra::Migration][era];
+        let scenario = generate(seed, SwarmOptions { honest_advertisement: honest, fleets, era, ..SwarmOptions::default() });
+        let text = scenario.to_ron();
+        let read = faultline_sim::Scenario::parse(&text, &scenario.name);
+        prop_assert!(read.is_ok(), "seed {seed}, era {}: {:?}\n{text}", era.name(), read.err());
+        prop_assert_eq!(read.expect("checked").to_ron(), text);
+    }
+
     /// Same scenario and seed: the same trace bytes (and no panic on any generated input).
     #[test]
     fn runs_are_deterministic(seed in any::<u64>(), guarded in any::<bool>()) {

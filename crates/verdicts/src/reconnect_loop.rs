@@ -99,8 +99,15 @@ impl ReconnectLoop {
     }
 }
 
-/// What makes two requests the same attempt.
-type AttemptKey = (&'static str, Option<String>, Option<String>, Option<String>);
+/// What makes two requests the same attempt: borrowed from the ledger, so that the
+/// answers that are not part of any run (nearly all of them) copy nothing. Ordered as
+/// owned strings would be, so the loops come out in the same order.
+type AttemptKey<'l> = (
+    &'static str,
+    Option<&'l str>,
+    Option<&'l str>,
+    Option<&'l str>,
+);
 
 #[derive(Default)]
 struct Streak {
@@ -146,9 +153,9 @@ pub fn reconnect_loops(ledger: &Ledger) -> Vec<ReconnectLoop> {
         let resumption = cursors.get(&answer.conn.0);
         let key: AttemptKey = (
             method_name(answer.method),
-            answer.rpc_method.clone(),
-            answer.session_sent.clone(),
-            resumption.map(|(cursor, _)| cursor.to_string()),
+            answer.rpc_method.as_deref(),
+            answer.session_sent.as_deref(),
+            resumption.map(|&(cursor, _)| cursor),
         );
         let ended_empty = matches!(
             resumption,
@@ -166,7 +173,7 @@ pub fn reconnect_loops(ledger: &Ledger) -> Vec<ReconnectLoop> {
             streaks.remove(&key);
             continue;
         }
-        let streak = streaks.entry(key.clone()).or_default();
+        let streak = streaks.entry(key).or_default();
         if streak.attempts == 0 {
             streak.first_at_ms = answer.at_ms;
         }
@@ -195,14 +202,14 @@ pub fn reconnect_loops(ledger: &Ledger) -> Vec<ReconnectLoop> {
         .into_iter()
         .map(|((method, rpc_method, session, cursor), run)| {
             let unbroken = streaks
-                .get(&(method, rpc_method.clone(), session.clone(), cursor.clone()))
+                .get(&(method, rpc_method, session, cursor))
                 .is_some_and(|s| s.first_at_ms == run.first_at_ms && s.attempts == run.attempts)
                 && progress.peek().is_none();
             ReconnectLoop {
                 method,
-                rpc_method,
-                session,
-                cursor,
+                rpc_method: rpc_method.map(str::to_string),
+                session: session.map(str::to_string),
+                cursor: cursor.map(str::to_string),
                 attempts: run.attempts,
                 first_at_ms: run.first_at_ms,
                 last_at_ms: run.last_at_ms,

@@ -14,7 +14,6 @@ use crate::http::{HttpRequest, HttpResponse, Output, ResponseBody};
 use crate::ids::{ConnId, SessionKey};
 use crate::jsonrpc::{
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND,
-    error_without_id,
 };
 use crate::knobs::{DeadSessionAnswer, RefusalBody};
 use crate::media_type;
@@ -214,12 +213,13 @@ impl Server {
         let code = self.knobs_error_code(why, status, code);
         let text =
             self.knobs.refusal_body == RefusalBody::Text || why == Rejection::CursorServerError;
-        let mut response = match text {
-            false => HttpResponse::json(status, error_without_id(code, &message)),
-            true => HttpResponse {
-                body: ResponseBody::Text(message.into_owned()),
-                ..HttpResponse::empty(status)
-            },
+        let body = match text {
+            false => ResponseBody::Refusal { code, message },
+            true => ResponseBody::Text(message.into_owned()),
+        };
+        let mut response = HttpResponse {
+            body,
+            ..HttpResponse::empty(status)
         };
         if why == Rejection::MethodNotAllowed {
             response.allow = Some(ALLOWED_METHODS);

@@ -422,6 +422,13 @@ pub(super) fn dispatch(
 /// Parses a POST body into JSON-RPC messages.
 fn read_messages(body: RequestBody) -> Result<Messages, Rejection> {
     let body = match body {
+        // A typed message is one well-formed message: classified by moving its fields.
+        RequestBody::Rpc(message) => {
+            return Ok(Messages {
+                batch: false,
+                items: vec![message.into_incoming()],
+            });
+        }
         RequestBody::Json(v) => Ok(v),
         RequestBody::Bytes(b) => serde_json::from_slice::<Value>(&b),
         RequestBody::Empty => serde_json::from_slice::<Value>(b""),

@@ -1,9 +1,7 @@
 //! Builders and a tiny driver shared by the 2026-07-28 tests.
 #![allow(dead_code)]
 
-use faultline_model::{
-    ConnId, HttpRequest, HttpResponse, Limits, Output, ResponseBody, Server, ServerKnobs,
-};
+use faultline_model::{ConnId, HttpRequest, HttpResponse, Limits, Output, Server, ServerKnobs};
 use serde_json::{Value, json};
 
 pub const MODERN: &str = "2026-07-28";
@@ -75,10 +73,11 @@ pub fn limited(knobs: ServerKnobs, limits: Limits) -> Server {
     server
 }
 
-pub fn body(response: &HttpResponse) -> &Value {
-    match &response.body {
-        ResponseBody::Json(v) => v,
-        other => panic!("expected a JSON body, got {other:?}"),
+/// The JSON body (built, for a typed refusal).
+pub fn body(response: &HttpResponse) -> std::borrow::Cow<'_, Value> {
+    match response.body.json() {
+        Some(v) => v,
+        None => panic!("expected a JSON body, got {:?}", response.body),
     }
 }
 

@@ -597,13 +597,29 @@ pub fn iso_8601(ms: u64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        ms % 1000
-    )
+    let (hour, minute, second, milli) = (rem / 3600, rem % 3600 / 60, rem % 60, ms % 1000);
+    if !(0..=9999).contains(&year) {
+        return format!(
+            "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{milli:03}Z"
+        );
+    }
+    // Every task answer carries two of these: written digit by digit into a fixed
+    // buffer, the bytes `format!` writes for a four-digit year (a tenth of its cost).
+    let mut text = *b"0000-00-00T00:00:00.000Z";
+    let mut put = |at: usize, width: usize, mut n: u64| {
+        for i in (at..at + width).rev() {
+            text[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+    };
+    put(0, 4, year as u64);
+    put(5, 2, month as u64);
+    put(8, 2, day as u64);
+    put(11, 2, hour);
+    put(14, 2, minute);
+    put(17, 2, second);
+    put(20, 3, milli);
+    String::from_utf8(text.to_vec()).expect("ASCII digits")
 }
 
 #[cfg(test)]
@@ -615,5 +631,47 @@ mod tests {
         assert_eq!(iso_8601(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(iso_8601(2_500), "1970-01-01T00:00:02.500Z");
         assert_eq!(iso_8601(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    }
+
+    /// The digit-by-digit spelling is the one `format!` gives, across days, months, years
+    /// and leap days, and past the four-digit years it leaves to `format!`.
+    #[test]
+    fn iso_8601_spells_what_format_would() {
+        let reference = |ms: u64| {
+            let secs = ms / 1000;
+            let days = (secs / 86_400) as i64;
+            let rem = secs % 86_400;
+            let z = days + 719_468;
+            let era = z.div_euclid(146_097);
+            let doe = z.rem_euclid(146_097);
+            let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+            let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+            let mp = (5 * doy + 2) / 153;
+            let day = doy - (153 * mp + 2) / 5 + 1;
+            let month = if mp < 10 { mp + 3 } else { mp - 9 };
+            let year = yoe + era * 400 + i64::from(month <= 2);
+            format!(
+                "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+                rem / 3600,
+                rem % 3600 / 60,
+                rem % 60,
+                ms % 1000
+            )
+        };
+        let mut ms = 0u64;
+        while ms < 400_000_000_000_000 {
+            assert_eq!(iso_8601(ms), reference(ms), "{ms}");
+            ms = ms * 3 / 2 + 7_919;
+        }
+        for ms in [
+            0,
+            999,
+            86_399_999,
+            253_402_300_799_999,
+            253_402_300_800_000,
+            u64::MAX,
+        ] {
+            assert_eq!(iso_8601(ms), reference(ms), "{ms}");
+        }
     }
 }
