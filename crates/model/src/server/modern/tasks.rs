@@ -581,9 +581,9 @@ fn not_found(id: &Value, task_id: &str, evicted: Option<u32>) -> Value {
     jsonrpc::error(id, INVALID_PARAMS, &message)
 }
 
-/// Virtual milliseconds as an ISO-8601 UTC timestamp (the model's clock starts at the
-/// epoch): `createdAt` and `lastUpdatedAt` must be ISO-8601 strings.
-pub fn iso_8601(ms: u64) -> String {
+/// Virtual milliseconds as a UTC civil date and time: (year, month, day, hour, minute,
+/// second, millisecond). The model's clock starts at the epoch.
+fn civil(ms: u64) -> (i64, i64, i64, u64, u64, u64, u64) {
     let secs = ms / 1000;
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
@@ -597,7 +597,21 @@ pub fn iso_8601(ms: u64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    let (hour, minute, second, milli) = (rem / 3600, rem % 3600 / 60, rem % 60, ms % 1000);
+    (
+        year,
+        month,
+        day,
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        ms % 1000,
+    )
+}
+
+/// Virtual milliseconds as an ISO-8601 UTC timestamp: `createdAt` and `lastUpdatedAt`
+/// must be ISO-8601 strings.
+pub fn iso_8601(ms: u64) -> String {
+    let (year, month, day, hour, minute, second, milli) = civil(ms);
     if !(0..=9999).contains(&year) {
         return format!(
             "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{milli:03}Z"
@@ -624,7 +638,7 @@ pub fn iso_8601(ms: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::iso_8601;
+    use super::{civil, iso_8601};
 
     #[test]
     fn iso_8601_of_virtual_ms() {
@@ -638,25 +652,8 @@ mod tests {
     #[test]
     fn iso_8601_spells_what_format_would() {
         let reference = |ms: u64| {
-            let secs = ms / 1000;
-            let days = (secs / 86_400) as i64;
-            let rem = secs % 86_400;
-            let z = days + 719_468;
-            let era = z.div_euclid(146_097);
-            let doe = z.rem_euclid(146_097);
-            let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-            let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-            let mp = (5 * doy + 2) / 153;
-            let day = doy - (153 * mp + 2) / 5 + 1;
-            let month = if mp < 10 { mp + 3 } else { mp - 9 };
-            let year = yoe + era * 400 + i64::from(month <= 2);
-            format!(
-                "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-                rem / 3600,
-                rem % 3600 / 60,
-                rem % 60,
-                ms % 1000
-            )
+            let (year, month, day, hour, minute, second, milli) = civil(ms);
+            format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{milli:03}Z")
         };
         let mut ms = 0u64;
         while ms < 400_000_000_000_000 {
