@@ -7,6 +7,8 @@
 //! profile matches its real server in at least 90 % of the steps, so the closest real
 //! server names the profile to start from.
 
+use std::sync::OnceLock;
+
 use serde::Serialize;
 
 use crate::row::Row;
@@ -24,10 +26,22 @@ const RECORDED: &[(&str, &str)] = &[
     ("rmcp-3.11", include_str!("../real/rmcp-3.11.json")),
 ];
 
-/// The recorded rows of the real server behind profile `name`.
-pub fn recorded(name: &str) -> Option<Vec<Row>> {
-    let (_, json) = RECORDED.iter().find(|(n, _)| *n == name)?;
-    Some(serde_json::from_str(json).expect("recorded probe rows are valid JSON"))
+/// The recorded rows of the real server behind profile `name` (read once, on first use).
+pub fn recorded(name: &str) -> Option<&'static [Row]> {
+    static PARSED: OnceLock<Vec<(&str, Vec<Row>)>> = OnceLock::new();
+    let parsed = PARSED.get_or_init(|| {
+        RECORDED
+            .iter()
+            .map(|(name, json)| {
+                let rows = serde_json::from_str(json).expect("recorded probe rows are valid JSON");
+                (*name, rows)
+            })
+            .collect()
+    });
+    parsed
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, rows)| rows.as_slice())
 }
 
 /// The names of the profiles with a recorded real server.
@@ -83,7 +97,7 @@ pub fn compare(profile: &'static str, probed: &[Row], theirs: &[Row]) -> Closene
 pub fn rank(probed: &[Row]) -> Vec<Closeness> {
     let mut all: Vec<Closeness> = RECORDED
         .iter()
-        .map(|(name, _)| compare(name, probed, &recorded(name).unwrap_or_default()))
+        .map(|(name, _)| compare(name, probed, recorded(name).unwrap_or_default()))
         .collect();
     all.sort_by_key(|c| std::cmp::Reverse((c.steps_matched, c.cells_matched)));
     all
@@ -107,7 +121,7 @@ mod tests {
     fn each_real_server_is_closest_to_itself() {
         for name in recorded_names() {
             let rows = recorded(name).unwrap();
-            let ranked = rank(&rows);
+            let ranked = rank(rows);
             assert_eq!(ranked[0].profile, name);
             assert_eq!(ranked[0].steps_matched, rows.len());
             assert!(
@@ -122,7 +136,7 @@ mod tests {
     fn only_shared_steps_are_compared() {
         let rows = recorded("rmcp-3.11").unwrap();
         let some: Vec<Row> = rows.iter().take(3).cloned().collect();
-        let c = compare("rmcp-3.11", &some, &rows);
+        let c = compare("rmcp-3.11", &some, rows);
         assert_eq!((c.steps_matched, c.steps_compared), (3, 3));
         assert_eq!(c.cells_compared, 18);
     }

@@ -177,7 +177,7 @@ pub fn infer(probed: &[Row], ranked: &[Closeness]) -> InferredKnobs {
         let mut best: Option<(&'static str, usize, usize)> = None;
         for c in ranked {
             let theirs = recorded(c.profile).unwrap_or_default();
-            let (matched, probed_steps) = group_matches(group, probed, &theirs);
+            let (matched, probed_steps) = group_matches(group, probed, theirs);
             if best.is_none_or(|(_, m, _)| matched > m) {
                 best = Some((c.profile, matched, probed_steps));
             }
@@ -285,7 +285,7 @@ mod tests {
     fn a_real_server_infers_its_own_profile_unchanged() {
         for name in recorded_names() {
             let rows = recorded(name).unwrap();
-            let inferred = infer(&rows, &rank(&rows));
+            let inferred = infer(rows, &rank(rows));
             assert_eq!(inferred.base, name);
             assert!(
                 inferred.overrides().is_empty(),
@@ -298,7 +298,7 @@ mod tests {
     #[test]
     fn an_edge_answered_as_another_server_takes_that_servers_knobs() {
         // A python-like server that answers DELETE as rmcp does (202, not 200).
-        let mut rows = recorded("python-2.3-store").unwrap();
+        let mut rows = recorded("python-2.3-store").unwrap().to_vec();
         for row in rows.iter_mut().filter(|r| r.step.starts_with("delete")) {
             row.status = 202;
             row.sid = "-".into();
@@ -335,7 +335,7 @@ mod tests {
 
     #[test]
     fn a_step_no_profile_answers_alike_is_called_a_guess() {
-        let mut rows = recorded("ts-1.32-store").unwrap();
+        let mut rows = recorded("ts-1.32-store").unwrap().to_vec();
         let i = rows.iter().position(|r| r.step == "delete").unwrap();
         rows[i].status = 418;
         let j = rows.iter().position(|r| r.step == "delete_other").unwrap();
