@@ -78,6 +78,8 @@ impl Marks {
                 VerdictKind::QuarantineViolation
                 | VerdictKind::Detected
                 | VerdictKind::ReconnectLoop
+                | VerdictKind::RefusedWithoutRecovery
+                | VerdictKind::SessionAbandoned
                 | VerdictKind::Untested => {}
                 // About the client's process, its declarations, its order or its era:
                 // no row of the ledger to mark.

@@ -49,8 +49,14 @@ pub fn run_live(
         .with_time_scale(0.0)
         .with_journal(true);
     let link = LiveLink::start(config)?;
-    let (outcome, link) =
-        faultline_sim::run_over(scenario, seed, client, Policy::of(client), link, true);
+    let (outcome, link) = faultline_sim::run_over(
+        scenario,
+        seed,
+        client,
+        Policy::for_run(client, &scenario.client),
+        link,
+        true,
+    );
     link.finish()?;
     Ok(outcome)
 }

@@ -25,6 +25,7 @@
 mod arming;
 mod balancer;
 mod calls;
+mod client_habits;
 mod engine;
 mod fault_shape;
 mod faults;
@@ -38,6 +39,10 @@ mod source_map;
 
 pub use arming::{Armed, ArmedCall, ArmedFault, ArmedNotify, ArmedTrigger, arm};
 pub use balancer::{Balancer, COOKIE_NAME, Pick};
+pub use client_habits::{
+    Backoff, ClientHabits, CursorAfterDrop, Dedup, GetFailure, ListChanged, Progress, Reinit,
+    SdkClient, Timeout,
+};
 pub use engine::{Emitted, Engine, FiredFault};
 pub use fault_shape::{FaultWhen, FaultWhenMut, Moment};
 pub use faultline_verdicts::VerdictKind;

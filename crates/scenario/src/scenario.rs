@@ -19,7 +19,7 @@ use crate::ron_error;
 use crate::source_map::{self, TextPosition};
 use faultline_verdicts::VerdictKind;
 
-use crate::reconnect::Reconnect;
+use crate::client_habits::ClientHabits;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -117,11 +117,11 @@ pub struct ClientConfig {
     /// the task id, poll `tasks/get`. Written only when set.
     #[serde(skip_serializing_if = "is_false")]
     pub use_tasks: bool,
-    /// (2025 client) When it stops reconnecting a stream that delivers nothing:
-    /// `GiveUpAfter(5)` (the default) or `Forever` (see [`Reconnect`]). Written only when
-    /// it is not the default.
-    #[serde(skip_serializing_if = "Reconnect::is_default")]
-    pub reconnect: Reconnect,
+    /// The field client's habits on top of the naive preset (reconnect budget, what it
+    /// does after a 404, timeouts, ...): see [`ClientHabits`]. The guarded client is the
+    /// reference and ignores them. Written only when some habit is set.
+    #[serde(skip_serializing_if = "ClientHabits::is_empty")]
+    pub habits: ClientHabits,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -169,7 +169,7 @@ impl Default for ClientConfig {
             lists_tools: false,
             accepts_sessionless: false,
             use_tasks: false,
-            reconnect: Reconnect::DEFAULT,
+            habits: ClientHabits::default(),
         }
     }
 }
@@ -489,28 +489,33 @@ impl Scenario {
                 message: "the file is empty: a scenario is `Scenario(name: \"...\", summary: \"...\", ...)`".into(),
             });
         }
-        let scenario: Scenario = ron::de::from_str(text).map_err(|e| {
-            let mut at = TextPosition {
-                line: e.span.start.line,
-                column: e.span.start.col,
-            };
-            // ron notices a missing field of the scenario at its closing parenthesis, the
-            // end of the file: point at the `Scenario(` that lacks it instead.
-            if let ron::Error::MissingStructField {
-                outer: Some(outer), ..
-            } = &e.code
-                && outer == "Scenario"
-                && let Some(open) = source_map::struct_open(text, "Scenario")
-            {
-                at = open;
-            }
-            ScenarioError {
-                file: file.to_string(),
-                line: at.line,
-                column: at.column,
-                message: ron_error::explain(&e.code, text, at),
-            }
-        })?;
+        // `Some(...)` may be left out around an optional value (`away: "2s"`): habits and
+        // other optional fields read as what they are.
+        let scenario: Scenario = ron::Options::default()
+            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+            .from_str(text)
+            .map_err(|e| {
+                let mut at = TextPosition {
+                    line: e.span.start.line,
+                    column: e.span.start.col,
+                };
+                // ron notices a missing field of the scenario at its closing parenthesis, the
+                // end of the file: point at the `Scenario(` that lacks it instead.
+                if let ron::Error::MissingStructField {
+                    outer: Some(outer), ..
+                } = &e.code
+                    && outer == "Scenario"
+                    && let Some(open) = source_map::struct_open(text, "Scenario")
+                {
+                    at = open;
+                }
+                ScenarioError {
+                    file: file.to_string(),
+                    line: at.line,
+                    column: at.column,
+                    message: ron_error::explain(&e.code, text, at),
+                }
+            })?;
         scenario.check().map_err(|(message, part)| {
             let at = part.and_then(|(field, index)| source_map::list_item(text, field, index));
             ScenarioError {

@@ -23,7 +23,10 @@ use crate::client_record::{
     Task,
 };
 use crate::legacy_tools_list::LegacyToolsList;
-use faultline_scenario::{ClientModel, Reconnect, Tool};
+use faultline_scenario::{
+    Backoff, ClientConfig, ClientHabits, ClientModel, CursorAfterDrop, Dedup, GetFailure,
+    ListChanged, Progress, Reconnect, Reinit, Tool,
+};
 
 /// The guards, each switchable on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,8 +39,6 @@ pub struct Policy {
     pub liveness_probe_after_replay: bool,
     /// Send `Last-Event-ID` only if `initialize` advertised session-monotonic ids.
     pub cursor_only_if_advertised: bool,
-    /// Re-send a request that got 404/410 this many times before giving up.
-    pub retries_on_dead_session: u32,
     /// All tasks read the session id from one handle (no stale copies).
     pub shared_session_handle: bool,
     /// Re-issue unfinished tool calls (same idempotency key) after re-initializing.
@@ -80,19 +81,74 @@ pub struct Policy {
     /// Without it the detected era is kept for `era_cache`, whatever happens.
     pub reprobe_on_failure: bool,
     /// (2025 client) Give up on a stream after this many reconnects in a row that
-    /// delivered nothing new; `None`: never (the scenario's `client: (reconnect: Forever)`).
+    /// delivered nothing new; `None`: never (`habits: (reconnect: Forever)`).
     pub max_fruitless_reconnects: Option<u32>,
+    /// (2025 client) A stream that ends cleanly counts as progress, whatever it brought:
+    /// the reconnect count starts again (`habits: (progress: CleanEnd)`).
+    pub clean_end_is_progress: bool,
+    /// (2025 client) How the wait before a reconnect grows without a server `retry:`.
+    pub backoff: Backoff,
+    /// (2025 client) What a request answered 404/410 in the session leads to (without
+    /// `typed_errors`, which always rebuilds the session).
+    pub reinit: Reinit,
+    /// (2025 client) A 404/410 on an SSE GET leads to a new session once the GET's
+    /// reconnects are spent; without it the stream only ends.
+    pub reinit_on_get: bool,
+    /// (2025 client) A call not answered within this many ms is given up (failed, its
+    /// connections closed).
+    pub request_timeout_ms: Option<u64>,
+    /// (2025 client) An SSE stream silent for this many ms is cut by the client and
+    /// reconnected, as a drop.
+    pub read_timeout_ms: Option<u64>,
+    /// (2025 client) A resumed stream that dies before a new id is reconnected without
+    /// `Last-Event-ID` (typescript-sdk#2499).
+    pub forget_cursor_after_resumed_drop: bool,
+    /// (2025 client) A failed standalone GET closes the whole client.
+    pub get_failure_fatal: bool,
+    /// (2025 client) A dropped stream is resumed with `Last-Event-ID`; without it a
+    /// dropped request stream is left waiting and the standalone stream opened afresh.
+    pub resumes: bool,
+    /// (client with a tools list) A `list_changed` makes the client list again.
+    pub honours_list_changed: bool,
 }
 
 impl Policy {
     pub fn of(model: ClientModel) -> Policy {
+        let reference = Policy {
+            skip_ids_at_or_below_cursor: false,
+            contiguity_check: true,
+            liveness_probe_after_replay: true,
+            cursor_only_if_advertised: true,
+            shared_session_handle: true,
+            reissue_after_reinit: true,
+            typed_errors: true,
+            reissue_non_idempotent_after_cut: false,
+            relisten_after_drop: true,
+            keeps_cookies: true,
+            session_check_per_event: true,
+            task_lost_is_error: true,
+            requires_session: false,
+            era_fallback_by_spec: true,
+            reprobe_on_failure: true,
+            max_fruitless_reconnects: Reconnect::DEFAULT.limit(),
+            clean_end_is_progress: false,
+            backoff: Backoff::Fixed,
+            reinit: Reinit::AfterRetries(0),
+            reinit_on_get: true,
+            request_timeout_ms: None,
+            read_timeout_ms: None,
+            forget_cursor_after_resumed_drop: false,
+            get_failure_fatal: false,
+            resumes: true,
+            honours_list_changed: true,
+        };
         match model {
             ClientModel::Naive => Policy {
                 skip_ids_at_or_below_cursor: true,
                 contiguity_check: false,
                 liveness_probe_after_replay: false,
                 cursor_only_if_advertised: false,
-                retries_on_dead_session: 3,
+                reinit: Reinit::AfterRetries(3),
                 shared_session_handle: false,
                 reissue_after_reinit: false,
                 typed_errors: false,
@@ -104,27 +160,76 @@ impl Policy {
                 requires_session: true,
                 era_fallback_by_spec: false,
                 reprobe_on_failure: false,
-                max_fruitless_reconnects: Reconnect::DEFAULT.limit(),
+                ..reference
             },
-            ClientModel::Guarded => Policy {
-                skip_ids_at_or_below_cursor: false,
-                contiguity_check: true,
-                liveness_probe_after_replay: true,
-                cursor_only_if_advertised: true,
-                retries_on_dead_session: 0,
-                shared_session_handle: true,
-                reissue_after_reinit: true,
-                typed_errors: true,
-                reissue_non_idempotent_after_cut: false,
-                relisten_after_drop: true,
-                keeps_cookies: true,
-                session_check_per_event: true,
-                task_lost_is_error: true,
-                requires_session: false,
-                era_fallback_by_spec: true,
-                reprobe_on_failure: true,
-                max_fruitless_reconnects: Reconnect::DEFAULT.limit(),
-            },
+            ClientModel::Guarded => reference,
+        }
+    }
+
+    /// The policy of a run of `model` on a scenario whose client is `cfg`: the naive
+    /// preset takes the field client's habits (`cfg.habits`, after `like`'s); the guarded
+    /// preset is the reference client and takes none.
+    pub fn for_run(model: ClientModel, cfg: &ClientConfig) -> Policy {
+        let policy = Policy::of(model);
+        match model {
+            ClientModel::Naive => {
+                let base = cfg
+                    .habits
+                    .like
+                    .map_or(policy, |sdk| policy.with_habits(&sdk.habits()));
+                base.with_habits(&cfg.habits)
+            }
+            ClientModel::Guarded => policy,
+        }
+    }
+
+    /// This policy with every habit `habits` sets.
+    pub fn with_habits(self, habits: &ClientHabits) -> Policy {
+        let mut p = self;
+        if let Some(r) = habits.reconnect {
+            p.max_fruitless_reconnects = r.limit();
+        }
+        if let Some(progress) = habits.progress {
+            p.clean_end_is_progress = progress == Progress::CleanEnd;
+        }
+        if let Some(b) = habits.backoff {
+            p.backoff = b;
+        }
+        if let Some(r) = habits.reinit {
+            p.reinit = r;
+        }
+        if let Some(g) = habits.reinit_on_get {
+            p.reinit_on_get = g;
+        }
+        if let Some(t) = habits.request_timeout {
+            p.request_timeout_ms = t.ms();
+        }
+        if let Some(t) = habits.read_timeout {
+            p.read_timeout_ms = t.ms();
+        }
+        if let Some(c) = habits.cursor_after_resumed_drop {
+            p.forget_cursor_after_resumed_drop = c == CursorAfterDrop::Forget;
+        }
+        if let Some(g) = habits.get_failure {
+            p.get_failure_fatal = g == GetFailure::Fatal;
+        }
+        if let Some(r) = habits.resumes {
+            p.resumes = r;
+        }
+        if let Some(d) = habits.dedup {
+            p.skip_ids_at_or_below_cursor = d == Dedup::AtOrBelowCursor;
+        }
+        if let Some(l) = habits.list_changed {
+            p.honours_list_changed = l == ListChanged::Honoured;
+        }
+        p
+    }
+
+    /// How many times a request answered 404/410 is sent again in the same session.
+    fn dead_session_retries(&self) -> u32 {
+        match self.reinit {
+            Reinit::AfterRetries(n) => n,
+            Reinit::AtOnce | Reinit::Never => 0,
         }
     }
 }
@@ -229,6 +334,8 @@ struct StreamConn {
     cursor_event: Option<EventRef>,
     /// The cursor this connection resumed from, until the first id arrives (contiguity).
     check_first: Option<u64>,
+    /// The cursor the connection's GET sent (`None`: a stream the server opened afresh).
+    opened_with: Option<u64>,
     /// The probe connection whose answer gates applying events.
     probe: Option<ConnId>,
 }
@@ -573,7 +680,7 @@ impl Client {
         let trusts =
             !(self.policy.relisten_after_drop && (session.is_empty() || !self.standalone_stream));
         if self.tools_list.admits(call, trusts) {
-            let retries = self.policy.retries_on_dead_session;
+            let retries = self.policy.dead_session_retries();
             self.send_call(io, now, call, session, retries, Task::Main);
         } else if self.tools_list.should_list() {
             self.send_list(io, now, &session);
@@ -602,7 +709,7 @@ impl Client {
             }
             match self.session.clone() {
                 Some(session) if !self.initializing => {
-                    let retries = self.policy.retries_on_dead_session;
+                    let retries = self.policy.dead_session_retries();
                     self.send_call(io, now, call, session, retries, Task::Main);
                 }
                 _ => self.calls[call].deferred = true,
@@ -650,6 +757,7 @@ impl Client {
         } else {
             None
         };
+        stream.opened_with = cursor;
         let conn = self.send(
             io,
             now,
@@ -742,7 +850,7 @@ impl Client {
             },
             false,
         );
-        let retries = self.policy.retries_on_dead_session;
+        let retries = self.policy.dead_session_retries();
         self.send_call(io, now, call, session, retries, task);
     }
 
@@ -793,6 +901,7 @@ impl Client {
                                 cursor: None,
                                 cursor_event: None,
                                 check_first: None,
+                                opened_with: None,
                                 probe: None,
                             },
                         );
@@ -886,6 +995,7 @@ impl Client {
                             cursor: None,
                             cursor_event: None,
                             check_first: None,
+                            opened_with: None,
                             probe: None,
                         }),
                     );
@@ -920,6 +1030,7 @@ impl Client {
                             cursor: None,
                             cursor_event: None,
                             check_first: None,
+                            opened_with: None,
                             probe: None,
                         }),
                     );
@@ -958,6 +1069,7 @@ impl Client {
                                 cursor: None,
                                 cursor_event: None,
                                 check_first: None,
+                                opened_with: None,
                                 probe: None,
                             }),
                         );
@@ -1070,6 +1182,7 @@ impl Client {
                     cursor: None,
                     cursor_event: None,
                     check_first: None,
+                    opened_with: None,
                     probe: None,
                 },
             );
@@ -1144,7 +1257,11 @@ impl Client {
             (405, _) if resumed.is_none() && stream.logical == Logical::Standalone => {
                 // "The server does not offer an SSE stream at this endpoint" (2025 spec:
                 // <https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server>):
-                // nothing to retry.
+                // nothing to retry. A client for which a failed GET is fatal closes on it.
+                if self.policy.get_failure_fatal {
+                    let session = stream.session.clone();
+                    self.give_up_stream(io, now, stream.logical, session, status);
+                }
             }
             (404 | 410, _) => {
                 let session = stream.session.clone();
@@ -1152,13 +1269,15 @@ impl Client {
                     self.on_dead_session(io, now, session, None, status);
                 } else {
                     // The naive client retries the GET like any transient failure, then
-                    // gives up on the stream and re-initializes.
+                    // gives up on the stream and, if its habit says so, re-initializes.
                     let attempt = self.bump_fruitless(stream.logical);
-                    if attempt <= self.policy.retries_on_dead_session {
-                        let at = now + (RETRY_BACKOFF_MS << (attempt - 1).min(10));
+                    if self.get_retries().is_none_or(|n| attempt <= n) {
+                        let at = now + self.get_retry_delay(attempt, true);
                         self.wake(io, at, Wake::Reconnect { stream, attempt });
-                    } else {
+                    } else if self.policy.reinit_on_get && self.policy.reinit != Reinit::Never {
                         self.on_dead_session(io, now, session, None, status);
+                    } else {
+                        self.give_up_stream(io, now, stream.logical, session, status);
                     }
                 }
             }
@@ -1171,30 +1290,89 @@ impl Client {
                         ));
                 } else {
                     let attempt = self.bump_fruitless(stream.logical);
-                    if attempt <= self.policy.retries_on_dead_session {
-                        let at = now + self.reconnect_delay();
+                    let fatal =
+                        self.policy.get_failure_fatal && stream.logical == Logical::Standalone;
+                    if !fatal && self.get_retries().is_none_or(|n| attempt <= n) {
+                        let at = now + self.get_retry_delay(attempt, false);
                         self.wake(io, at, Wake::Reconnect { stream, attempt });
                     } else {
-                        let scope = match stream.logical {
-                            Logical::Call(i) => {
-                                self.fail_call(
-                                    now,
-                                    i,
-                                    format!("could not resume the stream (HTTP {other})"),
-                                );
-                                return;
-                            }
-                            Logical::Standalone | Logical::Aux => ErrorScope::Standalone(session),
-                        };
-                        self.raise(
-                            now,
-                            ClientError::Surfaced {
-                                message: format!("standalone stream gave up after HTTP {other}"),
-                            },
-                            scope,
-                        );
+                        self.give_up_stream(io, now, stream.logical, session, other);
                     }
                 }
+            }
+        }
+    }
+
+    /// How many times a failed GET is sent again: the naive client's retries of a failed
+    /// request, or (a client that does not re-initialize by retries) its reconnect budget.
+    fn get_retries(&self) -> Option<u32> {
+        match self.policy.reinit {
+            Reinit::AfterRetries(n) => Some(n),
+            Reinit::AtOnce | Reinit::Never => self.policy.max_fruitless_reconnects,
+        }
+    }
+
+    /// The wait before GET attempt `attempt` again: the naive client's own (doubling from
+    /// 1 s after a 404, the reconnect delay after anything else), or the reconnect
+    /// back-off of a client with other habits.
+    fn get_retry_delay(&self, attempt: u32, dead: bool) -> u64 {
+        match self.policy.reinit {
+            Reinit::AfterRetries(_) if dead => RETRY_BACKOFF_MS << (attempt - 1).min(10),
+            Reinit::AfterRetries(_) => self.reconnect_delay(1),
+            Reinit::AtOnce | Reinit::Never => self.reconnect_delay(attempt),
+        }
+    }
+
+    /// The client stops retrying a GET that keeps failing with `status`: a call's stream
+    /// fails the call; the standalone stream's loss is surfaced. With `get_failure: Fatal`
+    /// the standalone stream's failure closes the whole client.
+    fn give_up_stream(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        logical: Logical,
+        session: String,
+        status: u16,
+    ) {
+        match logical {
+            Logical::Call(i) => {
+                self.fail_call(
+                    now,
+                    i,
+                    format!("could not resume the stream (HTTP {status})"),
+                );
+                return;
+            }
+            Logical::Standalone | Logical::Aux => self.raise(
+                now,
+                ClientError::Surfaced {
+                    message: format!("standalone stream gave up after HTTP {status}"),
+                },
+                ErrorScope::Standalone(session.clone()),
+            ),
+        }
+        if self.policy.get_failure_fatal {
+            self.close_client(io, now, &session, status);
+        }
+    }
+
+    /// `get_failure: Fatal`: the failed standalone GET ends the client. Every unfinished
+    /// call fails, every connection closes, nothing more is sent.
+    fn close_client(&mut self, io: &mut ClientIo, now: u64, session: &str, status: u16) {
+        let conns: Vec<ConnId> = self.purposes.keys().copied().collect();
+        for conn in conns {
+            self.purposes.remove(&conn);
+            io.closes.push(conn);
+        }
+        self.gave_up = true;
+        for call in 0..self.calls.len() {
+            let state = &self.calls[call];
+            if !state.done && (state.deferred || !state.request_ids.is_empty()) {
+                self.fail_call(
+                    now,
+                    call,
+                    format!("the client closed: its standalone GET in session {session} failed with HTTP {status}"),
+                );
             }
         }
     }
@@ -1205,8 +1383,26 @@ impl Client {
         *n
     }
 
-    fn reconnect_delay(&self) -> u64 {
-        self.server_retry_ms.unwrap_or(self.reconnect_delay_ms)
+    /// The wait before reconnect `attempt` (1 for the first in a row): the server's
+    /// `retry:` if it sent one, else the client's delay grown by its back-off.
+    fn reconnect_delay(&self, attempt: u32) -> u64 {
+        if let Some(retry) = self.server_retry_ms {
+            return retry;
+        }
+        match self.policy.backoff {
+            Backoff::Fixed => self.reconnect_delay_ms,
+            Backoff::Growing {
+                factor_percent,
+                max,
+            } => {
+                let cap = max.map_or(u64::MAX, |m| m.ms());
+                let mut delay = self.reconnect_delay_ms;
+                for _ in 1..attempt.min(64) {
+                    delay = (delay.saturating_mul(u64::from(factor_percent)) / 100).min(cap);
+                }
+                delay.min(cap)
+            }
+        }
     }
 
     /// A session-scoped request got 404/410.
@@ -1237,7 +1433,7 @@ impl Client {
         }
         match call {
             Some((call, retries_left, task)) if retries_left > 0 => {
-                let attempt = self.policy.retries_on_dead_session - retries_left;
+                let attempt = self.policy.dead_session_retries() - retries_left;
                 let at = now + (RETRY_BACKOFF_MS << attempt.min(10));
                 self.wake(
                     io,
@@ -1250,19 +1446,52 @@ impl Client {
                     },
                 );
             }
-            Some((call, _, task)) => {
-                self.fail_call(
+            Some((call, _, task)) => match self.policy.reinit {
+                Reinit::AfterRetries(retries) => {
+                    self.fail_call(
+                        now,
+                        call,
+                        format!(
+                            "tools/call failed: HTTP {status} (session expired) after {retries} retries"
+                        ),
+                    );
+                    // The agent reacts to the tool failure by re-initializing; other tasks
+                    // keep whatever session id they hold.
+                    if task == Task::Main && self.session.as_deref() == Some(session.as_str()) {
+                        self.reinitialize(io, now);
+                    }
+                }
+                Reinit::AtOnce if task == Task::Main => {
+                    // rmcp's `reinit_on_expired_session`: a new session, and the refused
+                    // request sent again in it.
+                    if self.session.as_deref() == Some(session.as_str()) {
+                        self.calls[call].deferred = true;
+                        self.reinitialize(io, now);
+                    } else if let (Some(current), false) =
+                        (self.session.clone(), self.initializing)
+                    {
+                        self.call_or_wait(io, now, call, current);
+                    } else {
+                        self.calls[call].deferred = true;
+                    }
+                }
+                Reinit::AtOnce | Reinit::Never => self.fail_call(
                     now,
                     call,
                     format!(
-                        "tools/call failed: HTTP {status} (session expired) after {} retries",
-                        self.policy.retries_on_dead_session
+                        "tools/call failed: HTTP {status} (session expired); the client keeps session {session}"
                     ),
-                );
-                // The agent reacts to the tool failure by re-initializing; other tasks keep
-                // whatever session id they hold.
-                if task == Task::Main && self.session.as_deref() == Some(session.as_str()) {
-                    self.reinitialize(io, now);
+                ),
+            },
+            None if self.policy.reinit == Reinit::Never => {
+                if self.session.as_deref() == Some(session.as_str()) {
+                    self.raise(
+                        now,
+                        ClientError::Surfaced {
+                            message: format!("standalone stream: HTTP {status}"),
+                        },
+                        ErrorScope::Standalone(session.clone()),
+                    );
                 }
             }
             None => {
@@ -1283,8 +1512,19 @@ impl Client {
     fn reinitialize(&mut self, io: &mut ClientIo, now: u64) {
         let streams: Vec<ConnId> = self.stream_conns_of(self.session.clone().as_deref());
         for conn in streams {
-            self.purposes.remove(&conn);
+            let purpose = self.purposes.remove(&conn);
             io.closes.push(conn);
+            // rmcp aborts the old session's streams and fails the requests they answered.
+            if self.policy.reinit == Reinit::AtOnce
+                && let Some(Purpose::Stream(s) | Purpose::Get { stream: s }) = purpose
+                && let Logical::Call(i) = s.logical
+            {
+                self.fail_call(
+                    now,
+                    i,
+                    "the session was re-initialized before the response arrived".into(),
+                );
+            }
         }
         let old = self.session.take().unwrap_or_default();
         self.fruitless.clear();
@@ -1595,7 +1835,6 @@ impl Client {
             // Whatever was published while it reconnects may never arrive.
             self.tools_list.drop_list();
         }
-        let _ = how;
         if let Logical::Call(i) = stream.logical
             && (self.calls[i].done || self.calls[i].failed)
         {
@@ -1603,6 +1842,11 @@ impl Client {
         }
         if self.session.as_deref() != Some(stream.session.as_str()) {
             return;
+        }
+        if self.policy.clean_end_is_progress && how == EndMode::Close {
+            // The habit of rust-sdk#958 and python-sdk#2393: a clean end starts the count
+            // again, whatever the stream brought.
+            self.fruitless.remove(&stream.logical);
         }
         let session = stream.session.clone();
         if self.policy.cursor_only_if_advertised
@@ -1653,7 +1897,29 @@ impl Client {
             }
             return;
         }
-        if stream.cursor.is_none() {
+        let mut stream = stream;
+        // Reconnects without `Last-Event-ID` although the stream was a resumption.
+        let mut forgot = false;
+        if self.policy.forget_cursor_after_resumed_drop
+            && stream.opened_with.is_some()
+            && stream.cursor == stream.opened_with
+        {
+            // typescript-sdk#2499: the cursor the GET sent is not kept, and no new id came.
+            forgot = true;
+        }
+        if !self.policy.resumes {
+            if let Logical::Call(_) = stream.logical {
+                // Nothing resumes the call's stream: the call waits for an answer that no
+                // stream of the client's will bring.
+                return;
+            }
+            forgot = true;
+        }
+        if forgot {
+            stream.cursor = None;
+            stream.cursor_event = None;
+        }
+        if stream.cursor.is_none() && !forgot {
             match stream.logical {
                 Logical::Call(i) if self.policy.reissue_after_reinit => {
                     // Nothing to resume from: re-issue the call (it carries an idempotency
@@ -1668,7 +1934,7 @@ impl Client {
                 Logical::Standalone | Logical::Aux => {}
             }
         }
-        let at = now + self.reconnect_delay();
+        let at = now + self.reconnect_delay(attempt);
         self.wake(io, at, Wake::Reconnect { stream, attempt });
     }
 

@@ -57,7 +57,6 @@ impl ClientSide {
     pub fn of(cfg: &ClientConfig, policy: Policy) -> ClientSide {
         let policy = Policy {
             requires_session: policy.requires_session && !cfg.accepts_sessionless,
-            max_fruitless_reconnects: cfg.reconnect.limit(),
             ..policy
         };
         match cfg.era {

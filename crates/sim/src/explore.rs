@@ -48,11 +48,18 @@ pub fn signature_of(kind: VerdictKind, k: &ServerKnobs, fleet: &FleetKnobs) -> S
         VerdictKind::ZombieSession | VerdictKind::QuarantineViolation => {
             put("get_validates_session", k.get_validates_session.to_string());
         }
-        VerdictKind::RetryAmplification | VerdictKind::ReinitCollision => {
+        VerdictKind::RetryAmplification
+        | VerdictKind::ReinitCollision
+        | VerdictKind::RefusedWithoutRecovery => {
             put(
                 "dead_session_answer",
                 format!("{:?}", k.dead_session_answer),
             );
+        }
+        // A live session dropped: by a balancer's misroute, or on a GET's refusal.
+        VerdictKind::SessionAbandoned => {
+            put("balancer", format!("{:?}", fleet.balancer));
+            put("second_standalone", format!("{:?}", k.second_standalone));
         }
         VerdictKind::SurfacedLoss => put("unknown_cursor", format!("{:?}", k.unknown_cursor)),
         VerdictKind::MisroutedSession => {

@@ -125,7 +125,12 @@ impl RunOutcome {
 
 /// Runs `scenario` with `seed` against the `client` model, recording the full trace.
 pub fn run(scenario: &Scenario, seed: u64, client: ClientModel) -> RunOutcome {
-    run_with_policy(scenario, seed, client, Policy::of(client))
+    run_with_policy(
+        scenario,
+        seed,
+        client,
+        Policy::for_run(client, &scenario.client),
+    )
 }
 
 /// Runs with a custom set of guards (e.g. the guarded client minus one guard, to show
@@ -192,7 +197,7 @@ pub fn run_untraced(scenario: &Scenario, seed: u64, client: ClientModel) -> RunO
         scenario,
         seed,
         client,
-        Policy::of(client),
+        Policy::for_run(client, &scenario.client),
         false,
         Words::Written,
     )
@@ -205,7 +210,7 @@ pub(crate) fn run_unworded(scenario: &Scenario, seed: u64, client: ClientModel) 
         scenario,
         seed,
         client,
-        Policy::of(client),
+        Policy::for_run(client, &scenario.client),
         false,
         Words::Skipped,
     )

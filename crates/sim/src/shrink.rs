@@ -299,7 +299,10 @@ pub fn shrink(
     let mut best = scenario.clone();
     // A run that ends by itself gets a day to do so; a client that reconnects for ever
     // never ends, and its run (its loop's evidence) is as long as the scenario says.
-    if scenario.client.reconnect.limit().is_some() || scenario.horizon.is_none() {
+    let loops = crate::Policy::for_run(client, &scenario.client)
+        .max_fruitless_reconnects
+        .is_none();
+    if !loops || scenario.horizon.is_none() {
         best.horizon = Some(PositiveDurationMs::new(24 * 3_600_000).expect("positive"));
     }
     let mut attempts = 0;

@@ -142,7 +142,7 @@ pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
         lists_tools: false,
         accepts_sessionless: false,
         use_tasks: false,
-        reconnect: faultline_scenario::Reconnect::DEFAULT,
+        habits: faultline_scenario::ClientHabits::default(),
     };
 
     let mut workload = Vec::new();

@@ -141,7 +141,7 @@ pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
         lists_tools,
         accepts_sessionless: maybe(rng, 0.5),
         use_tasks: false,
-        reconnect: faultline_scenario::Reconnect::DEFAULT,
+        habits: faultline_scenario::ClientHabits::default(),
     };
 
     let calls = ms(rng, 1, 3);

@@ -89,7 +89,7 @@ pub fn generate(seed: u64, options: SwarmOptions) -> Scenario {
         lists_tools,
         accepts_sessionless: false,
         use_tasks,
-        reconnect: faultline_scenario::Reconnect::DEFAULT,
+        habits: faultline_scenario::ClientHabits::default(),
     };
 
     // (tool streams, asks for progress) per call, for the CutCall draws below.

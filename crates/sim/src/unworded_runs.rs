@@ -30,7 +30,7 @@ fn run(scenario: &Scenario, client: ClientModel, words: Words) -> RunOutcome {
         scenario,
         scenario.seed,
         client,
-        Policy::of(client),
+        Policy::for_run(client, &scenario.client),
         false,
         words,
     )

@@ -70,7 +70,7 @@ fn without_the_liveness_probe_the_replay_200_is_a_zombie() {
 fn with_retries_into_a_dead_session_the_load_is_amplified() {
     let policy = Policy {
         typed_errors: false,
-        retries_on_dead_session: 3,
+        reinit: faultline_scenario::Reinit::AfterRetries(3),
         ..guarded()
     };
     assert!(kinds("replay_404_cascade", policy).contains(&VerdictKind::RetryAmplification));

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use faultline_scenario::{ClientModel, Reconnect, Scenario, VerdictKind};
+use faultline_scenario::{ClientHabits, ClientModel, Scenario, SdkClient, VerdictKind};
 use faultline_sim::explore::signature_of;
 use faultline_sim::shrink::shrink;
 
@@ -27,8 +27,8 @@ fn a_reconnect_loop_shrinks_and_keeps_its_cause() {
     assert!(after.has(kind), "{}", shrunk.to_ron());
     // The habit is the cause: it stays.
     assert_eq!(
-        shrunk.client.reconnect,
-        Reconnect::Forever,
+        shrunk.client.habits.like,
+        Some(SdkClient::Rmcp311),
         "{}",
         shrunk.to_ron()
     );
@@ -36,7 +36,7 @@ fn a_reconnect_loop_shrinks_and_keeps_its_cause() {
     assert_eq!(shrunk.horizon, s.horizon, "{}", shrunk.to_ron());
     // And with the default habit the same scenario has no loop: the habit is needed.
     let mut given_up = shrunk.clone();
-    given_up.client.reconnect = Reconnect::DEFAULT;
+    given_up.client.habits = ClientHabits::default();
     let given_up = faultline_sim::run_untraced(&given_up, given_up.seed, ClientModel::Naive);
     assert!(!given_up.has(kind));
 }

@@ -907,6 +907,14 @@ fn loss(v: &Verdict) -> String {
             "{name}: {}. Each answer was the same and nothing new arrived, so no number of further attempts could help; the client never stopped to tell the application.",
             found.sentence(vtime)
         ),
+        Evidence::RefusedWithoutRecovery(found) => format!(
+            "{name}: {}. Every call the application made in that session failed, and nothing in the client would ever have made it work again.",
+            found.sentence()
+        ),
+        Evidence::SessionAbandoned(found) => format!(
+            "{name}: {}. What the old session held was left behind: the answer the client gave up on did not say the session was gone.",
+            found.sentence()
+        ),
         Evidence::Untested(untested) => format!("{name}: {}.", untested.sentence()),
         Evidence::Hung {
             horizon_ms,

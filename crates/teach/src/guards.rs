@@ -102,6 +102,16 @@ pub fn guard_for(kind: VerdictKind) -> Guard {
             rule: faultline_verdicts::reconnect_loop::GUARD,
             fix: "client: count reconnects and retries that delivered nothing new, reset the count only on a delivered event, give up after a few and surface the failure; server: answer a cursor it cannot honour with 400, not an empty 200 that looks like success.",
         },
+        VerdictKind::RefusedWithoutRecovery => Guard {
+            name: "a dead session is replaced, once",
+            rule: faultline_verdicts::refused_without_recovery::GUARD,
+            fix: "client: on a 404 to a request that named the session, clear the session id, initialize once and re-send the work; settle a 400 or 401 naming the session with a ping before giving up on it; server: answer a session it no longer holds with 404, as the spec says.",
+        },
+        VerdictKind::SessionAbandoned => Guard {
+            name: "a session ends on a 404 or a DELETE, nothing else",
+            rule: faultline_verdicts::session_abandoned::GUARD,
+            fix: "client: treat a refused or cut GET, a 409 or a timeout as a stream problem (reconnect it, or go on without it), not a session problem; when in doubt, ping the session; DELETE a session you do end; server and proxies: answer a route without GET with 405, never 404.",
+        },
         VerdictKind::Untested => Guard {
             name: "exercise what you test",
             rule: "a verdict is a claim: the scenario's call must reach the server and its faults must fire on it before anything can be called clean; a run that did neither tested nothing.",

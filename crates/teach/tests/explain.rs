@@ -112,6 +112,18 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
                     "{ctx}"
                 );
             }
+            Evidence::RefusedWithoutRecovery(found) => {
+                assert!(text.contains(&found.session), "{ctx}");
+                assert!(
+                    text.contains(&format!("{} requests", found.refused)),
+                    "{ctx}"
+                );
+            }
+            Evidence::SessionAbandoned(found) => {
+                assert!(text.contains(&found.session), "{ctx}");
+                assert!(text.contains(&found.replaced_by), "{ctx}");
+                assert!(text.contains(&found.after_request), "{ctx}");
+            }
             Evidence::Untested(untested) => {
                 for reason in &untested.reasons {
                     assert!(text.contains(reason.as_str()), "{ctx}");

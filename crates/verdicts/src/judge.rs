@@ -25,7 +25,8 @@ use crate::words::Words;
 use crate::{
     cursor_reuse, detected, duplicate, duplicate_effect, era_mismatch, foreign_event, gap, hung,
     lost_task, misrouted_session, missed_change, owed, quarantine_violation, reconnect_loop,
-    reinit_collision, retry_amplification, zombie_session,
+    refused_without_recovery, reinit_collision, retry_amplification, session_abandoned,
+    zombie_session,
 };
 
 /// The verdicts of one run, whoever the client was, sorted by kind and time.
@@ -43,6 +44,8 @@ pub fn judge(observation: &Observation, words: Words) -> Vec<Verdict> {
     missed_change::verdicts(ledger, words, &mut verdicts);
     era_mismatch::verdicts(ledger, words, &mut verdicts);
     reconnect_loop::verdicts(ledger, words, &mut verdicts);
+    refused_without_recovery::verdicts(ledger, words, &mut verdicts);
+    session_abandoned::verdicts(ledger, words, &mut verdicts);
     match observation.client {
         ClientSide::Modelled(record) => {
             lost_task::modelled(ledger, record, words, &mut verdicts);

@@ -82,6 +82,16 @@ pub enum VerdictKind {
     /// `faultline_verdicts::reconnect_loop`).
     #[serde(alias = "reconnect_loop")]
     ReconnectLoop,
+    /// The server refused the client's dead session again and again, and the client never
+    /// took a new one: every call fails until the application is restarted (see
+    /// `faultline_verdicts::refused_without_recovery`).
+    #[serde(alias = "refused_without_recovery")]
+    RefusedWithoutRecovery,
+    /// The client dropped a session the server still held alive, on an answer that did
+    /// not say it was gone, and started another (see
+    /// `faultline_verdicts::session_abandoned`).
+    #[serde(alias = "session_abandoned")]
+    SessionAbandoned,
     /// Nothing the scenario tests happened (the client never made its call, or none of
     /// the scenario's faults fired), so `clean` would claim what was not exercised; it
     /// stands where `clean` would have (see `faultline_verdicts::untested`).
@@ -137,7 +147,13 @@ impl VerdictKind {
     /// Harm without loss: the application waits for ever, or the client hammers the
     /// server without end. A grade fails on these as on a loss.
     pub fn is_harm(self) -> bool {
-        matches!(self, VerdictKind::Hung | VerdictKind::ReconnectLoop)
+        matches!(
+            self,
+            VerdictKind::Hung
+                | VerdictKind::ReconnectLoop
+                | VerdictKind::RefusedWithoutRecovery
+                | VerdictKind::SessionAbandoned
+        )
     }
 
     /// A silent loss or harm: what makes `grade` exit 1 and the explorer report a finding.
@@ -180,6 +196,8 @@ impl VerdictKind {
             VerdictKind::EraMismatch => "era_mismatch",
             VerdictKind::Hung => "hung",
             VerdictKind::ReconnectLoop => "reconnect_loop",
+            VerdictKind::RefusedWithoutRecovery => "refused_without_recovery",
+            VerdictKind::SessionAbandoned => "session_abandoned",
             VerdictKind::Untested => "untested",
             VerdictKind::Crashed => "crashed",
             VerdictKind::BadReport => "bad_report",
@@ -189,7 +207,7 @@ impl VerdictKind {
         }
     }
 
-    pub const ALL: [VerdictKind; 24] = [
+    pub const ALL: [VerdictKind; 26] = [
         VerdictKind::Clean,
         VerdictKind::SilentGap,
         VerdictKind::CursorReuse,
@@ -208,6 +226,8 @@ impl VerdictKind {
         VerdictKind::EraMismatch,
         VerdictKind::Hung,
         VerdictKind::ReconnectLoop,
+        VerdictKind::RefusedWithoutRecovery,
+        VerdictKind::SessionAbandoned,
         VerdictKind::Untested,
         VerdictKind::Crashed,
         VerdictKind::BadReport,

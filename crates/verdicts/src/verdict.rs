@@ -90,6 +90,11 @@ pub enum Evidence {
     /// The same resumption or failing request, repeated without end; see
     /// [`crate::reconnect_loop`].
     ReconnectLoop(crate::reconnect_loop::ReconnectLoop),
+    /// A dead session the client kept naming and never replaced; see
+    /// [`crate::refused_without_recovery`].
+    RefusedWithoutRecovery(crate::refused_without_recovery::Refusals),
+    /// A live session the client dropped; see [`crate::session_abandoned`].
+    SessionAbandoned(crate::session_abandoned::Abandonment),
     /// Nothing the scenario tests happened; see [`crate::untested`].
     Untested(crate::untested::Untested),
     /// The scenario's horizon came while the client was still at work on calls it had

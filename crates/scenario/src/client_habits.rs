@@ -1,0 +1,271 @@
+//! The field client's habits, one by one, on top of a preset.
+//!
+//! faultline's two modelled clients are fixed bundles: `naive` (the client of the
+//! incident reports) and `guarded` (the reference client with every guard). Field reports
+//! are about clients with other habits: one that never re-initializes after a 404
+//! (<https://github.com/modelcontextprotocol/typescript-sdk/issues/1708>), one whose retry
+//! counter resets on every clean end of stream
+//! (<https://github.com/modelcontextprotocol/python-sdk/issues/2393>), one that forgets its
+//! cursor when a resumed stream dies before a new id
+//! (<https://github.com/modelcontextprotocol/typescript-sdk/issues/2499>). A scenario's
+//! `client: (habits: (...))` writes those habits down so that the report's own client
+//! meets the report's own server.
+//!
+//! Habits describe the **field's client**: they change the `naive` preset (the run with
+//! `--client naive`, or a scenario whose `model` is `Naive`). The `guarded` preset is the
+//! reference client and runs unchanged, so one scenario shows both the report's symptom
+//! and what a client with the guards makes of the same server. `like:` starts from a
+//! named SDK client's documented habits ([`SdkClient`]); every other field overrides one
+//! habit and is written only when set.
+
+use faultline_model::DurationMs;
+use serde::{Deserialize, Serialize};
+
+use crate::reconnect::Reconnect;
+
+/// Overrides of the naive preset's habits; `None` keeps the preset's (or `like`'s).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClientHabits {
+    /// Start from this SDK client's habits instead of the naive client's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub like: Option<SdkClient>,
+    /// When a stream that delivers nothing is given up: `GiveUpAfter(n)` or `Forever`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reconnect: Option<Reconnect>,
+    /// What resets the count of reconnects without progress.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Progress>,
+    /// How the wait before a reconnect grows (a server's `retry:` always wins).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backoff: Option<Backoff>,
+    /// What the client does when a request in its session is answered 404/410.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reinit: Option<Reinit>,
+    /// Whether a 404/410 on the SSE GET (a resumption or the standalone stream) leads to a
+    /// new session too, once the GET's reconnects are spent (`true`), or only ends the
+    /// stream (`false`: every SDK client of 2025 re-initializes, if at all, on a POST's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reinit_on_get: Option<bool>,
+    /// How long a call may wait for its answer before the client gives up on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_timeout: Option<Timeout>,
+    /// How long an open SSE stream may stay silent before the client cuts it and
+    /// reconnects (an HTTP client's read timeout).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_timeout: Option<Timeout>,
+    /// What the client does with its cursor when a resumed stream dies before it brought
+    /// a new id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor_after_resumed_drop: Option<CursorAfterDrop>,
+    /// Whether a failed standalone GET ends the client's whole session (`Fatal`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub get_failure: Option<GetFailure>,
+    /// Whether a dropped stream is resumed with `Last-Event-ID` at all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumes: Option<bool>,
+    /// Which events are dropped as already seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dedup: Option<Dedup>,
+    /// Whether a `notifications/tools/list_changed` makes the client list again (with
+    /// `lists_tools`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<ListChanged>,
+}
+
+impl ClientHabits {
+    pub fn is_empty(&self) -> bool {
+        *self == ClientHabits::default()
+    }
+}
+
+/// Real SDK clients whose documented habits a scenario can start from. Each preset is
+/// checked against the real client by `faultline grade` (see `docs/clients.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SdkClient {
+    /// `@modelcontextprotocol/sdk` 1.x, `StreamableHTTPClientTransport` with its defaults
+    /// (<https://github.com/modelcontextprotocol/typescript-sdk/blob/v1.x/src/client/streamableHttp.ts>):
+    /// two reconnects, delays 1 s growing ×1.5 to 30 s; no re-initialization after a 404
+    /// (typescript-sdk#1708); the cursor forgotten when a resumed stream dies before a new
+    /// id (typescript-sdk#2499); a 60 s request timeout; no dedup.
+    TypeScript1,
+    /// PyPI `mcp` 2.x, `streamablehttp_client`
+    /// (<https://github.com/modelcontextprotocol/python-sdk/blob/main/src/mcp/client/streamable_http.py>):
+    /// two reconnects, but the count resets whenever a stream ends cleanly
+    /// (python-sdk#2393); no re-initialization after a 404 (python-sdk#1676); a 300 s
+    /// SSE read timeout; no dedup.
+    Python2,
+    /// crates.io `rmcp` 3.11, `StreamableHttpClientTransport` with its defaults
+    /// (<https://github.com/modelcontextprotocol/rust-sdk/blob/main/crates/rmcp/src/transport/streamable_http_client.rs>):
+    /// reconnects without limit, delays doubling from 1 s, every clean close reconnected
+    /// (rust-sdk#958); a POST's 404 re-initializes at once and re-sends the request, a
+    /// GET's is retried; no timeout; no dedup.
+    Rmcp311,
+}
+
+impl SdkClient {
+    pub const ALL: [SdkClient; 3] = [
+        SdkClient::TypeScript1,
+        SdkClient::Python2,
+        SdkClient::Rmcp311,
+    ];
+
+    /// The name `--client` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            SdkClient::TypeScript1 => "ts-1",
+            SdkClient::Python2 => "python-2",
+            SdkClient::Rmcp311 => "rmcp-3.11",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<SdkClient> {
+        SdkClient::ALL.into_iter().find(|c| c.name() == text)
+    }
+
+    /// The SDK client's habits, every one written out.
+    pub fn habits(self) -> ClientHabits {
+        match self {
+            SdkClient::TypeScript1 => ClientHabits {
+                like: None,
+                reconnect: Some(Reconnect::GiveUpAfter(2)),
+                progress: Some(Progress::NewEvent),
+                backoff: Some(Backoff::Growing {
+                    factor_percent: 150,
+                    max: Some(DurationMs::from_secs(30)),
+                }),
+                reinit: Some(Reinit::Never),
+                reinit_on_get: Some(false),
+                request_timeout: Some(Timeout::After(DurationMs::from_secs(60))),
+                read_timeout: Some(Timeout::Never),
+                cursor_after_resumed_drop: Some(CursorAfterDrop::Forget),
+                get_failure: Some(GetFailure::StreamOnly),
+                resumes: Some(true),
+                dedup: Some(Dedup::Off),
+                list_changed: Some(ListChanged::Honoured),
+            },
+            SdkClient::Python2 => ClientHabits {
+                like: None,
+                reconnect: Some(Reconnect::GiveUpAfter(2)),
+                progress: Some(Progress::CleanEnd),
+                backoff: Some(Backoff::Fixed),
+                reinit: Some(Reinit::Never),
+                reinit_on_get: Some(false),
+                request_timeout: Some(Timeout::Never),
+                read_timeout: Some(Timeout::After(DurationMs::from_secs(300))),
+                cursor_after_resumed_drop: Some(CursorAfterDrop::Keep),
+                get_failure: Some(GetFailure::StreamOnly),
+                resumes: Some(true),
+                dedup: Some(Dedup::Off),
+                list_changed: Some(ListChanged::Honoured),
+            },
+            SdkClient::Rmcp311 => ClientHabits {
+                like: None,
+                reconnect: Some(Reconnect::Forever),
+                progress: Some(Progress::CleanEnd),
+                backoff: Some(Backoff::Growing {
+                    factor_percent: 200,
+                    max: None,
+                }),
+                reinit: Some(Reinit::AtOnce),
+                reinit_on_get: Some(false),
+                request_timeout: Some(Timeout::Never),
+                read_timeout: Some(Timeout::Never),
+                cursor_after_resumed_drop: Some(CursorAfterDrop::Keep),
+                get_failure: Some(GetFailure::StreamOnly),
+                resumes: Some(true),
+                dedup: Some(Dedup::Off),
+                list_changed: Some(ListChanged::Honoured),
+            },
+        }
+    }
+}
+
+/// What resets a stream's count of reconnects without progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Progress {
+    /// An event whose id is past the cursor (the modelled clients' rule).
+    NewEvent,
+    /// Also a stream that ends cleanly, whatever it brought: with a server that answers
+    /// an unresumable cursor by an empty `200`, the client reconnects for ever
+    /// (<https://github.com/modelcontextprotocol/rust-sdk/issues/958>).
+    CleanEnd,
+}
+
+/// How the wait before a reconnect grows, from the scenario's `reconnect_delay`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Backoff {
+    /// Always `reconnect_delay`.
+    Fixed,
+    /// Each reconnect in a row waits `factor_percent`/100 times the last, up to `max`.
+    Growing {
+        factor_percent: u32,
+        #[serde(default)]
+        max: Option<DurationMs>,
+    },
+}
+
+/// What a client does when a request in its session is answered 404/410.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reinit {
+    /// Retry the request `n` times (1 s, 2 s, 4 s, ...), fail it, then re-initialize (the
+    /// naive client: `AfterRetries(3)`).
+    AfterRetries(u32),
+    /// Re-initialize at once and send the request again in the new session (rmcp's
+    /// `reinit_on_expired_session`).
+    AtOnce,
+    /// Fail the request and keep the session id: every later request repeats the 404
+    /// (<https://github.com/modelcontextprotocol/typescript-sdk/issues/1708>).
+    Never,
+}
+
+/// A limit on waiting, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Timeout {
+    Never,
+    After(DurationMs),
+}
+
+impl Timeout {
+    pub fn ms(self) -> Option<u64> {
+        match self {
+            Timeout::Never => None,
+            Timeout::After(d) => Some(d.ms()),
+        }
+    }
+}
+
+/// The cursor of a resumed stream that died before it brought a new id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CursorAfterDrop {
+    /// Resume again from the same cursor.
+    Keep,
+    /// Reconnect without `Last-Event-ID`
+    /// (<https://github.com/modelcontextprotocol/typescript-sdk/issues/2499>).
+    Forget,
+}
+
+/// What a failed standalone GET does to the client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GetFailure {
+    /// Only the standalone stream is lost; calls go on.
+    StreamOnly,
+    /// The client closes: every unfinished call fails and nothing more is sent.
+    Fatal,
+}
+
+/// Which events a client drops as already seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Dedup {
+    /// Every event whose id is `<=` the cursor (the naive client of the incidents).
+    AtOrBelowCursor,
+    /// None: ids are opaque (every SDK client of 2025).
+    Off,
+}
+
+/// What a client with a tools list does with `notifications/tools/list_changed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ListChanged {
+    Honoured,
+    Ignored,
+}

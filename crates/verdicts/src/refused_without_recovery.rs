@@ -1,0 +1,165 @@
+//! `refused_without_recovery`: the server refused the client's session again and again,
+//! and the client never took a new one. Nothing need be lost for the application to be
+//! cut off: every call it makes fails, until someone restarts it.
+//!
+//! The field's most common session report: a server drops an idle session or loses it
+//! in a restart, and a client keeps the dead `Mcp-Session-Id` for ever
+//! (<https://github.com/modelcontextprotocol/typescript-sdk/issues/1708>,
+//! <https://github.com/modelcontextprotocol/python-sdk/issues/1676>,
+//! <https://github.com/modelcontextprotocol/rust-sdk/issues/733>), or a server answers the
+//! dead session with a status the client does not read as "session gone" (400, 401: see
+//! <https://github.com/DAWNCR0W/affine-mcp-server/issues/301>).
+//!
+//! **The rule**, read from the server's ledger alone, so that a simulated client and a
+//! real one are judged alike: a *refusal* is a 4xx answer to a request that named a
+//! session the server no longer held alive (it died before the answer: expiry, restart,
+//! `DELETE`); a misrouted live session is not one (that is `misrouted_session`). At least
+//! [`REFUSALS`] refusals of one session, one of them to a POST, and after the first no
+//! POST that did not name the session answered with success (a new session's
+//! `initialize`, or sessionless work in another era): the client never recovered.
+//!
+//! **The guard.** Read a 404 to a request that named the session as the session's end
+//! (the spec's rule), and a refusal in any other status as a question to settle (a
+//! `ping`): then drop the session id, initialize once, and send the work again.
+
+use std::collections::BTreeMap;
+
+use faultline_model::{HttpMethod, Ledger};
+use serde::Serialize;
+
+use crate::dead_session::Misrouted;
+use crate::reconnect_loop::method_name;
+use crate::spell::vtime;
+use crate::verdict::{Evidence, Verdict, VerdictKind};
+use crate::words::Words;
+
+/// Refusals of one session, with no new session after the first, that make the verdict.
+pub const REFUSALS: usize = 2;
+
+/// What the guard is, in one sentence (for `explain` and the report card).
+pub const GUARD: &str = "read a 404 to a request that named the session as the session's end, and any other refusal as a question to settle with a ping; then drop the session id, initialize once and send the work again";
+
+/// One session refused without recovery.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refusals {
+    /// The dead session the client kept naming.
+    pub session: String,
+    /// When the server stopped holding it.
+    pub died_at_ms: u64,
+    /// How many requests naming it were refused, and when the first and last were.
+    pub refused: usize,
+    pub first_at_ms: u64,
+    pub last_at_ms: u64,
+    /// The statuses of the refusals, each once, in order of first appearance.
+    pub statuses: Vec<u16>,
+    /// The refused requests' methods (`POST tools/call`, `GET`), each once, in order.
+    pub requests: Vec<String>,
+}
+
+impl Refusals {
+    /// One sentence a reader can check against the ledger.
+    pub fn sentence(&self) -> String {
+        let statuses = self
+            .statuses
+            .iter()
+            .map(u16::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!(
+            "session {} was gone from the server at {}, and the client kept naming it: {} requests ({}) refused with {statuses} from {} to {}, and no new session was ever initialized",
+            self.session,
+            vtime(self.died_at_ms),
+            self.refused,
+            self.requests.join(", "),
+            vtime(self.first_at_ms),
+            vtime(self.last_at_ms),
+        )
+    }
+}
+
+/// Every session the ledger shows refused without recovery, in the order of their first
+/// refusal.
+pub fn refused_without_recovery(ledger: &Ledger) -> Vec<Refusals> {
+    let died: BTreeMap<&str, u64> = ledger
+        .sessions
+        .iter()
+        .filter_map(|s| s.died.map(|(at, _)| (s.wire_id.as_str(), at)))
+        .collect();
+    let misrouted = Misrouted::of(ledger);
+    // Per session: its refusals, the index of the first answer, and whether one was to a POST.
+    let mut found: BTreeMap<&str, (Refusals, usize, bool)> = BTreeMap::new();
+    for (index, answer) in ledger.answers.iter().enumerate() {
+        let Some(session) = answer.session_sent.as_deref() else {
+            continue;
+        };
+        let Some(&died_at_ms) = died.get(session) else {
+            continue;
+        };
+        if !(400..500).contains(&answer.status)
+            || answer.at_ms < died_at_ms
+            || misrouted.contains(answer.conn.0)
+        {
+            continue;
+        }
+        let request = match &answer.rpc_method {
+            Some(rpc) => format!("{} {rpc}", method_name(answer.method)),
+            None => method_name(answer.method).to_string(),
+        };
+        let (r, _, posted) = found.entry(session).or_insert_with(|| {
+            (
+                Refusals {
+                    session: session.to_string(),
+                    died_at_ms,
+                    refused: 0,
+                    first_at_ms: answer.at_ms,
+                    last_at_ms: answer.at_ms,
+                    statuses: Vec::new(),
+                    requests: Vec::new(),
+                },
+                index,
+                false,
+            )
+        });
+        r.refused += 1;
+        r.last_at_ms = answer.at_ms;
+        if !r.statuses.contains(&answer.status) {
+            r.statuses.push(answer.status);
+        }
+        if !r.requests.contains(&request) {
+            r.requests.push(request);
+        }
+        *posted |= answer.method == HttpMethod::Post;
+    }
+    let mut out: Vec<Refusals> = found
+        .into_values()
+        .filter(|(r, first, posted)| {
+            *posted && r.refused >= REFUSALS && !recovered(ledger, &r.session, *first)
+        })
+        .map(|(r, _, _)| r)
+        .collect();
+    out.sort_by_key(|r| r.first_at_ms);
+    out
+}
+
+/// The client worked again after the answer at `first`: a POST that did not name the dead
+/// `session` (a new session's `initialize`, or work without a session in another era)
+/// was answered with success.
+fn recovered(ledger: &Ledger, session: &str, first: usize) -> bool {
+    ledger.answers[first..].iter().any(|a| {
+        a.method == HttpMethod::Post
+            && (200..300).contains(&a.status)
+            && a.session_sent.as_deref() != Some(session)
+    })
+}
+
+/// The verdicts, for every kind of client ([`refused_without_recovery`]).
+pub(crate) fn verdicts(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
+    for found in refused_without_recovery(ledger) {
+        verdicts.push(Verdict {
+            kind: VerdictKind::RefusedWithoutRecovery,
+            at_ms: found.first_at_ms,
+            summary: words.say(|| found.sentence()),
+            evidence: Evidence::RefusedWithoutRecovery(found),
+        });
+    }
+}

@@ -1,0 +1,112 @@
+//! `session_abandoned`: the client dropped a session the server still held alive, on an
+//! answer that did not say it was gone, and started another.
+//!
+//! Nothing need be lost for it to hurt: what the old session held (subscriptions, a
+//! standalone stream's notifications, work in flight) is left behind, and the server keeps
+//! an orphan until it expires. The field's cases are answers a client reads as "session
+//! gone" when they are not: a `400` or `406` to a `GET`
+//! (<https://github.com/modelcontextprotocol/typescript-sdk/issues/1635>), a `409` for a
+//! second stream, a `400` to a reconnecting `GET` after a client read timeout
+//! (<https://github.com/render-oss/render-mcp-server/issues/26>).
+//!
+//! **The rule**, read from the server's ledger alone: an `initialize` answered with success
+//! while the session created before it was still alive on the server (not expired, not
+//! lost, not deleted: a client that deliberately ends a session says so with `DELETE`),
+//! and the last answer naming the old session before it was an error status other than
+//! the spec's death notice (`404`, `410`): the answer the client gave up on.
+//!
+//! **The guard.** A session ends on a `404` to a request that named it, or on the client's
+//! own `DELETE`; any other failure (a refused or cut stream, a 4xx/5xx of a `GET`, a
+//! timeout) is a reason to reconnect the stream or settle the doubt with a `ping`, not
+//! to drop the session.
+
+use faultline_model::Ledger;
+use serde::Serialize;
+
+use crate::reconnect_loop::method_name;
+use crate::spell::vtime;
+use crate::verdict::{Evidence, Verdict, VerdictKind};
+use crate::words::Words;
+
+/// What the guard is, in one sentence (for `explain` and the report card).
+pub const GUARD: &str = "end a session only on a 404 to a request that named it or with your own DELETE; settle any other failure with a reconnect or a ping, not a new session";
+
+/// One live session left behind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Abandonment {
+    /// The live session the client dropped.
+    pub session: String,
+    /// The session the client started instead, and when.
+    pub replaced_by: String,
+    pub at_ms: u64,
+    /// The answer the client gave up on: the last one naming the old session.
+    pub after_status: u16,
+    pub after_request: String,
+    pub after_at_ms: u64,
+}
+
+impl Abandonment {
+    pub fn sentence(&self) -> String {
+        format!(
+            "the client started session {} at {} although session {} was still alive on the server: it gave up on it after {} was answered {} at {}",
+            self.replaced_by,
+            vtime(self.at_ms),
+            self.session,
+            self.after_request,
+            self.after_status,
+            vtime(self.after_at_ms),
+        )
+    }
+}
+
+/// Every live session the ledger shows abandoned, in time order.
+pub fn sessions_abandoned(ledger: &Ledger) -> Vec<Abandonment> {
+    let mut out = Vec::new();
+    for pair in ledger.sessions.windows(2) {
+        let (old, new) = (&pair[0], &pair[1]);
+        if old.stateless || new.stateless {
+            continue;
+        }
+        let at_ms = new.created_ms;
+        if old.died.is_some_and(|(died, _)| died <= at_ms) {
+            continue;
+        }
+        let last = ledger
+            .answers
+            .iter()
+            .take_while(|a| a.at_ms <= at_ms)
+            .filter(|a| a.session_sent.as_deref() == Some(old.wire_id.as_str()))
+            .last();
+        // A 404 or 410 naming the session is the spec's death notice: a client that
+        // believes it follows the rule, even where a balancer's misroute lied (that is
+        // `misrouted_session`, the fleet's fault).
+        let Some(last) = last.filter(|a| a.status >= 400 && !matches!(a.status, 404 | 410)) else {
+            continue;
+        };
+        let after_request = match &last.rpc_method {
+            Some(rpc) => format!("{} {rpc}", method_name(last.method)),
+            None => method_name(last.method).to_string(),
+        };
+        out.push(Abandonment {
+            session: old.wire_id.clone(),
+            replaced_by: new.wire_id.clone(),
+            at_ms,
+            after_status: last.status,
+            after_request,
+            after_at_ms: last.at_ms,
+        });
+    }
+    out
+}
+
+/// The verdicts, for every kind of client ([`sessions_abandoned`]).
+pub(crate) fn verdicts(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
+    for found in sessions_abandoned(ledger) {
+        verdicts.push(Verdict {
+            kind: VerdictKind::SessionAbandoned,
+            at_ms: found.at_ms,
+            summary: words.say(|| found.sentence()),
+            evidence: Evidence::SessionAbandoned(found),
+        });
+    }
+}
