@@ -56,6 +56,7 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios/field" / "per_replica_bus_missed_change",
     "scenarios/field" / "idle_proxy_cuts_listen",
     "scenarios/field" / "idle_proxy_keepalive",
+    "scenarios/field" / "affine_301_dead_session_400",
     "scenarios/grade" / "baseline",
     "scenarios/grade" / "drop_close",
     "scenarios/grade" / "drop_reset",

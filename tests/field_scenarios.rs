@@ -523,7 +523,8 @@ fn a_sessionless_2025_server_is_dropped_only_by_the_client_that_requires_a_sessi
 /// RollEra: the server is redeployed from 2025 only to 2026-07-28 only. Both clients probe
 /// (a 404 -32601 answer: both fall back) and start on 2025. After the roll the naive client,
 /// its era cached for an hour, keeps sending 2025 requests (era_mismatch naming the roll);
-/// the guarded client probes again on the first failure and finishes in 2026-07-28.
+/// the guarded client reads the 400 to its call and to the ping that checks its session
+/// as a session gone (a typed error), probes again and finishes in 2026-07-28.
 #[test]
 fn an_era_roll_strands_the_client_that_never_probes_again() {
     let text = r#"Scenario(
@@ -552,7 +553,12 @@ fn an_era_roll_strands_the_client_that_never_probes_again() {
         serde_json::json!([[5_000, "LegacyOnly", "ModernOnly"]])
     );
     assert_eq!(evidence["reprobed"], false);
-    guarded_shows(scenario, &["clean"]);
+    let guarded = guarded_shows(scenario, &["detected"]);
+    assert_eq!(
+        guarded["verdicts"][0]["evidence"]["recovered_calls"],
+        serde_json::json!(["call-1"]),
+        "{guarded}"
+    );
     std::fs::remove_file(&file).ok();
 }
 

@@ -40,7 +40,7 @@ fn an_expectation_that_holds_on_a_losing_client_says_so() {
     assert_eq!(code, 0);
     assert!(
         stdout.contains(
-            "  holds: the naive client loses data here (silent_gap), as the scenario says it should"
+            "  holds: the naive client loses data here (silent_gap, hung), as the scenario says it should"
         ),
         "{stdout}"
     );

@@ -76,16 +76,12 @@ const NOT_YET_RECORDED: &[&str] = &[
     "leftover_get_after_deploy",
 ];
 
-/// Bundled scenarios whose server and faults are another bundled scenario's, and which
-/// differ from it only in the modelled client's habits: a real client brings its own
-/// habits, so grading it on both would grade it twice on one server. `grade` still takes
-/// them by name. (`rmcp_958_reconnect_forever` is `rmcp_958_empty_200` with a client that
-/// reconnects for ever.)
-const CLIENT_HABIT_ONLY: &[&str] = &["rmcp_958_reconnect_forever"];
-
 /// The default set: the bundled scenarios of `era` whose workload fits the contract, the
 /// grading set first, then the incidents and the field scenarios (less
-/// [`NOT_YET_RECORDED`]). The eras stay apart: a 2025 client meets no 2026-07-28 fault
+/// [`NOT_YET_RECORDED`], and less the field reports written for a client's habits:
+/// a scenario whose `client.habits` says how the report's client behaves is about that
+/// client, and a real client brings its own; `grade` still takes them by name). The eras
+/// stay apart: a 2025 client meets no 2026-07-28 fault
 /// (they cut request streams, listens and tasks it never opens), and a client that
 /// negotiates 2026-07-28 with the grading server (which speaks both) never uses the
 /// sessions and resumptions the 2025 faults break. A scenario whose modelled client
@@ -94,7 +90,7 @@ const CLIENT_HABIT_ONLY: &[&str] = &["rmcp_958_reconnect_forever"];
 fn default_scenarios(era: GradeEra) -> Result<Vec<Scenario>, String> {
     let recorded = BUNDLED
         .iter()
-        .filter(|b| !NOT_YET_RECORDED.contains(&b.name) && !CLIENT_HABIT_ONLY.contains(&b.name));
+        .filter(|b| !NOT_YET_RECORDED.contains(&b.name));
     let grading = recorded
         .clone()
         .filter(|b| b.path.starts_with("scenarios/grade/"));
@@ -107,7 +103,7 @@ fn default_scenarios(era: GradeEra) -> Result<Vec<Scenario>, String> {
             ClientEra::Auto { .. } => true,
             ClientEra::Legacy => era == GradeEra::Legacy,
         };
-        if fits && plan(&scenario).is_ok() {
+        if fits && scenario.client.habits.is_empty() && plan(&scenario).is_ok() {
             scenarios.push(scenario);
         }
     }

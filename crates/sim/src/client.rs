@@ -363,6 +363,13 @@ enum Purpose {
     List {
         request_id: u64,
     },
+    /// A `ping` sent after `session` refused call `call` with `refused` (400, 401, 403):
+    /// a success means the refusal was the call's own, anything else a dead session.
+    Verify {
+        session: String,
+        call: usize,
+        refused: u16,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -383,6 +390,18 @@ enum Wake {
     ReplayDeadline {
         conn: ConnId,
     },
+    /// `request_timeout`: the attempt of call `call` with request id `request_id` must
+    /// have been answered by now.
+    CallDeadline {
+        call: usize,
+        request_id: u64,
+    },
+    /// `read_timeout`: the stream on `conn` must have brought something since.
+    ReadSilence {
+        conn: ConnId,
+    },
+    /// Initialize again after a refused `initialize` (the guarded client).
+    Reinitialize,
 }
 
 /// One workload call as a client tracks it (both eras' clients).
@@ -477,6 +496,8 @@ pub struct Client {
     cookie: Option<String>,
     /// The tools list it works from (`lists_tools`).
     tools_list: LegacyToolsList,
+    /// When each open stream last brought an event (kept only with `read_timeout`).
+    last_heard: BTreeMap<ConnId, u64>,
     seq: u64,
     pub record: ClientRecord,
 }
@@ -512,6 +533,7 @@ impl Client {
             gave_up: false,
             cookie: None,
             tools_list: LegacyToolsList::default(),
+            last_heard: BTreeMap::new(),
             seq: 0,
             record: ClientRecord::default(),
         }
@@ -657,6 +679,16 @@ impl Client {
         params.insert("_meta".to_string(), Value::Object(meta));
         let message = RpcMessage::request(rid, "tools/call", Value::Object(params));
         let request = self.post(Some(&session), message);
+        if let Some(timeout) = self.policy.request_timeout_ms {
+            self.wake(
+                io,
+                now + timeout,
+                Wake::CallDeadline {
+                    call,
+                    request_id: rid,
+                },
+            );
+        }
         self.send(
             io,
             now,
@@ -872,6 +904,15 @@ impl Client {
                         "session {session}: server opened stream with no replayed event for cursor {cursor}; buffer likely expired"
                     ));
             }
+            Wake::Reinitialize => {
+                if self.session.is_none() {
+                    self.initialize_again(io, now, "");
+                }
+            }
+            Wake::CallDeadline { call, request_id } => {
+                self.call_deadline(io, now, call, request_id)
+            }
+            Wake::ReadSilence { conn } => self.read_silence(io, now, conn),
             Wake::RetryCall {
                 call,
                 session,
@@ -918,6 +959,76 @@ impl Client {
                 self.open_get(io, now, stream);
             }
         }
+    }
+
+    /// `request_timeout` ran out for the attempt `request_id` of call `call`: unless it
+    /// was answered, or sent again meanwhile, the client gives up on the call: it closes
+    /// what it had open for it and fails it.
+    fn call_deadline(&mut self, io: &mut ClientIo, now: u64, call: usize, request_id: u64) {
+        let state = &self.calls[call];
+        if state.done || state.failed || state.request_ids.last() != Some(&request_id) {
+            return;
+        }
+        let conns: Vec<ConnId> = self
+            .purposes
+            .iter()
+            .filter(|(_, p)| match p {
+                Purpose::Call { call: c, .. } => *c == call,
+                Purpose::Stream(s) | Purpose::Get { stream: s } => s.logical == Logical::Call(call),
+                _ => false,
+            })
+            .map(|(&c, _)| c)
+            .collect();
+        for conn in conns {
+            self.purposes.remove(&conn);
+            io.closes.push(conn);
+        }
+        self.wakes.retain(|_, w| match w {
+            Wake::RetryCall { call: c, .. } => *c != call,
+            Wake::Reconnect { stream, .. } => stream.logical != Logical::Call(call),
+            _ => true,
+        });
+        let timeout = self.policy.request_timeout_ms.unwrap_or_default();
+        self.fail_call(
+            now,
+            call,
+            format!(
+                "request timed out after {}",
+                faultline_model::DurationMs(timeout)
+            ),
+        );
+    }
+
+    /// Starts watching the stream just opened on `conn` for silence (`read_timeout`).
+    fn watch_silence(&mut self, io: &mut ClientIo, now: u64, conn: ConnId) {
+        if let Some(timeout) = self.policy.read_timeout_ms
+            && matches!(self.purposes.get(&conn), Some(Purpose::Stream(_)))
+        {
+            self.last_heard.insert(conn, now);
+            self.wake(io, now + timeout, Wake::ReadSilence { conn });
+        }
+    }
+
+    /// `read_timeout` may have run out on the stream on `conn`: if nothing came for that
+    /// long, the client cuts the stream and treats the cut as a drop; else it looks again
+    /// when the timeout would run out from the last event.
+    fn read_silence(&mut self, io: &mut ClientIo, now: u64, conn: ConnId) {
+        let (Some(timeout), Some(&last)) =
+            (self.policy.read_timeout_ms, self.last_heard.get(&conn))
+        else {
+            return;
+        };
+        if !matches!(self.purposes.get(&conn), Some(Purpose::Stream(_))) {
+            self.last_heard.remove(&conn);
+            return;
+        }
+        if now < last + timeout {
+            self.wake(io, last + timeout, Wake::ReadSilence { conn });
+            return;
+        }
+        self.last_heard.remove(&conn);
+        io.closes.push(conn);
+        self.on_end(io, now, conn, EndMode::Reset);
     }
 
     fn has_standalone(&self) -> bool {
@@ -1013,6 +1124,15 @@ impl Client {
                 }
                 (_, 404 | 410) => {
                     self.on_dead_session(io, now, session, Some((call, retries_left, task)), status)
+                }
+                (_, 400 | 401 | 403)
+                    if self.policy.typed_errors
+                        && !session.is_empty()
+                        && self.session.as_deref() == Some(session.as_str()) =>
+                {
+                    // Not the spec's death notice, but a dead session is one reason for
+                    // it: settle the doubt with a ping before failing the call.
+                    self.verify_session(io, now, session, call, status);
                 }
                 (_, other) => {
                     self.fail_call(now, call, format!("tools/call failed with HTTP {other}"))
@@ -1115,8 +1235,78 @@ impl Client {
                     self.abandon_session(io, now, &session, true);
                 }
             }
+            Purpose::Verify {
+                session,
+                call,
+                refused,
+            } => {
+                if (200..300).contains(&status) {
+                    if let ResponseBody::Sse(_) = response.body {
+                        // The ping's answer comes as an SSE stream: read it like any other.
+                        self.purposes.insert(
+                            conn,
+                            Purpose::Stream(StreamConn {
+                                logical: Logical::Aux,
+                                session: session.clone(),
+                                cursor: None,
+                                cursor_event: None,
+                                check_first: None,
+                                opened_with: None,
+                                probe: None,
+                            }),
+                        );
+                    }
+                    self.fail_call(
+                        now,
+                        call,
+                        format!("tools/call failed with HTTP {refused}; the session answers its ping, so the refusal was the call's own"),
+                    );
+                } else {
+                    let error = SessionResumptionError {
+                        session: session.clone(),
+                        message: format!(
+                            "session {session} refused a call with HTTP {refused} and its liveness ping with HTTP {status}: the server no longer holds it; re-initialize and re-issue"
+                        ),
+                    };
+                    self.raise(
+                        now,
+                        ClientError::SessionResumption(error),
+                        ErrorScope::Session(session.clone()),
+                    );
+                    // Not the spec's death notice: say the session is ended (`DELETE`),
+                    // in case the server still holds it somewhere.
+                    self.abandon_session(io, now, &session, true);
+                }
+            }
             Purpose::Stream(_) => {}
         }
+        self.watch_silence(io, now, conn);
+    }
+
+    /// Sends a session-scoped `ping` to learn whether `session`, which refused call `call`
+    /// with `refused` (a 400, 401 or 403), is still alive ([`Purpose::Verify`]).
+    fn verify_session(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        session: String,
+        call: usize,
+        refused: u16,
+    ) {
+        self.next_request_id += 1;
+        let ping = RpcMessage::bare_request(self.next_request_id, "ping");
+        let request = self.post(Some(&session), ping);
+        self.send(
+            io,
+            now,
+            Task::Probe,
+            Purpose::Verify {
+                session,
+                call,
+                refused,
+            },
+            request,
+        );
     }
 
     fn on_initialized(&mut self, io: &mut ClientIo, now: u64, response: &HttpResponse) {
@@ -1137,6 +1327,13 @@ impl Client {
                 },
                 ErrorScope::Session(String::new()),
             );
+            // It refuses the server: the work waiting for a session fails with it.
+            self.gave_up = true;
+            for call in 0..self.calls.len() {
+                if !self.calls[call].done {
+                    self.fail_call(now, call, "no session: the server assigns none".into());
+                }
+            }
             return;
         }
         let (200, Some(session), ResponseBody::Json(body)) = (
@@ -1151,6 +1348,14 @@ impl Client {
                 },
                 ErrorScope::Session(String::new()),
             );
+            if self.policy.typed_errors {
+                // A refused initialize (a 503 while replicas restart) is tried again after
+                // the reconnect delay, within the budget of re-initializations without
+                // progress, which fails the waiting calls when it runs out: never a call
+                // left waiting for a session that will not come.
+                let at = now + self.reconnect_delay(1);
+                self.wake(io, at, Wake::Reinitialize);
+            }
             return;
         };
         // `get` per key: `pointer` allocates for every path segment.
@@ -1649,6 +1854,9 @@ impl Client {
             stream.probe,
         );
         let ids_unique = self.policy.contiguity_check && self.monotonic_advertised;
+        if self.policy.read_timeout_ms.is_some() {
+            self.last_heard.insert(conn, now);
+        }
         if let Some(retry) = event.retry_ms {
             self.server_retry_ms = Some(retry);
         }
@@ -1811,7 +2019,9 @@ impl Client {
                     self.on_listed(io, now, rid, true);
                 }
             }
-            WireKind::ListChanged { .. } => self.tools_list.drop_list(),
+            WireKind::ListChanged { .. } if self.policy.honours_list_changed => {
+                self.tools_list.drop_list()
+            }
             _ => {}
         }
     }

@@ -672,7 +672,7 @@ impl ModernClient {
             }
             WireKind::ListChanged {
                 list: faultline_model::ListName::Tools,
-            } => self.list = None,
+            } if self.policy.honours_list_changed => self.list = None,
             // The server ended the listen (its `complete` result, or
             // `notifications/cancelled`): as good as a drop, whatever follows on the wire.
             WireKind::ListenEnded => self.listen_ended(io, now, conn),

@@ -174,6 +174,7 @@ impl<L: Link> World<L> {
         let ledger = self.link.final_ledger();
         let mut record = self.client.into_record();
         record.horizon_cut_ms = cut_at_horizon.then_some(self.horizon);
+        record.quiet_at_ms = (!cut_at_horizon).then_some(end_ms);
         record.exercise = faultline_verdicts::untested::Exercise {
             calls_planned: record.calls.len(),
             faults_planned: self.faults_planned,

@@ -114,6 +114,10 @@ pub struct ClientRecord {
     /// The run stopped at the scenario's horizon with work still due (the client's or the
     /// server's): the time of the horizon. `None` when the run ended with nothing to do.
     pub horizon_cut_ms: Option<u64>,
+    /// The run ended by itself, with nothing left to do for anyone, at this time (`None`
+    /// when the horizon cut it). A call neither completed nor failed by then never will be.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quiet_at_ms: Option<u64>,
     /// What the run was meant to exercise and what of it happened (the world fills it
     /// in, not the client): for `untested`.
     #[serde(skip)]

@@ -10,11 +10,12 @@ use crate::spell::vtime;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
 use crate::words::Words;
 
-/// The horizon came while calls were neither completed nor failed: the application is
-/// still waiting. (A real client that gives no report before the grader's timeout is the
-/// same verdict.)
+/// The horizon came while calls were neither completed nor failed, or the run ended by
+/// itself with such calls (nothing was left to happen, so they never will be): the
+/// application is still waiting. (A real client that gives no report before the
+/// grader's timeout is the same verdict.)
 pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<Verdict>) {
-    let Some(horizon_ms) = record.horizon_cut_ms else {
+    let Some(horizon_ms) = record.horizon_cut_ms.or(record.quiet_at_ms) else {
         return;
     };
     let pending_calls: Vec<String> = record
@@ -26,15 +27,24 @@ pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<V
     if pending_calls.is_empty() {
         return;
     }
+    let cut = record.horizon_cut_ms.is_some();
     verdicts.push(Verdict {
         kind: VerdictKind::Hung,
         at_ms: horizon_ms,
         summary: words.say(|| {
-            format!(
-                "the scenario's horizon came at {} with {} neither completed nor failed: the application is still waiting",
-                vtime(horizon_ms),
-                pending_calls.join(", ")
-            )
+            if cut {
+                format!(
+                    "the scenario's horizon came at {} with {} neither completed nor failed: the application is still waiting",
+                    vtime(horizon_ms),
+                    pending_calls.join(", ")
+                )
+            } else {
+                format!(
+                    "the run went quiet at {} with {} neither completed nor failed: nothing was left to happen, so the application waits for ever",
+                    vtime(horizon_ms),
+                    pending_calls.join(", ")
+                )
+            }
         }),
         evidence: Evidence::Hung {
             horizon_ms,

@@ -13,8 +13,9 @@
 //! **The rule**, read from the server's ledger alone, so that a simulated client and a
 //! real one are judged alike: a *refusal* is a 4xx answer to a request that named a
 //! session the server no longer held alive (it died before the answer: expiry, restart,
-//! `DELETE`); a misrouted live session is not one (that is `misrouted_session`). At least
-//! [`REFUSALS`] refusals of one session, one of them to a POST, and after the first no
+//! `DELETE`); a misrouted live session is not one (that is `misrouted_session`). A session
+//! that served the client (a request naming it answered with success), then at least
+//! [`REFUSALS`] refusals of it, one of them to a POST, and after the first no
 //! POST that did not name the session answered with success (a new session's
 //! `initialize`, or sessionless work in another era): the client never recovered.
 //!
@@ -133,12 +134,24 @@ pub fn refused_without_recovery(ledger: &Ledger) -> Vec<Refusals> {
     let mut out: Vec<Refusals> = found
         .into_values()
         .filter(|(r, first, posted)| {
-            *posted && r.refused >= REFUSALS && !recovered(ledger, &r.session, *first)
+            *posted
+                && r.refused >= REFUSALS
+                && worked(ledger, &r.session, *first)
+                && !recovered(ledger, &r.session, *first)
         })
         .map(|(r, _, _)| r)
         .collect();
     out.sort_by_key(|r| r.first_at_ms);
     out
+}
+
+/// The session worked before the answer at `first`: a request naming it was answered
+/// with success (a session refused from its first request never served the client, and
+/// its refusals are the environment's, not a client habit's).
+fn worked(ledger: &Ledger, session: &str, first: usize) -> bool {
+    ledger.answers[..first]
+        .iter()
+        .any(|a| (200..300).contains(&a.status) && a.session_sent.as_deref() == Some(session))
 }
 
 /// The client worked again after the answer at `first`: a POST that did not name the dead

@@ -13,14 +13,15 @@
 //! while the session created before it was still alive on the server (not expired, not
 //! lost, not deleted: a client that deliberately ends a session says so with `DELETE`),
 //! and the last answer naming the old session before it was an error status other than
-//! the spec's death notice (`404`, `410`): the answer the client gave up on.
+//! the spec's death notice (`404`, `410`), and not a balancer's misroute (that is
+//! `misrouted_session`, the fleet's fault): the answer the client gave up on.
 //!
 //! **The guard.** A session ends on a `404` to a request that named it, or on the client's
 //! own `DELETE`; any other failure (a refused or cut stream, a 4xx/5xx of a `GET`, a
 //! timeout) is a reason to reconnect the stream or settle the doubt with a `ping`, not
 //! to drop the session.
 
-use faultline_model::Ledger;
+use faultline_model::{HttpMethod, Ledger};
 use serde::Serialize;
 
 use crate::reconnect_loop::method_name;
@@ -61,6 +62,7 @@ impl Abandonment {
 
 /// Every live session the ledger shows abandoned, in time order.
 pub fn sessions_abandoned(ledger: &Ledger) -> Vec<Abandonment> {
+    let misrouted = crate::dead_session::Misrouted::of(ledger);
     let mut out = Vec::new();
     for pair in ledger.sessions.windows(2) {
         let (old, new) = (&pair[0], &pair[1]);
@@ -71,16 +73,25 @@ pub fn sessions_abandoned(ledger: &Ledger) -> Vec<Abandonment> {
         if old.died.is_some_and(|(died, _)| died <= at_ms) {
             continue;
         }
-        let last = ledger
-            .answers
-            .iter()
-            .take_while(|a| a.at_ms <= at_ms)
-            .filter(|a| a.session_sent.as_deref() == Some(old.wire_id.as_str()))
-            .last();
+        let naming_old = || {
+            ledger
+                .answers
+                .iter()
+                .take_while(|a| a.at_ms <= at_ms)
+                .filter(|a| a.session_sent.as_deref() == Some(old.wire_id.as_str()))
+        };
+        // Ended on purpose: the client said so with `DELETE` (whatever became of it).
+        if naming_old().any(|a| a.method == HttpMethod::Delete) {
+            continue;
+        }
+        let last = naming_old().last();
         // A 404 or 410 naming the session is the spec's death notice: a client that
         // believes it follows the rule, even where a balancer's misroute lied (that is
         // `misrouted_session`, the fleet's fault).
-        let Some(last) = last.filter(|a| a.status >= 400 && !matches!(a.status, 404 | 410)) else {
+        // A misroute lied about a live session whatever its status: `misrouted_session`.
+        let Some(last) = last.filter(|a| {
+            a.status >= 400 && !matches!(a.status, 404 | 410) && !misrouted.contains(a.conn.0)
+        }) else {
             continue;
         };
         let after_request = match &last.rpc_method {
