@@ -222,7 +222,7 @@ fn fleet_knobs_set(fleet: &FleetKnobs) -> usize {
 
 /// The shrinker's knobs: the 2025 ones, then the 2026-07-28 ones (default on 2025 runs),
 /// then the migration ones (default on both).
-const KNOBS: usize = 40;
+const KNOBS: usize = 41;
 
 /// Moves knob number `k` to its default; false if it already is.
 fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
@@ -273,6 +273,7 @@ fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
         36 => set(&mut k.delete_answer, &d.delete_answer),
         37 => set(&mut k.second_standalone, &d.second_standalone),
         38 => set(&mut k.cursors_across_sessions, &d.cursors_across_sessions),
+        39 => set(&mut k.standalone_get, &d.standalone_get),
         // The era's two dependent knobs describe one era only (`ServerKnobs::validate`):
         // they go back with it.
         _ => {
@@ -605,10 +606,11 @@ fn knob_value(k: &ServerKnobs, knob: usize) -> (&'static str, String) {
             "cursors_across_sessions",
             k.cursors_across_sessions.to_string(),
         ),
-        39 => ("era", format!("{:?}", k.era)),
-        40 => ("id_scheme", format!("{:?}", k.id_scheme)),
-        41 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
-        42 => (
+        39 => ("standalone_get", format!("{:?}", k.standalone_get)),
+        40 => ("era", format!("{:?}", k.era)),
+        41 => ("id_scheme", format!("{:?}", k.id_scheme)),
+        42 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
+        43 => (
             "advertise_monotonic_ids",
             k.advertise_monotonic_ids.to_string(),
         ),
@@ -627,9 +629,9 @@ fn reset_any_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
     }
     match knob {
         0..KNOBS => reset_knob(k, d, knob),
-        40 => set(&mut k.id_scheme, &d.id_scheme),
-        41 => set(&mut k.unknown_cursor, &d.unknown_cursor),
-        42 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
+        41 => set(&mut k.id_scheme, &d.id_scheme),
+        42 => set(&mut k.unknown_cursor, &d.unknown_cursor),
+        43 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
         _ => set(&mut k.max_sessions, &d.max_sessions),
     }
 }
@@ -829,7 +831,7 @@ mod tests {
         DeadSessionAnswer, DeleteAnswer, DurationMs, Era, ErrorCodes, HandlePersistence, IdFormat,
         IdScheme, LegacyGet, LegacyProbeAnswer, OnStreamCut, PositiveDurationMs, RefusalBody,
         RestartPersistence, ResumedStreamEnd, SecondStandalone, ServerKnobs, SessionIdHeader,
-        TaskPersistence, UnknownCursor, UnknownHandle,
+        StandaloneGet, TaskPersistence, UnknownCursor, UnknownHandle,
     };
 
     use super::{ALL_KNOBS, knob_value, reset_any_knob};
@@ -889,6 +891,7 @@ mod tests {
             delete_answer: DeleteAnswer::Accepted202,
             second_standalone: SecondStandalone::Shadow,
             cursors_across_sessions: true,
+            standalone_get: StandaloneGet::Hang,
         }
     }
 
