@@ -18,3 +18,4 @@ mod modern_client;
 mod orphaned_stream;
 mod properties;
 mod rolling_deploy;
+mod server_answers;
