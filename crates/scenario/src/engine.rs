@@ -19,6 +19,7 @@
 //! | `Scale` | the fleet is scaled: removed replicas are down for good (their in-memory state lost), added ones start empty; the balancer picks among the new set |
 //! | `RollingDeploy` | replica 0 crashes for `down` when it fires, each next replica `every` later: a fault's follow-up steps (`Strike::then`) are queued like notifications and played as the same scenario fault |
 //! | `IdleProxy` | a standing fault: in force all along, struck whenever its action says it is due (a listen stream quiet for `cut_after`), after the model's work and the scripted actions of that instant |
+//! | `Proxy502` | from `when`, for `lasting`, the engine answers every request 502 itself (the proxy's answer, plain text) without handing it to the model |
 //! | `CallTool` | not the server's: the client makes calls (the engine only recognises them, for `Call(k)`) |
 
 use std::cmp::Reverse;
@@ -40,6 +41,7 @@ use crate::arming::{Armed, ArmedNotify, ArmedTrigger};
 use crate::balancer::Balancer;
 use crate::calls::CallTracker;
 use crate::faults::{ClientEffect, FaultAction, Target};
+use crate::proxy::Proxy;
 use crate::scenario::StreamSel;
 
 /// What the engine emits, in order: what goes on the wire, and which faults fired.
@@ -126,6 +128,8 @@ pub struct Engine {
     /// The load balancer in front of a fleet; `None` for a single server (every request
     /// is replica 0's).
     balancer: Option<Balancer>,
+    /// The proxy in front of the server: asked first for every request (`Proxy502`).
+    proxy: Proxy,
 }
 
 impl Engine {
@@ -206,6 +210,7 @@ impl Engine {
             seq: 0,
             buf: Vec::new(),
             balancer: None,
+            proxy: Proxy::default(),
         }
     }
 
@@ -468,6 +473,7 @@ impl Engine {
                 server: &mut self.server,
                 calls: &self.calls,
                 balancer: self.balancer.as_mut(),
+                proxy: &mut self.proxy,
             },
             now,
             &mut buf,
@@ -551,6 +557,14 @@ impl Engine {
         out: &mut Vec<Emitted>,
     ) {
         self.advance_to(now, out);
+        if let Some(response) = self.proxy.answer(now) {
+            // The proxy answers; the server never sees the request.
+            out.push(Emitted::Wire(Output::Respond {
+                conn,
+                response: Box::new(response),
+            }));
+            return;
+        }
         if request.method == HttpMethod::Post
             && let RequestBody::Bytes(bytes) = &request.body
             && let Ok(value) = serde_json::from_slice::<Value>(bytes)

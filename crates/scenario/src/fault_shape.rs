@@ -69,6 +69,7 @@ impl Fault {
             | Fault::Scale { when, .. }
             | Fault::DropListen { when, .. }
             | Fault::PurgeTasks { when }
+            | Fault::Proxy502 { when, .. }
             | Fault::RollEra { when, .. } => FaultWhen::Trigger(when),
             Fault::StaleTask { at, .. } | Fault::ChangeList { at, .. } => FaultWhen::At(at),
             Fault::CutCall { call, at, .. } => FaultWhen::Cut { call: *call, at },
@@ -88,6 +89,7 @@ impl Fault {
             | Fault::Scale { when, .. }
             | Fault::DropListen { when, .. }
             | Fault::PurgeTasks { when }
+            | Fault::Proxy502 { when, .. }
             | Fault::RollEra { when, .. } => FaultWhenMut::Trigger(when),
             Fault::StaleTask { at, .. } | Fault::ChangeList { at, .. } => FaultWhenMut::At(at),
             Fault::CutCall { at, .. } => FaultWhenMut::Cut(at),
@@ -112,6 +114,7 @@ impl Fault {
             | Fault::Scale { .. }
             | Fault::ChangeList { .. }
             | Fault::IdleProxy { .. }
+            | Fault::Proxy502 { .. }
             | Fault::PurgeTasks { .. } => None,
         }
     }
@@ -132,6 +135,7 @@ impl Fault {
             | Fault::Scale { .. }
             | Fault::ChangeList { .. }
             | Fault::IdleProxy { .. }
+            | Fault::Proxy502 { .. }
             | Fault::PurgeTasks { .. } => None,
         }
     }

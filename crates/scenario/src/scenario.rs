@@ -399,6 +399,10 @@ pub enum Fault {
     /// The server's 2026-07-28 task store is purged: every task id is unknown from now on
     /// and running task work stops.
     PurgeTasks { when: Trigger },
+    /// The reverse proxy in front of the server answers every request `502 Bad Gateway`
+    /// (plain text, no JSON-RPC) from `when` for `lasting`; the requests never reach the
+    /// server, and open streams are left alone.
+    Proxy502 { when: Trigger, lasting: DurationMs },
     /// A deploy that changes which protocol eras the server speaks: a restart (as
     /// `Restart`, `restart_persistence` deciding what survives) after which the `era`
     /// knob is `to`. The client then stays away for `away`.

@@ -463,7 +463,11 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
                     v.pick(t);
                 }
             }
-            Fault::ReplicaDown { when, down, .. } => {
+            Fault::ReplicaDown { when, down, .. }
+            | Fault::Proxy502 {
+                when,
+                lasting: down,
+            } => {
                 if let Trigger::At(t) = when {
                     v.pick(t);
                 }
@@ -713,6 +717,10 @@ pub fn describe_fault(fault: &Fault) -> String {
         Fault::PurgeTasks { when } => {
             format!("the task store purged {}", describe_trigger(when))
         }
+        Fault::Proxy502 { when, lasting } => format!(
+            "a proxy answering 502 for {lasting} {}",
+            describe_trigger(when)
+        ),
         Fault::StaleTask {
             at,
             holds_session_from,
@@ -976,6 +984,10 @@ mod tests {
                 cut_after: DurationMs(1_000),
             },
             Fault::PurgeTasks { when: at() },
+            Fault::Proxy502 {
+                when: at(),
+                lasting: DurationMs(1_000),
+            },
             Fault::RollEra {
                 when: at(),
                 to: Era::LegacyOnly,
@@ -1001,6 +1013,7 @@ mod tests {
             Fault::IdleProxy { .. } => 11,
             Fault::PurgeTasks { .. } => 12,
             Fault::RollEra { .. } => 13,
+            Fault::Proxy502 { .. } => 14,
         }
     }
 
@@ -1020,7 +1033,7 @@ mod tests {
         let mut kinds: Vec<usize> = faults.iter().map(kind_of).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        assert_eq!(kinds.len(), 14, "one fault of every kind");
+        assert_eq!(kinds.len(), 15, "one fault of every kind");
         for fault in faults {
             let mut scenario = base.clone();
             scenario.faults = vec![fault.clone()];

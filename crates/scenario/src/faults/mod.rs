@@ -12,6 +12,7 @@ mod drop;
 mod drop_listen;
 mod gc;
 mod idle_proxy;
+mod proxy_502;
 mod purge_tasks;
 mod replica_down;
 mod restart;
@@ -28,6 +29,7 @@ use faultline_model::{ConnId, EndMode, Output, Server};
 
 use crate::balancer::Balancer;
 use crate::calls::CallTracker;
+use crate::proxy::Proxy;
 use crate::scenario::{Fault, StreamSel};
 
 /// What a fault does when it fires.
@@ -77,6 +79,8 @@ pub struct Target<'a> {
     pub(crate) server: &'a mut Server,
     pub(crate) calls: &'a CallTracker,
     pub(crate) balancer: Option<&'a mut Balancer>,
+    /// The proxy in front of the server (what it answers itself).
+    pub(crate) proxy: &'a mut Proxy,
 }
 
 impl Target<'_> {
@@ -171,6 +175,9 @@ pub(crate) fn action_of(fault: &Fault) -> Arc<dyn FaultAction> {
             cut_after_ms: cut_after.ms(),
         }),
         Fault::PurgeTasks { .. } => Arc::new(purge_tasks::PurgeTasks),
+        Fault::Proxy502 { lasting, .. } => Arc::new(proxy_502::Proxy502 {
+            lasting_ms: lasting.ms(),
+        }),
         Fault::RollEra { to, .. } => Arc::new(roll_era::RollEra { to: *to }),
     }
 }
