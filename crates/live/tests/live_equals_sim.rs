@@ -221,9 +221,9 @@ fn a_live_run_that_drifts_from_the_engine_breaks_with_a_sentence() {
 /// The field's odd answers and the proxy's 502s, live as simulated: a standalone GET
 /// refused (400, 404) or hung, an unknown cursor hung (the run then ends at its horizon,
 /// with the GET still waiting for a head), a dead session answered 401, ids that repeat, a
-/// proxy answering 502 for a while.
+/// proxy answering 502 for a while, a proxy cutting quiet SSE responses.
 #[test]
-fn the_odd_answers_and_the_proxy_s_502s_leave_the_same_ledger_live_as_simulated() {
+fn the_odd_answers_and_the_proxy_faults_leave_the_same_ledger_live_as_simulated() {
     let cut_call = |server: &str| {
         format!(
             r#"Scenario(name: "cut_call", summary: "inline", seed: 41, horizon: Some("3h"),
@@ -257,6 +257,11 @@ fn the_odd_answers_and_the_proxy_s_502s_leave_the_same_ledger_live_as_simulated(
     workload: [CallTool(at: "0s", tool: Echo(text: "a")), CallTool(at: "70s", tool: Echo(text: "b")), CallTool(at: "2m", tool: Echo(text: "c"))],
     faults: [Proxy502(when: At("1m"), lasting: "30s")])"#
             .to_string(),
+        r#"Scenario(name: "idle_sse", summary: "inline", seed: 9, server: (priming_events: true),
+    client: (model: Naive, standalone_stream: false),
+    workload: [CallTool(at: "0s", tool: LongJob(steps: 3, interval: "2m"))],
+    faults: [IdleProxySse(cut_after: "60s")])"#
+            .to_string(),
     ];
     let dir = std::env::temp_dir().join(format!("faultline-live-eq-odd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -276,6 +281,7 @@ fn the_odd_answers_and_the_proxy_s_502s_leave_the_same_ledger_live_as_simulated(
             2 => status(401),
             3 => status(400),
             4 => status(404),
+            7 => !ledger.cuts.is_empty(),
             _ => true,
         };
         assert!(exercised, "scenario {i} does not meet its answer:\n{text}");

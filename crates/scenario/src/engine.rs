@@ -20,6 +20,7 @@
 //! | `RollingDeploy` | replica 0 crashes for `down` when it fires, each next replica `every` later: a fault's follow-up steps (`Strike::then`) are queued like notifications and played as the same scenario fault |
 //! | `IdleProxy` | a standing fault: in force all along, struck whenever its action says it is due (a listen stream quiet for `cut_after`), after the model's work and the scripted actions of that instant |
 //! | `Proxy502` | from `when`, for `lasting`, the engine answers every request 502 itself (the proxy's answer, plain text) without handing it to the model |
+//! | `IdleProxySse` | a standing fault: every SSE response on which no bytes passed for `cut_after` (as the proxy saw them go out through the engine) is reset |
 //! | `CallTool` | not the server's: the client makes calls (the engine only recognises them, for `Call(k)`) |
 
 use std::cmp::Reverse;
@@ -183,6 +184,10 @@ impl Engine {
                 ArmedTrigger::Standing => engine.standing.push(i),
             }
         }
+        if !engine.standing.is_empty() {
+            // A standing fault may read when bytes last passed (`IdleProxySse` does).
+            engine.proxy.count_bytes();
+        }
         engine
     }
 
@@ -272,7 +277,7 @@ impl Engine {
         }
         self.standing
             .iter()
-            .filter_map(|&i| self.faults[i].action.due(&self.server))
+            .filter_map(|&i| self.faults[i].action.due(&self.server, &self.proxy))
             .min()
     }
 
@@ -437,10 +442,13 @@ impl Engine {
         for k in 0..self.standing.len() {
             let i = self.standing[k];
             let action = self.faults[i].action.clone();
-            if action.due(&self.server).is_some_and(|d| d <= at) {
+            if action
+                .due(&self.server, &self.proxy)
+                .is_some_and(|d| d <= at)
+            {
                 self.strike(i, action.clone(), None, out);
                 debug_assert!(
-                    action.due(&self.server).is_none_or(|d| d > at),
+                    action.due(&self.server, &self.proxy).is_none_or(|d| d > at),
                     "a standing fault's strike did not move its due time"
                 );
             }
@@ -500,7 +508,9 @@ impl Engine {
     /// Moves the model's outputs to `out` in order, firing `AfterEvent` faults right after
     /// their event. Leaves `buf` empty.
     fn route(&mut self, buf: &mut Vec<Output>, out: &mut Vec<Emitted>) {
+        let now = self.server.now_ms();
         for output in buf.drain(..) {
+            self.proxy.saw(&output, now);
             let event = match &output {
                 Output::Event { event, .. } => Some(*event),
                 _ => None,
@@ -618,6 +628,7 @@ impl Engine {
     /// The client (or the network) closed `conn`.
     pub fn disconnect(&mut self, conn: ConnId, now: u64, out: &mut Vec<Emitted>) {
         self.advance_to(now, out);
+        self.proxy.gone(conn);
         let mut buf = std::mem::take(&mut self.buf);
         self.server.disconnect(conn, now, &mut buf);
         self.route(&mut buf, out);

@@ -73,7 +73,7 @@ impl Fault {
             | Fault::RollEra { when, .. } => FaultWhen::Trigger(when),
             Fault::StaleTask { at, .. } | Fault::ChangeList { at, .. } => FaultWhen::At(at),
             Fault::CutCall { call, at, .. } => FaultWhen::Cut { call: *call, at },
-            Fault::IdleProxy { .. } => FaultWhen::Always,
+            Fault::IdleProxy { .. } | Fault::IdleProxySse { .. } => FaultWhen::Always,
         }
     }
 
@@ -93,7 +93,7 @@ impl Fault {
             | Fault::RollEra { when, .. } => FaultWhenMut::Trigger(when),
             Fault::StaleTask { at, .. } | Fault::ChangeList { at, .. } => FaultWhenMut::At(at),
             Fault::CutCall { at, .. } => FaultWhenMut::Cut(at),
-            Fault::IdleProxy { .. } => FaultWhenMut::Always,
+            Fault::IdleProxy { .. } | Fault::IdleProxySse { .. } => FaultWhenMut::Always,
         }
     }
 
@@ -114,6 +114,7 @@ impl Fault {
             | Fault::Scale { .. }
             | Fault::ChangeList { .. }
             | Fault::IdleProxy { .. }
+            | Fault::IdleProxySse { .. }
             | Fault::Proxy502 { .. }
             | Fault::PurgeTasks { .. } => None,
         }
@@ -135,6 +136,7 @@ impl Fault {
             | Fault::Scale { .. }
             | Fault::ChangeList { .. }
             | Fault::IdleProxy { .. }
+            | Fault::IdleProxySse { .. }
             | Fault::Proxy502 { .. }
             | Fault::PurgeTasks { .. } => None,
         }

@@ -491,7 +491,7 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
             }
             Fault::ChangeList { at, .. } => v.pick(at),
             // Its timeout is the lesson (shorter or longer than the keep-alive): kept.
-            Fault::IdleProxy { .. } => {}
+            Fault::IdleProxy { .. } | Fault::IdleProxySse { .. } => {}
             Fault::CutCall { at, away, .. } => {
                 if let CutAt::At(t) = at {
                     v.pick(t);
@@ -716,6 +716,9 @@ pub fn describe_fault(fault: &Fault) -> String {
         }
         Fault::PurgeTasks { when } => {
             format!("the task store purged {}", describe_trigger(when))
+        }
+        Fault::IdleProxySse { cut_after } => {
+            format!("an idle proxy cutting SSE responses quiet for {cut_after}")
         }
         Fault::Proxy502 { when, lasting } => format!(
             "a proxy answering 502 for {lasting} {}",
@@ -988,6 +991,9 @@ mod tests {
                 when: at(),
                 lasting: DurationMs(1_000),
             },
+            Fault::IdleProxySse {
+                cut_after: DurationMs(1_000),
+            },
             Fault::RollEra {
                 when: at(),
                 to: Era::LegacyOnly,
@@ -1014,6 +1020,7 @@ mod tests {
             Fault::PurgeTasks { .. } => 12,
             Fault::RollEra { .. } => 13,
             Fault::Proxy502 { .. } => 14,
+            Fault::IdleProxySse { .. } => 15,
         }
     }
 
@@ -1033,7 +1040,7 @@ mod tests {
         let mut kinds: Vec<usize> = faults.iter().map(kind_of).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        assert_eq!(kinds.len(), 15, "one fault of every kind");
+        assert_eq!(kinds.len(), 16, "one fault of every kind");
         for fault in faults {
             let mut scenario = base.clone();
             scenario.faults = vec![fault.clone()];

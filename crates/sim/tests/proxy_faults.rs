@@ -69,3 +69,80 @@ fn a_proxy_answering_502_fails_the_calls_of_its_window_and_the_server_never_sees
         );
     }
 }
+
+/// A long tool whose progress comes every 2 minutes, behind a proxy that cuts an SSE
+/// response after a minute without bytes.
+fn slow_progress(priming: bool, faults: &str) -> String {
+    format!(
+        r#"Scenario(
+    name: "idle_sse",
+    summary: "inline",
+    seed: 9,
+    server: (priming_events: {priming}),
+    client: (model: Naive, standalone_stream: false),
+    workload: [CallTool(at: "0s", tool: LongJob(steps: 3, interval: "2m"))],
+    faults: [{faults}],
+)"#
+    )
+}
+
+#[test]
+fn an_idle_proxy_cuts_quiet_2025_streams_and_only_a_primed_cursor_resumes_them() {
+    let proxy = r#"IdleProxySse(cut_after: "60s")"#;
+    for client in [ClientModel::Naive, ClientModel::Guarded] {
+        let s = scenario(&slow_progress(true, proxy));
+        let primed = run(&s, s.seed, client);
+        let cuts = &primed.result.ledger.cuts;
+        assert!(cuts.len() >= 2, "{client:?}: {cuts:?}");
+        assert!(
+            cuts.iter().all(|c| matches!(
+                c.reason,
+                faultline_model::CutReason::IdleProxy {
+                    idle_ms: 60_000,
+                    ..
+                }
+            )),
+            "{client:?}"
+        );
+        // The naive client resumes every cut from the priming event's id and completes.
+        // (The guarded client takes a resumption that replays nothing, because nothing
+        // happened since its cursor, for an expired buffer and rebuilds its session after
+        // every cut: its replay check cannot tell a quiet stream from a forgotten one.)
+        if client == ClientModel::Naive {
+            assert!(
+                primed.result.record.calls[0].completed_at_ms.is_some(),
+                "the priming event's id lets the client resume every cut"
+            );
+        }
+        assert!(!primed.result.ledger.resumptions.is_empty(), "{client:?}");
+
+        let s = scenario(&slow_progress(false, proxy));
+        let unprimed = run(&s, s.seed, client);
+        assert!(!unprimed.result.ledger.cuts.is_empty(), "{client:?}");
+        assert!(
+            unprimed.result.record.calls[0].completed_at_ms.is_none(),
+            "{client:?}: cut before any id, the stream cannot be resumed"
+        );
+
+        let s = scenario(&slow_progress(false, ""));
+        let direct = run(&s, s.seed, client);
+        assert!(direct.result.ledger.cuts.is_empty(), "{client:?}");
+        assert!(
+            direct.result.record.calls[0].completed_at_ms.is_some(),
+            "{client:?}"
+        );
+    }
+}
+
+#[test]
+fn an_idle_proxy_with_no_timeout_is_refused() {
+    let err = faultline_sim::Scenario::parse(
+        &slow_progress(true, r#"IdleProxySse(cut_after: "0s")"#),
+        "t.ron",
+    )
+    .expect_err("refused");
+    assert!(
+        err.to_string().contains("would cut every SSE response"),
+        "{err}"
+    );
+}

@@ -210,7 +210,9 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
                 to,
                 away,
             }),
-            f @ (Fault::ChangeList { .. } | Fault::IdleProxy { .. }) => Some(f),
+            f @ (Fault::ChangeList { .. }
+            | Fault::IdleProxy { .. }
+            | Fault::IdleProxySse { .. }) => Some(f),
             Fault::StaleTask { .. } => None,
         })
         .collect()
@@ -891,7 +893,9 @@ mod tests {
                         panic!("the swarm draws no fleet faults yet")
                     }
                     Fault::StaleTask { .. } => panic!("StaleTask is client-side"),
-                    Fault::Proxy502 { .. } => panic!("the swarm draws no proxy faults"),
+                    Fault::Proxy502 { .. } | Fault::IdleProxySse { .. } => {
+                        panic!("the swarm draws no proxy faults")
+                    }
                     Fault::CutCall { .. }
                     | Fault::ChangeList { .. }
                     | Fault::DropListen { .. }

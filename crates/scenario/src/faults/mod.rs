@@ -12,6 +12,7 @@ mod drop;
 mod drop_listen;
 mod gc;
 mod idle_proxy;
+mod idle_proxy_sse;
 mod proxy_502;
 mod purge_tasks;
 mod replica_down;
@@ -47,7 +48,7 @@ pub trait FaultAction: fmt::Debug + Send + Sync {
     /// virtual time it has something to do, given the server's state now (`None`:
     /// nothing, until the server changes). The engine strikes it then, after the model's
     /// work and the scripted actions of that instant. A fault with a trigger never is.
-    fn due(&self, _server: &Server) -> Option<u64> {
+    fn due(&self, _server: &Server, _proxy: &Proxy) -> Option<u64> {
         None
     }
 }
@@ -175,6 +176,9 @@ pub(crate) fn action_of(fault: &Fault) -> Arc<dyn FaultAction> {
             cut_after_ms: cut_after.ms(),
         }),
         Fault::PurgeTasks { .. } => Arc::new(purge_tasks::PurgeTasks),
+        Fault::IdleProxySse { cut_after } => Arc::new(idle_proxy_sse::IdleProxySse {
+            cut_after_ms: cut_after.ms(),
+        }),
         Fault::Proxy502 { lasting, .. } => Arc::new(proxy_502::Proxy502 {
             lasting_ms: lasting.ms(),
         }),
