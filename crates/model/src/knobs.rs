@@ -35,7 +35,8 @@ pub enum IdScheme {
     /// One counter per session generation, from 1 again after a restart (Behavior B).
     PerGeneration,
     /// Every event carries the same id, `1`: a server that sets `id:` from a constant
-    /// (<https://github.com/platformatic/mcp/issues/164>). A cursor then names the first
+    /// (<https://github.com/platformatic/mcp/issues/164>; rmcp's priming events all carry
+    /// `id: 0`, <https://github.com/modelcontextprotocol/rust-sdk/issues/791>). A cursor then names the first
     /// event of whichever stream the log looks at first: a resumption replays from the
     /// wrong place, and a client that drops ids at or below its cursor drops everything.
     Constant,
