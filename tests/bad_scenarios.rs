@@ -112,7 +112,7 @@ fn a_bad_enum_value_lists_the_values_the_field_takes() {
     assert_eq!(code, 2);
     assert!(
         err.contains(
-            "enum.ron:4:25: id_scheme: expected one of SessionMonotonic, PerStream, PerGeneration; found `42`"
+            "enum.ron:4:25: id_scheme: expected one of SessionMonotonic, PerStream, PerGeneration, Constant; found `42`"
         ),
         "{err}"
     );

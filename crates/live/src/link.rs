@@ -6,7 +6,9 @@
 //! for each output, waits until its bytes have arrived on its socket and checks that they
 //! say what the engine emitted (status, session header, JSON body; SSE id, retry, data;
 //! a clean end or an abort). Time moves only when the loop says so. A mismatch or a
-//! stall breaks the link with a sentence saying which output, and the run stops.
+//! stall breaks the link with a sentence saying which output, and the run stops. A request
+//! the server hangs on purpose (a `Hang` knob) is no stall: the link sees the server
+//! record the hang and keeps the exchange waiting, headless, until the client closes it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
@@ -17,9 +19,20 @@ use faultline_server::{App, Config, Running};
 use faultline_sim::Link;
 use serde_json::Value;
 use tokio::runtime::Runtime;
+use tokio::task::JoinHandle;
 
 use crate::LiveError;
 use crate::http_exchange::{self, Body, Exchange, Next, STALL_LIMIT};
+
+/// How long a request waits for its head before it asks whether the server hung it (and
+/// again after each such wait).
+const HANG_POLL: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// How a request went out: answered (or failed), or hung by the server.
+enum Sent {
+    Answered(Result<Exchange, String>),
+    Hung(JoinHandle<Result<Exchange, String>>),
+}
 
 pub struct LiveLink {
     runtime: Runtime,
@@ -33,6 +46,9 @@ pub struct LiveLink {
     /// simulator still hands that answer to the client (which ignores it), so it is still
     /// checked against what the server sent before the close.
     closed_unanswered: BTreeMap<ConnId, Exchange>,
+    /// Requests the server will never answer (a `Hang` knob): the exchange, still waiting
+    /// for its response head, until the client closes it.
+    hung: BTreeMap<ConnId, JoinHandle<Result<Exchange, String>>>,
     error: Option<String>,
 }
 
@@ -57,6 +73,7 @@ impl LiveLink {
             exchanges: BTreeMap::new(),
             unanswered: BTreeSet::new(),
             closed_unanswered: BTreeMap::new(),
+            hung: BTreeMap::new(),
             error: None,
         })
     }
@@ -70,6 +87,9 @@ impl LiveLink {
     pub fn finish(mut self) -> Result<(), LiveError> {
         for (_, exchange) in std::mem::take(&mut self.exchanges) {
             exchange.connection.abort();
+        }
+        for (_, waiting) in std::mem::take(&mut self.hung) {
+            waiting.abort();
         }
         if let Some(running) = self.running.take() {
             let _ = self.runtime.block_on(running.shutdown());
@@ -286,15 +306,35 @@ impl Link for LiveLink {
             return;
         }
         let addr = self.addr;
+        let app = self.app.clone();
+        // The head, or the server's word that none will come (a hang): whichever is first.
         let sent = self.runtime.block_on(async {
-            tokio::time::timeout(STALL_LIMIT, http_exchange::send(addr, request)).await
+            let mut send = tokio::spawn(http_exchange::send(addr, request));
+            tokio::time::timeout(STALL_LIMIT, async {
+                loop {
+                    match tokio::time::timeout(HANG_POLL, &mut send).await {
+                        Ok(Ok(answered)) => return Sent::Answered(answered),
+                        Ok(Err(e)) => {
+                            return Sent::Answered(Err(format!("the request task failed: {e}")));
+                        }
+                        Err(_) if app.with_engine(|e| e.server().is_hung(conn)) => {
+                            return Sent::Hung(send);
+                        }
+                        Err(_) => {}
+                    }
+                }
+            })
+            .await
         });
         match sent {
-            Ok(Ok(exchange)) => {
+            Ok(Sent::Hung(waiting)) => {
+                self.hung.insert(conn, waiting);
+            }
+            Ok(Sent::Answered(Ok(exchange))) => {
                 self.exchanges.insert(conn, exchange);
                 self.unanswered.insert(conn);
             }
-            Ok(Err(e)) => {
+            Ok(Sent::Answered(Err(e))) => {
                 self.fail(format!("conn {}: {e}", conn.0));
             }
             Err(_) => {
@@ -310,6 +350,21 @@ impl Link for LiveLink {
 
     fn disconnect(&mut self, conn: ConnId, now: u64, out: &mut Vec<Emitted>) {
         self.advance_to(now, out);
+        if let Some(waiting) = self.hung.remove(&conn) {
+            // The client gives up on a request that was never answered: its socket closes.
+            waiting.abort();
+            let app = self.app.clone();
+            let closed = self
+                .runtime
+                .block_on(async { tokio::time::timeout(STALL_LIMIT, app.wait_closed(conn)).await });
+            if closed.is_err() {
+                self.fail(format!(
+                    "conn {}: the server did not notice the client give up its unanswered request within {}s",
+                    conn.0,
+                    STALL_LIMIT.as_secs()
+                ));
+            }
+        }
         if let Some(exchange) = self.exchanges.remove(&conn) {
             // Closing the socket is all a client can do; the server notices on its own.
             exchange.connection.abort();

@@ -217,3 +217,79 @@ fn a_live_run_that_drifts_from_the_engine_breaks_with_a_sentence() {
     let error = link.finish().expect_err("the run must break");
     assert!(error.0.contains("diverged"), "{error}");
 }
+
+/// The field's odd answers and the proxy's 502s, live as simulated: a standalone GET
+/// refused (400, 404) or hung, an unknown cursor hung (the run then ends at its horizon,
+/// with the GET still waiting for a head), a dead session answered 401, ids that repeat, a
+/// proxy answering 502 for a while, a proxy cutting quiet SSE responses.
+#[test]
+fn the_odd_answers_and_the_proxy_faults_leave_the_same_ledger_live_as_simulated() {
+    let cut_call = |server: &str| {
+        format!(
+            r#"Scenario(name: "cut_call", summary: "inline", seed: 41, horizon: Some("3h"),
+    server: ({server}),
+    client: (model: Naive, standalone_stream: false),
+    workload: [CallTool(at: "0s", tool: LongJob(steps: 6, interval: "1m"))],
+    faults: [Drop(when: AfterEvent(n: 3, on: Call(0)), mode: Reset, stream: Call(0), away: Some("45s"))])"#
+        )
+    };
+    let standalone = |answer: &str| {
+        format!(
+            r#"Scenario(name: "standalone_get", summary: "inline", seed: 7, horizon: Some("1h"),
+    server: (standalone_get: {answer}),
+    client: (model: Naive, standalone_stream: true),
+    workload: [CallTool(at: "0s", tool: LongJob(steps: 3, interval: "1s")), Notify(from: "10s", every: "10s", count: 3)])"#
+        )
+    };
+    let texts = [
+        cut_call(r#"event_log_ttl: Some("30s"), unknown_cursor: Hang"#),
+        cut_call("id_scheme: Constant"),
+        r#"Scenario(name: "dead_401", summary: "inline", seed: 3,
+    server: (session_idle_ttl: Some("1m"), dead_session_answer: Unauthorized401),
+    client: (model: Naive, standalone_stream: false),
+    workload: [CallTool(at: "0s", tool: Echo(text: "a")), CallTool(at: "5m", tool: Echo(text: "b"))])"#
+            .to_string(),
+        standalone("BadRequest400"),
+        standalone("NotFound404"),
+        standalone("Hang"),
+        r#"Scenario(name: "proxy_502", summary: "inline", seed: 5,
+    client: (model: Naive, standalone_stream: false),
+    workload: [CallTool(at: "0s", tool: Echo(text: "a")), CallTool(at: "70s", tool: Echo(text: "b")), CallTool(at: "2m", tool: Echo(text: "c"))],
+    faults: [Proxy502(when: At("1m"), lasting: "30s")])"#
+            .to_string(),
+        r#"Scenario(name: "idle_sse", summary: "inline", seed: 9, server: (priming_events: true),
+    client: (model: Naive, standalone_stream: false),
+    workload: [CallTool(at: "0s", tool: LongJob(steps: 3, interval: "2m"))],
+    faults: [IdleProxySse(cut_after: "60s")])"#
+            .to_string(),
+    ];
+    let dir = std::env::temp_dir().join(format!("faultline-live-eq-odd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut failures = Vec::new();
+    for (i, text) in texts.iter().enumerate() {
+        let file = dir.join(format!("odd-{i}.ron"));
+        std::fs::write(&file, text).expect("write the scenario");
+        let scenario = Scenario::parse(text, "inline.ron").expect("valid scenario");
+        // Each scenario meets the answer it is about (simulated; live is compared below).
+        let ledger = faultline_sim::run(&scenario, scenario.seed, ClientModel::Naive)
+            .result
+            .ledger;
+        let status = |code: u16| ledger.answers.iter().any(|a| a.status == code);
+        let exercised = match i {
+            0 | 5 => !ledger.hangs.is_empty(),
+            1 => ledger.events.len() > 1 && ledger.events.iter().all(|e| e.id == 1),
+            2 => status(401),
+            3 => status(400),
+            4 => status(404),
+            7 => !ledger.cuts.is_empty(),
+            _ => true,
+        };
+        assert!(exercised, "scenario {i} does not meet its answer:\n{text}");
+        for client in CLIENTS {
+            if let Err(e) = compare(&scenario, &file, scenario.seed, client) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

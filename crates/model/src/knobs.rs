@@ -11,12 +11,14 @@ use serde::{Deserialize, Serialize};
 use crate::duration::{DurationMs, PositiveDurationMs};
 
 mod modern;
+mod standalone_get;
 mod wire;
 
 pub use modern::{
     DEFAULT_LIST_TTL_MS, Era, HandlePersistence, LegacyGet, LegacyProbeAnswer, OnStreamCut,
     TaskPersistence, UnknownHandle,
 };
+pub use standalone_get::StandaloneGet;
 pub use wire::{
     DeleteAnswer, ErrorCodes, IdFormat, RefusalBody, ResumedStreamEnd, SecondStandalone,
     SessionIdHeader,
@@ -32,6 +34,12 @@ pub enum IdScheme {
     PerStream,
     /// One counter per session generation, from 1 again after a restart (Behavior B).
     PerGeneration,
+    /// Every event carries the same id, `1`: a server that sets `id:` from a constant
+    /// (<https://github.com/platformatic/mcp/issues/164>; rmcp's priming events all carry
+    /// `id: 0`, <https://github.com/modelcontextprotocol/rust-sdk/issues/791>). A cursor then names the first
+    /// event of whichever stream the log looks at first: a resumption replays from the
+    /// wrong place, and a client that drops ids at or below its cursor drops everything.
+    Constant,
 }
 
 /// What the server answers to a `Last-Event-ID` it cannot honour exactly: unknown,
@@ -54,6 +62,10 @@ pub enum UnknownCursor {
     /// 500 with a plain-text body, no JSON-RPC error: the Python SDK's transport without
     /// an event store fails on any `Last-Event-ID`.
     ServerError,
+    /// No answer at all: the GET gets no status line and no bytes, and stays open until
+    /// the client closes it (its own timeout) or the run ends. The ledger records the
+    /// resumption (`answer: Hang`, attached to nothing) and the open exchange in `hangs`.
+    Hang,
 }
 
 /// What a server restart keeps.
@@ -79,6 +91,11 @@ pub enum DeadSessionAnswer {
     /// (<https://github.com/modelcontextprotocol/typescript-sdk/issues/389>; the 1.32.2
     /// example answers 404 -32001): clients never re-initialize.
     BadRequest,
+    /// 401, as a gateway with authentication in front of the session store answers an
+    /// unknown session (<https://github.com/punkpeye/mcp-proxy/issues/108>; Composio's
+    /// idle sessions, <https://github.com/NousResearch/hermes-agent/pull/107805>): clients
+    /// take it for lost credentials, not a lost session, and never re-initialize.
+    Unauthorized401,
 }
 
 impl DeadSessionAnswer {
@@ -87,6 +104,7 @@ impl DeadSessionAnswer {
             DeadSessionAnswer::NotFound => 404,
             DeadSessionAnswer::Gone => 410,
             DeadSessionAnswer::BadRequest => 400,
+            DeadSessionAnswer::Unauthorized401 => 401,
         }
     }
 }
@@ -236,6 +254,10 @@ pub struct ServerKnobs {
     /// presenting another's cursor is replayed the other session's events.
     #[serde(skip_serializing_if = "wire::is_false")]
     pub cursors_across_sessions: bool,
+    /// What a GET that would open the standalone stream gets (2025 session path): the
+    /// stream, a 400, a 404, or no answer at all.
+    #[serde(skip_serializing_if = "StandaloneGet::is_default")]
+    pub standalone_get: StandaloneGet,
 }
 
 impl Default for ServerKnobs {
@@ -285,6 +307,7 @@ impl Default for ServerKnobs {
             delete_answer: DeleteAnswer::default(),
             second_standalone: SecondStandalone::default(),
             cursors_across_sessions: false,
+            standalone_get: StandaloneGet::default(),
         }
     }
 }
@@ -363,6 +386,7 @@ macro_rules! with_server_knob_fields {
             delete_answer,
             second_standalone,
             cursors_across_sessions,
+            standalone_get,
         );
     };
 }

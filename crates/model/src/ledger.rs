@@ -14,7 +14,9 @@ use crate::ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 use crate::knobs::UnknownCursor;
 use crate::route::{HeldBy, ReplicaId, Route};
 
+mod hang;
 mod modern;
+pub use hang::{HangCause, HangEntry};
 pub use modern::{
     CutEntry, CutReason, EraAnswer, EraAnswerKind, EraChange, HandleEntry, HandleLoss, HandleMiss,
     ListChange, ListName, ListenEnd, ListenEntry, ListenFilter, TaskEntry, TaskLoss, TaskMiss,
@@ -359,6 +361,10 @@ pub struct Ledger {
     /// empty, so 2025 ledgers keep their bytes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub handles: Vec<HandleEntry>,
+    /// Requests left without any answer (`standalone_get: Hang`, `unknown_cursor: Hang`).
+    /// Never written when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hangs: Vec<HangEntry>,
     /// Ids below these bases were trimmed by a long-lived server keeping a bounded window
     /// (see [`crate::Server::bound_ledger`]); a simulation never trims, so they stay 0.
     pub events_base: u32,

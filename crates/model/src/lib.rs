@@ -44,15 +44,15 @@ pub use ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 pub use knobs::{
     DEFAULT_LIST_TTL_MS, DeadSessionAnswer, DeleteAnswer, Era, ErrorCodes, HandlePersistence,
     IdFormat, IdScheme, LegacyGet, LegacyProbeAnswer, OnStreamCut, RefusalBody, RestartPersistence,
-    ResumedStreamEnd, SecondStandalone, ServerKnobs, SessionIdHeader, TaskPersistence,
-    UnknownCursor, UnknownHandle,
+    ResumedStreamEnd, SecondStandalone, ServerKnobs, SessionIdHeader, StandaloneGet,
+    TaskPersistence, UnknownCursor, UnknownHandle,
 };
 pub use ledger::{
     AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, EffectEntry, EraAnswer,
-    EraAnswerKind, EraChange, HandleEntry, HandleLoss, HandleMiss, JobEnd, JobEntry, Ledger,
-    ListChange, ListName, ListenEnd, ListenEntry, ListenFilter, MisrouteEntry, Payload,
-    ProducedEvent, ReplicaChange, ReplicaEvent, ResumeEntry, SendEntry, SessionEntry, StreamEntry,
-    StreamKind, TaskEntry, TaskLoss, TaskMiss, TaskStatus,
+    EraAnswerKind, EraChange, HandleEntry, HandleLoss, HandleMiss, HangCause, HangEntry, JobEnd,
+    JobEntry, Ledger, ListChange, ListName, ListenEnd, ListenEntry, ListenFilter, MisrouteEntry,
+    Payload, ProducedEvent, ReplicaChange, ReplicaEvent, ResumeEntry, SendEntry, SessionEntry,
+    StreamEntry, StreamKind, TaskEntry, TaskLoss, TaskMiss, TaskStatus,
 };
 pub use limits::{KEPT_TEXT_BYTES, Limits};
 pub use profile::{PROFILES, Profile, profile};

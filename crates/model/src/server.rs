@@ -26,6 +26,7 @@
 //!   a store keyed by stream;
 //! - [`tenant`]: another client of the fleet, played without HTTP;
 //! - [`fanout`]: whether an event published on one replica reaches a listener on another;
+//! - [`hang`]: requests answered by no answer at all (the `Hang` knob values);
 //! - [`inspect`], [`ledger_window`] and [`ledger_bytes`]: read-only views, and trimming a
 //!   long-lived ledger by entries and by bytes.
 
@@ -35,6 +36,7 @@ pub mod era;
 mod event_store;
 mod expiry;
 mod fanout;
+mod hang;
 mod inspect;
 mod jobs;
 mod ledger_bytes;
@@ -126,6 +128,8 @@ pub struct Server {
     conn_replica: BTreeMap<ConnId, crate::route::ReplicaId>,
     /// The 2026-07-28 request streams and their jobs (see [`modern::request_stream`]).
     modern: modern::ModernState,
+    /// Requests the server will never answer (see [`hang`]).
+    hangs: hang::Hangs,
 }
 
 impl Server {
@@ -156,6 +160,7 @@ impl Server {
             replica_eras: Vec::new(),
             conn_replica: BTreeMap::new(),
             modern: modern::ModernState::new(seed),
+            hangs: hang::Hangs::default(),
         }
     }
 

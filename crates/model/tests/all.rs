@@ -35,4 +35,5 @@ mod modern_tasks;
 mod profile_knobs;
 mod replica_era;
 mod restart_ends_streams;
+mod server_answers;
 mod stateless_legacy;

@@ -35,7 +35,7 @@ const GROUPS: &[KnobGroup] = &[
         cell: None,
     },
     KnobGroup {
-        knobs: &["prime_standalone"],
+        knobs: &["prime_standalone", "standalone_get"],
         steps: &["get"],
         cell: None,
     },

@@ -19,6 +19,8 @@
 //! | `Scale` | the fleet is scaled: removed replicas are down for good (their in-memory state lost), added ones start empty; the balancer picks among the new set |
 //! | `RollingDeploy` | replica 0 crashes for `down` when it fires, each next replica `every` later: a fault's follow-up steps (`Strike::then`) are queued like notifications and played as the same scenario fault |
 //! | `IdleProxy` | a standing fault: in force all along, struck whenever its action says it is due (a listen stream quiet for `cut_after`), after the model's work and the scripted actions of that instant |
+//! | `Proxy502` | from `when`, for `lasting`, the engine answers every request 502 itself (the proxy's answer, plain text) without handing it to the model |
+//! | `IdleProxySse` | a standing fault: every SSE response on which no bytes passed for `cut_after` (as the proxy saw them go out through the engine) is reset |
 //! | `CallTool` | not the server's: the client makes calls (the engine only recognises them, for `Call(k)`) |
 
 use std::cmp::Reverse;
@@ -40,6 +42,7 @@ use crate::arming::{Armed, ArmedNotify, ArmedTrigger};
 use crate::balancer::Balancer;
 use crate::calls::CallTracker;
 use crate::faults::{ClientEffect, FaultAction, Target};
+use crate::proxy::Proxy;
 use crate::scenario::StreamSel;
 
 /// What the engine emits, in order: what goes on the wire, and which faults fired.
@@ -126,6 +129,8 @@ pub struct Engine {
     /// The load balancer in front of a fleet; `None` for a single server (every request
     /// is replica 0's).
     balancer: Option<Balancer>,
+    /// The proxy in front of the server: asked first for every request (`Proxy502`).
+    proxy: Proxy,
 }
 
 impl Engine {
@@ -179,6 +184,10 @@ impl Engine {
                 ArmedTrigger::Standing => engine.standing.push(i),
             }
         }
+        if !engine.standing.is_empty() {
+            // A standing fault may read when bytes last passed (`IdleProxySse` does).
+            engine.proxy.count_bytes();
+        }
         engine
     }
 
@@ -206,6 +215,7 @@ impl Engine {
             seq: 0,
             buf: Vec::new(),
             balancer: None,
+            proxy: Proxy::default(),
         }
     }
 
@@ -267,7 +277,7 @@ impl Engine {
         }
         self.standing
             .iter()
-            .filter_map(|&i| self.faults[i].action.due(&self.server))
+            .filter_map(|&i| self.faults[i].action.due(&self.server, &self.proxy))
             .min()
     }
 
@@ -432,10 +442,13 @@ impl Engine {
         for k in 0..self.standing.len() {
             let i = self.standing[k];
             let action = self.faults[i].action.clone();
-            if action.due(&self.server).is_some_and(|d| d <= at) {
+            if action
+                .due(&self.server, &self.proxy)
+                .is_some_and(|d| d <= at)
+            {
                 self.strike(i, action.clone(), None, out);
                 debug_assert!(
-                    action.due(&self.server).is_none_or(|d| d > at),
+                    action.due(&self.server, &self.proxy).is_none_or(|d| d > at),
                     "a standing fault's strike did not move its due time"
                 );
             }
@@ -468,6 +481,7 @@ impl Engine {
                 server: &mut self.server,
                 calls: &self.calls,
                 balancer: self.balancer.as_mut(),
+                proxy: &mut self.proxy,
             },
             now,
             &mut buf,
@@ -494,7 +508,9 @@ impl Engine {
     /// Moves the model's outputs to `out` in order, firing `AfterEvent` faults right after
     /// their event. Leaves `buf` empty.
     fn route(&mut self, buf: &mut Vec<Output>, out: &mut Vec<Emitted>) {
+        let now = self.server.now_ms();
         for output in buf.drain(..) {
+            self.proxy.saw(&output, now);
             let event = match &output {
                 Output::Event { event, .. } => Some(*event),
                 _ => None,
@@ -551,6 +567,14 @@ impl Engine {
         out: &mut Vec<Emitted>,
     ) {
         self.advance_to(now, out);
+        if let Some(response) = self.proxy.answer(now) {
+            // The proxy answers; the server never sees the request.
+            out.push(Emitted::Wire(Output::Respond {
+                conn,
+                response: Box::new(response),
+            }));
+            return;
+        }
         if request.method == HttpMethod::Post
             && let RequestBody::Bytes(bytes) = &request.body
             && let Ok(value) = serde_json::from_slice::<Value>(bytes)
@@ -604,6 +628,7 @@ impl Engine {
     /// The client (or the network) closed `conn`.
     pub fn disconnect(&mut self, conn: ConnId, now: u64, out: &mut Vec<Emitted>) {
         self.advance_to(now, out);
+        self.proxy.gone(conn);
         let mut buf = std::mem::take(&mut self.buf);
         self.server.disconnect(conn, now, &mut buf);
         self.route(&mut buf, out);

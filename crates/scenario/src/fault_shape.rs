@@ -69,10 +69,11 @@ impl Fault {
             | Fault::Scale { when, .. }
             | Fault::DropListen { when, .. }
             | Fault::PurgeTasks { when }
+            | Fault::Proxy502 { when, .. }
             | Fault::RollEra { when, .. } => FaultWhen::Trigger(when),
             Fault::StaleTask { at, .. } | Fault::ChangeList { at, .. } => FaultWhen::At(at),
             Fault::CutCall { call, at, .. } => FaultWhen::Cut { call: *call, at },
-            Fault::IdleProxy { .. } => FaultWhen::Always,
+            Fault::IdleProxy { .. } | Fault::IdleProxySse { .. } => FaultWhen::Always,
         }
     }
 
@@ -88,10 +89,11 @@ impl Fault {
             | Fault::Scale { when, .. }
             | Fault::DropListen { when, .. }
             | Fault::PurgeTasks { when }
+            | Fault::Proxy502 { when, .. }
             | Fault::RollEra { when, .. } => FaultWhenMut::Trigger(when),
             Fault::StaleTask { at, .. } | Fault::ChangeList { at, .. } => FaultWhenMut::At(at),
             Fault::CutCall { at, .. } => FaultWhenMut::Cut(at),
-            Fault::IdleProxy { .. } => FaultWhenMut::Always,
+            Fault::IdleProxy { .. } | Fault::IdleProxySse { .. } => FaultWhenMut::Always,
         }
     }
 
@@ -112,6 +114,8 @@ impl Fault {
             | Fault::Scale { .. }
             | Fault::ChangeList { .. }
             | Fault::IdleProxy { .. }
+            | Fault::IdleProxySse { .. }
+            | Fault::Proxy502 { .. }
             | Fault::PurgeTasks { .. } => None,
         }
     }
@@ -132,6 +136,8 @@ impl Fault {
             | Fault::Scale { .. }
             | Fault::ChangeList { .. }
             | Fault::IdleProxy { .. }
+            | Fault::IdleProxySse { .. }
+            | Fault::Proxy502 { .. }
             | Fault::PurgeTasks { .. } => None,
         }
     }

@@ -31,6 +31,7 @@ mod fault_shape;
 mod faults;
 mod faults_exercised;
 mod pick;
+mod proxy;
 mod reconnect;
 mod ron_error;
 mod scenario;

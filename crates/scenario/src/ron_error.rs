@@ -184,7 +184,7 @@ mod tests {
     fn variant_lists_come_from_the_types() {
         assert_eq!(
             variants::<IdScheme>(),
-            ["SessionMonotonic", "PerStream", "PerGeneration"]
+            ["SessionMonotonic", "PerStream", "PerGeneration", "Constant"]
         );
         assert!(variants::<Trigger>().contains(&"AfterEvent"));
     }

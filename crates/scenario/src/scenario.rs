@@ -399,6 +399,14 @@ pub enum Fault {
     /// The server's 2026-07-28 task store is purged: every task id is unknown from now on
     /// and running task work stops.
     PurgeTasks { when: Trigger },
+    /// A proxy that resets any SSE response (2025 standalone GET, request stream, resumed
+    /// GET, or a 2026-07-28 listen) on which no bytes passed for `cut_after`. In force for
+    /// the whole run.
+    IdleProxySse { cut_after: DurationMs },
+    /// The reverse proxy in front of the server answers every request `502 Bad Gateway`
+    /// (plain text, no JSON-RPC) from `when` for `lasting`; the requests never reach the
+    /// server, and open streams are left alone.
+    Proxy502 { when: Trigger, lasting: DurationMs },
     /// A deploy that changes which protocol eras the server speaks: a restart (as
     /// `Restart`, `restart_persistence` deciding what survives) after which the `era`
     /// knob is `to`. The client then stays away for `away`.
@@ -727,6 +735,14 @@ impl Scenario {
                     return Err((
                         format!(
                             "faults[{i}]: DropListen cuts a 2026-07-28 listen stream, which only a client with era: Modern and lists_tools: true opens"
+                        ),
+                        Some(("faults", i)),
+                    ));
+                }
+                Fault::IdleProxySse { cut_after } if cut_after.ms() == 0 => {
+                    return Err((
+                        format!(
+                            "faults[{i}]: IdleProxySse cut_after: \"0s\" would cut every SSE response as it opens; give the proxy's idle timeout (e.g. \"60s\")"
                         ),
                         Some(("faults", i)),
                     ));

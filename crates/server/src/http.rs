@@ -56,6 +56,11 @@ pub(crate) async fn mcp(
     let (conn, mut source) = app.handle(request, tcp.map(|Extension(tcp)| tcp)).await;
     let response = match source.rx.try_recv() {
         Ok(Frame::Respond(response)) => response,
+        Err(tokio::sync::mpsc::error::TryRecvError::Empty)
+            if app.with_engine(|e| e.server().is_hung(conn)) =>
+        {
+            return hang(app, conn, source).await;
+        }
         other => {
             // The model answers every request synchronously; anything else is a bug.
             tracing::error!(conn = conn.0, frame = ?other, "the model did not answer");
@@ -64,6 +69,20 @@ pub(crate) async fn mcp(
         }
     };
     to_http_response(app, conn, response, source)
+}
+
+/// A request the model answers with no answer (a `Hang` knob): no status line and no
+/// bytes, for as long as the client keeps the connection. When the client leaves, hyper
+/// drops this future and the guard tells the model; only the server's own end (shutdown)
+/// sends anything, a bare 503 so that graceful shutdown can finish.
+async fn hang(app: App, conn: ConnId, mut source: Source) -> Response {
+    let _guard = ConnGuard { app, conn };
+    loop {
+        match source.rx.recv().await {
+            Some(Frame::End(_)) | None => return StatusCode::SERVICE_UNAVAILABLE.into_response(),
+            Some(_) => {}
+        }
+    }
 }
 
 /// Header values as the model sees them. Several values of one header are joined with

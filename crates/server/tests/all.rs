@@ -10,6 +10,7 @@ mod conformance_tools;
 mod extreme_clock;
 mod fleet;
 mod fuzz;
+mod hang_live;
 mod hardening;
 mod heavy_jobs;
 mod hostile_headers;

@@ -222,7 +222,7 @@ fn fleet_knobs_set(fleet: &FleetKnobs) -> usize {
 
 /// The shrinker's knobs: the 2025 ones, then the 2026-07-28 ones (default on 2025 runs),
 /// then the migration ones (default on both).
-const KNOBS: usize = 40;
+const KNOBS: usize = 41;
 
 /// Moves knob number `k` to its default; false if it already is.
 fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
@@ -273,6 +273,7 @@ fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
         36 => set(&mut k.delete_answer, &d.delete_answer),
         37 => set(&mut k.second_standalone, &d.second_standalone),
         38 => set(&mut k.cursors_across_sessions, &d.cursors_across_sessions),
+        39 => set(&mut k.standalone_get, &d.standalone_get),
         // The era's two dependent knobs describe one era only (`ServerKnobs::validate`):
         // they go back with it.
         _ => {
@@ -465,7 +466,11 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
                     v.pick(t);
                 }
             }
-            Fault::ReplicaDown { when, down, .. } => {
+            Fault::ReplicaDown { when, down, .. }
+            | Fault::Proxy502 {
+                when,
+                lasting: down,
+            } => {
                 if let Trigger::At(t) = when {
                     v.pick(t);
                 }
@@ -489,7 +494,7 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
             }
             Fault::ChangeList { at, .. } => v.pick(at),
             // Its timeout is the lesson (shorter or longer than the keep-alive): kept.
-            Fault::IdleProxy { .. } => {}
+            Fault::IdleProxy { .. } | Fault::IdleProxySse { .. } => {}
             Fault::CutCall { at, away, .. } => {
                 if let CutAt::At(t) = at {
                     v.pick(t);
@@ -608,10 +613,11 @@ fn knob_value(k: &ServerKnobs, knob: usize) -> (&'static str, String) {
             "cursors_across_sessions",
             k.cursors_across_sessions.to_string(),
         ),
-        39 => ("era", format!("{:?}", k.era)),
-        40 => ("id_scheme", format!("{:?}", k.id_scheme)),
-        41 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
-        42 => (
+        39 => ("standalone_get", format!("{:?}", k.standalone_get)),
+        40 => ("era", format!("{:?}", k.era)),
+        41 => ("id_scheme", format!("{:?}", k.id_scheme)),
+        42 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
+        43 => (
             "advertise_monotonic_ids",
             k.advertise_monotonic_ids.to_string(),
         ),
@@ -630,9 +636,9 @@ fn reset_any_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
     }
     match knob {
         0..KNOBS => reset_knob(k, d, knob),
-        40 => set(&mut k.id_scheme, &d.id_scheme),
-        41 => set(&mut k.unknown_cursor, &d.unknown_cursor),
-        42 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
+        41 => set(&mut k.id_scheme, &d.id_scheme),
+        42 => set(&mut k.unknown_cursor, &d.unknown_cursor),
+        43 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
         _ => set(&mut k.max_sessions, &d.max_sessions),
     }
 }
@@ -714,6 +720,13 @@ pub fn describe_fault(fault: &Fault) -> String {
         Fault::PurgeTasks { when } => {
             format!("the task store purged {}", describe_trigger(when))
         }
+        Fault::IdleProxySse { cut_after } => {
+            format!("an idle proxy cutting SSE responses quiet for {cut_after}")
+        }
+        Fault::Proxy502 { when, lasting } => format!(
+            "a proxy answering 502 for {lasting} {}",
+            describe_trigger(when)
+        ),
         Fault::StaleTask {
             at,
             holds_session_from,
@@ -832,7 +845,7 @@ mod tests {
         DeadSessionAnswer, DeleteAnswer, DurationMs, Era, ErrorCodes, HandlePersistence, IdFormat,
         IdScheme, LegacyGet, LegacyProbeAnswer, OnStreamCut, PositiveDurationMs, RefusalBody,
         RestartPersistence, ResumedStreamEnd, SecondStandalone, ServerKnobs, SessionIdHeader,
-        TaskPersistence, UnknownCursor, UnknownHandle,
+        StandaloneGet, TaskPersistence, UnknownCursor, UnknownHandle,
     };
 
     use super::{ALL_KNOBS, knob_value, reset_any_knob};
@@ -892,6 +905,7 @@ mod tests {
             delete_answer: DeleteAnswer::Accepted202,
             second_standalone: SecondStandalone::Shadow,
             cursors_across_sessions: true,
+            standalone_get: StandaloneGet::Hang,
         }
     }
 
@@ -976,6 +990,13 @@ mod tests {
                 cut_after: DurationMs(1_000),
             },
             Fault::PurgeTasks { when: at() },
+            Fault::Proxy502 {
+                when: at(),
+                lasting: DurationMs(1_000),
+            },
+            Fault::IdleProxySse {
+                cut_after: DurationMs(1_000),
+            },
             Fault::RollEra {
                 when: at(),
                 to: Era::LegacyOnly,
@@ -1001,6 +1022,8 @@ mod tests {
             Fault::IdleProxy { .. } => 11,
             Fault::PurgeTasks { .. } => 12,
             Fault::RollEra { .. } => 13,
+            Fault::Proxy502 { .. } => 14,
+            Fault::IdleProxySse { .. } => 15,
         }
     }
 
@@ -1020,7 +1043,7 @@ mod tests {
         let mut kinds: Vec<usize> = faults.iter().map(kind_of).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        assert_eq!(kinds.len(), 14, "one fault of every kind");
+        assert_eq!(kinds.len(), 16, "one fault of every kind");
         for fault in faults {
             let mut scenario = base.clone();
             scenario.faults = vec![fault.clone()];

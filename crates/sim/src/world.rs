@@ -150,7 +150,14 @@ impl<L: Link> World<L> {
             let next = match (action_at, engine_at) {
                 (Some(a), Some(b)) => a.min(b),
                 (Some(a), None) | (None, Some(a)) => a,
-                (None, None) => break,
+                (None, None) => {
+                    // A request the server will never answer (a `Hang`) keeps its client
+                    // waiting: nothing else happens until the horizon ends the run.
+                    cut_at_horizon = self
+                        .link
+                        .with_engine(|e| e.server().open_hangs().next().is_some());
+                    break;
+                }
             };
             if next > self.horizon {
                 cut_at_horizon = true;

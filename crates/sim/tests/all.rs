@@ -17,4 +17,6 @@ mod misrouted_oracle;
 mod modern_client;
 mod orphaned_stream;
 mod properties;
+mod proxy_faults;
 mod rolling_deploy;
+mod server_answers;

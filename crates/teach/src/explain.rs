@@ -443,6 +443,7 @@ fn answer_words(answer: UnknownCursor) -> &'static str {
         UnknownCursor::Empty200 => "answered 200 with an empty stream",
         UnknownCursor::ReplayRemaining => "replayed what was left, gap or not",
         UnknownCursor::ServerError => "answered 500",
+        UnknownCursor::Hang => "never answered at all",
     }
 }
 

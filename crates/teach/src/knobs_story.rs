@@ -62,6 +62,9 @@ pub fn trap(k: &ServerKnobs, restarts: bool) -> Vec<String> {
         IdScheme::PerGeneration => out.push(
             "Event ids count from 1 again in every generation of a session (`id_scheme: PerGeneration`): after a restart, an old cursor names a different event.".into(),
         ),
+        IdScheme::Constant => out.push(
+            "Every event carries the same id, 1 (`id_scheme: Constant`): a cursor names no event in particular, so a resumption replays from the wrong place.".into(),
+        ),
         IdScheme::SessionMonotonic => out.push(
             "Event ids never restart within a session (`id_scheme: SessionMonotonic`).".into(),
         ),
@@ -72,6 +75,7 @@ pub fn trap(k: &ServerKnobs, restarts: bool) -> Vec<String> {
         UnknownCursor::NotFound => "A `Last-Event-ID` the log cannot honour gets a 404 (`unknown_cursor: NotFound`), which a client cannot tell from a dead session.".into(),
         UnknownCursor::Empty200 => "A `Last-Event-ID` the log cannot honour gets a 200 stream that ends at once with no events (`unknown_cursor: Empty200`).".into(),
         UnknownCursor::ReplayRemaining => "A `Last-Event-ID` whose successors were evicted gets whatever is still retained, gap or not (`unknown_cursor: ReplayRemaining`).".into(),
+        UnknownCursor::Hang => "A `Last-Event-ID` the log cannot honour gets no answer at all (`unknown_cursor: Hang`): the GET stays open without a status line until the client gives up.".into(),
         UnknownCursor::ServerError => "A `Last-Event-ID` the log cannot honour gets a 500 (`unknown_cursor: ServerError`), which a client takes for a server failure and retries.".into(),
     });
     if !k.get_validates_session {
@@ -94,6 +98,7 @@ pub fn trap(k: &ServerKnobs, restarts: bool) -> Vec<String> {
         DeadSessionAnswer::NotFound => {}
         DeadSessionAnswer::Gone => out.push("A dead session gets 410 Gone (`dead_session_answer: Gone`).".into()),
         DeadSessionAnswer::BadRequest => out.push("A dead session gets 400, not 404 (`dead_session_answer: BadRequest`): clients that re-initialize only on 404 never do.".into()),
+        DeadSessionAnswer::Unauthorized401 => out.push("A dead session gets 401, not 404 (`dead_session_answer: Unauthorized401`): clients read it as lost credentials and never re-initialize.".into()),
     }
     if let Some(gc) = k.gc_interval {
         out.push(format!(

@@ -194,6 +194,10 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
             Fault::PurgeTasks { when } => Some(Fault::PurgeTasks {
                 when: trigger(when),
             }),
+            Fault::Proxy502 { when, lasting } => Some(Fault::Proxy502 {
+                when: trigger(when),
+                lasting,
+            }),
             // The 2026-07-28 faults: the live server plays them as it plays the others.
             Fault::CutCall { at, away, .. } => Some(Fault::CutCall { call: 0, at, away }),
             Fault::DropListen { when, end, away } => Some(Fault::DropListen {
@@ -206,7 +210,9 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
                 to,
                 away,
             }),
-            f @ (Fault::ChangeList { .. } | Fault::IdleProxy { .. }) => Some(f),
+            f @ (Fault::ChangeList { .. }
+            | Fault::IdleProxy { .. }
+            | Fault::IdleProxySse { .. }) => Some(f),
             Fault::StaleTask { .. } => None,
         })
         .collect()
@@ -887,6 +893,9 @@ mod tests {
                         panic!("the swarm draws no fleet faults yet")
                     }
                     Fault::StaleTask { .. } => panic!("StaleTask is client-side"),
+                    Fault::Proxy502 { .. } | Fault::IdleProxySse { .. } => {
+                        panic!("the swarm draws no proxy faults")
+                    }
                     Fault::CutCall { .. }
                     | Fault::ChangeList { .. }
                     | Fault::DropListen { .. }

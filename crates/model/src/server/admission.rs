@@ -63,6 +63,10 @@ pub(super) enum Rejection {
     GetNotAcceptable,
     /// A second standalone stream while the first is attached.
     StandaloneConflict,
+    /// The standalone GET, under `standalone_get: BadRequest400`.
+    StandaloneBadRequest,
+    /// The standalone GET, under `standalone_get: NotFound404` (no route for GET).
+    StandaloneNoRoute,
     /// A cursor the log cannot honour, under `unknown_cursor: BadRequest`.
     CursorBadRequest,
     /// A cursor the log cannot honour, under `unknown_cursor: NotFound`.
@@ -152,6 +156,14 @@ impl Rejection {
                 INVALID_REQUEST,
                 "Conflict: only one standalone SSE stream is allowed per session",
             ),
+            // The TypeScript SDK examples' words, which servers built on them answer a GET
+            // with (<https://github.com/hangwin/mcp-chrome/issues/9>).
+            StandaloneBadRequest => (
+                400,
+                INVALID_REQUEST,
+                "Bad Request: No valid session ID provided",
+            ),
+            StandaloneNoRoute => (404, INVALID_REQUEST, "Not Found"),
             CursorBadRequest => (
                 400,
                 INVALID_REQUEST,

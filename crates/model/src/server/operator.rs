@@ -14,6 +14,7 @@ impl Server {
     /// The client (or the network) closed `conn`. Its stream stays in the log, detached.
     pub fn disconnect(&mut self, conn: ConnId, now_ms: u64, out: &mut Vec<Output>) {
         self.advance(now_ms, out);
+        self.forget_hang(conn);
         let stream = self.stream_of(conn);
         self.detach(conn);
         self.close_modern_stream(stream, out);

@@ -9,7 +9,7 @@ use crate::event_log::CursorMatch;
 use crate::http::{EndMode, HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, SessionKey, StreamId};
 use crate::knobs::{ResumedStreamEnd, UnknownCursor};
-use crate::ledger::{CursorResolution, ResumeEntry, SendEntry, StreamKind};
+use crate::ledger::{CursorResolution, HangCause, ResumeEntry, SendEntry, StreamKind};
 use crate::limits::kept_text;
 
 use super::Server;
@@ -174,6 +174,11 @@ impl Server {
                 self.record_resume(attempt, missed(UnknownCursor::ServerError), None);
                 let (conn, request) = (attempt.conn, attempt.request);
                 self.reject(conn, request, None, Rejection::CursorServerError, out);
+            }
+            // Nothing goes out: the GET stays open, unanswered, until the client leaves.
+            UnknownCursor::Hang => {
+                self.record_resume(attempt, missed(UnknownCursor::Hang), None);
+                self.hang(attempt.conn, attempt.request, HangCause::UnknownCursor);
             }
         }
     }

@@ -2,12 +2,14 @@
 //!
 //! A GET without `Last-Event-ID` opens the standalone stream (one per session, 409 for a
 //! second); with a cursor it is a resumption and goes to [`super::resumption`]. Whether GET
-//! asks the session store at all is a knob, because real servers differ on it.
+//! asks the session store at all is a knob, because real servers differ on it, and so is
+//! what a GET that passed every check gets instead of the stream (`standalone_get`: a
+//! 400, a 404, or no answer at all).
 
 use crate::http::{HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, SessionKey, StreamId};
-use crate::knobs::SecondStandalone;
-use crate::ledger::StreamKind;
+use crate::knobs::{SecondStandalone, StandaloneGet};
+use crate::ledger::{HangCause, StreamKind};
 
 use super::Server;
 use super::admission::{Rejection, check_get_media, check_protocol_version, session_header};
@@ -55,6 +57,21 @@ impl Server {
                     self.reject(conn, &request, None, Rejection::SessionExpired, out);
                     return;
                 };
+                match self.knobs.standalone_get {
+                    StandaloneGet::ServeStream => {}
+                    StandaloneGet::BadRequest400 => {
+                        self.reject(conn, &request, None, Rejection::StandaloneBadRequest, out);
+                        return;
+                    }
+                    StandaloneGet::NotFound404 => {
+                        self.reject(conn, &request, None, Rejection::StandaloneNoRoute, out);
+                        return;
+                    }
+                    StandaloneGet::Hang => {
+                        self.hang(conn, &request, HangCause::StandaloneGet);
+                        return;
+                    }
+                }
                 let current = self.sessions.get(key).and_then(|s| s.standalone);
                 if current.is_some_and(|s| self.log.get(s).is_some_and(|l| l.attached.is_some())) {
                     match self.knobs.second_standalone {

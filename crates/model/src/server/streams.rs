@@ -109,6 +109,7 @@ impl Server {
         // Events belong to the session's current incarnation, whichever stream carries them.
         let generation = live.as_ref().map_or(log.generation, |s| s.generation);
         let id = match (scheme, live.as_mut()) {
+            (IdScheme::Constant, _) => 1,
             (IdScheme::SessionMonotonic | IdScheme::PerGeneration, Some(s)) => {
                 s.counter += 1;
                 s.counter

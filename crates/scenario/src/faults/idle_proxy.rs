@@ -17,6 +17,8 @@
 
 use faultline_model::{CutReason, Output, Server};
 
+use crate::proxy::Proxy;
+
 use super::{FaultAction, Strike, Target};
 
 #[derive(Debug, Clone, Copy)]
@@ -25,7 +27,7 @@ pub(crate) struct IdleProxy {
 }
 
 impl FaultAction for IdleProxy {
-    fn due(&self, server: &Server) -> Option<u64> {
+    fn due(&self, server: &Server, _proxy: &Proxy) -> Option<u64> {
         server
             .quietest_listen()
             .map(|t| t.saturating_add(self.cut_after_ms))

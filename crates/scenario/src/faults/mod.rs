@@ -12,6 +12,8 @@ mod drop;
 mod drop_listen;
 mod gc;
 mod idle_proxy;
+mod idle_proxy_sse;
+mod proxy_502;
 mod purge_tasks;
 mod replica_down;
 mod restart;
@@ -28,6 +30,7 @@ use faultline_model::{ConnId, EndMode, Output, Server};
 
 use crate::balancer::Balancer;
 use crate::calls::CallTracker;
+use crate::proxy::Proxy;
 use crate::scenario::{Fault, StreamSel};
 
 /// What a fault does when it fires.
@@ -45,7 +48,7 @@ pub trait FaultAction: fmt::Debug + Send + Sync {
     /// virtual time it has something to do, given the server's state now (`None`:
     /// nothing, until the server changes). The engine strikes it then, after the model's
     /// work and the scripted actions of that instant. A fault with a trigger never is.
-    fn due(&self, _server: &Server) -> Option<u64> {
+    fn due(&self, _server: &Server, _proxy: &Proxy) -> Option<u64> {
         None
     }
 }
@@ -77,6 +80,8 @@ pub struct Target<'a> {
     pub(crate) server: &'a mut Server,
     pub(crate) calls: &'a CallTracker,
     pub(crate) balancer: Option<&'a mut Balancer>,
+    /// The proxy in front of the server (what it answers itself).
+    pub(crate) proxy: &'a mut Proxy,
 }
 
 impl Target<'_> {
@@ -171,6 +176,12 @@ pub(crate) fn action_of(fault: &Fault) -> Arc<dyn FaultAction> {
             cut_after_ms: cut_after.ms(),
         }),
         Fault::PurgeTasks { .. } => Arc::new(purge_tasks::PurgeTasks),
+        Fault::IdleProxySse { cut_after } => Arc::new(idle_proxy_sse::IdleProxySse {
+            cut_after_ms: cut_after.ms(),
+        }),
+        Fault::Proxy502 { lasting, .. } => Arc::new(proxy_502::Proxy502 {
+            lasting_ms: lasting.ms(),
+        }),
         Fault::RollEra { to, .. } => Arc::new(roll_era::RollEra { to: *to }),
     }
 }
