@@ -336,6 +336,8 @@ struct StreamConn {
     check_first: Option<u64>,
     /// The cursor the connection's GET sent (`None`: a stream the server opened afresh).
     opened_with: Option<u64>,
+    /// When the connection's request was sent.
+    opened_at_ms: u64,
     /// The probe connection whose answer gates applying events.
     probe: Option<ConnId>,
 }
@@ -450,6 +452,9 @@ const MAX_REISSUES: u32 = 3;
 /// round-robin balancer every new session can land elsewhere at once, and a client that
 /// rebuilds forever at one virtual instant would never let the run end.
 const MAX_REINITS_WITHOUT_PROGRESS: u32 = 3;
+/// The guarded client sends a refused `initialize` again at most this many times in a row
+/// (after 1, 2, 4, ... reconnect delays: a minute in all at the default 1 s).
+const MAX_INITIALIZE_REFUSALS: u32 = 6;
 /// Backoff between retries of a request that got 404/410 (ms): 1 s, 2 s, 4 s, ...
 const RETRY_BACKOFF_MS: u64 = 1_000;
 
@@ -496,6 +501,14 @@ pub struct Client {
     cookie: Option<String>,
     /// The tools list it works from (`lists_tools`).
     tools_list: LegacyToolsList,
+    /// The current session's server opened a fresh stream with a priming event (SEP-1699):
+    /// it numbers its streams for resumption from their first byte, so a resumption that
+    /// replays nothing while its stream stays open is "nothing new", not a lost cursor (a
+    /// cursor it cannot honour is answered by a new stream, which begins with a priming
+    /// event, or by a stream that ends at once: both still refused).
+    server_primes: bool,
+    /// `initialize` answers in a row that refused it (the guarded client tries again).
+    initialize_refusals: u32,
     /// When each open stream last brought an event (kept only with `read_timeout`).
     last_heard: BTreeMap<ConnId, u64>,
     seq: u64,
@@ -533,6 +546,8 @@ impl Client {
             gave_up: false,
             cookie: None,
             tools_list: LegacyToolsList::default(),
+            server_primes: false,
+            initialize_refusals: 0,
             last_heard: BTreeMap::new(),
             seq: 0,
             record: ClientRecord::default(),
@@ -790,6 +805,7 @@ impl Client {
             None
         };
         stream.opened_with = cursor;
+        stream.opened_at_ms = now;
         let conn = self.send(
             io,
             now,
@@ -905,8 +921,8 @@ impl Client {
                     ));
             }
             Wake::Reinitialize => {
-                if self.session.is_none() {
-                    self.initialize_again(io, now, "");
+                if self.session.is_none() && !self.gave_up {
+                    self.initialize(io, now);
                 }
             }
             Wake::CallDeadline { call, request_id } => {
@@ -943,6 +959,7 @@ impl Client {
                                 cursor_event: None,
                                 check_first: None,
                                 opened_with: None,
+                                opened_at_ms: 0,
                                 probe: None,
                             },
                         );
@@ -1107,6 +1124,7 @@ impl Client {
                             cursor_event: None,
                             check_first: None,
                             opened_with: None,
+                            opened_at_ms: 0,
                             probe: None,
                         }),
                     );
@@ -1151,6 +1169,7 @@ impl Client {
                             cursor_event: None,
                             check_first: None,
                             opened_with: None,
+                            opened_at_ms: 0,
                             probe: None,
                         }),
                     );
@@ -1190,6 +1209,7 @@ impl Client {
                                 cursor_event: None,
                                 check_first: None,
                                 opened_with: None,
+                                opened_at_ms: 0,
                                 probe: None,
                             }),
                         );
@@ -1252,6 +1272,7 @@ impl Client {
                                 cursor_event: None,
                                 check_first: None,
                                 opened_with: None,
+                                opened_at_ms: 0,
                                 probe: None,
                             }),
                         );
@@ -1349,12 +1370,27 @@ impl Client {
                 ErrorScope::Session(String::new()),
             );
             if self.policy.typed_errors {
-                // A refused initialize (a 503 while replicas restart) is tried again after
-                // the reconnect delay, within the budget of re-initializations without
-                // progress, which fails the waiting calls when it runs out: never a call
-                // left waiting for a session that will not come.
-                let at = now + self.reconnect_delay(1);
-                self.wake(io, at, Wake::Reinitialize);
+                // A refused initialize (a 503 while replicas restart, a proxy's 502) is
+                // tried again, waiting twice as long each time, so that an outage of up
+                // to a minute is outlasted; then the waiting calls fail: never a call left
+                // waiting for a session that will not come.
+                self.initialize_refusals += 1;
+                if self.initialize_refusals <= MAX_INITIALIZE_REFUSALS {
+                    let at =
+                        now + (self.reconnect_delay_ms << (self.initialize_refusals - 1).min(10));
+                    self.wake(io, at, Wake::Reinitialize);
+                } else {
+                    self.gave_up = true;
+                    for call in 0..self.calls.len() {
+                        if !self.calls[call].done {
+                            self.fail_call(
+                                now,
+                                call,
+                                format!("initialize refused {MAX_INITIALIZE_REFUSALS} times in a row; giving up"),
+                            );
+                        }
+                    }
+                }
             }
             return;
         };
@@ -1369,6 +1405,8 @@ impl Client {
             .unwrap_or(false);
         self.session_ids_seen.clear();
         self.session_streams.clear();
+        self.server_primes = false;
+        self.initialize_refusals = 0;
         let session = session.clone();
         self.session = Some(session.clone());
         self.record.sessions.push((now, session.clone()));
@@ -1388,6 +1426,7 @@ impl Client {
                     cursor_event: None,
                     check_first: None,
                     opened_with: None,
+                    opened_at_ms: 0,
                     probe: None,
                 },
             );
@@ -1453,7 +1492,7 @@ impl Client {
                     );
                     stream.probe = Some(probe);
                 }
-                if stream.check_first.is_some() {
+                if stream.check_first.is_some() && !self.server_primes {
                     // The replay is sent at once; anything later is live traffic.
                     self.wake(io, now, Wake::ReplayDeadline { conn });
                 }
@@ -1946,6 +1985,9 @@ impl Client {
             self.fruitless.remove(&logical);
         }
         if event.kind == WireKind::Priming {
+            if check_first.is_none() {
+                self.server_primes = true;
+            }
             return Fate::Primed;
         }
         if let Some(probe) = probe
@@ -2068,8 +2110,17 @@ impl Client {
                 ));
             return;
         }
+        // A resumption that replayed nothing, on a server that primes its streams, and
+        // stayed open a while before this end: nothing new was there (a graceful idle
+        // close, SEP-1699's polling, or a proxy's idle cut). It resumes again from the same
+        // cursor, and the end counts as no failure.
+        let quiet_resumption = self.server_primes && now > stream.opened_at_ms;
+        if self.policy.contiguity_check && stream.check_first.is_some() && quiet_resumption {
+            self.fruitless.remove(&stream.logical);
+        }
         if self.policy.contiguity_check
             && let Some(cursor) = stream.check_first
+            && !quiet_resumption
         {
             self.cursor_error(io, now, &session, format!(
                     "session {session}: server opened stream with no replayed event for cursor {cursor}; buffer likely expired"

@@ -129,3 +129,59 @@ fn without_the_per_event_session_check_a_shared_store_replays_foreign_events_int
         kinds(name, policy)
     );
 }
+
+/// A standalone stream the server closes gracefully while idle (a SEP-1699 poll, a proxy's
+/// idle close), resumed with nothing new to replay: on a server that primes its streams
+/// the guarded client keeps its session and reads what comes later on the resumed
+/// stream. When notifications sent while it was away expired before it came back, and
+/// its cursor is answered by a fresh stream (which begins with its own priming event), the
+/// guarded client still refuses it.
+#[test]
+fn a_graceful_idle_close_with_nothing_new_keeps_the_guarded_session() {
+    let text = |extra: &str, away: &str| {
+        format!(
+            r#"Scenario(
+    name: "idle_close",
+    summary: "inline",
+    seed: 7,
+    server: (priming_events: true{extra}),
+    client: (model: Guarded),
+    workload: [
+        Notify(from: "10s", every: "1s", count: 2),
+        Notify(from: "2m30s", every: "1s", count: 2),
+        Notify(from: "5m", every: "1s", count: 2),
+    ],
+    faults: [
+        Drop(when: At("2m"), mode: Close, stream: Standalone, away: {away}),
+    ],
+)"#
+        )
+    };
+    let honest = Scenario::parse(&text("", "None"), "idle_close.ron").unwrap();
+    let outcome = run_with_policy(&honest, honest.seed, ClientModel::Guarded, guarded());
+    assert_eq!(
+        outcome.result.ledger.sessions.len(),
+        1,
+        "the session is kept"
+    );
+    assert_eq!(outcome.result.record.applied.len(), 6, "every notification");
+    assert_eq!(
+        outcome.verdicts.iter().map(|v| v.kind).collect::<Vec<_>>(),
+        vec![VerdictKind::Clean]
+    );
+    let expired = Scenario::parse(
+        &text(
+            r#", event_log_ttl: "30s", unknown_cursor: FreshStream"#,
+            r#"Some("2m")"#,
+        ),
+        "idle_close_expired.ron",
+    )
+    .unwrap();
+    let outcome = run_with_policy(&expired, expired.seed, ClientModel::Guarded, guarded());
+    assert_eq!(
+        outcome.result.ledger.sessions.len(),
+        2,
+        "a fresh stream is refused"
+    );
+    assert!(outcome.has(VerdictKind::Detected));
+}

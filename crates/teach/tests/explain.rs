@@ -80,7 +80,8 @@ fn check(name: &str, scenario: &Scenario, outcome: &RunOutcome, text: &str) {
                 assert!(text.contains(&format!("Last-Event-ID {cursor}, minted in generation {minted_in_generation}, was honoured in generation {honoured_in_generation}")), "{ctx}");
                 assert!(
                     text.contains("`id_scheme: PerGeneration`")
-                        || text.contains("`id_scheme: PerStream`"),
+                        || text.contains("`id_scheme: PerStream`")
+                        || text.contains("`id_scheme: Constant`"),
                     "{ctx}"
                 );
             }
