@@ -7,6 +7,8 @@
 
 use std::process::Command;
 
+use faultline_scenario::ClientModel;
+
 fn run(scenario: &str, client: &str, trace: Option<&std::path::Path>) -> serde_json::Value {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_faultline"));
     cmd.args(["run", scenario, "--client", client, "--format", "json"]);
@@ -755,4 +757,48 @@ fn every_way_a_listen_ends_is_a_drop_for_the_guarded_client() {
         );
         assert_eq!(ended, end != "Reset", "{end}: {last_on_first:?}");
     }
+}
+
+/// The field, retold: at least 35 scenarios of `scenarios/field/` written for a public
+/// report's client habits, each citing its report by URL, stating what both clients must
+/// get, and listed in `docs/field-reports.md` (every bundled scenario runs for both clients
+/// in `bundled_scenarios.rs`, and live in `live_equals_sim.rs`).
+#[test]
+fn at_least_35_public_reports_are_reproduced_with_their_clients_habits() {
+    let listing = std::fs::read_to_string("docs/field-reports.md").expect("the list");
+    let mut reproduced = Vec::new();
+    for entry in std::fs::read_dir("scenarios/field").unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let scenario = faultline_scenario::Scenario::parse(&text, &path.display().to_string())
+            .expect("parses");
+        if scenario.client.habits.is_empty() {
+            continue;
+        }
+        let comments: String = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("//"))
+            .collect();
+        assert!(
+            comments.contains("https://github.com/")
+                && (comments.contains("/issues/") || comments.contains("/pull/")),
+            "{}: cite the report by URL",
+            path.display()
+        );
+        for client in [ClientModel::Naive, ClientModel::Guarded] {
+            assert!(
+                scenario.expect.contains_key(&client),
+                "{}: say what the {} client gets",
+                path.display(),
+                client.name()
+            );
+        }
+        let file = path.file_name().unwrap().to_string_lossy().to_string();
+        assert!(
+            listing.contains(&format!("../scenarios/field/{file}")),
+            "{file} is not in docs/field-reports.md"
+        );
+        reproduced.push(file);
+    }
+    assert!(reproduced.len() >= 35, "{reproduced:?}");
 }

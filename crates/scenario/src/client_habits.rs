@@ -269,3 +269,53 @@ pub enum ListChanged {
     Honoured,
     Ignored,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Scenario;
+
+    fn client_of(client: &str) -> crate::ClientConfig {
+        let text = format!("Scenario(name: \"x\", summary: \"y\", client: {client})");
+        Scenario::parse(&text, "habits.ron").unwrap().client
+    }
+
+    #[test]
+    fn habits_are_written_one_by_one_and_bare_or_in_some() {
+        let client = client_of(r#"(habits: (like: Rmcp311, request_timeout: After("60s")))"#);
+        assert_eq!(client.habits.like, Some(SdkClient::Rmcp311));
+        assert_eq!(
+            client.habits.request_timeout,
+            Some(Timeout::After(DurationMs::from_secs(60)))
+        );
+        assert_eq!(client.habits.reinit, None, "left to the preset");
+        let some = client_of(r#"(habits: (reinit: Some(Never)))"#);
+        let bare = client_of(r#"(habits: (reinit: Never))"#);
+        assert_eq!(some.habits, bare.habits);
+        assert!(client_of("()").habits.is_empty());
+    }
+
+    #[test]
+    fn every_sdk_client_is_named_and_sets_every_habit() {
+        for sdk in SdkClient::ALL {
+            assert_eq!(SdkClient::parse(sdk.name()), Some(sdk));
+            let h = sdk.habits();
+            assert!(h.like.is_none());
+            assert!(
+                h.reconnect.is_some()
+                    && h.progress.is_some()
+                    && h.backoff.is_some()
+                    && h.reinit.is_some()
+                    && h.reinit_on_get.is_some()
+                    && h.request_timeout.is_some()
+                    && h.read_timeout.is_some()
+                    && h.cursor_after_resumed_drop.is_some()
+                    && h.get_failure.is_some()
+                    && h.resumes.is_some()
+                    && h.dedup.is_some()
+                    && h.list_changed.is_some(),
+                "{sdk:?}"
+            );
+        }
+    }
+}

@@ -5,6 +5,7 @@
 
 mod common;
 
+mod client_habits;
 mod cursor_reuse_numbering;
 mod era_switch;
 mod finding_labels;

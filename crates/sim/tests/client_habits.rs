@@ -1,0 +1,268 @@
+//! The field client's habits (`client: (habits: (...))`), one by one: each test runs one
+//! server with the naive preset and with the habit, and shows the difference the habit
+//! makes on the wire or in the verdicts. Without the habit's code each test fails.
+
+use faultline_sim::{ClientModel, RunOutcome, VerdictKind, run};
+
+use crate::common::scenario;
+
+fn naive(text: &str) -> RunOutcome {
+    let s = scenario(text);
+    run(&s, s.seed, ClientModel::Naive)
+}
+
+/// When requests matching `what` (`"GET"` or a JSON-RPC method) reached the server.
+fn answered_at(o: &RunOutcome, what: &str) -> Vec<u64> {
+    o.result
+        .ledger
+        .answers
+        .iter()
+        .filter(|a| {
+            a.rpc_method.as_deref() == Some(what)
+                || (what == "GET" && a.method == faultline_model::HttpMethod::Get)
+        })
+        .map(|a| a.at_ms)
+        .collect()
+}
+
+/// A session that expires between two calls, answered `dead` when dead.
+fn expiring(dead: &str, habits: &str) -> String {
+    format!(
+        r#"Scenario(
+    name: "expiring",
+    summary: "inline",
+    seed: 1,
+    server: (session_idle_ttl: "1m", dead_session_answer: {dead}),
+    client: (model: Naive, standalone_stream: false, habits: ({habits})),
+    workload: [
+        CallTool(at: "0s", tool: Echo(text: "a")),
+        CallTool(at: "5m", tool: Echo(text: "b")),
+        CallTool(at: "6m", tool: Echo(text: "c")),
+    ],
+)"#
+    )
+}
+
+#[test]
+fn reinit_never_keeps_the_dead_session_and_at_once_resends_in_a_new_one() {
+    let preset = naive(&expiring("NotFound", ""));
+    assert!(
+        preset.result.ledger.sessions.len() >= 2,
+        "after three retries"
+    );
+    assert!(
+        answered_at(&preset, "initialize")[1] >= 307_000,
+        "1 s, 2 s, 4 s"
+    );
+    let never = naive(&expiring("NotFound", "reinit: Never"));
+    assert_eq!(never.result.ledger.sessions.len(), 1);
+    assert!(never.has(VerdictKind::RefusedWithoutRecovery));
+    let at_once = naive(&expiring("NotFound", "reinit: AtOnce"));
+    let calls = &at_once.result.record.calls;
+    assert!(
+        calls.iter().all(|c| c.completed_at_ms.is_some()),
+        "the refused call is sent again in the new session: {calls:?}"
+    );
+    assert_eq!(answered_at(&at_once, "initialize")[..2], [0, 300_000]);
+}
+
+#[test]
+fn request_timeout_fails_a_call_not_answered_in_time() {
+    let text = |habits: &str| {
+        format!(
+            r#"Scenario(
+    name: "slow",
+    summary: "inline",
+    seed: 1,
+    client: (model: Naive, standalone_stream: false, habits: ({habits})),
+    workload: [CallTool(at: "0s", tool: LongJob(steps: 20, interval: "10s"))],
+)"#
+        )
+    };
+    let preset = naive(&text(""));
+    assert!(preset.result.record.calls[0].completed_at_ms.is_some());
+    let timed = naive(&text(r#"request_timeout: After("60s")"#));
+    assert_eq!(timed.result.record.calls[0].failed_at_ms, Some(60_000));
+    assert!(timed.has(VerdictKind::SurfacedLoss));
+}
+
+#[test]
+fn read_timeout_cuts_a_silent_stream_and_resumes_it() {
+    let text = |habits: &str| {
+        format!(
+            r#"Scenario(
+    name: "silent",
+    summary: "inline",
+    seed: 1,
+    horizon: Some("10m"),
+    client: (model: Naive, habits: ({habits})),
+    workload: [Notify(from: "10s", every: "1s", count: 1)],
+)"#
+        )
+    };
+    assert_eq!(answered_at(&naive(&text("")), "GET"), vec![0]);
+    let cut = naive(&text(r#"read_timeout: After("30s")"#));
+    let gets = answered_at(&cut, "GET");
+    assert_eq!(
+        &gets[..2],
+        &[0, 41_000],
+        "cut at 40s (30s after the event), 1s later again"
+    );
+    assert!(cut.verdicts.iter().all(|v| !v.kind.is_loss()));
+}
+
+/// A cursor the server answers 400, a client that does not re-initialize on it.
+fn refused_resume(habits: &str) -> String {
+    format!(
+        r#"Scenario(
+    name: "refused",
+    summary: "inline",
+    seed: 1,
+    horizon: Some("1h"),
+    server: (event_log_capacity: 1),
+    client: (model: Naive, standalone_stream: false, habits: (reinit: Never{habits})),
+    workload: [CallTool(at: "0s", tool: LongJob(steps: 10, interval: "1s"))],
+    faults: [Drop(when: AfterEvent(n: 2, on: Call(0)), mode: Reset, stream: Call(0), away: "3s")],
+)"#
+    )
+}
+
+#[test]
+fn backoff_grows_the_wait_between_reconnects() {
+    let gaps = |o: &RunOutcome| {
+        let at = answered_at(o, "GET");
+        at.windows(2).map(|w| w[1] - w[0]).collect::<Vec<u64>>()
+    };
+    assert_eq!(gaps(&naive(&refused_resume(""))), vec![1_000; 4]);
+    assert_eq!(
+        gaps(&naive(&refused_resume(
+            ", backoff: Growing(factor_percent: 200, max: \"5s\")"
+        ))),
+        vec![2_000, 4_000, 5_000, 5_000]
+    );
+}
+
+#[test]
+fn progress_clean_end_reconnects_for_ever_on_empty_answers() {
+    let text = |habits: &str| {
+        format!(
+            r#"Scenario(
+    name: "empty",
+    summary: "inline",
+    seed: 1,
+    horizon: Some("2m"),
+    server: (event_log_capacity: 1, unknown_cursor: Empty200),
+    client: (model: Naive, standalone_stream: false, habits: ({habits})),
+    workload: [CallTool(at: "0s", tool: LongJob(steps: 10, interval: "1s"))],
+    faults: [Drop(when: AfterEvent(n: 2, on: Call(0)), mode: Reset, stream: Call(0), away: "3s")],
+)"#
+        )
+    };
+    assert!(!naive(&text("")).has(VerdictKind::ReconnectLoop));
+    let forever = naive(&text("progress: CleanEnd"));
+    assert!(forever.has(VerdictKind::ReconnectLoop));
+    assert!(forever.has(VerdictKind::Hung));
+}
+
+#[test]
+fn a_forgotten_cursor_or_no_resumption_leaves_the_call_waiting() {
+    let text = |habits: &str| {
+        format!(
+            r#"Scenario(
+    name: "cut_twice",
+    summary: "inline",
+    seed: 1,
+    horizon: Some("1h"),
+    client: (model: Naive, standalone_stream: false, habits: ({habits})),
+    workload: [CallTool(at: "0s", tool: LongJob(steps: 5, interval: "10s"))],
+    faults: [
+        Drop(when: AfterEvent(n: 1, on: Call(0)), mode: Reset, stream: Call(0)),
+        Drop(when: At("12s"), mode: Reset, stream: Call(0)),
+    ],
+)"#
+        )
+    };
+    let preset = naive(&text(""));
+    assert!(preset.result.record.calls[0].completed_at_ms.is_some());
+    let forget = naive(&text("cursor_after_resumed_drop: Forget"));
+    let without_cursor = forget
+        .result
+        .record
+        .requests
+        .iter()
+        .filter(|r| r.http == "GET" && r.last_event_id.is_none())
+        .count();
+    assert!(
+        without_cursor >= 1,
+        "typescript-sdk#2499: a GET without Last-Event-ID"
+    );
+    assert!(forget.has(VerdictKind::Hung));
+    let never = naive(&text("resumes: false"));
+    assert!(answered_at(&never, "GET").is_empty());
+    assert!(never.has(VerdictKind::Hung));
+}
+
+#[test]
+fn a_fatal_get_failure_closes_the_client() {
+    let text = |habits: &str| {
+        format!(
+            r#"Scenario(
+    name: "get_refused",
+    summary: "inline",
+    seed: 1,
+    server: (standalone_get: BadRequest400),
+    client: (model: Naive, habits: ({habits})),
+    workload: [CallTool(at: "1m", tool: Echo(text: "later"))],
+)"#
+        )
+    };
+    assert!(
+        naive(&text("")).result.record.calls[0]
+            .completed_at_ms
+            .is_some()
+    );
+    let fatal = naive(&text("get_failure: Fatal"));
+    assert!(fatal.result.record.calls[0].failed_at_ms.is_some());
+    assert!(
+        answered_at(&fatal, "tools/call").is_empty(),
+        "nothing more is sent"
+    );
+}
+
+#[test]
+fn dedup_off_applies_what_the_naive_client_skips() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/behavior_a.ron"
+    ))
+    .unwrap();
+    assert!(!naive(&text).result.record.skipped.is_empty());
+    let off = text.replace("client: (", "client: (habits: (dedup: Off), ");
+    assert_ne!(off, text);
+    let off = naive(&off);
+    assert!(off.result.record.skipped.is_empty());
+}
+
+#[test]
+fn an_ignored_list_changed_never_lists_again() {
+    let text = |habits: &str| {
+        format!(
+            r#"Scenario(
+    name: "list_changed",
+    summary: "inline",
+    seed: 1,
+    client: (model: Naive, lists_tools: true, habits: ({habits})),
+    workload: [
+        CallTool(at: "10s", tool: Echo(text: "a")),
+        CallTool(at: "1m", tool: Echo(text: "b")),
+    ],
+    faults: [ChangeList(at: "30s", notify: true)],
+)"#
+        )
+    };
+    assert_eq!(answered_at(&naive(&text("")), "tools/list").len(), 2);
+    assert_eq!(
+        answered_at(&naive(&text("list_changed: Ignored")), "tools/list").len(),
+        1
+    );
+}
