@@ -802,3 +802,35 @@ fn at_least_35_public_reports_are_reproduced_with_their_clients_habits() {
     }
     assert!(reproduced.len() >= 35, "{reproduced:?}");
 }
+
+/// `run --like SDK` gives the naive client an SDK client's habits: on rmcp's empty-200
+/// server the naive client gives up loudly, and with rmcp's own habits it loops for ever
+/// (`rmcp_958_reconnect_forever` is that run as a scenario). The guarded client takes none.
+#[test]
+fn like_gives_the_naive_client_an_sdk_clients_habits() {
+    let scenario = "scenarios/field/rmcp_958_empty_200.ron";
+    let plain = run(scenario, "naive", None);
+    assert!(!kinds(&plain).contains(&"reconnect_loop"), "{plain}");
+    let out = Command::new(env!("CARGO_BIN_EXE_faultline"))
+        .args(["run", scenario, "--like", "rmcp-3.11", "--format", "json"])
+        .output()
+        .expect("runs");
+    let like: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(kinds(&like).contains(&"reconnect_loop"), "{like}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.is_empty() || stderr.contains("--like rmcp-3.11"),
+        "the reproduce command names the habits: {stderr}"
+    );
+    let refused = Command::new(env!("CARGO_BIN_EXE_faultline"))
+        .args(["run", scenario, "--client", "guarded", "--like", "ts-1"])
+        .output()
+        .expect("runs");
+    assert_eq!(refused.status.code(), Some(2));
+    let unknown = Command::new(env!("CARGO_BIN_EXE_faultline"))
+        .args(["run", scenario, "--like", "go-1"])
+        .output()
+        .expect("runs");
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("rmcp-3.11"));
+}

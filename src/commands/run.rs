@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
+use faultline_scenario::SdkClient;
 use faultline_sim::{ClientModel, Scenario, check_expectation, json_report, text_report};
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -51,6 +52,18 @@ pub struct RunArgs {
     /// the axum front end) instead of in simulation; the ledger is byte-identical.
     #[arg(long)]
     pub live: bool,
+    /// Give the naive client an SDK client's habits (`ts-1`, `python-2`, `rmcp-3.11`; see
+    /// docs/client-habits.md) in place of the scenario's `habits.like`; the scenario's
+    /// other habits still apply.
+    #[arg(long, value_parser = parse_sdk_client)]
+    pub like: Option<SdkClient>,
+}
+
+fn parse_sdk_client(text: &str) -> Result<SdkClient, String> {
+    SdkClient::parse(text).ok_or_else(|| {
+        let names: Vec<&str> = SdkClient::ALL.iter().map(|c| c.name()).collect();
+        format!("no SDK client named {text:?}; one of: {}", names.join(", "))
+    })
 }
 
 /// Loads a scenario and resolves the seed and client model the command line overrides;
@@ -70,20 +83,31 @@ pub fn load(
 }
 
 pub fn run(args: RunArgs) -> ExitCode {
-    let (scenario, seed, client) = match load(&args.scenario, args.seed, args.client) {
+    let (mut scenario, seed, client) = match load(&args.scenario, args.seed, args.client) {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
+    if let Some(sdk) = args.like {
+        if client == ClientModel::Guarded {
+            eprintln!(
+                "error: --like gives the naive client an SDK client's habits; the guarded client is the reference and takes none"
+            );
+            return ExitCode::from(2);
+        }
+        scenario.client.habits.like = Some(sdk);
+    }
     tracing::debug!(scenario = %scenario.name, seed, client = client.name(), "running");
     let outcome = if args.live {
         match faultline_live::run_live(&scenario, seed, client) {
             Ok(outcome) => outcome,
             Err(e) => {
                 eprintln!(
-                    "error: the live run broke: {e}\nreproduce with: {} run {} --seed {seed} --client {} --live",
+                    "error: the live run broke: {e}\nreproduce with: {} run {} --seed {seed} --client {}{} --live",
                     crate::invocation(),
                     args.scenario.display(),
-                    client.name()
+                    client.name(),
+                    args.like
+                        .map_or(String::new(), |sdk| format!(" --like {}", sdk.name()))
                 );
                 return ExitCode::from(1);
             }
@@ -102,10 +126,12 @@ pub fn run(args: RunArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let reproduce = format!(
-        "{} run {} --seed {seed} --client {}{}",
+        "{} run {} --seed {seed} --client {}{}{}",
         crate::invocation(),
         args.scenario.display(),
         client.name(),
+        args.like
+            .map_or(String::new(), |sdk| format!(" --like {}", sdk.name())),
         if args.live { " --live" } else { "" }
     );
     match args.format {

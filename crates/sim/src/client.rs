@@ -342,6 +342,22 @@ struct StreamConn {
     probe: Option<ConnId>,
 }
 
+impl StreamConn {
+    /// A stream `logical` of `session` as the server opens it: no cursor yet.
+    fn fresh(logical: Logical, session: String) -> StreamConn {
+        StreamConn {
+            logical,
+            session,
+            cursor: None,
+            cursor_event: None,
+            check_first: None,
+            opened_with: None,
+            opened_at_ms: 0,
+            probe: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 enum Purpose {
     Initialize,
@@ -949,20 +965,7 @@ impl Client {
                     if let (Logical::Standalone, Some(s)) = (stream.logical, self.session.clone())
                         && !self.has_standalone()
                     {
-                        self.open_get(
-                            io,
-                            now,
-                            StreamConn {
-                                logical: Logical::Standalone,
-                                session: s,
-                                cursor: None,
-                                cursor_event: None,
-                                check_first: None,
-                                opened_with: None,
-                                opened_at_ms: 0,
-                                probe: None,
-                            },
-                        );
+                        self.open_get(io, now, StreamConn::fresh(Logical::Standalone, s));
                     }
                     return;
                 }
@@ -1117,16 +1120,7 @@ impl Client {
                 (ResponseBody::Sse(_), 200) => {
                     self.purposes.insert(
                         conn,
-                        Purpose::Stream(StreamConn {
-                            logical: Logical::Call(call),
-                            session,
-                            cursor: None,
-                            cursor_event: None,
-                            check_first: None,
-                            opened_with: None,
-                            opened_at_ms: 0,
-                            probe: None,
-                        }),
+                        Purpose::Stream(StreamConn::fresh(Logical::Call(call), session)),
                     );
                 }
                 (ResponseBody::Json(body), 200) => {
@@ -1162,16 +1156,10 @@ impl Client {
                     // The list comes as an event of this stream (`json_responses: false`).
                     self.purposes.insert(
                         conn,
-                        Purpose::Stream(StreamConn {
-                            logical: Logical::Aux,
-                            session: self.session.clone().unwrap_or_default(),
-                            cursor: None,
-                            cursor_event: None,
-                            check_first: None,
-                            opened_with: None,
-                            opened_at_ms: 0,
-                            probe: None,
-                        }),
+                        Purpose::Stream(StreamConn::fresh(
+                            Logical::Aux,
+                            self.session.clone().unwrap_or_default(),
+                        )),
                     );
                 }
                 (ResponseBody::Json(body), 200) => {
@@ -1202,16 +1190,7 @@ impl Client {
                         // The ping's answer comes as an SSE stream: read it like any other.
                         self.purposes.insert(
                             conn,
-                            Purpose::Stream(StreamConn {
-                                logical: Logical::Aux,
-                                session: session.clone(),
-                                cursor: None,
-                                cursor_event: None,
-                                check_first: None,
-                                opened_with: None,
-                                opened_at_ms: 0,
-                                probe: None,
-                            }),
+                            Purpose::Stream(StreamConn::fresh(Logical::Aux, session.clone())),
                         );
                     }
                     if let Some(Purpose::Stream(s)) = self.purposes.get_mut(&stream_conn) {
@@ -1265,16 +1244,7 @@ impl Client {
                         // The ping's answer comes as an SSE stream: read it like any other.
                         self.purposes.insert(
                             conn,
-                            Purpose::Stream(StreamConn {
-                                logical: Logical::Aux,
-                                session: session.clone(),
-                                cursor: None,
-                                cursor_event: None,
-                                check_first: None,
-                                opened_with: None,
-                                opened_at_ms: 0,
-                                probe: None,
-                            }),
+                            Purpose::Stream(StreamConn::fresh(Logical::Aux, session.clone())),
                         );
                     }
                     self.fail_call(
@@ -1419,16 +1389,7 @@ impl Client {
             self.open_get(
                 io,
                 now,
-                StreamConn {
-                    logical: Logical::Standalone,
-                    session: session.clone(),
-                    cursor: None,
-                    cursor_event: None,
-                    check_first: None,
-                    opened_with: None,
-                    opened_at_ms: 0,
-                    probe: None,
-                },
+                StreamConn::fresh(Logical::Standalone, session.clone()),
             );
         }
         if self.policy.relisten_after_drop {

@@ -222,6 +222,14 @@ pub fn reconnect_loops(ledger: &Ledger) -> Vec<ReconnectLoop> {
     loops
 }
 
+/// A request as a reader names it: `POST tools/call`, `GET`.
+pub fn request_label(answer: &faultline_model::AnswerEntry) -> String {
+    match &answer.rpc_method {
+        Some(rpc) => format!("{} {rpc}", method_name(answer.method)),
+        None => method_name(answer.method).to_string(),
+    }
+}
+
 /// The HTTP method as it is written on the wire.
 pub fn method_name(method: HttpMethod) -> &'static str {
     match method {

@@ -29,7 +29,7 @@ use faultline_model::{HttpMethod, Ledger};
 use serde::Serialize;
 
 use crate::dead_session::Misrouted;
-use crate::reconnect_loop::method_name;
+use crate::reconnect_loop::request_label;
 use crate::spell::vtime;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
 use crate::words::Words;
@@ -102,10 +102,7 @@ pub fn refused_without_recovery(ledger: &Ledger) -> Vec<Refusals> {
         {
             continue;
         }
-        let request = match &answer.rpc_method {
-            Some(rpc) => format!("{} {rpc}", method_name(answer.method)),
-            None => method_name(answer.method).to_string(),
-        };
+        let request = request_label(answer);
         let (r, _, posted) = found.entry(session).or_insert_with(|| {
             (
                 Refusals {

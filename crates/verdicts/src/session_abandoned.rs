@@ -24,7 +24,7 @@
 use faultline_model::{HttpMethod, Ledger};
 use serde::Serialize;
 
-use crate::reconnect_loop::method_name;
+use crate::reconnect_loop::request_label;
 use crate::spell::vtime;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
 use crate::words::Words;
@@ -94,10 +94,7 @@ pub fn sessions_abandoned(ledger: &Ledger) -> Vec<Abandonment> {
         }) else {
             continue;
         };
-        let after_request = match &last.rpc_method {
-            Some(rpc) => format!("{} {rpc}", method_name(last.method)),
-            None => method_name(last.method).to_string(),
-        };
+        let after_request = request_label(last);
         out.push(Abandonment {
             session: old.wire_id.clone(),
             replaced_by: new.wire_id.clone(),
