@@ -15,7 +15,7 @@
 //! session the server no longer held alive (it died before the answer: expiry, restart,
 //! `DELETE`); a misrouted live session is not one (that is `misrouted_session`). A session
 //! that served the client (a request naming it answered with success), then at least
-//! [`REFUSALS`] refusals of it, one of them to a POST, and after the first no
+//! [`REFUSALS`] POSTs naming it refused, and after the first refusal no
 //! POST that did not name the session answered with success (a new session's
 //! `initialize`, or sessionless work in another era): the client never recovered.
 //!
@@ -34,7 +34,9 @@ use crate::spell::vtime;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
 use crate::words::Words;
 
-/// Refusals of one session, with no new session after the first, that make the verdict.
+/// Refused POSTs of one session (the application's requests: a call, a list), with no new
+/// session after the first, that make the verdict: one refused call is a failure the
+/// application saw; a second, in the same dead session, is a client that does not recover.
 pub const REFUSALS: usize = 2;
 
 /// What the guard is, in one sentence (for `explain` and the report card).
@@ -87,8 +89,8 @@ pub fn refused_without_recovery(ledger: &Ledger) -> Vec<Refusals> {
         .filter_map(|s| s.died.map(|(at, _)| (s.wire_id.as_str(), at)))
         .collect();
     let misrouted = Misrouted::of(ledger);
-    // Per session: its refusals, the index of the first answer, and whether one was to a POST.
-    let mut found: BTreeMap<&str, (Refusals, usize, bool)> = BTreeMap::new();
+    // Per session: its refusals, the index of the first answer, and how many were POSTs.
+    let mut found: BTreeMap<&str, (Refusals, usize, usize)> = BTreeMap::new();
     for (index, answer) in ledger.answers.iter().enumerate() {
         let Some(session) = answer.session_sent.as_deref() else {
             continue;
@@ -115,7 +117,7 @@ pub fn refused_without_recovery(ledger: &Ledger) -> Vec<Refusals> {
                     requests: Vec::new(),
                 },
                 index,
-                false,
+                0,
             )
         });
         r.refused += 1;
@@ -126,13 +128,12 @@ pub fn refused_without_recovery(ledger: &Ledger) -> Vec<Refusals> {
         if !r.requests.contains(&request) {
             r.requests.push(request);
         }
-        *posted |= answer.method == HttpMethod::Post;
+        *posted += usize::from(answer.method == HttpMethod::Post);
     }
     let mut out: Vec<Refusals> = found
         .into_values()
         .filter(|(r, first, posted)| {
-            *posted
-                && r.refused >= REFUSALS
+            *posted >= REFUSALS
                 && worked(ledger, &r.session, *first)
                 && !recovered(ledger, &r.session, *first)
         })
@@ -171,5 +172,78 @@ pub(crate) fn verdicts(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict
             summary: words.say(|| found.sentence()),
             evidence: Evidence::RefusedWithoutRecovery(found),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use faultline_model::{AnswerEntry, ConnId, DeathCause, HttpMethod, Ledger, SessionEntry};
+
+    use super::refused_without_recovery;
+
+    fn answer(conn: u64, at_ms: u64, rpc: &str, session: Option<&str>, status: u16) -> AnswerEntry {
+        AnswerEntry {
+            conn: ConnId(conn),
+            at_ms,
+            method: HttpMethod::Post,
+            rpc_method: Some(rpc.into()),
+            session_sent: session.map(Into::into),
+            status,
+            rpc_method_len: None,
+            session_sent_len: None,
+            route: None,
+            list_version: None,
+        }
+    }
+
+    /// Session `a` serves a call, dies at 60 s, then `refused` calls naming it get 404.
+    fn ledger(refused: u64) -> Ledger {
+        let mut ledger = Ledger {
+            sessions: vec![SessionEntry {
+                wire_id: "a".into(),
+                created_ms: 0,
+                generations: vec![0],
+                died: Some((60_000, DeathCause::IdleTtl)),
+                held_by: None,
+                stateless: false,
+            }],
+            ..Ledger::default()
+        };
+        ledger.answers.push(answer(1, 0, "initialize", None, 200));
+        ledger
+            .answers
+            .push(answer(2, 1_000, "tools/call", Some("a"), 200));
+        for k in 0..refused {
+            ledger.answers.push(answer(
+                3 + k,
+                70_000 + k * 1_000,
+                "tools/call",
+                Some("a"),
+                404,
+            ));
+        }
+        ledger
+    }
+
+    #[test]
+    fn a_second_refused_call_in_a_dead_session_is_no_recovery() {
+        assert!(
+            refused_without_recovery(&ledger(1)).is_empty(),
+            "one failure seen"
+        );
+        let found = refused_without_recovery(&ledger(2));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].refused, 2);
+        assert_eq!(found[0].died_at_ms, 60_000);
+        assert_eq!(found[0].requests, ["POST tools/call"]);
+    }
+
+    #[test]
+    fn a_new_session_after_the_refusals_is_recovery() {
+        let mut recovered = ledger(2);
+        recovered
+            .answers
+            .push(answer(9, 75_000, "initialize", None, 200));
+        assert!(refused_without_recovery(&recovered).is_empty());
     }
 }

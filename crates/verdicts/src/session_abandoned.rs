@@ -118,3 +118,95 @@ pub(crate) fn verdicts(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use faultline_model::{AnswerEntry, ConnId, DeathCause, HttpMethod, Ledger, SessionEntry};
+
+    use super::sessions_abandoned;
+
+    fn session(id: &str, created_ms: u64, died: Option<(u64, DeathCause)>) -> SessionEntry {
+        SessionEntry {
+            wire_id: id.into(),
+            created_ms,
+            generations: vec![created_ms],
+            died,
+            held_by: None,
+            stateless: false,
+        }
+    }
+
+    fn answer(
+        conn: u64,
+        at_ms: u64,
+        method: HttpMethod,
+        session: &str,
+        status: u16,
+    ) -> AnswerEntry {
+        AnswerEntry {
+            conn: ConnId(conn),
+            at_ms,
+            method,
+            rpc_method: None,
+            session_sent: Some(session.into()),
+            status,
+            rpc_method_len: None,
+            session_sent_len: None,
+            route: None,
+            list_version: None,
+        }
+    }
+
+    /// Session `a` answers `status` to a GET at 10 s, then the client starts `b` at 11 s.
+    fn ledger(status: u16, a_died: Option<(u64, DeathCause)>, delete: bool) -> Ledger {
+        let mut ledger = Ledger {
+            sessions: vec![session("a", 0, a_died), session("b", 11_000, None)],
+            ..Ledger::default()
+        };
+        ledger
+            .answers
+            .push(answer(1, 5_000, HttpMethod::Post, "a", 200));
+        ledger
+            .answers
+            .push(answer(2, 10_000, HttpMethod::Get, "a", status));
+        if delete {
+            ledger
+                .answers
+                .push(answer(3, 10_500, HttpMethod::Delete, "a", 400));
+        }
+        ledger
+    }
+
+    #[test]
+    fn a_live_session_left_after_a_refused_get_is_abandoned() {
+        let found = sessions_abandoned(&ledger(409, None, false));
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].session.as_str(), found[0].replaced_by.as_str()),
+            ("a", "b")
+        );
+        assert_eq!((found[0].after_status, found[0].after_at_ms), (409, 10_000));
+        assert_eq!(found[0].after_request, "GET");
+    }
+
+    #[test]
+    fn a_death_notice_a_dead_session_or_a_delete_is_no_abandonment() {
+        assert!(
+            sessions_abandoned(&ledger(404, None, false)).is_empty(),
+            "the spec's notice"
+        );
+        let dead = Some((9_000, DeathCause::IdleTtl));
+        assert!(
+            sessions_abandoned(&ledger(409, dead, false)).is_empty(),
+            "it was dead"
+        );
+        assert!(
+            sessions_abandoned(&ledger(409, None, true)).is_empty(),
+            "ended on purpose"
+        );
+        assert!(
+            sessions_abandoned(&ledger(200, None, false)).is_empty(),
+            "no failure"
+        );
+    }
+}
