@@ -1204,34 +1204,16 @@ impl Client {
                     for event in &buffer {
                         self.record.quarantined.push((event.event, now));
                     }
-                    let error = SessionResumptionError {
-                        session: session.clone(),
-                        message: format!(
+                    self.session_error(io, now, &session, format!(
                             "session {session} dead despite successful SSE replay; quarantine {n} buffered events, discard cursor, re-initialize"
-                        ),
-                    };
-                    self.raise(
-                        now,
-                        ClientError::SessionResumption(error),
-                        ErrorScope::Session(session.clone()),
-                    );
-                    self.abandon_session(io, now, &session, false);
+                        ), false);
                 } else {
-                    let error = SessionResumptionError {
-                        session: session.clone(),
-                        message: format!(
-                            "liveness probe for session {session} returned {status}; refusing to apply buffered events under ambiguous session state"
-                        ),
-                    };
                     for event in &buffer {
                         self.record.quarantined.push((event.event, now));
                     }
-                    self.raise(
-                        now,
-                        ClientError::SessionResumption(error),
-                        ErrorScope::Session(session.clone()),
-                    );
-                    self.abandon_session(io, now, &session, true);
+                    self.session_error(io, now, &session, format!(
+                            "liveness probe for session {session} returned {status}; refusing to apply buffered events under ambiguous session state"
+                        ), true);
                 }
             }
             Purpose::Verify {
@@ -1253,20 +1235,11 @@ impl Client {
                         format!("tools/call failed with HTTP {refused}; the session answers its ping, so the refusal was the call's own"),
                     );
                 } else {
-                    let error = SessionResumptionError {
-                        session: session.clone(),
-                        message: format!(
-                            "session {session} refused a call with HTTP {refused} and its liveness ping with HTTP {status}: the server no longer holds it; re-initialize and re-issue"
-                        ),
-                    };
-                    self.raise(
-                        now,
-                        ClientError::SessionResumption(error),
-                        ErrorScope::Session(session.clone()),
-                    );
                     // Not the spec's death notice: say the session is ended (`DELETE`),
                     // in case the server still holds it somewhere.
-                    self.abandon_session(io, now, &session, true);
+                    self.session_error(io, now, &session, format!(
+                            "session {session} refused a call with HTTP {refused} and its liveness ping with HTTP {status}: the server no longer holds it; re-initialize and re-issue"
+                        ), true);
                 }
             }
             Purpose::Stream(_) => {}
@@ -1621,18 +1594,9 @@ impl Client {
     ) {
         if self.policy.typed_errors {
             if self.session.as_deref() == Some(session.as_str()) {
-                let error = SessionResumptionError {
-                    session: session.clone(),
-                    message: format!(
+                self.session_error(io, now, &session, format!(
                         "session {session} rejected at transport layer (status={status}); teardown and re-initialize"
-                    ),
-                };
-                self.raise(
-                    now,
-                    ClientError::SessionResumption(error),
-                    ErrorScope::Session(session.clone()),
-                );
-                self.abandon_session(io, now, &session, false);
+                    ), false);
             }
             return;
         }
@@ -1783,6 +1747,28 @@ impl Client {
             })
             .map(|(&c, _)| c)
             .collect()
+    }
+
+    /// Raises `SessionResumptionError` for `session` with `message`, then abandons the
+    /// session (`delete`: with a `DELETE`, when the server may still hold it).
+    fn session_error(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        session: &str,
+        message: String,
+        delete: bool,
+    ) {
+        let error = SessionResumptionError {
+            session: session.to_string(),
+            message,
+        };
+        self.raise(
+            now,
+            ClientError::SessionResumption(error),
+            ErrorScope::Session(session.to_string()),
+        );
+        self.abandon_session(io, now, session, delete);
     }
 
     /// Seed 002's fallback: raise `ResumptionCursorError`, then abandon the session (DELETE
