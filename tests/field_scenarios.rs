@@ -834,3 +834,67 @@ fn like_gives_the_naive_client_an_sdk_clients_habits() {
     assert_eq!(unknown.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("rmcp-3.11"));
 }
+
+/// The SDK presets are 2025 clients: `--like` on a scenario whose client speaks
+/// 2026-07-28 only is refused with the reason, as is `grade --like` on the 2026-07-28 set.
+#[test]
+fn like_refuses_a_scenario_whose_client_speaks_2026_07_28_only() {
+    let modern = "scenarios/field/reissue_duplicate_effect.ron";
+    let refused = Command::new(env!("CARGO_BIN_EXE_faultline"))
+        .args(["run", modern, "--like", "ts-1"])
+        .output()
+        .expect("runs");
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("2025 client"), "{stderr}");
+    let refused = Command::new(env!("CARGO_BIN_EXE_faultline"))
+        .args(["grade", "--like", "python-2", "--era", "modern"])
+        .output()
+        .expect("runs");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--era legacy"));
+}
+
+/// `grade --like SDK` grades the naive client with that SDK client's habits as `grade`
+/// grades a real one: the same table, named for the preset, with no command to run.
+#[test]
+fn grade_like_grades_the_preset_on_the_default_set() {
+    let out = Command::new(env!("CARGO_BIN_EXE_faultline"))
+        .args(["grade", "--like", "rmcp-3.11", "--format", "json"])
+        .output()
+        .expect("runs");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(
+        report["command"]
+            .as_str()
+            .unwrap()
+            .contains("--like rmcp-3.11"),
+        "{report}"
+    );
+    let scenarios = report["scenarios"].as_array().unwrap();
+    assert!(
+        scenarios.len() >= 20,
+        "the default set: {}",
+        scenarios.len()
+    );
+    let verdicts_of = |name: &str| -> Vec<String> {
+        scenarios
+            .iter()
+            .find(|s| s["scenario"] == name)
+            .unwrap_or_else(|| panic!("{name} graded"))["verdicts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["kind"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // rmcp's habit on an unresumable cursor: resumed for ever, the call never ends.
+    assert!(verdicts_of("rmcp_hang_400_on_resume").contains(&"hung".to_string()));
+    assert_eq!(verdicts_of("baseline"), ["clean"]);
+    assert_eq!(out.status.code(), Some(1), "a hung run fails the grade");
+    let both = Command::new(env!("CARGO_BIN_EXE_faultline"))
+        .args(["grade", "--like", "ts-1", "--command", "true"])
+        .output()
+        .expect("runs");
+    assert_eq!(both.status.code(), Some(2), "one client at a time");
+}

@@ -1,6 +1,8 @@
 //! `faultline grade --command CMD`: grade any MCP client, in any language, against the
 //! bundled scenarios (or those named with `--scenario`). See `faultline_grade` for the
-//! client contract.
+//! client contract. `faultline grade --like ts-1` grades the naive modelled client with
+//! an SDK client's habits the same way (same plan, same judge), to set beside the real
+//! client's grade.
 //!
 //! Exit codes: 0 nothing was lost silently, 1 something was (or a run hung, crashed,
 //! printed no report that reads, tested nothing, or was of the other era), 2 bad input to
@@ -12,16 +14,23 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use faultline_grade::{ScenarioGrade, grade_scenario, json_report, plan, report_card, text_report};
-use faultline_sim::{ClientEra, Scenario};
+use faultline_grade::{
+    ScenarioGrade, grade_modelled, grade_scenario, json_report, plan, report_card, text_report,
+};
+use faultline_sim::{ClientEra, ClientModel, Scenario};
 
 use crate::bundled::BUNDLED;
 
 #[derive(Args)]
 pub struct GradeArgs {
     /// The client to grade: a shell command; the MCP URL is appended as its last argument.
-    #[arg(long)]
-    pub command: String,
+    #[arg(long, required_unless_present = "like", conflicts_with = "like")]
+    pub command: Option<String>,
+    /// Grade the naive modelled client with an SDK client's habits (`ts-1`, `python-2`,
+    /// `rmcp-3.11`; docs/client-habits.md) instead of a command: the same plan and judge
+    /// as a real client's grade, in simulation, to set beside that client's grade.
+    #[arg(long, value_parser = crate::commands::run::parse_sdk_client)]
+    pub like: Option<faultline_scenario::SdkClient>,
     /// A scenario to grade on, by file or bundled name (repeatable; default: every bundled
     /// scenario of `--era` whose workload fits the client contract; `faultline scenarios`
     /// lists them).
@@ -121,7 +130,7 @@ fn load(args: &[PathBuf]) -> Result<Vec<Scenario>, String> {
 /// Grades every scenario, `jobs` at a time; results in scenario order. Progress goes to
 /// stderr as each finishes.
 fn grade_all(
-    command: &str,
+    client: &Graded,
     scenarios: &[Scenario],
     timeout: Duration,
     jobs: usize,
@@ -139,7 +148,12 @@ fn grade_all(
                     let Some(scenario) = scenarios.get(i) else {
                         return;
                     };
-                    let result = grade_scenario(command, scenario, timeout);
+                    let result = match client {
+                        Graded::Command(command) => grade_scenario(command, scenario, timeout),
+                        Graded::Like(sdk) => {
+                            grade_modelled(scenario, ClientModel::Naive, Some(*sdk))
+                        }
+                    };
                     if let Ok(g) = &result {
                         eprintln!(
                             "grade: {} -> {} ({:.1} s)",
@@ -167,9 +181,39 @@ fn grade_all(
         .collect()
 }
 
+/// What is graded: a real client's command, or the modelled one with an SDK's habits.
+enum Graded {
+    Command(String),
+    Like(faultline_scenario::SdkClient),
+}
+
+impl Graded {
+    /// How the reports name it.
+    fn label(&self) -> String {
+        match self {
+            Graded::Command(command) => command.clone(),
+            Graded::Like(sdk) => format!("the naive modelled client --like {}", sdk.name()),
+        }
+    }
+}
+
 pub fn grade(args: GradeArgs) -> ExitCode {
-    if args.command.trim().is_empty() {
-        eprintln!("error: --command is empty: give the command that runs your client");
+    let client = match (&args.command, args.like) {
+        (_, Some(sdk)) => Graded::Like(sdk),
+        (Some(command), None) if !command.trim().is_empty() => Graded::Command(command.clone()),
+        _ => {
+            eprintln!("error: --command is empty: give the command that runs your client");
+            return ExitCode::from(2);
+        }
+    };
+    let label = client.label();
+    if let (Graded::Like(sdk), GradeEra::Modern, true) =
+        (&client, args.era, args.scenarios.is_empty())
+    {
+        eprintln!(
+            "error: --like {} grades a 2025 client, and --era modern is the 2026-07-28 set: grade it with --era legacy",
+            sdk.name()
+        );
         return ExitCode::from(2);
     }
     let scenarios = if args.scenarios.is_empty() {
@@ -191,7 +235,7 @@ pub fn grade(args: GradeArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let timeout = Duration::from_secs(args.timeout_s.max(1));
-    let results = grade_all(&args.command, &scenarios, timeout, args.jobs.max(1));
+    let results = grade_all(&client, &scenarios, timeout, args.jobs.max(1));
     let mut grades: Vec<ScenarioGrade> = Vec::new();
     for (i, result) in results.into_iter().enumerate() {
         match result {
@@ -216,16 +260,16 @@ pub fn grade(args: GradeArgs) -> ExitCode {
         }
     }
     if let Some(path) = &args.html
-        && let Err(e) = std::fs::write(path, report_card(&args.command, &grades))
+        && let Err(e) = std::fs::write(path, report_card(&label, &grades))
     {
         eprintln!("error: --html {}: {e}", path.display());
         return ExitCode::from(2);
     }
     match args.format {
-        GradeFormat::Text => print!("{}", text_report(&args.command, &grades)),
+        GradeFormat::Text => print!("{}", text_report(&label, &grades)),
         GradeFormat::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&json_report(&args.command, &grades))
+            serde_json::to_string_pretty(&json_report(&label, &grades))
                 .expect("a report serializes")
         ),
     }

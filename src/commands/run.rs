@@ -59,7 +59,7 @@ pub struct RunArgs {
     pub like: Option<SdkClient>,
 }
 
-fn parse_sdk_client(text: &str) -> Result<SdkClient, String> {
+pub(crate) fn parse_sdk_client(text: &str) -> Result<SdkClient, String> {
     SdkClient::parse(text).ok_or_else(|| {
         let names: Vec<&str> = SdkClient::ALL.iter().map(|c| c.name()).collect();
         format!("no SDK client named {text:?}; one of: {}", names.join(", "))
@@ -92,6 +92,10 @@ pub fn run(args: RunArgs) -> ExitCode {
             eprintln!(
                 "error: --like gives the naive client an SDK client's habits; the guarded client is the reference and takes none"
             );
+            return ExitCode::from(2);
+        }
+        if let Err(e) = sdk.fits(scenario.client.era) {
+            eprintln!("error: --like {}: {e}", sdk.name());
             return ExitCode::from(2);
         }
         scenario.client.habits.like = Some(sdk);

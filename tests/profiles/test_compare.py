@@ -28,6 +28,19 @@ class Comparison(unittest.TestCase):
         self.assertEqual((matched, total), (0, 1))
         self.assertEqual(diffs[0][1]["status"], (200, "(missing)"))
 
+    def test_a_raced_cell_matches_only_among_the_values_seen(self):
+        row = {"step": "resume", "status": 200, "body": "sse", "frames": "progress[next..end]",
+               "ids": "-", "end": "open", "sid": "+"}
+        raced = dict(row, frames="progress[gap..end]")
+        races = {"resume": {"column": "frames",
+                            "seen": ["progress[next..end]", "progress[gap..end]"]}}
+        self.assertEqual(compare([raced], [row], races), (1, 1, []))
+        self.assertEqual(compare([raced], [row])[0], 0, "without the race listed it differs")
+        unseen = dict(row, frames="progress[before..end]")
+        self.assertEqual(compare([unseen], [row], races)[0], 0, "a value never seen differs")
+        other_column = {"resume": {"column": "ids", "seen": ["-", "uuid"]}}
+        self.assertEqual(compare([raced], [row], other_column)[0], 0)
+
     def test_the_closest_profile_is_the_probes_first(self):
         probed = {"profiles": [{"profile": "rmcp-3.11"}, {"profile": "ts-2.4"}]}
         self.assertEqual(closest(probed), "rmcp-3.11")

@@ -42,6 +42,7 @@
 mod client_context;
 mod client_process;
 mod ledger_diagram;
+mod modelled_client;
 mod report_card;
 
 use std::time::Duration;
@@ -69,6 +70,7 @@ pub fn judge(
 }
 pub use faultline_verdicts::{ClientReport, MissingReport, ReportVerdict, VerdictKind};
 pub use ledger_diagram::diagram_of_grade;
+pub use modelled_client::{STILL_AT_WORK, grade_modelled, report_of};
 pub use report_card::report_card;
 
 /// How long a client may take on one scenario before it is `hung`: longer than the

@@ -5,3 +5,4 @@
 
 mod one_judge;
 mod report_rules;
+mod sdk_presets;

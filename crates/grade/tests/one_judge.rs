@@ -13,14 +13,16 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use faultline_grade::{ClientContext, ClientReport, MissingReport, judge, plan};
-use faultline_model::Payload;
-use faultline_sim::{ClientModel, RunOutcome, Scenario, VerdictKind};
+use faultline_grade::{STILL_AT_WORK, judge, plan, report_of};
+use faultline_scenario::SdkClient;
+use faultline_sim::{ClientModel, Scenario, VerdictKind};
 
 /// Kinds one judge gives and the other does not, for one scenario and client, and why.
 struct Exception {
     scenario: &'static str,
     client: ClientModel,
+    /// The SDK client whose habits the naive client had (`--like`), if any.
+    like: Option<SdkClient>,
     sim_only: &'static [VerdictKind],
     grade_only: &'static [VerdictKind],
     why: &'static str,
@@ -57,48 +59,6 @@ fn bundled() -> Vec<PathBuf> {
     files
 }
 
-/// What a real client running as the modelled one did would report: the values its
-/// application was handed, in order, the call's result, and the first error it saw; and
-/// nothing at all when the run ended with a call still waiting (at the horizon, or gone
-/// quiet: it would never have printed its report, and `grade` times it out).
-fn report_of(outcome: &RunOutcome, context: &ClientContext) -> Option<ClientReport> {
-    let ledger = &outcome.result.ledger;
-    let record = &outcome.result.record;
-    let pending = record
-        .calls
-        .iter()
-        .any(|c| c.completed_at_ms.is_none() && c.failed_at_ms.is_none());
-    if pending {
-        return None;
-    }
-    let call_zero = serde_json::Value::from("call-0");
-    let mut report = ClientReport::default();
-    for applied in &record.applied {
-        let event = ledger.event(applied.event);
-        match event.payload {
-            Payload::Progress { job, step, .. }
-                if context.call.progress
-                    && ledger.job(job).progress_token.as_ref() == Some(&call_zero) =>
-            {
-                report.progress.push(f64::from(step));
-            }
-            Payload::Notification { seq } => report.notifications.push(seq),
-            _ => {}
-        }
-    }
-    report.result = record
-        .calls
-        .first()
-        .and_then(|c| c.completed_at_ms)
-        .map(|_| format!("{} finished", context.call.tool));
-    report.error = record.errors.first().map(|e| e.error.to_string());
-    Some(report)
-}
-
-/// What a modelled client still at work at the horizon gives instead of a report: `hung`,
-/// with no wall time waited.
-const HORIZON_CUT: MissingReport = MissingReport::Hung { waited_ms: None };
-
 fn kinds(list: impl IntoIterator<Item = VerdictKind>) -> BTreeSet<VerdictKind> {
     list.into_iter().collect()
 }
@@ -113,16 +73,29 @@ fn both_judges_agree_on_every_bundled_scenario() {
         let Ok(graded) = plan(&scenario) else {
             continue;
         };
-        for client in [ClientModel::Naive, ClientModel::Guarded] {
+        // Both modelled clients, and the naive one with each SDK client's habits.
+        // (The SDK clients are 2025 clients: a 2026-07-28-only scenario is not theirs.)
+        let presets = SdkClient::ALL
+            .into_iter()
+            .filter(|sdk| sdk.fits(scenario.client.era).is_ok())
+            .map(|sdk| (ClientModel::Naive, Some(sdk)));
+        for (client, like) in [(ClientModel::Naive, None), (ClientModel::Guarded, None)]
+            .into_iter()
+            .chain(presets)
+        {
             judged += 1;
-            let outcome = faultline_sim::run(&graded.scenario, graded.scenario.seed, client);
+            let mut played = graded.scenario.clone();
+            if like.is_some() {
+                played.client.habits.like = like;
+            }
+            let outcome = faultline_sim::run(&played, played.seed, client);
             let report = report_of(&outcome, &graded.context);
             let mut sim = kinds(outcome.verdicts.iter().map(|v| v.kind));
             let mut grade = kinds(
                 judge(
                     &outcome.result.ledger,
                     &graded.context,
-                    report.as_ref().ok_or(&HORIZON_CUT),
+                    report.as_ref().ok_or(&STILL_AT_WORK),
                     outcome.result.record.exercise,
                 )
                 .iter()
@@ -148,6 +121,7 @@ fn both_judges_agree_on_every_bundled_scenario() {
             let listed = EXCEPTIONS.iter().position(|e| {
                 e.scenario == scenario.name
                     && e.client == client
+                    && e.like == like
                     && kinds(e.sim_only.iter().copied()) == sim_only
                     && kinds(e.grade_only.iter().copied()) == grade_only
             });
@@ -155,9 +129,10 @@ fn both_judges_agree_on_every_bundled_scenario() {
                 Some(i) => used[i] = true,
                 None if sim_only.is_empty() && grade_only.is_empty() => {}
                 None => disagreements.push(format!(
-                    "{} --client {}: simulated {sim:?}, graded {grade:?} (report: {})",
+                    "{} --client {}{}: simulated {sim:?}, graded {grade:?} (report: {})",
                     scenario.name,
                     client.name(),
+                    like.map_or(String::new(), |l| format!(" --like {}", l.name())),
                     report.as_ref().map_or("none".to_string(), |r| format!(
                         "{} progress, {} notifications, result {}, error {:?}",
                         r.progress.len(),

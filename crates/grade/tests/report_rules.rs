@@ -94,6 +94,67 @@ fn a_client_that_hands_over_only_its_own_count_is_not_judged_foreign() {
     assert!(verdicts.is_empty(), "{verdicts:?}");
 }
 
+/// Every verdict kind the report judge gives `report` on `ledger`.
+fn kinds(ledger: &Ledger, report: &ClientReport) -> Vec<VerdictKind> {
+    let context = ClientContext {
+        call: CallSpec {
+            tool: "echo".into(),
+            arguments: json!({"text": "still there?"}),
+            progress: false,
+        },
+        followup_echo: 0,
+        lists_tools: false,
+        use_tasks: false,
+    };
+    judge(ledger, &context, Ok(report), Exercise::default())
+        .into_iter()
+        .map(|v| v.kind)
+        .collect()
+}
+
+#[test]
+fn another_sessions_notifications_whose_seq_collide_with_the_clients_own_are_not_duplicates() {
+    let ledger = shared_store_ledger();
+    // Each notification event sent on the client's streams, once (a replay sends an event
+    // again: handing it over twice would be a duplicate indeed).
+    let mut events = std::collections::BTreeSet::new();
+    let all: Vec<u64> = ledger
+        .sends
+        .iter()
+        .filter(|s| events.insert(s.event))
+        .filter_map(|s| match ledger.event(s.event).payload {
+            Payload::Notification { seq } => Some(seq),
+            _ => None,
+        })
+        .collect();
+    let mut sorted = all.clone();
+    sorted.sort_unstable();
+    assert!(
+        sorted.windows(2).any(|w| w[0] == w[1]),
+        "the tenant's numbering collides with the client's own: {all:?}"
+    );
+    let judged = kinds(
+        &ledger,
+        &ClientReport {
+            notifications: all.clone(),
+            ..ClientReport::default()
+        },
+    );
+    assert!(judged.contains(&VerdictKind::ForeignEvent), "{judged:?}");
+    assert!(!judged.contains(&VerdictKind::Duplicate), "{judged:?}");
+    // One value handed over once more than everything sent on its streams is a duplicate.
+    let mut twice = all.clone();
+    twice.push(all[0]);
+    let judged = kinds(
+        &ledger,
+        &ClientReport {
+            notifications: twice,
+            ..ClientReport::default()
+        },
+    );
+    assert!(judged.contains(&VerdictKind::Duplicate), "{judged:?}");
+}
+
 /// The ledger of the bundled `reissue_duplicate_effect` run with `client`.
 fn reissue_ledger(client: ClientModel) -> Ledger {
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -71,6 +71,10 @@ pub struct ClientHabits {
     /// `lists_tools`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub list_changed: Option<ListChanged>,
+    /// Whether the client keeps the cookies a response sets and sends them back (an HTTP
+    /// client with a cookie jar), which keeps it pinned behind a cookie-affinity balancer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cookies: Option<Cookies>,
 }
 
 impl ClientHabits {
@@ -123,6 +127,19 @@ impl SdkClient {
         SdkClient::ALL.into_iter().find(|c| c.name() == text)
     }
 
+    /// Whether this client can play a scenario whose client speaks `era`: the SDK clients
+    /// here are 2025 clients (they initialize and never probe for 2026-07-28), so a
+    /// scenario whose client speaks 2026-07-28 only is not theirs.
+    pub fn fits(self, era: crate::ClientEra) -> Result<(), String> {
+        match era {
+            crate::ClientEra::Modern => Err(format!(
+                "{} is a 2025 client (it initializes and never speaks 2026-07-28); this scenario's client speaks 2026-07-28 only (`client.era: Modern`)",
+                self.name()
+            )),
+            crate::ClientEra::Legacy | crate::ClientEra::Auto { .. } => Ok(()),
+        }
+    }
+
     /// The SDK client's habits, every one written out.
     pub fn habits(self) -> ClientHabits {
         match self {
@@ -143,6 +160,7 @@ impl SdkClient {
                 resumes: Some(true),
                 dedup: Some(Dedup::Off),
                 list_changed: Some(ListChanged::Honoured),
+                cookies: Some(Cookies::Dropped),
             },
             SdkClient::Python2 => ClientHabits {
                 like: None,
@@ -153,11 +171,12 @@ impl SdkClient {
                 reinit_on_get: Some(false),
                 request_timeout: Some(Timeout::Never),
                 read_timeout: Some(Timeout::After(DurationMs::from_secs(300))),
-                cursor_after_resumed_drop: Some(CursorAfterDrop::Keep),
+                cursor_after_resumed_drop: Some(CursorAfterDrop::Rewind),
                 get_failure: Some(GetFailure::StreamOnly),
                 resumes: Some(true),
                 dedup: Some(Dedup::Off),
                 list_changed: Some(ListChanged::Honoured),
+                cookies: Some(Cookies::Kept),
             },
             SdkClient::Rmcp311 => ClientHabits {
                 like: None,
@@ -176,6 +195,7 @@ impl SdkClient {
                 resumes: Some(true),
                 dedup: Some(Dedup::Off),
                 list_changed: Some(ListChanged::Honoured),
+                cookies: Some(Cookies::Dropped),
             },
         }
     }
@@ -235,14 +255,21 @@ impl Timeout {
     }
 }
 
-/// The cursor of a resumed stream that died before it brought a new id.
+/// The cursor a client resumes from when a resumed stream ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CursorAfterDrop {
-    /// Resume again from the same cursor.
+    /// The last id the stream brought (the one it was opened with if none came).
     Keep,
-    /// Reconnect without `Last-Event-ID`
-    /// (<https://github.com/modelcontextprotocol/typescript-sdk/issues/2499>).
+    /// None when the stream died before it brought a new id: it reconnects without
+    /// `Last-Event-ID` (<https://github.com/modelcontextprotocol/typescript-sdk/issues/2499>).
     Forget,
+    /// The cursor it was opened with when a call's resumed stream drops (a reset, not a
+    /// clean end): what it brought is replayed again and, without dedup, handed over
+    /// twice. The Python SDK's `_handle_reconnection` retries a failed resumption of a
+    /// request's stream with the `last_event_id` it was called with, not the ids the
+    /// resumed stream brought; its standalone GET keeps the last id
+    /// (<https://github.com/modelcontextprotocol/python-sdk/blob/main/src/mcp/client/streamable_http.py>).
+    Rewind,
 }
 
 /// What a failed standalone GET does to the client.
@@ -268,6 +295,15 @@ pub enum Dedup {
 pub enum ListChanged {
     Honoured,
     Ignored,
+}
+
+/// What a client does with the cookies a response sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Cookies {
+    /// Kept and sent back (Python's httpx, a browser).
+    Kept,
+    /// Dropped (Node's `fetch`, a bare `reqwest` client).
+    Dropped,
 }
 
 #[cfg(test)]
@@ -296,6 +332,16 @@ mod tests {
     }
 
     #[test]
+    fn an_sdk_client_is_refused_for_a_client_that_speaks_2026_07_28_only() {
+        let text =
+            r#"Scenario(name: "x", summary: "y", client: (era: Modern, habits: (like: Python2)))"#;
+        let error = Scenario::parse(text, "habits.ron").unwrap_err().to_string();
+        assert!(error.contains("python-2 is a 2025 client"), "{error}");
+        let probing = r#"Scenario(name: "x", summary: "y", client: (era: Auto(era_cache: "1h"), habits: (like: Python2)))"#;
+        assert!(Scenario::parse(probing, "habits.ron").is_ok());
+    }
+
+    #[test]
     fn every_sdk_client_is_named_and_sets_every_habit() {
         for sdk in SdkClient::ALL {
             assert_eq!(SdkClient::parse(sdk.name()), Some(sdk));
@@ -313,7 +359,8 @@ mod tests {
                     && h.get_failure.is_some()
                     && h.resumes.is_some()
                     && h.dedup.is_some()
-                    && h.list_changed.is_some(),
+                    && h.list_changed.is_some()
+                    && h.cookies.is_some(),
                 "{sdk:?}"
             );
         }

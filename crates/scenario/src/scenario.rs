@@ -563,6 +563,10 @@ impl Scenario {
             .filter(|w| matches!(w, Work::CallTool { .. }))
             .count();
         self.check_modern(calls)?;
+        if let Some(sdk) = self.client.habits.like {
+            sdk.fits(self.client.era)
+                .map_err(|e| (format!("client.habits.like: {e}"), None))?;
+        }
         for (i, fault) in self.faults.iter().enumerate() {
             if let Fault::ChangeList {
                 on_replica: Some(replica),

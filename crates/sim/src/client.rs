@@ -24,7 +24,7 @@ use crate::client_record::{
 };
 use crate::legacy_tools_list::LegacyToolsList;
 use faultline_scenario::{
-    Backoff, ClientConfig, ClientHabits, ClientModel, CursorAfterDrop, Dedup, GetFailure,
+    Backoff, ClientConfig, ClientHabits, ClientModel, Cookies, CursorAfterDrop, Dedup, GetFailure,
     ListChanged, Progress, Reconnect, Reinit, Tool,
 };
 
@@ -100,9 +100,10 @@ pub struct Policy {
     /// (2025 client) An SSE stream silent for this many ms is cut by the client and
     /// reconnected, as a drop.
     pub read_timeout_ms: Option<u64>,
-    /// (2025 client) A resumed stream that dies before a new id is reconnected without
-    /// `Last-Event-ID` (typescript-sdk#2499).
-    pub forget_cursor_after_resumed_drop: bool,
+    /// (2025 client) What becomes of the cursor when a resumed stream ends: kept (the
+    /// last id it brought), forgotten when no new id came (typescript-sdk#2499), or
+    /// rewound to the cursor it was opened with when it drops (the Python SDK).
+    pub cursor_after_resumed_drop: CursorAfterDrop,
     /// (2025 client) A failed standalone GET closes the whole client.
     pub get_failure_fatal: bool,
     /// (2025 client) A dropped stream is resumed with `Last-Event-ID`; without it a
@@ -110,6 +111,9 @@ pub struct Policy {
     pub resumes: bool,
     /// (client with a tools list) A `list_changed` makes the client list again.
     pub honours_list_changed: bool,
+    /// A 2025 client whatever the scenario's `client.era` says: the SDK clients of
+    /// `habits.like` initialize and never probe for 2026-07-28.
+    pub speaks_2025_only: bool,
 }
 
 impl Policy {
@@ -137,10 +141,11 @@ impl Policy {
             reinit_on_get: true,
             request_timeout_ms: None,
             read_timeout_ms: None,
-            forget_cursor_after_resumed_drop: false,
+            cursor_after_resumed_drop: CursorAfterDrop::Keep,
             get_failure_fatal: false,
             resumes: true,
             honours_list_changed: true,
+            speaks_2025_only: false,
         };
         match model {
             ClientModel::Naive => Policy {
@@ -173,10 +178,10 @@ impl Policy {
         let policy = Policy::of(model);
         match model {
             ClientModel::Naive => {
-                let base = cfg
-                    .habits
-                    .like
-                    .map_or(policy, |sdk| policy.with_habits(&sdk.habits()));
+                let base = cfg.habits.like.map_or(policy, |sdk| Policy {
+                    speaks_2025_only: true,
+                    ..policy.with_habits(&sdk.habits())
+                });
                 base.with_habits(&cfg.habits)
             }
             ClientModel::Guarded => policy,
@@ -208,7 +213,7 @@ impl Policy {
             p.read_timeout_ms = t.ms();
         }
         if let Some(c) = habits.cursor_after_resumed_drop {
-            p.forget_cursor_after_resumed_drop = c == CursorAfterDrop::Forget;
+            p.cursor_after_resumed_drop = c;
         }
         if let Some(g) = habits.get_failure {
             p.get_failure_fatal = g == GetFailure::Fatal;
@@ -221,6 +226,9 @@ impl Policy {
         }
         if let Some(l) = habits.list_changed {
             p.honours_list_changed = l == ListChanged::Honoured;
+        }
+        if let Some(c) = habits.cookies {
+            p.keeps_cookies = c == Cookies::Kept;
         }
         p
     }
@@ -336,6 +344,8 @@ struct StreamConn {
     check_first: Option<u64>,
     /// The cursor the connection's GET sent (`None`: a stream the server opened afresh).
     opened_with: Option<u64>,
+    /// The event that cursor named.
+    opened_with_event: Option<EventRef>,
     /// When the connection's request was sent.
     opened_at_ms: u64,
     /// The probe connection whose answer gates applying events.
@@ -352,6 +362,7 @@ impl StreamConn {
             cursor_event: None,
             check_first: None,
             opened_with: None,
+            opened_with_event: None,
             opened_at_ms: 0,
             probe: None,
         }
@@ -821,6 +832,7 @@ impl Client {
             None
         };
         stream.opened_with = cursor;
+        stream.opened_with_event = stream.cursor_event.filter(|_| cursor.is_some());
         stream.opened_at_ms = now;
         let conn = self.send(
             io,
@@ -2108,12 +2120,25 @@ impl Client {
         let mut stream = stream;
         // Reconnects without `Last-Event-ID` although the stream was a resumption.
         let mut forgot = false;
-        if self.policy.forget_cursor_after_resumed_drop
-            && stream.opened_with.is_some()
-            && stream.cursor == stream.opened_with
-        {
-            // typescript-sdk#2499: the cursor the GET sent is not kept, and no new id came.
-            forgot = true;
+        match self.policy.cursor_after_resumed_drop {
+            CursorAfterDrop::Forget
+                if stream.opened_with.is_some() && stream.cursor == stream.opened_with =>
+            {
+                // typescript-sdk#2499: the cursor the GET sent is not kept, and no new id came.
+                forgot = true;
+            }
+            CursorAfterDrop::Rewind
+                if how == EndMode::Reset
+                    && stream.opened_with.is_some()
+                    && matches!(stream.logical, Logical::Call(_)) =>
+            {
+                // The Python SDK resumes a call's resumption that failed with the cursor
+                // it was opened with: whatever it brought is replayed again. (Its
+                // standalone GET keeps the last id, as `Keep`.)
+                stream.cursor = stream.opened_with;
+                stream.cursor_event = stream.opened_with_event;
+            }
+            _ => {}
         }
         if !self.policy.resumes {
             if let Logical::Call(_) = stream.logical {

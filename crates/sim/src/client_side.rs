@@ -59,7 +59,12 @@ impl ClientSide {
             requires_session: policy.requires_session && !cfg.accepts_sessionless,
             ..policy
         };
-        match cfg.era {
+        let era = if policy.speaks_2025_only {
+            ClientEra::Legacy
+        } else {
+            cfg.era
+        };
+        match era {
             ClientEra::Legacy => ClientSide::Legacy(legacy_client(cfg, policy)),
             ClientEra::Modern => ClientSide::Modern(modern_client(cfg, policy)),
             ClientEra::Auto { era_cache } => {

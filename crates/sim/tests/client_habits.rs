@@ -266,3 +266,83 @@ fn an_ignored_list_changed_never_lists_again() {
         1
     );
 }
+
+#[test]
+fn a_rewound_cursor_replays_what_the_dropped_resumption_brought() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/grade/drop_twice.ron"
+    ))
+    .unwrap();
+    let with = |habits: &str| {
+        let changed = text.replace("client: (", &format!("client: (habits: ({habits}), "));
+        assert_ne!(changed, text);
+        naive(&changed)
+    };
+    let cursors = |o: &RunOutcome| -> Vec<u64> {
+        o.result
+            .ledger
+            .resumptions
+            .iter()
+            .filter_map(|r| r.cursor.parse().ok())
+            .collect()
+    };
+    let keep = with("dedup: Off");
+    let rewind = with("dedup: Off, cursor_after_resumed_drop: Rewind");
+    let (kept, rewound) = (cursors(&keep), cursors(&rewind));
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert_eq!(rewound.len(), 2, "{rewound:?}");
+    assert!(
+        kept[1] > kept[0],
+        "the second resumption from the last id: {kept:?}"
+    );
+    assert_eq!(
+        rewound[1], rewound[0],
+        "the reset resumption resumed again from the cursor it was opened with"
+    );
+    assert!(!keep.has(VerdictKind::Duplicate));
+    assert!(
+        rewind.has(VerdictKind::Duplicate),
+        "no dedup: handed over twice"
+    );
+}
+
+#[test]
+fn kept_cookies_keep_the_client_on_its_replica() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/field/sticky_cookie_dropped.ron"
+    ))
+    .unwrap();
+    assert!(naive(&text).has(VerdictKind::MisroutedSession));
+    let kept = text.replace("client: (", "client: (habits: (cookies: Kept), ");
+    assert_ne!(kept, text);
+    let kept = naive(&kept);
+    assert!(
+        !kept.has(VerdictKind::MisroutedSession),
+        "{:?}",
+        kept.kinds()
+    );
+    assert!(kept.has(VerdictKind::Clean));
+}
+
+#[test]
+fn an_sdk_client_speaks_2025_whatever_the_scenario_client_would_probe() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/field/rolling_era_rollback.ron"
+    ))
+    .unwrap();
+    let probing = naive(&text);
+    assert!(probing.has(VerdictKind::EraMismatch));
+    assert!(!answered_at(&probing, "server/discover").is_empty());
+    let ts = text.replace("client: (", "client: (habits: (like: TypeScript1), ");
+    assert_ne!(ts, text);
+    let ts = naive(&ts);
+    assert!(
+        answered_at(&ts, "server/discover").is_empty(),
+        "it never probes"
+    );
+    assert!(!answered_at(&ts, "initialize").is_empty());
+    assert!(!ts.has(VerdictKind::EraMismatch), "{:?}", ts.kinds());
+}

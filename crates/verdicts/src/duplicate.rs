@@ -3,7 +3,9 @@
 //! For a modelled client, an event applied more than once. A real client's report names
 //! values: a progress step or notification handed over more often than the server
 //! produced it (a re-issued call produces its steps again, and each of those may be
-//! handed once). The guard that prevents it: remember the highest id applied per stream
+//! handed once) or sent it as distinct events (another session's notifications, sent
+//! on the client's streams by a shared event store, reuse its numbers: that is
+//! `foreign_event`). The guard that prevents it: remember the highest id applied per stream
 //! and generation, and drop a replayed event at or below it.
 
 use std::collections::BTreeMap;
@@ -82,9 +84,26 @@ pub(crate) fn real(
         .filter(|&(s, &n)| n > owed.step_counts.get(s).copied().unwrap_or(0).max(1))
         .map(|(&s, _)| s)
         .collect();
+    // Each notification event the server sent on the client's streams, once: another
+    // session's (a shared event store's) carries a value of its own numbering, and handing
+    // it over is `foreign_event`, not the client's own value twice.
+    let mut sent_events = std::collections::BTreeSet::new();
+    let mut sent_seq: BTreeMap<u64, usize> = BTreeMap::new();
+    for send in &ledger.sends {
+        if send.event.0 < ledger.events_base || !sent_events.insert(send.event) {
+            continue;
+        }
+        if let faultline_model::Payload::Notification { seq } = ledger.event(send.event).payload {
+            *sent_seq.entry(seq).or_default() += 1;
+        }
+    }
+    let produced = |s: &u64| {
+        let owed = owed.notifications.get(s).copied().unwrap_or(0);
+        owed.max(sent_seq.get(s).copied().unwrap_or(0))
+    };
     let notifications: Vec<u64> = seen_seq
         .iter()
-        .filter(|&(s, &n)| n > owed.notifications.get(s).copied().unwrap_or(0).max(1))
+        .filter(|&(s, &n)| n > produced(s).max(1))
         .map(|(&s, _)| s)
         .collect();
     if progress.is_empty() && notifications.is_empty() {
