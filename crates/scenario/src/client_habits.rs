@@ -71,6 +71,13 @@ pub struct ClientHabits {
     /// `lists_tools`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub list_changed: Option<ListChanged>,
+    /// What a call whose response stream ended before any event id does: fails at once,
+    /// or waits (for its request timeout, if any).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_stream_without_id: Option<NoIdCall>,
+    /// What a read timeout ends: the stream (reconnected, as a drop) or the whole client.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_timeout_ends: Option<ReadTimeoutEnds>,
     /// Whether the client keeps the cookies a response sets and sends them back (an HTTP
     /// client with a cookie jar), which keeps it pinned behind a cookie-affinity balancer.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -160,6 +167,8 @@ impl SdkClient {
                 resumes: Some(true),
                 dedup: Some(Dedup::Off),
                 list_changed: Some(ListChanged::Honoured),
+                call_stream_without_id: Some(NoIdCall::Wait),
+                read_timeout_ends: Some(ReadTimeoutEnds::Stream),
                 cookies: Some(Cookies::Dropped),
             },
             SdkClient::Python2 => ClientHabits {
@@ -176,6 +185,8 @@ impl SdkClient {
                 resumes: Some(true),
                 dedup: Some(Dedup::Off),
                 list_changed: Some(ListChanged::Honoured),
+                call_stream_without_id: Some(NoIdCall::Fail),
+                read_timeout_ends: Some(ReadTimeoutEnds::Stream),
                 cookies: Some(Cookies::Kept),
             },
             SdkClient::Rmcp311 => ClientHabits {
@@ -195,6 +206,8 @@ impl SdkClient {
                 resumes: Some(true),
                 dedup: Some(Dedup::Off),
                 list_changed: Some(ListChanged::Honoured),
+                call_stream_without_id: Some(NoIdCall::Fail),
+                read_timeout_ends: Some(ReadTimeoutEnds::Stream),
                 cookies: Some(Cookies::Dropped),
             },
         }
@@ -297,6 +310,30 @@ pub enum ListChanged {
     Ignored,
 }
 
+/// What a call does when its response stream ended before any event id arrived (nothing
+/// to resume from).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NoIdCall {
+    /// The call fails at once (the Python SDK: "SSE stream ended without a response").
+    Fail,
+    /// The call waits, neither resumed nor failed, until its request timeout if it has
+    /// one: the TypeScript SDK 1.x reconnects a POST stream only once it has seen an id
+    /// (`_handleSseStream` in
+    /// <https://github.com/modelcontextprotocol/typescript-sdk/blob/v1.x/src/client/streamableHttp.ts>).
+    Wait,
+}
+
+/// What a client's read timeout ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReadTimeoutEnds {
+    /// The silent stream: cut and reconnected, as a drop.
+    Stream,
+    /// The whole client: its calls fail and nothing more is sent (a transport whose
+    /// timeout error tears it down: <https://github.com/PrefectHQ/fastmcp/issues/937>,
+    /// <https://github.com/modelcontextprotocol/csharp-sdk/issues/344>).
+    Client,
+}
+
 /// What a client does with the cookies a response sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Cookies {
@@ -360,7 +397,9 @@ mod tests {
                     && h.resumes.is_some()
                     && h.dedup.is_some()
                     && h.list_changed.is_some()
-                    && h.cookies.is_some(),
+                    && h.cookies.is_some()
+                    && h.call_stream_without_id.is_some()
+                    && h.read_timeout_ends.is_some(),
                 "{sdk:?}"
             );
         }

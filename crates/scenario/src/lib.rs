@@ -41,8 +41,8 @@ mod source_map;
 pub use arming::{Armed, ArmedCall, ArmedFault, ArmedNotify, ArmedTrigger, arm};
 pub use balancer::{Balancer, COOKIE_NAME, Pick};
 pub use client_habits::{
-    Backoff, ClientHabits, Cookies, CursorAfterDrop, Dedup, GetFailure, ListChanged, Progress,
-    Reinit, SdkClient, Timeout,
+    Backoff, ClientHabits, Cookies, CursorAfterDrop, Dedup, GetFailure, ListChanged, NoIdCall,
+    Progress, ReadTimeoutEnds, Reinit, SdkClient, Timeout,
 };
 pub use engine::{Emitted, Engine, FiredFault};
 pub use fault_shape::{FaultWhen, FaultWhenMut, Moment};

@@ -25,7 +25,7 @@ use crate::client_record::{
 use crate::legacy_tools_list::LegacyToolsList;
 use faultline_scenario::{
     Backoff, ClientConfig, ClientHabits, ClientModel, Cookies, CursorAfterDrop, Dedup, GetFailure,
-    ListChanged, Progress, Reconnect, Reinit, Tool,
+    ListChanged, NoIdCall, Progress, ReadTimeoutEnds, Reconnect, Reinit, Tool,
 };
 
 /// The guards, each switchable on its own.
@@ -111,6 +111,13 @@ pub struct Policy {
     pub resumes: bool,
     /// (client with a tools list) A `list_changed` makes the client list again.
     pub honours_list_changed: bool,
+    /// (2025 client) A call's stream that ended before any event id is neither resumed
+    /// nor failed: the call waits (the TypeScript SDK 1.x reconnects a POST stream only
+    /// once it has seen an id, and fails the call only at its request timeout).
+    pub call_waits_without_id: bool,
+    /// (2025 client) A read timeout closes the whole client rather than reconnecting the
+    /// stream (an HTTP client whose timeout error tears the transport down).
+    pub read_timeout_fatal: bool,
     /// A 2025 client whatever the scenario's `client.era` says: the SDK clients of
     /// `habits.like` initialize and never probe for 2026-07-28.
     pub speaks_2025_only: bool,
@@ -146,6 +153,8 @@ impl Policy {
             resumes: true,
             honours_list_changed: true,
             speaks_2025_only: false,
+            call_waits_without_id: false,
+            read_timeout_fatal: false,
         };
         match model {
             ClientModel::Naive => Policy {
@@ -229,6 +238,12 @@ impl Policy {
         }
         if let Some(c) = habits.cookies {
             p.keeps_cookies = c == Cookies::Kept;
+        }
+        if let Some(c) = habits.call_stream_without_id {
+            p.call_waits_without_id = c == NoIdCall::Wait;
+        }
+        if let Some(r) = habits.read_timeout_ends {
+            p.read_timeout_fatal = r == ReadTimeoutEnds::Client;
         }
         p
     }
@@ -1060,6 +1075,28 @@ impl Client {
         }
         self.last_heard.remove(&conn);
         io.closes.push(conn);
+        if self.policy.read_timeout_fatal {
+            // The timeout's error ends the client: fastmcp#937, csharp-sdk#344.
+            let Some(Purpose::Stream(stream)) = self.purposes.get(&conn) else {
+                return;
+            };
+            let (logical, session) = (stream.logical, stream.session.clone());
+            self.purposes.remove(&conn);
+            let why = format!(
+                "a read timeout ({timeout} ms without a byte) on a stream of session {session}"
+            );
+            if logical == Logical::Standalone {
+                self.raise(
+                    now,
+                    ClientError::Surfaced {
+                        message: format!("standalone stream: {why}"),
+                    },
+                    ErrorScope::Standalone(session),
+                );
+            }
+            self.close_client(io, now, &why);
+            return;
+        }
         self.on_end(io, now, conn, EndMode::Reset);
     }
 
@@ -1542,13 +1579,14 @@ impl Client {
             ),
         }
         if self.policy.get_failure_fatal {
-            self.close_client(io, now, &session, status);
+            let why = format!("its standalone GET in session {session} failed with HTTP {status}");
+            self.close_client(io, now, &why);
         }
     }
 
     /// `get_failure: Fatal`: the failed standalone GET ends the client. Every unfinished
     /// call fails, every connection closes, nothing more is sent.
-    fn close_client(&mut self, io: &mut ClientIo, now: u64, session: &str, status: u16) {
+    fn close_client(&mut self, io: &mut ClientIo, now: u64, why: &str) {
         let conns: Vec<ConnId> = self.purposes.keys().copied().collect();
         for conn in conns {
             self.purposes.remove(&conn);
@@ -1558,11 +1596,7 @@ impl Client {
         for call in 0..self.calls.len() {
             let state = &self.calls[call];
             if !state.done && (state.deferred || !state.request_ids.is_empty()) {
-                self.fail_call(
-                    now,
-                    call,
-                    format!("the client closed: its standalone GET in session {session} failed with HTTP {status}"),
-                );
+                self.fail_call(now, call, format!("the client closed: {why}"));
             }
         }
     }
@@ -2158,6 +2192,11 @@ impl Client {
                     // Nothing to resume from: re-issue the call (it carries an idempotency
                     // key), from a list the client still trusts (else it lists first).
                     self.call_or_wait(io, now, i, session);
+                    return;
+                }
+                Logical::Call(_) if self.policy.call_waits_without_id => {
+                    // Not resumable and not failed either: the call waits for an answer no
+                    // stream will bring, until its request timeout if it has one.
                     return;
                 }
                 Logical::Call(i) => {

@@ -436,7 +436,7 @@ impl<L: Link> World<L> {
                 // The client needs only the event's kind; the replay flag and the copy of
                 // the ledger entry are for the trace (untraced: benchmarks, the explorer).
                 let traced = self.record_trace;
-                let (seen, kind) = self.link.with_engine(|e| {
+                let (seen, kind, spelled) = self.link.with_engine(|e| {
                     let ledger = e.server().ledger();
                     let produced = ledger.event(event);
                     let seen = traced.then(|| {
@@ -447,11 +447,13 @@ impl<L: Link> World<L> {
                     (
                         seen,
                         wire_kind(ledger, produced.payload, produced.session, tagged),
+                        e.server().spells_event_id(event),
                     )
                 });
+                // The client knows an event's id only if the wire spells it.
                 let wire = WireEvent {
                     event,
-                    id,
+                    id: id.filter(|_| spelled),
                     retry_ms,
                     kind,
                 };
@@ -475,8 +477,10 @@ impl<L: Link> World<L> {
                 self.client.on_end(&mut self.io, now, conn, how);
                 self.note_errors();
             }
-            // A keep-alive comment: bytes on the wire that an SSE parser skips. No
-            // modelled client has a read timeout, so it changes nothing on their side.
+            // A keep-alive comment: bytes on the wire that an SSE parser skips. Keep-alives
+            // are sent on 2026-07-28 listen streams only, where no modelled client has a
+            // read timeout: they change nothing on the client's side. (A read timeout
+            // would have to hear them, should 2025 streams ever carry them.)
             Output::Comment { conn } => self.note(TraceWhat::KeepAlive { conn: conn.0 }),
         }
         self.absorb_client_io();

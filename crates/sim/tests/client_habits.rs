@@ -346,3 +346,106 @@ fn an_sdk_client_speaks_2025_whatever_the_scenario_client_would_probe() {
     assert!(!answered_at(&ts, "initialize").is_empty());
     assert!(!ts.has(VerdictKind::EraMismatch), "{:?}", ts.kinds());
 }
+
+#[test]
+fn a_fatal_read_timeout_closes_the_client() {
+    let text = |habits: &str| {
+        format!(
+            r#"Scenario(
+    name: "silent",
+    summary: "inline",
+    seed: 1,
+    horizon: Some("10m"),
+    client: (model: Naive, habits: ({habits})),
+    workload: [
+        Notify(from: "10s", every: "1s", count: 1),
+        CallTool(at: "2m", tool: Echo(text: "later")),
+    ],
+)"#
+        )
+    };
+    let reconnects = naive(&text(r#"read_timeout: After("30s")"#));
+    assert!(reconnects.result.record.calls[0].completed_at_ms.is_some());
+    let fatal = naive(&text(
+        r#"read_timeout: After("30s"), read_timeout_ends: Client"#,
+    ));
+    assert_eq!(answered_at(&fatal, "GET"), vec![0], "never reconnected");
+    assert!(
+        answered_at(&fatal, "tools/call").is_empty(),
+        "nothing more is sent"
+    );
+    let call = &fatal.result.record.calls[0];
+    assert!(call.failed_at_ms.is_some(), "{call:?}");
+}
+
+#[test]
+fn a_call_that_waits_without_an_id_is_neither_resumed_nor_failed() {
+    let text = |habits: &str| {
+        format!(
+            r#"Scenario(
+    name: "no_ids",
+    summary: "inline",
+    seed: 1,
+    horizon: Some("1h"),
+    server: (priming_events: false),
+    client: (model: Naive, standalone_stream: false, habits: ({habits})),
+    workload: [CallTool(at: "0s", tool: LongJob(steps: 5, interval: "10s"))],
+    faults: [Drop(when: At("5s"), mode: Reset, stream: Call(0))],
+)"#
+        )
+    };
+    let fails = naive(&text(""));
+    assert!(fails.result.record.calls[0].failed_at_ms.is_some());
+    let waits = naive(&text("call_stream_without_id: Wait"));
+    let call = &waits.result.record.calls[0];
+    assert!(
+        call.failed_at_ms.is_none() && call.completed_at_ms.is_none(),
+        "{call:?}"
+    );
+    assert!(
+        answered_at(&waits, "GET").is_empty(),
+        "no resumption without an id"
+    );
+    assert!(waits.has(VerdictKind::Hung));
+    let times_out = naive(&text(
+        r#"call_stream_without_id: Wait, request_timeout: After("60s")"#,
+    ));
+    assert_eq!(
+        times_out.result.record.calls[0].failed_at_ms,
+        Some(60_000),
+        "until its request timeout"
+    );
+}
+
+/// A client that closed itself makes no more calls: the run is not `clean` for the calls
+/// it never made (fastmcp#937: "after 5 mins of inactivity ... it becomes unusable").
+#[test]
+fn a_run_whose_later_call_was_never_made_is_untested_not_clean() {
+    let text = |habits: &str| {
+        format!(
+            r#"Scenario(
+    name: "quiet",
+    summary: "inline",
+    seed: 1,
+    horizon: Some("1h"),
+    client: (model: Naive, habits: ({habits})),
+    workload: [
+        CallTool(at: "0s", tool: Echo(text: "before the quiet")),
+        CallTool(at: "6m", tool: Echo(text: "after five quiet minutes")),
+    ],
+)"#
+        )
+    };
+    let reconnects = naive(&text(r#"read_timeout: After("300s")"#));
+    assert!(
+        reconnects.has(VerdictKind::Clean),
+        "{:?}",
+        reconnects.kinds()
+    );
+    let closed = naive(&text(
+        r#"read_timeout: After("300s"), read_timeout_ends: Client"#,
+    ));
+    assert_eq!(answered_at(&closed, "tools/call"), vec![0]);
+    assert!(closed.has(VerdictKind::Untested), "{:?}", closed.kinds());
+    assert!(!closed.has(VerdictKind::Clean));
+}

@@ -6,7 +6,10 @@
 //! mis-wired adapter, a swallowed exception, a client that only initializes), or in which
 //! none of the scenario's faults fired (a fault timed after an event that never came: a
 //! client that sends no progress token gets no progress events to count), tested nothing.
-//! Such a run is `untested`, with the reasons, wherever `clean` would have stood. It is
+//! Such a run is `untested`, with the reasons, wherever `clean` would have stood; so is
+//! one in which fewer calls reached the server than the scenario planned (a client that
+//! closed itself after a read timeout makes no more calls: what they would have met was
+//! not tested). It is
 //! judged from the ledger and the faults that fired alone, for simulated and real clients
 //! alike, and it replaces only `clean`: a run that lost something says so whatever fired.
 //!
@@ -48,8 +51,15 @@ pub struct Untested {
 
 impl Untested {
     pub fn sentence(&self) -> String {
+        // Some call was made and no fault failed to fire: only part of it is missing.
+        let partly = self.calls_made > 0 && (self.faults_fired > 0 || self.faults_planned == 0);
+        let what = if partly {
+            "not all the scenario tests happened"
+        } else {
+            "nothing the scenario tests happened"
+        };
         format!(
-            "nothing the scenario tests happened: {}; `clean` would claim what was not exercised",
+            "{what}: {}; `clean` would claim what was not exercised",
             self.reasons.join("; ")
         )
     }
@@ -66,6 +76,13 @@ pub fn untested(ledger: &Ledger, exercise: Exercise) -> Option<Untested> {
     if exercise.calls_planned > 0 && calls_made == 0 {
         reasons.push(format!(
             "the client never made the scenario's call (no tools/call reached the server; {} planned)",
+            exercise.calls_planned
+        ));
+    } else if calls_made < exercise.calls_planned {
+        // Fewer calls reached the server than were planned (retries only add): at least
+        // one was never made, and what it would have met was not tested.
+        reasons.push(format!(
+            "only {calls_made} of the scenario's {} planned calls reached the server: at least one was never made",
             exercise.calls_planned
         ));
     }

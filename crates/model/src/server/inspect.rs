@@ -139,7 +139,16 @@ impl Server {
         (or_none(store), or_none(log))
     }
 
-    /// The JSON-RPC message an event carries (`None` for a priming event's empty data).
+    /// Whether `event` carries an `id:` on the wire at all: all a client can know of its
+    /// id. (A server without an event store writes none, and its clients have no cursor.)
+    pub fn spells_event_id(&self, event: EventRef) -> bool {
+        match self.knobs.id_format {
+            crate::knobs::IdFormat::Number => true,
+            crate::knobs::IdFormat::Hidden => false,
+            _ => self.wire_event_id(event, 0).is_some(),
+        }
+    }
+
     /// The `id:` text of `event` (numbered `id` by the id scheme), in the spelling the
     /// `id_format` knob names; `None` when it writes no id.
     ///
