@@ -508,9 +508,7 @@ impl ModernClient {
             }
             Some(Purpose::List) => {
                 self.listing = false;
-                if let ResponseBody::Json(body) = &response.body
-                    && let Some(result) = body.get("result")
-                {
+                if let Some(result) = response.body.rpc_result() {
                     let ttl_ms = result.get("ttlMs").and_then(Value::as_u64).unwrap_or(0);
                     self.list = Some(CachedList {
                         listed_ms: now,
@@ -547,14 +545,12 @@ impl ModernClient {
                 self.tasks.insert(call, task);
                 self.wake(io, at, Wake::Poll(call));
             }
-            (ResponseBody::Json(body), 200) if body.get("result").is_some() => {
+            (body, 200) if body.has_rpc_result() => {
                 self.complete_call(now, call);
             }
-            (body @ (ResponseBody::Json(_) | ResponseBody::Refusal { .. }), _)
-                if body.json().is_some_and(|b| b.get("error").is_some()) =>
-            {
-                let body = body.json().expect("JSON");
-                let message = format!("tools/call returned a JSON-RPC error: {}", body["error"]);
+            (body, _) if body.rpc_error().is_some() => {
+                let error = body.rpc_error().expect("an error");
+                let message = format!("tools/call returned a JSON-RPC error: {error}");
                 self.fail_call(now, call, ClientError::Surfaced { message });
             }
             (_, status) => {

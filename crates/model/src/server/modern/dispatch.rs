@@ -215,6 +215,9 @@ impl Server {
         }
         Ok(match tools::call_within(params, max_job_steps) {
             ToolCall::Immediate(result) => Answer::Now(jsonrpc::result(id, complete(result))),
+            ToolCall::Text(text) => {
+                Answer::Now(jsonrpc::result(id, complete(tools::text_result(&text))))
+            }
             ToolCall::Error { code, message } => Answer::Now(jsonrpc::error(id, code, &message)),
             ToolCall::Job { steps, interval_ms } => {
                 job(JobSpec::of_call(params, steps, interval_ms), None)
