@@ -196,6 +196,20 @@ impl ResponseBody {
         }
     }
 
+    /// The member `name` of the `result` of a JSON body that is one JSON-RPC response:
+    /// `rpc_result()?.get(name)`, built only where it must be
+    /// ([`RpcAnswer::result_member`]).
+    pub fn rpc_result_member(&self, name: &str) -> Option<Cow<'_, Value>> {
+        match self {
+            ResponseBody::Json(value) => value.get("result")?.get(name).map(Cow::Borrowed),
+            ResponseBody::Answer(answer) => answer.result_member(name),
+            ResponseBody::Refusal { .. }
+            | ResponseBody::Empty
+            | ResponseBody::Sse(_)
+            | ResponseBody::Text(_) => None,
+        }
+    }
+
     /// Whether the body is one JSON-RPC response carrying a `result` (nothing built).
     pub fn has_rpc_result(&self) -> bool {
         match self {
