@@ -197,8 +197,8 @@ impl ResponseBody {
     }
 
     /// The member `name` of the `result` of a JSON body that is one JSON-RPC response:
-    /// `rpc_result()?.get(name)`, built only where it must be
-    /// ([`RpcAnswer::result_member`]).
+    /// `rpc_result()?.get(name)`, built only where it must be (a member of a typed answer
+    /// is borrowed or built alone).
     pub fn rpc_result_member(&self, name: &str) -> Option<Cow<'_, Value>> {
         match self {
             ResponseBody::Json(value) => value.get("result")?.get(name).map(Cow::Borrowed),
@@ -263,7 +263,7 @@ impl HttpResponse {
     }
 
     /// `status` and a typed JSON-RPC answer.
-    pub fn answer(status: u16, answer: RpcAnswer) -> Self {
+    pub(crate) fn answer(status: u16, answer: RpcAnswer) -> Self {
         HttpResponse {
             status,
             session_id: None,

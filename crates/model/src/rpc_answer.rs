@@ -13,8 +13,16 @@
 //! is the very value the maps were, member for member, so the bytes on the wire, in the
 //! ledger and in the trace are the same.
 //!
+//! A 2026-07-28 answer goes further: what every result carries (`resultType: "complete"`,
+//! the server named in `_meta`) is added only when written, a task's fields are kept as
+//! fields (its two timestamps were written per poll, and polls are most of a task's
+//! requests) and a tools list as its version and cache hint. The modelled clients read
+//! whether there is a result, and one member of it now and then
+//! ([`crate::ResponseBody::rpc_result_member`]), each member borrowed or built alone.
+//!
 //! The transport's refusals, which answer no request, are typed apart
-//! ([`crate::ResponseBody::Refusal`]).
+//! ([`crate::ResponseBody::Refusal`]); an answer the model writes into its ledger (one sent
+//! as an SSE event) is JSON there, as the ledger's bytes must be.
 
 use std::borrow::Cow;
 
@@ -63,7 +71,7 @@ pub enum Outcome {
 
 impl RpcAnswer {
     /// A `result` answer to the request `id`.
-    pub fn result(id: &Value, result: Value) -> Self {
+    pub(crate) fn result(id: &Value, result: Value) -> Self {
         RpcAnswer {
             id: id.clone(),
             outcome: Outcome::Result(Cow::Owned(result)),
@@ -71,7 +79,7 @@ impl RpcAnswer {
     }
 
     /// A `result` built once and lent to every answer that gives it.
-    pub fn lent(id: &Value, result: &'static Value) -> Self {
+    pub(crate) fn lent(id: &Value, result: &'static Value) -> Self {
         RpcAnswer {
             id: id.clone(),
             outcome: Outcome::Result(Cow::Borrowed(result)),
@@ -79,12 +87,12 @@ impl RpcAnswer {
     }
 
     /// The empty result, `{}` (`ping`, `logging/setLevel`).
-    pub fn empty(id: &Value) -> Self {
+    pub(crate) fn empty(id: &Value) -> Self {
         RpcAnswer::result(id, Value::Object(Map::new()))
     }
 
     /// A 2026-07-28 result, marked complete when written ([`Outcome::Complete`]).
-    pub fn complete(id: &Value, result: Value) -> Self {
+    pub(crate) fn complete(id: &Value, result: Value) -> Self {
         RpcAnswer {
             id: id.clone(),
             outcome: Outcome::Complete(result),
@@ -92,7 +100,7 @@ impl RpcAnswer {
     }
 
     /// A 2026-07-28 task's fields ([`Outcome::Task`]).
-    pub fn task(id: &Value, fields: TaskFields) -> Self {
+    pub(crate) fn task(id: &Value, fields: TaskFields) -> Self {
         RpcAnswer {
             id: id.clone(),
             outcome: Outcome::Task(Box::new(fields)),
@@ -100,7 +108,7 @@ impl RpcAnswer {
     }
 
     /// A 2026-07-28 tools list ([`Outcome::ModernTools`]).
-    pub fn modern_tools(id: &Value, version: u32, ttl_ms: u64) -> Self {
+    pub(crate) fn modern_tools(id: &Value, version: u32, ttl_ms: u64) -> Self {
         RpcAnswer {
             id: id.clone(),
             outcome: Outcome::ModernTools { version, ttl_ms },
@@ -108,7 +116,7 @@ impl RpcAnswer {
     }
 
     /// A tool's text result.
-    pub fn text(id: &Value, text: impl Into<Cow<'static, str>>) -> Self {
+    pub(crate) fn text(id: &Value, text: impl Into<Cow<'static, str>>) -> Self {
         RpcAnswer {
             id: id.clone(),
             outcome: Outcome::Text(text.into()),
@@ -116,7 +124,7 @@ impl RpcAnswer {
     }
 
     /// An `error` answer to the request `id`.
-    pub fn error(id: &Value, code: i64, message: impl Into<Cow<'static, str>>) -> Self {
+    pub(crate) fn error(id: &Value, code: i64, message: impl Into<Cow<'static, str>>) -> Self {
         RpcAnswer {
             id: id.clone(),
             outcome: Outcome::Error {
@@ -128,7 +136,7 @@ impl RpcAnswer {
     }
 
     /// An `error` answer with `data`.
-    pub fn error_with_data(
+    pub(crate) fn error_with_data(
         id: &Value,
         code: i64,
         message: impl Into<Cow<'static, str>>,
@@ -147,7 +155,7 @@ impl RpcAnswer {
     /// The answer as JSON: the very value [`jsonrpc::result`] or [`jsonrpc::error`] builds
     /// (with `error.data` inserted last, as [`crate::modern::errors::error_with_data`]
     /// does).
-    pub fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         match &self.outcome {
             Outcome::Result(result) => jsonrpc::result(&self.id, result.as_ref().clone()),
             Outcome::Text(text) => jsonrpc::result(&self.id, crate::tools::text_result(text)),
@@ -167,7 +175,7 @@ impl RpcAnswer {
     }
 
     /// The answer as JSON, moving what it owns.
-    pub fn into_value(self) -> Value {
+    pub(crate) fn into_value(self) -> Value {
         match self.outcome {
             Outcome::Result(result) => jsonrpc::result(&self.id, result.into_owned()),
             Outcome::Text(text) => jsonrpc::result(&self.id, crate::tools::text_result(&text)),
@@ -179,12 +187,12 @@ impl RpcAnswer {
     }
 
     /// Whether the answer carries a `result` (rather than an `error`).
-    pub fn is_result(&self) -> bool {
+    pub(crate) fn is_result(&self) -> bool {
         !matches!(self.outcome, Outcome::Error { .. })
     }
 
     /// The `result` member: borrowed, or built for a text result; `None` for an error.
-    pub fn result_json(&self) -> Option<Cow<'_, Value>> {
+    pub(crate) fn result_json(&self) -> Option<Cow<'_, Value>> {
         match &self.outcome {
             Outcome::Result(result) => Some(Cow::Borrowed(result.as_ref())),
             Outcome::Text(text) => Some(Cow::Owned(crate::tools::text_result(text))),
@@ -200,7 +208,7 @@ impl RpcAnswer {
     /// The member `name` of the `result`, what `result_json()?.get(name)` is, without
     /// building the result where it need not be: borrowed from a result held as JSON,
     /// the marks of a complete one written alone.
-    pub fn result_member(&self, name: &str) -> Option<Cow<'_, Value>> {
+    pub(crate) fn result_member(&self, name: &str) -> Option<Cow<'_, Value>> {
         match &self.outcome {
             Outcome::Result(result) => result.get(name).map(Cow::Borrowed),
             Outcome::Complete(result) if result.is_object() => match name {
@@ -236,7 +244,7 @@ impl RpcAnswer {
     }
 
     /// The `error` member, built; `None` for a result.
-    pub fn error_json(&self) -> Option<Value> {
+    pub(crate) fn error_json(&self) -> Option<Value> {
         match &self.outcome {
             Outcome::Error {
                 code,

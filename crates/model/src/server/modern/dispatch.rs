@@ -265,7 +265,7 @@ fn modern_tool_list(version: u32) -> Value {
 
 /// The `tools/list` result of list version `version` with the cache hint `ttl_ms`, marked
 /// complete ([`crate::Outcome::ModernTools`] written out).
-pub fn modern_tools_result(version: u32, ttl_ms: u64) -> Value {
+pub(crate) fn modern_tools_result(version: u32, ttl_ms: u64) -> Value {
     let mut result = modern_tool_list(version);
     cache_hint(&mut result, ttl_ms);
     complete(result)

@@ -575,7 +575,7 @@ impl Server {
 /// A task's fields as `tasks/get` reports them (and, marked `resultType: "task"`,
 /// `CreateTaskResult`), typed: a polling client reads its `status` (and once, its id and
 /// poll interval), so the two timestamps and the maps are written only when JSON is
-/// needed ([`TaskFields::to_value`]). Polls are most of a 2026-07-28 task's requests.
+/// needed. Polls are most of a 2026-07-28 task's requests.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskFields {
     pub task_id: String,
@@ -598,7 +598,7 @@ pub struct TaskFields {
 
 impl TaskFields {
     /// The fields as JSON, the object `tasks/get` answers with (before `complete`).
-    pub fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         let mut fields = serde_json::Map::new();
         fields.insert("taskId".to_string(), Value::from(self.task_id.as_str()));
         fields.insert("status".to_string(), Value::from(self.status));
@@ -632,7 +632,7 @@ impl TaskFields {
 
     /// The member `name` of [`to_value`](Self::to_value), built alone (`None` for
     /// `resultType` of a poll's answer, which `complete` marks).
-    pub fn member(&self, name: &str) -> Option<Value> {
+    pub(crate) fn member(&self, name: &str) -> Option<Value> {
         Some(match name {
             "taskId" => Value::from(self.task_id.as_str()),
             "status" => Value::from(self.status),
