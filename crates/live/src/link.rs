@@ -151,7 +151,12 @@ impl LiveLink {
             ));
         }
         match (&expected.body, &got.body) {
-            (want @ (ResponseBody::Json(_) | ResponseBody::Refusal { .. }), Body::Whole(bytes)) => {
+            (
+                want @ (ResponseBody::Json(_)
+                | ResponseBody::Answer(_)
+                | ResponseBody::Refusal { .. }),
+                Body::Whole(bytes),
+            ) => {
                 let want = want.json().expect("JSON");
                 match serde_json::from_slice::<Value>(bytes) {
                     Ok(v) if v == *want => {}

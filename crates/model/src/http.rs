@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::ids::{ConnId, EventRef, StreamId};
+use crate::rpc_answer::RpcAnswer;
 use crate::rpc_message::RpcMessage;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -141,6 +142,9 @@ impl HttpRequest {
 pub enum ResponseBody {
     Empty,
     Json(Value),
+    /// The answer to one JSON-RPC request, typed ([`RpcAnswer`]): JSON only when asked
+    /// for ([`ResponseBody::json`]) and at the live edge.
+    Answer(RpcAnswer),
     /// The transport's refusal as a JSON-RPC error without an id,
     /// `{"jsonrpc": "2.0", "id": null, "error": {"code": ..., "message": ...}}`, typed: the
     /// modelled clients read a refusal's status, seldom its body, so the JSON is built
@@ -161,8 +165,74 @@ impl ResponseBody {
     pub fn json(&self) -> Option<Cow<'_, Value>> {
         match self {
             ResponseBody::Json(value) => Some(Cow::Borrowed(value)),
+            ResponseBody::Answer(answer) => Some(Cow::Owned(answer.to_value())),
             ResponseBody::Refusal { code, message } => {
                 Some(Cow::Owned(crate::jsonrpc::error_without_id(*code, message)))
+            }
+            ResponseBody::Empty | ResponseBody::Sse(_) | ResponseBody::Text(_) => None,
+        }
+    }
+
+    /// The body as JSON, moving what it owns (the live edge's).
+    pub fn into_json(self) -> Option<Value> {
+        match self {
+            ResponseBody::Json(value) => Some(value),
+            ResponseBody::Answer(answer) => Some(answer.into_value()),
+            refusal @ ResponseBody::Refusal { .. } => refusal.json().map(Cow::into_owned),
+            ResponseBody::Empty | ResponseBody::Sse(_) | ResponseBody::Text(_) => None,
+        }
+    }
+
+    /// The `result` member of a JSON body that is one JSON-RPC response: borrowed, or
+    /// built for a typed text result.
+    pub fn rpc_result(&self) -> Option<Cow<'_, Value>> {
+        match self {
+            ResponseBody::Json(value) => value.get("result").map(Cow::Borrowed),
+            ResponseBody::Answer(answer) => answer.result_json(),
+            ResponseBody::Refusal { .. }
+            | ResponseBody::Empty
+            | ResponseBody::Sse(_)
+            | ResponseBody::Text(_) => None,
+        }
+    }
+
+    /// The member `name` of the `result` of a JSON body that is one JSON-RPC response:
+    /// `rpc_result()?.get(name)`, built only where it must be (a member of a typed answer
+    /// is borrowed or built alone).
+    pub fn rpc_result_member(&self, name: &str) -> Option<Cow<'_, Value>> {
+        match self {
+            ResponseBody::Json(value) => value.get("result")?.get(name).map(Cow::Borrowed),
+            ResponseBody::Answer(answer) => answer.result_member(name),
+            ResponseBody::Refusal { .. }
+            | ResponseBody::Empty
+            | ResponseBody::Sse(_)
+            | ResponseBody::Text(_) => None,
+        }
+    }
+
+    /// Whether the body is one JSON-RPC response carrying a `result` (nothing built).
+    pub fn has_rpc_result(&self) -> bool {
+        match self {
+            ResponseBody::Json(value) => value.get("result").is_some(),
+            ResponseBody::Answer(answer) => answer.is_result(),
+            ResponseBody::Refusal { .. }
+            | ResponseBody::Empty
+            | ResponseBody::Sse(_)
+            | ResponseBody::Text(_) => false,
+        }
+    }
+
+    /// The `error` member of a JSON body that is one JSON-RPC response (a refusal's too):
+    /// borrowed, or built for a typed one.
+    pub fn rpc_error(&self) -> Option<Cow<'_, Value>> {
+        match self {
+            ResponseBody::Json(value) => value.get("error").map(Cow::Borrowed),
+            ResponseBody::Answer(answer) => answer.error_json().map(Cow::Owned),
+            ResponseBody::Refusal { code, message } => {
+                let mut error = serde_json::Map::new();
+                error.insert("code".to_string(), Value::from(*code));
+                error.insert("message".to_string(), Value::from(message.as_ref()));
+                Some(Cow::Owned(Value::Object(error)))
             }
             ResponseBody::Empty | ResponseBody::Sse(_) | ResponseBody::Text(_) => None,
         }
@@ -189,6 +259,17 @@ impl HttpResponse {
             allow: None,
             set_cookie: None,
             body: ResponseBody::Json(body),
+        }
+    }
+
+    /// `status` and a typed JSON-RPC answer.
+    pub(crate) fn answer(status: u16, answer: RpcAnswer) -> Self {
+        HttpResponse {
+            status,
+            session_id: None,
+            allow: None,
+            set_cookie: None,
+            body: ResponseBody::Answer(answer),
         }
     }
 

@@ -27,6 +27,7 @@ mod media_type;
 mod min_set;
 mod profile;
 mod route;
+mod rpc_answer;
 mod rpc_message;
 mod server;
 mod session_store;
@@ -57,6 +58,7 @@ pub use ledger::{
 pub use limits::{KEPT_TEXT_BYTES, Limits};
 pub use profile::{PROFILES, Profile, profile};
 pub use route::{HeldBy, ReplicaId, Route, RouteWhy};
+pub use rpc_answer::{Outcome, RpcAnswer};
 pub use rpc_message::RpcMessage;
 pub use server::era::{MODERN_PROTOCOL_VERSIONS, RequestEra};
 pub use server::{

@@ -19,6 +19,9 @@ use serde_json::{Value, json};
 pub enum ToolCall {
     /// Answered at once with this result (or a tool-level error result).
     Immediate(Value),
+    /// Answered at once with this text: the result [`text_result`] builds, kept as the
+    /// text until JSON is needed (`echo`'s answer, sent to every workload call).
+    Text(String),
     /// A job of `steps` steps, one every `interval_ms`, then a text result.
     Job { steps: u32, interval_ms: u64 },
     /// JSON-RPC error (unknown tool, bad arguments).
@@ -130,10 +133,11 @@ pub fn call_within(params: &Value, max_job_steps: u32) -> ToolCall {
     let Some(name) = params.get("name").and_then(Value::as_str) else {
         return invalid("tools/call needs params.name");
     };
-    let args = params.get("arguments").cloned().unwrap_or(Value::Null);
+    // Borrowed: the arguments are read, never kept.
+    let args = params.get("arguments").unwrap_or(&Value::Null);
     match name {
         "echo" => match args.get("text").and_then(Value::as_str) {
-            Some(text) => ToolCall::Immediate(text_result(text)),
+            Some(text) => ToolCall::Text(text.to_string()),
             None => invalid("echo needs a string argument \"text\""),
         },
         "long_job" => {
@@ -241,7 +245,7 @@ mod tests {
     fn echo_and_long_job_are_unchanged() {
         assert_eq!(
             call(&json!({"name": "echo", "arguments": {"text": "hi"}})),
-            ToolCall::Immediate(text_result("hi"))
+            ToolCall::Text("hi".to_string())
         );
         assert_eq!(
             call(&json!({"name": "long_job", "arguments": {}})),

@@ -373,7 +373,7 @@ fn the_capability_is_advertised_only_when_asked() {
         let Output::Respond { response, .. } = &out[0] else {
             panic!()
         };
-        let ResponseBody::Json(v) = &response.body else {
+        let Some(v) = response.body.json() else {
             panic!()
         };
         let flag =

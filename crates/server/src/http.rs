@@ -179,9 +179,9 @@ fn to_http_response(app: App, conn: ConnId, answer: HttpResponse, source: Source
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut response = match answer.body {
         ResponseBody::Json(value) => json_response(status, &value),
-        // The live edge: a typed refusal becomes its JSON here.
-        refusal @ ResponseBody::Refusal { .. } => {
-            json_response(status, &refusal.json().expect("a refusal is JSON"))
+        // The live edge: a typed answer or refusal becomes its JSON here.
+        typed @ (ResponseBody::Answer(_) | ResponseBody::Refusal { .. }) => {
+            json_response(status, &typed.into_json().expect("a typed body is JSON"))
         }
         ResponseBody::Empty => {
             let mut r = Response::new(Body::empty());

@@ -1172,14 +1172,16 @@ impl Client {
                         Purpose::Stream(StreamConn::fresh(Logical::Call(call), session)),
                     );
                 }
-                (ResponseBody::Json(body), 200) => {
-                    if body.get("result").is_some() {
+                (body @ (ResponseBody::Json(_) | ResponseBody::Answer(_)), 200) => {
+                    if body.has_rpc_result() {
                         self.complete_call(now, call);
                     } else {
+                        let error = body.rpc_error();
+                        let error = error.as_deref().unwrap_or(&Value::Null);
                         self.fail_call(
                             now,
                             call,
-                            format!("tools/call returned a JSON-RPC error: {}", body["error"]),
+                            format!("tools/call returned a JSON-RPC error: {error}"),
                         );
                     }
                 }
@@ -1211,8 +1213,8 @@ impl Client {
                         )),
                     );
                 }
-                (ResponseBody::Json(body), 200) => {
-                    let listed = body.get("result").is_some();
+                (body @ (ResponseBody::Json(_) | ResponseBody::Answer(_)), 200) => {
+                    let listed = body.has_rpc_result();
                     self.on_listed(io, now, request_id, listed);
                 }
                 (_, 404 | 410) if self.policy.typed_errors => {
@@ -1327,10 +1329,7 @@ impl Client {
         // A sessionless 2025 server answers `initialize` without `Mcp-Session-Id`: the
         // client then works with the empty session (no header), unless it requires one.
         let sessionless = (response.status == 200 && response.session_id.is_none())
-            .then(|| match &response.body {
-                ResponseBody::Json(body) if body.get("result").is_some() => Some(String::new()),
-                _ => None,
-            })
+            .then(|| response.body.has_rpc_result().then(String::new))
             .flatten();
         if sessionless.is_some() && self.policy.requires_session {
             self.raise(
@@ -1349,7 +1348,7 @@ impl Client {
             }
             return;
         }
-        let (200, Some(session), ResponseBody::Json(body)) = (
+        let (200, Some(session), body @ (ResponseBody::Json(_) | ResponseBody::Answer(_))) = (
             response.status,
             response.session_id.as_ref().or(sessionless.as_ref()),
             &response.body,
@@ -1387,8 +1386,10 @@ impl Client {
             return;
         };
         // `get` per key: `pointer` allocates for every path segment.
+        // The result is lent, not built, for a typed answer.
         self.monotonic_advertised = body
-            .get("result")
+            .rpc_result()
+            .as_deref()
             .and_then(|r| r.get("capabilities"))
             .and_then(|c| c.get("experimental"))
             .and_then(|e| e.get("resumption"))

@@ -24,7 +24,9 @@
 //! speaks both eras keeps a client in the one that works, with its calls in flight. The
 //! probe itself is an ordinary request in the record.
 
-use faultline_model::{ConnId, EndMode, HttpRequest, HttpResponse, ResponseBody};
+use faultline_model::{
+    ConnId, EndMode, HttpRequest, HttpResponse, Outcome, ResponseBody, RpcAnswer,
+};
 use faultline_scenario::{ClientConfig, Tool};
 use serde_json::json;
 
@@ -323,10 +325,14 @@ impl AutoClient {
     fn read_probe(&self, response: &HttpResponse) -> Found {
         let code = match &response.body {
             ResponseBody::Json(body) => body.get("error").and_then(|e| e["code"].as_i64()),
-            ResponseBody::Refusal { code, .. } => Some(*code),
+            ResponseBody::Answer(RpcAnswer {
+                outcome: Outcome::Error { code, .. },
+                ..
+            })
+            | ResponseBody::Refusal { code, .. } => Some(*code),
             _ => None,
         };
-        let result = matches!(&response.body, ResponseBody::Json(b) if b.get("result").is_some());
+        let result = response.body.has_rpc_result();
         if self.policy.era_fallback_by_spec {
             let modern = (response.status == 200 && result)
                 || (response.status == 400

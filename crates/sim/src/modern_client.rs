@@ -508,10 +508,12 @@ impl ModernClient {
             }
             Some(Purpose::List) => {
                 self.listing = false;
-                if let ResponseBody::Json(body) = &response.body
-                    && let Some(result) = body.get("result")
-                {
-                    let ttl_ms = result.get("ttlMs").and_then(Value::as_u64).unwrap_or(0);
+                if response.body.has_rpc_result() {
+                    let ttl_ms = response
+                        .body
+                        .rpc_result_member("ttlMs")
+                        .and_then(|ttl| ttl.as_u64())
+                        .unwrap_or(0);
                     self.list = Some(CachedList {
                         listed_ms: now,
                         ttl_ms,
@@ -534,27 +536,34 @@ impl ModernClient {
             (ResponseBody::Sse(_), 200) => {
                 self.purposes.insert(conn, Purpose::Stream(call));
             }
-            (ResponseBody::Json(body), 200)
-                if body["result"]["resultType"] == "task"
-                    && body["result"]["taskId"].is_string() =>
+            (body, 200)
+                if body
+                    .rpc_result_member("resultType")
+                    .is_some_and(|t| *t == "task")
+                    && body
+                        .rpc_result_member("taskId")
+                        .is_some_and(|t| t.is_string()) =>
             {
-                let result = &body["result"];
+                let member = |name| body.rpc_result_member(name);
                 let task = KeptTask {
-                    task_id: result["taskId"].as_str().unwrap_or_default().to_string(),
-                    poll_interval_ms: result["pollIntervalMs"].as_u64().unwrap_or(1_000).max(1),
+                    task_id: member("taskId")
+                        .and_then(|t| t.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                    poll_interval_ms: member("pollIntervalMs")
+                        .and_then(|p| p.as_u64())
+                        .unwrap_or(1_000)
+                        .max(1),
                 };
                 let at = now + task.poll_interval_ms;
                 self.tasks.insert(call, task);
                 self.wake(io, at, Wake::Poll(call));
             }
-            (ResponseBody::Json(body), 200) if body.get("result").is_some() => {
+            (body, 200) if body.has_rpc_result() => {
                 self.complete_call(now, call);
             }
-            (body @ (ResponseBody::Json(_) | ResponseBody::Refusal { .. }), _)
-                if body.json().is_some_and(|b| b.get("error").is_some()) =>
-            {
-                let body = body.json().expect("JSON");
-                let message = format!("tools/call returned a JSON-RPC error: {}", body["error"]);
+            (body, _) if body.rpc_error().is_some() => {
+                let error = body.rpc_error().expect("an error");
+                let message = format!("tools/call returned a JSON-RPC error: {error}");
                 self.fail_call(now, call, ClientError::Surfaced { message });
             }
             (_, status) => {
@@ -575,15 +584,18 @@ impl ModernClient {
         let Some(task) = self.tasks.get(&call).cloned() else {
             return;
         };
-        let body = match response.body.json() {
-            Some(body) => body,
-            None => {
-                let message = format!("tasks/get failed with HTTP {}", response.status);
-                self.fail_call(now, call, ClientError::Surfaced { message });
-                return;
-            }
-        };
-        if let Some(error) = body.get("error") {
+        // The members read, each borrowed or built alone: a typed answer is not written
+        // out whole.
+        let body = &response.body;
+        if !matches!(
+            body,
+            ResponseBody::Json(_) | ResponseBody::Answer(_) | ResponseBody::Refusal { .. }
+        ) {
+            let message = format!("tasks/get failed with HTTP {}", response.status);
+            self.fail_call(now, call, ClientError::Surfaced { message });
+            return;
+        }
+        if let Some(error) = body.rpc_error() {
             if error["code"].as_i64() != Some(faultline_model::jsonrpc::INVALID_PARAMS) {
                 let message = format!("tasks/get returned a JSON-RPC error: {error}");
                 self.fail_call(now, call, ClientError::Surfaced { message });
@@ -606,7 +618,8 @@ impl ModernClient {
             }
             return;
         }
-        match body["result"]["status"].as_str() {
+        let status = body.rpc_result_member("status");
+        match status.as_deref().and_then(Value::as_str) {
             Some("working" | "input_required") => {
                 self.wake(io, now + task.poll_interval_ms, Wake::Poll(call));
             }
@@ -616,7 +629,10 @@ impl ModernClient {
                     "task {} ended {}: {}",
                     task.task_id,
                     other.unwrap_or("with no status"),
-                    body["result"]["error"]["message"].as_str().unwrap_or("")
+                    body.rpc_result_member("error")
+                        .as_deref()
+                        .and_then(|e| e["message"].as_str())
+                        .unwrap_or("")
                 );
                 self.fail_call(now, call, ClientError::Surfaced { message });
             }

@@ -13,6 +13,7 @@ use crate::http::{HttpRequest, HttpResponse, Output, RequestBody};
 use crate::ids::{ConnId, SessionKey, StreamId};
 use crate::jsonrpc::{self, Incoming};
 use crate::ledger::{ListName, Payload, StreamKind};
+use crate::rpc_answer::RpcAnswer;
 use crate::tools::{self, ToolCall};
 
 use super::admission::{Rejection, check_post_media, check_protocol_version};
@@ -44,7 +45,7 @@ impl Messages {
 
 /// What one request turned into before it is put on the wire.
 enum Reply {
-    Immediate(Value),
+    Immediate(RpcAnswer),
     Job,
 }
 
@@ -58,7 +59,7 @@ struct Replies {
 
 /// What a request asks of the server: an answer now, or a job that answers later.
 pub(super) enum Dispatch {
-    Now(Value),
+    Now(RpcAnswer),
     Job(JobSpec),
 }
 
@@ -210,20 +211,20 @@ impl Server {
             .iter()
             .all(|r| matches!(r, Reply::Immediate(_)));
         if all_immediate && self.knobs.json_responses {
-            let mut values: Vec<Value> = replies
-                .items
-                .into_iter()
-                .map(|r| match r {
-                    Reply::Immediate(v) => v,
-                    Reply::Job => unreachable!("all immediate"),
-                })
-                .collect();
-            let body = if replies.batch {
-                Value::Array(values)
+            let mut answers = replies.items.into_iter().map(|r| match r {
+                Reply::Immediate(answer) => answer,
+                Reply::Job => unreachable!("all immediate"),
+            });
+            // One answer stays typed; a batch's become the JSON array they are.
+            let response = if replies.batch {
+                HttpResponse::json(
+                    200,
+                    Value::Array(answers.map(RpcAnswer::into_value).collect()),
+                )
             } else {
-                values.pop().expect("one reply")
+                HttpResponse::answer(200, answers.next().expect("one reply"))
             };
-            self.respond(conn, request, rpc, HttpResponse::json(200, body), out);
+            self.respond(conn, request, rpc, response, out);
             return;
         }
         let stream = replies
@@ -233,9 +234,10 @@ impl Server {
         self.attach(conn, stream, out);
         self.prime(stream, key, out);
         for reply in replies.items {
-            if let Reply::Immediate(v) = reply {
+            if let Reply::Immediate(answer) = reply {
+                // The ledger keeps the event's message as JSON.
                 let message = self.ledger.messages_end();
-                self.ledger.messages.push(v);
+                self.ledger.messages.push(answer.into_value());
                 self.emit(stream, Payload::Response { message }, out);
             }
         }
@@ -262,7 +264,7 @@ impl Server {
         rpc: Option<String>,
         key: SessionKey,
         session_id: Option<String>,
-        answer: Value,
+        answer: RpcAnswer,
         out: &mut Vec<Output>,
     ) {
         let stream = self.open_stream(key, StreamKind::Request);
@@ -276,7 +278,7 @@ impl Server {
         self.attach(conn, stream, out);
         self.prime(stream, key, out);
         let message = self.ledger.messages_end();
-        self.ledger.messages.push(answer);
+        self.ledger.messages.push(answer.into_value());
         self.emit(stream, Payload::Response { message }, out);
         self.complete_stream(stream, out);
     }
@@ -311,15 +313,14 @@ impl Server {
         }
         let version = negotiated_version(params);
         let wire_id = self.mint_session(version, request.peer);
-        let result = self.initialize_result(version);
-        let answer = jsonrpc::result(id, result);
+        let answer = self.initialize_answer(id, version);
         let key = self.ever_minted.get(&wire_id).copied();
         match key {
             Some(key) if self.knobs.all_answers_over_sse => {
                 self.answer_on_stream(conn, request, rpc, key, Some(wire_id), answer, out);
             }
             _ => {
-                let mut response = HttpResponse::json(200, answer);
+                let mut response = HttpResponse::answer(200, answer);
                 response.session_id = Some(wire_id);
                 self.respond(conn, request, rpc, response, out);
             }
@@ -328,22 +329,23 @@ impl Server {
 }
 
 impl Server {
-    /// The result of an `initialize` that settled on `version`.
-    pub(super) fn initialize_result(&self, version: &str) -> Value {
+    /// The answer to the `initialize` `id` that settled on `version`: its result lent
+    /// from the ones built once.
+    pub(super) fn initialize_answer(&self, id: &Value, version: &str) -> RpcAnswer {
         let monotonic = self.knobs.advertise_monotonic_ids;
         match SUPPORTED_PROTOCOL_VERSIONS
             .iter()
             .position(|v| *v == version)
         {
-            Some(i) => INITIALIZE_RESULTS[i][usize::from(monotonic)].clone(),
-            None => initialize_result(version, monotonic),
+            Some(i) => RpcAnswer::lent(id, &INITIALIZE_RESULTS[i][usize::from(monotonic)]),
+            None => RpcAnswer::result(id, initialize_result(version, monotonic)),
         }
     }
 }
 
 /// The `initialize` result of each supported version, without and with the monotonic-ids
-/// advertisement: built once and cloned for each answer (the same value, so the same
-/// bytes), since every session of every run starts with one.
+/// advertisement: built once and lent to each answer (the same value, so the same bytes),
+/// since every session of every run starts with one.
 static INITIALIZE_RESULTS: LazyLock<Vec<[Value; 2]>> = LazyLock::new(|| {
     SUPPORTED_PROTOCOL_VERSIONS
         .iter()
@@ -389,33 +391,44 @@ pub(super) fn dispatch(
     tools_version: u32,
 ) -> Dispatch {
     match method {
-        "ping" => Dispatch::Now(jsonrpc::result(id, json!({}))),
-        "tools/list" => Dispatch::Now(jsonrpc::result(id, legacy_tool_list(tools_version))),
+        "ping" => Dispatch::Now(RpcAnswer::empty(id)),
+        "tools/list" => Dispatch::Now(legacy_tool_list_answer(id, tools_version)),
         "logging/setLevel" => match params.get("level").and_then(Value::as_str) {
-            Some(_) => Dispatch::Now(jsonrpc::result(id, json!({}))),
-            None => Dispatch::Now(jsonrpc::error(
+            Some(_) => Dispatch::Now(RpcAnswer::empty(id)),
+            None => Dispatch::Now(RpcAnswer::error(
                 id,
                 jsonrpc::INVALID_PARAMS,
                 "logging/setLevel needs params.level",
             )),
         },
         "tools/call" => match tools::call_within(params, max_job_steps) {
-            ToolCall::Immediate(result) => Dispatch::Now(jsonrpc::result(id, result)),
-            ToolCall::Error { code, message } => Dispatch::Now(jsonrpc::error(id, code, &message)),
+            ToolCall::Immediate(result) => Dispatch::Now(RpcAnswer::result(id, result)),
+            ToolCall::Text(text) => Dispatch::Now(RpcAnswer::text(id, text)),
+            ToolCall::Error { code, message } => Dispatch::Now(RpcAnswer::error(id, code, message)),
             ToolCall::Job { steps, interval_ms } => {
                 Dispatch::Job(JobSpec::of_call(params, steps, interval_ms))
             }
         },
-        "initialize" => Dispatch::Now(jsonrpc::error(
+        "initialize" => Dispatch::Now(RpcAnswer::error(
             id,
             jsonrpc::INVALID_REQUEST,
             "already initialized",
         )),
-        other => Dispatch::Now(jsonrpc::error(
+        other => Dispatch::Now(RpcAnswer::error(
             id,
             jsonrpc::METHOD_NOT_FOUND,
-            &format!("Method not found: {other}"),
+            format!("Method not found: {other}"),
         )),
+    }
+}
+
+/// The answer to a 2025 `tools/list` of list version `version`: the first version's list
+/// built once and lent (nearly every list a run gives), a later one built.
+fn legacy_tool_list_answer(id: &Value, version: u32) -> RpcAnswer {
+    static FIRST: LazyLock<Value> = LazyLock::new(|| legacy_tool_list(1));
+    match version {
+        ..=1 => RpcAnswer::lent(id, &FIRST),
+        _ => RpcAnswer::result(id, legacy_tool_list(version)),
     }
 }
 

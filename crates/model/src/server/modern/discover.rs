@@ -44,13 +44,25 @@ pub fn discover_result(knobs: &ServerKnobs) -> Value {
     complete(result)
 }
 
+/// The `cacheScope` of every cacheable result.
+pub(crate) const CACHE_SCOPE: &str = "private";
+
 /// Adds `ttlMs` (the `list_ttl` knob; 0 when it is `None`: do not cache) and
 /// `cacheScope: "private"` to a cacheable result.
 pub fn add_cache_hint(result: &mut Value, knobs: &ServerKnobs) {
+    cache_hint(result, cache_ttl_ms(knobs));
+}
+
+/// The `ttlMs` of a cacheable result: the `list_ttl` knob, 0 when it is `None`.
+pub(crate) fn cache_ttl_ms(knobs: &ServerKnobs) -> u64 {
+    knobs.list_ttl.map_or(0, |d| d.ms())
+}
+
+/// Adds `ttlMs: ttl_ms` and `cacheScope: "private"` to a cacheable result.
+pub(crate) fn cache_hint(result: &mut Value, ttl_ms: u64) {
     if let Some(object) = result.as_object_mut() {
-        let ttl = knobs.list_ttl.map_or(0, |d| d.ms());
-        object.insert("ttlMs".to_string(), Value::from(ttl));
-        object.insert("cacheScope".to_string(), Value::from("private"));
+        object.insert("ttlMs".to_string(), Value::from(ttl_ms));
+        object.insert("cacheScope".to_string(), Value::from(CACHE_SCOPE));
     }
 }
 

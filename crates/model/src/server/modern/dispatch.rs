@@ -29,12 +29,13 @@ use crate::http::{HttpRequest, HttpResponse, Output};
 use crate::ids::ConnId;
 use crate::jsonrpc::{self, Incoming};
 use crate::ledger::{ListName, ListenFilter};
+use crate::rpc_answer::RpcAnswer;
 use crate::tools::{self, ToolCall};
 
 use super::super::Server;
 use super::super::era::MODERN_PROTOCOL_VERSIONS;
 use super::super::jobs::JobSpec;
-use super::discover::{add_cache_hint, complete, discover_result};
+use super::discover::{cache_hint, cache_ttl_ms, complete, discover_result};
 use super::effects::{PLACE_ORDER, PlaceOrder, parse_place_order, place_order_tool};
 use super::errors::ModernRejection;
 use super::fixtures::fixture_tools;
@@ -75,18 +76,18 @@ impl Server {
             .modern_answer(conn, request, id, method, params)
             .and_then(|answer| self.within_step_budget(answer));
         let response = match answer {
-            Ok(Answer::Now(message)) => HttpResponse::json(200, message),
+            Ok(Answer::Now(message)) => HttpResponse::answer(200, message),
             Ok(Answer::List(message, version)) => {
-                self.respond(conn, request, rpc, HttpResponse::json(200, message), out);
+                self.respond(conn, request, rpc, HttpResponse::answer(200, message), out);
                 self.note_list_version(version);
                 return;
             }
             Ok(Answer::Task(spec, order)) => match self.make_task_room() {
-                Ok(()) => HttpResponse::json(200, self.create_task(id, params, spec, order)),
+                Ok(()) => HttpResponse::answer(200, self.create_task(id, params, spec, order)),
                 Err(why) => why.response(id),
             },
             Ok(Answer::FixtureTask(call)) => match self.make_task_room() {
-                Ok(()) => HttpResponse::json(200, self.create_fixture_task(id, params, call)),
+                Ok(()) => HttpResponse::answer(200, self.create_fixture_task(id, params, call)),
                 Err(why) => why.response(id),
             },
             Ok(Answer::Stream(spec, order)) => {
@@ -98,7 +99,7 @@ impl Server {
                 return;
             }
             Ok(Answer::ChangeTools(message)) => {
-                self.respond(conn, request, rpc, HttpResponse::json(200, message), out);
+                self.respond(conn, request, rpc, HttpResponse::answer(200, message), out);
                 let on = Some(self.serving.replica);
                 self.publish_change(ListName::Tools, true, on, out);
                 return;
@@ -138,15 +139,17 @@ impl Server {
             });
         }
         match method {
-            "server/discover" => Ok(Answer::Now(jsonrpc::result(
+            "server/discover" => Ok(Answer::Now(RpcAnswer::result(
                 id,
                 discover_result(&self.knobs),
             ))),
             "tools/list" => {
                 let version = self.list_version(ListName::Tools);
-                let mut result = modern_tool_list(version);
-                add_cache_hint(&mut result, &self.knobs);
-                Ok(Answer::List(jsonrpc::result(id, complete(result)), version))
+                let ttl_ms = cache_ttl_ms(&self.knobs);
+                Ok(Answer::List(
+                    RpcAnswer::modern_tools(id, version, ttl_ms),
+                    version,
+                ))
             }
             "subscriptions/listen" => Ok(Answer::Listen(read_filter(params)?)),
             "tools/call" => match self.basket_call(conn, id, params) {
@@ -180,15 +183,15 @@ impl Server {
             if !meta.declares("sampling") {
                 return Err(ModernRejection::MissingCapability("sampling"));
             }
-            return Ok(Answer::Now(jsonrpc::result(
+            return Ok(Answer::Now(RpcAnswer::complete(
                 id,
-                complete(tools::text_result("the client declared sampling")),
+                tools::text_result("the client declared sampling"),
             )));
         }
         if params.get("name").and_then(Value::as_str) == Some(TEST_TRIGGER_TOOL_CHANGE) {
-            return Ok(Answer::ChangeTools(jsonrpc::result(
+            return Ok(Answer::ChangeTools(RpcAnswer::complete(
                 id,
-                complete(tools::text_result("the tools list changed")),
+                tools::text_result("the tools list changed"),
             )));
         }
         let max_job_steps = self.limits.max_job_steps;
@@ -210,12 +213,13 @@ impl Server {
                     },
                     Some(order),
                 ),
-                Err(message) => Answer::Now(jsonrpc::error(id, jsonrpc::INVALID_PARAMS, &message)),
+                Err(message) => Answer::Now(RpcAnswer::error(id, jsonrpc::INVALID_PARAMS, message)),
             });
         }
         Ok(match tools::call_within(params, max_job_steps) {
-            ToolCall::Immediate(result) => Answer::Now(jsonrpc::result(id, complete(result))),
-            ToolCall::Error { code, message } => Answer::Now(jsonrpc::error(id, code, &message)),
+            ToolCall::Immediate(result) => Answer::Now(RpcAnswer::complete(id, result)),
+            ToolCall::Text(text) => Answer::Now(RpcAnswer::complete(id, tools::text_result(&text))),
+            ToolCall::Error { code, message } => Answer::Now(RpcAnswer::error(id, code, message)),
             ToolCall::Job { steps, interval_ms } => {
                 job(JobSpec::of_call(params, steps, interval_ms), None)
             }
@@ -226,16 +230,16 @@ impl Server {
 /// How a modern request is answered: a JSON body now, a request stream for a job, or a
 /// listen stream.
 pub(super) enum Answer {
-    Now(Value),
+    Now(RpcAnswer),
     Task(JobSpec, Option<PlaceOrder>),
     /// A conformance fixture's task ([`super::task_fixtures`]).
     FixtureTask(FixtureCall),
     /// A `tools/list` result, and the version of the list it gives.
-    List(Value, u32),
+    List(RpcAnswer, u32),
     Stream(JobSpec, Option<PlaceOrder>),
     Listen(ListenFilter),
     /// `test_trigger_tool_change`: this result, then a published change of the tools list.
-    ChangeTools(Value),
+    ChangeTools(RpcAnswer),
 }
 
 /// The conformance fixtures ([`super::fixtures`], [`super::input_required`],
@@ -257,6 +261,14 @@ fn modern_tool_list(version: u32) -> Value {
         tools.extend(added_tools(version));
     }
     list
+}
+
+/// The `tools/list` result of list version `version` with the cache hint `ttl_ms`, marked
+/// complete ([`crate::Outcome::ModernTools`] written out).
+pub(crate) fn modern_tools_result(version: u32, ttl_ms: u64) -> Value {
+    let mut result = modern_tool_list(version);
+    cache_hint(&mut result, ttl_ms);
+    complete(result)
 }
 
 /// [`modern_tool_list`] without the tools a change of the list added.

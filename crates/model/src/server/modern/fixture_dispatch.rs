@@ -6,12 +6,12 @@
 use serde_json::Value;
 
 use crate::http::HttpRequest;
-use crate::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
+use crate::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS};
+use crate::rpc_answer::RpcAnswer;
 use crate::tools;
 
 use super::super::Server;
 use super::super::jobs::JobSpec;
-use super::discover::complete;
 use super::dispatch::Answer;
 use super::errors::ModernRejection;
 use super::fixtures::{fixture_method, fixture_tool_call};
@@ -59,7 +59,7 @@ impl Server {
         let name = params.get("name").and_then(Value::as_str)?;
         let args = params.get("arguments").cloned().unwrap_or(Value::Null);
         if let Some(result) = fixture_tool_call(request, name, &args) {
-            return Some(result.map(|r| Answer::Now(jsonrpc::result(id, complete(r)))));
+            return Some(result.map(|r| Answer::Now(RpcAnswer::complete(id, r))));
         }
         let as_task = self.knobs.tasks_offered && declares_tasks(meta);
         if let Some(answer) = round_trip(&self.modern.state_key, name, params, meta) {
@@ -83,10 +83,10 @@ impl Server {
         let call = match fixture_call(name, &args)? {
             Ok(call) => call,
             Err(message) => {
-                return Some(Ok(Answer::Now(jsonrpc::error(
+                return Some(Ok(Answer::Now(RpcAnswer::error(
                     id,
                     INVALID_PARAMS,
-                    &format!("Invalid params: {message}"),
+                    format!("Invalid params: {message}"),
                 ))));
             }
         };
@@ -98,7 +98,7 @@ impl Server {
         }
         Some(Ok(match call.fixture.outcome {
             TaskOutcome::ProtocolError(message) => {
-                Answer::Now(jsonrpc::error(id, INTERNAL_ERROR, &message))
+                Answer::Now(RpcAnswer::error(id, INTERNAL_ERROR, message))
             }
             _ if call.work.0 > 0 => Answer::Stream(
                 JobSpec {
@@ -108,9 +108,9 @@ impl Server {
                 },
                 None,
             ),
-            outcome => Answer::Now(jsonrpc::result(
+            outcome => Answer::Now(RpcAnswer::complete(
                 id,
-                complete(outcome.result().expect("not a protocol error")),
+                outcome.result().expect("not a protocol error"),
             )),
         }))
     }
@@ -121,7 +121,7 @@ impl Server {
         id: &Value,
         params: &Value,
         call: FixtureCall,
-    ) -> Value {
+    ) -> RpcAnswer {
         let spec = JobSpec {
             tool: params
                 .get("name")
@@ -143,13 +143,10 @@ fn mrtr_answer(
     finish: impl FnOnce(&serde_json::Map<String, Value>) -> Value,
 ) -> Result<Answer, ModernRejection> {
     match answer {
-        Ok(Mrtr::InputRequired(result)) => Ok(Answer::Now(jsonrpc::result(id, complete(result)))),
-        Ok(Mrtr::Complete(gathered)) => Ok(Answer::Now(jsonrpc::result(
-            id,
-            complete(finish(&gathered)),
-        ))),
+        Ok(Mrtr::InputRequired(result)) => Ok(Answer::Now(RpcAnswer::complete(id, result))),
+        Ok(Mrtr::Complete(gathered)) => Ok(Answer::Now(RpcAnswer::complete(id, finish(&gathered)))),
         Err(MrtrError::InvalidParams(message)) => {
-            Ok(Answer::Now(jsonrpc::error(id, INVALID_PARAMS, &message)))
+            Ok(Answer::Now(RpcAnswer::error(id, INVALID_PARAMS, message)))
         }
         Err(MrtrError::Rejected(why)) => Err(why),
     }

@@ -16,11 +16,12 @@
 use serde_json::{Value, json};
 
 use crate::http::HttpRequest;
-use crate::jsonrpc::{self, INVALID_PARAMS};
+use crate::jsonrpc::INVALID_PARAMS;
 use crate::knobs::ServerKnobs;
+use crate::rpc_answer::RpcAnswer;
 
-use super::discover::{add_cache_hint, complete};
-use super::errors::{ModernRejection, error_with_data};
+use super::discover::add_cache_hint;
+use super::errors::ModernRejection;
 use super::headers::decode_base64_strict;
 
 /// A 1×1 PNG.
@@ -296,25 +297,25 @@ pub fn fixture_method(
     id: &Value,
     method: &str,
     params: &Value,
-) -> Option<Value> {
+) -> Option<RpcAnswer> {
     let cached = |mut result: Value| {
         add_cache_hint(&mut result, knobs);
-        jsonrpc::result(id, complete(result))
+        RpcAnswer::complete(id, result)
     };
     Some(match method {
         "prompts/list" => cached(prompts()),
         "resources/list" => cached(resources()),
         "resources/templates/list" => cached(resource_templates()),
-        "completion/complete" => jsonrpc::result(id, complete(completion(params))),
+        "completion/complete" => RpcAnswer::complete(id, completion(params)),
         "prompts/get" => {
             let name = params.get("name").and_then(Value::as_str).unwrap_or("");
             let args = params.get("arguments").cloned().unwrap_or(Value::Null);
             match prompt_get(name, &args) {
-                Some(result) => jsonrpc::result(id, complete(result)),
-                None => jsonrpc::error(
+                Some(result) => RpcAnswer::complete(id, result),
+                None => RpcAnswer::error(
                     id,
                     INVALID_PARAMS,
-                    &format!("Invalid params: unknown prompt {name:?}"),
+                    format!("Invalid params: unknown prompt {name:?}"),
                 ),
             }
         }
@@ -322,11 +323,11 @@ pub fn fixture_method(
             let uri = params.get("uri").and_then(Value::as_str).unwrap_or("");
             match resource_read(uri) {
                 Some(result) => cached(result),
-                None => error_with_data(
+                None => RpcAnswer::error_with_data(
                     id,
                     INVALID_PARAMS,
                     "Resource not found",
-                    Some(json!({"uri": uri})),
+                    json!({"uri": uri}),
                 ),
             }
         }

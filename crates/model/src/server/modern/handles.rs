@@ -39,14 +39,14 @@ use serde_json::{Value, json};
 
 use crate::fleet::SessionStoreScope;
 use crate::ids::ConnId;
-use crate::jsonrpc::{self, INVALID_PARAMS};
+use crate::jsonrpc::INVALID_PARAMS;
 use crate::knobs::{HandlePersistence, UnknownHandle};
 use crate::ledger::{HandleEntry, HandleLoss, HandleMiss};
 use crate::route::ReplicaId;
+use crate::rpc_answer::RpcAnswer;
 use crate::tools;
 
 use super::super::Server;
-use super::discover::complete;
 use super::dispatch::Answer;
 use super::tombstones::Tombstones;
 
@@ -189,7 +189,7 @@ impl Server {
         self.modern.handles.by_handle.insert(handle.clone(), record);
         let mut result = tools::text_result(&handle);
         result["structuredContent"] = json!({"basket": handle});
-        Answer::Now(jsonrpc::result(id, complete(result)))
+        Answer::Now(RpcAnswer::complete(id, result))
     }
 
     fn add_item(&mut self, conn: ConnId, id: &Value, args: &Value) -> Answer {
@@ -197,7 +197,7 @@ impl Server {
             args.get("basket").and_then(Value::as_str),
             args.get("item").and_then(Value::as_str),
         ) else {
-            return Answer::Now(jsonrpc::error(
+            return Answer::Now(RpcAnswer::error(
                 id,
                 INVALID_PARAMS,
                 "Invalid params: add_item needs a string basket and a string item",
@@ -240,7 +240,7 @@ impl Server {
                 let mut result =
                     tools::text_result(&format!("basket {handle}: {}", r.items.join(", ")));
                 result["structuredContent"] = json!({"basket": handle, "items": r.items});
-                Answer::Now(jsonrpc::result(id, complete(result)))
+                Answer::Now(RpcAnswer::complete(id, result))
             }
             Err(why) => {
                 let entry = match why {
@@ -332,10 +332,10 @@ fn unknown_answer(
 ) -> Answer {
     let text = match how {
         UnknownHandle::InvalidParams => {
-            return Answer::Now(jsonrpc::error(
+            return Answer::Now(RpcAnswer::error(
                 id,
                 INVALID_PARAMS,
-                &format!("Invalid params: unknown basket {handle}"),
+                format!("Invalid params: unknown basket {handle}"),
             ));
         }
         UnknownHandle::OpaqueIsError => "Internal error".to_string(),
@@ -365,5 +365,5 @@ fn unknown_answer(
 fn tool_error(id: &Value, text: &str) -> Answer {
     let mut result = tools::text_result(text);
     result["isError"] = json!(true);
-    Answer::Now(jsonrpc::result(id, complete(result)))
+    Answer::Now(RpcAnswer::complete(id, result))
 }

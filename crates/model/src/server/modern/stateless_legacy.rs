@@ -21,9 +21,10 @@ use serde_json::Value;
 
 use crate::http::{HttpMethod, HttpRequest, HttpResponse, Output, ResponseBody};
 use crate::ids::ConnId;
-use crate::jsonrpc::{self, Incoming};
+use crate::jsonrpc::Incoming;
 use crate::knobs::LegacyGet;
 use crate::ledger::{EraAnswerKind, ListName, StreamKind};
+use crate::rpc_answer::RpcAnswer;
 
 use super::super::Server;
 use super::super::admission::{Rejection, check_protocol_version};
@@ -54,10 +55,10 @@ impl Server {
             return;
         };
         if method == "initialize" {
-            let result = self.initialize_result(negotiated_version(params));
+            let answer = self.initialize_answer(id, negotiated_version(params));
             // No `Mcp-Session-Id`: there is no session to name.
             self.note_era_answer(RequestEra::Legacy, EraAnswerKind::Sessionless, None);
-            self.answer_statelessly(conn, request, rpc, jsonrpc::result(id, result), out);
+            self.answer_statelessly(conn, request, rpc, answer, out);
             return;
         }
         if self
@@ -74,8 +75,8 @@ impl Server {
         }
         let tools_version = self.list_version(ListName::Tools);
         match dispatch(id, method, params, self.limits.max_job_steps, tools_version) {
-            Dispatch::Now(value) => {
-                self.answer_statelessly(conn, request, rpc, value, out);
+            Dispatch::Now(answer) => {
+                self.answer_statelessly(conn, request, rpc, answer, out);
                 if method == "tools/list" {
                     self.note_list_version(tools_version);
                 }
@@ -97,14 +98,14 @@ impl Server {
         conn: ConnId,
         request: &HttpRequest,
         rpc: Option<String>,
-        answer: Value,
+        answer: RpcAnswer,
         out: &mut Vec<Output>,
     ) {
         if self.knobs.all_answers_over_sse {
             let scope = self.stateless_scope();
             self.answer_on_stream(conn, request, rpc, scope, None, answer, out);
         } else {
-            self.respond(conn, request, rpc, HttpResponse::json(200, answer), out);
+            self.respond(conn, request, rpc, HttpResponse::answer(200, answer), out);
         }
     }
 

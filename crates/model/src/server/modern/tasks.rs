@@ -41,11 +41,11 @@ use crate::ids::JobId;
 use crate::jsonrpc::{self, INVALID_PARAMS};
 use crate::knobs::TaskPersistence;
 use crate::ledger::{JobEnd, StreamKind, TaskEntry, TaskLoss, TaskMiss, TaskStatus};
+use crate::rpc_answer::RpcAnswer;
 use crate::tools;
 
 use super::super::Server;
 use super::super::jobs::JobSpec;
-use super::discover::complete;
 use super::effects::PlaceOrder;
 use super::errors::ModernRejection;
 use super::meta::RequestMeta;
@@ -157,7 +157,7 @@ impl Server {
         params: &Value,
         spec: JobSpec,
         order: Option<PlaceOrder>,
-    ) -> Value {
+    ) -> RpcAnswer {
         self.create_task_with(id, params, spec, order, None)
     }
 
@@ -170,7 +170,7 @@ impl Server {
         spec: JobSpec,
         order: Option<PlaceOrder>,
         fixture: Option<TaskFixture>,
-    ) -> Value {
+    ) -> RpcAnswer {
         let waits = fixture.as_ref().is_some_and(|f| !f.pending.is_empty());
         let task_id = crate::hex::hex_id("task-", &[self.modern.tasks.rng.next_u64()]);
         let now = self.now_ms;
@@ -213,9 +213,9 @@ impl Server {
         if !waits {
             self.start_task_job(&task_id);
         }
-        let mut result = self.task_fields(&task_id);
-        result["resultType"] = Value::from("task");
-        jsonrpc::result(id, complete(result))
+        let mut fields = self.task_fields(&task_id);
+        fields.created = true;
+        RpcAnswer::task(id, fields)
     }
 
     /// Starts (or, after a restart, starts again) the job doing task `task_id`'s work, on a
@@ -385,7 +385,7 @@ impl Server {
         method: &str,
         params: &Value,
         meta: &RequestMeta,
-    ) -> Result<Value, ModernRejection> {
+    ) -> Result<RpcAnswer, ModernRejection> {
         if !self.knobs.tasks_offered {
             return Err(ModernRejection::MethodNotFound(method.to_string()));
         }
@@ -393,7 +393,7 @@ impl Server {
             return Err(ModernRejection::MissingExtension(TASKS_EXTENSION));
         }
         let Some(task_id) = params.get("taskId").and_then(Value::as_str) else {
-            return Ok(jsonrpc::error(
+            return Ok(RpcAnswer::error(
                 id,
                 INVALID_PARAMS,
                 "Invalid params: taskId (a string) is required",
@@ -421,7 +421,7 @@ impl Server {
             Lookup::Unknown => return Ok(not_found(id, task_id, None)),
         };
         match method {
-            "tasks/get" => Ok(jsonrpc::result(id, complete(self.task_fields(&live)))),
+            "tasks/get" => Ok(RpcAnswer::task(id, self.task_fields(&live))),
             "tasks/cancel" => {
                 let running: Vec<JobId> = self
                     .modern
@@ -438,7 +438,7 @@ impl Server {
                 }
                 debug_assert!(out.is_empty(), "a task's stream has no reader");
                 self.cancel_waiting_task(&live);
-                Ok(jsonrpc::result(id, complete(json!({}))))
+                Ok(RpcAnswer::complete(id, json!({})))
             }
             _ => self.update_task(id, &live, params),
         }
@@ -481,7 +481,7 @@ impl Server {
         id: &Value,
         task_id: &str,
         params: &Value,
-    ) -> Result<Value, ModernRejection> {
+    ) -> Result<RpcAnswer, ModernRejection> {
         let now = self.now_ms;
         let r = self
             .modern
@@ -490,14 +490,14 @@ impl Server {
             .get_mut(task_id)
             .expect("a live task");
         let Some(fixture) = r.fixture.as_mut().filter(|f| !f.pending.is_empty()) else {
-            return Ok(jsonrpc::error(
+            return Ok(RpcAnswer::error(
                 id,
                 INVALID_PARAMS,
-                &format!("Invalid params: task {task_id} is not waiting for input"),
+                format!("Invalid params: task {task_id} is not waiting for input"),
             ));
         };
         let Some(responses) = params.get("inputResponses").and_then(Value::as_object) else {
-            return Ok(jsonrpc::error(
+            return Ok(RpcAnswer::error(
                 id,
                 INVALID_PARAMS,
                 "Invalid params: inputResponses (an object) is required",
@@ -515,12 +515,12 @@ impl Server {
                 self.start_task_job(task_id);
             }
         }
-        Ok(jsonrpc::result(id, complete(json!({}))))
+        Ok(RpcAnswer::complete(id, json!({})))
     }
 
     /// The task's fields as `tasks/get` reports them (`CreateTaskResult` has the same
     /// without `result`/`error`).
-    fn task_fields(&self, task_id: &str) -> Value {
+    fn task_fields(&self, task_id: &str) -> TaskFields {
         let r = &self.modern.tasks.by_id[task_id];
         let expired = r
             .ttl_ms
@@ -535,20 +535,24 @@ impl Server {
             Some((at, status)) => (status, at),
             None => (TaskStatus::Working, r.created_ms),
         };
-        let mut fields = json!({
-            "taskId": task_id,
-            "status": status.wire(),
-            "createdAt": iso_8601(r.created_ms),
-            "lastUpdatedAt": iso_8601(updated_ms),
-            "ttlMs": r.ttl_ms,
-            "pollIntervalMs": self.knobs.task_poll_interval.ms(),
-        });
+        let mut fields = TaskFields {
+            task_id: task_id.to_string(),
+            status: status.wire(),
+            created_ms: r.created_ms,
+            updated_ms,
+            ttl_ms: r.ttl_ms,
+            poll_interval_ms: self.knobs.task_poll_interval.ms(),
+            created: false,
+            result: None,
+            error: None,
+            input_requests: None,
+        };
         let outcome = r.fixture.as_ref().map(|f| &f.outcome);
         match status {
             TaskStatus::Completed => {
-                fields["result"] = outcome.and_then(TaskOutcome::result).unwrap_or_else(|| {
+                fields.result = Some(outcome.and_then(TaskOutcome::result).unwrap_or_else(|| {
                     tools::text_result(&format!("{} finished {} steps", r.tool, r.steps))
-                });
+                }));
             }
             TaskStatus::Failed => {
                 let message = match outcome {
@@ -556,21 +560,99 @@ impl Server {
                     Some(TaskOutcome::ProtocolError(message)) if !r.interrupted => message,
                     _ => INTERRUPTED,
                 };
-                fields["error"] = json!({"code": jsonrpc::INTERNAL_ERROR, "message": message});
+                fields.error = Some(json!({"code": jsonrpc::INTERNAL_ERROR, "message": message}));
             }
             TaskStatus::Working | TaskStatus::Cancelled => {}
         }
         if let Some(pending) = pending {
-            fields["status"] = Value::from("input_required");
-            fields["inputRequests"] = json!(pending);
+            fields.status = "input_required";
+            fields.input_requests = Some(json!(pending));
         }
         fields
     }
 }
 
+/// A task's fields as `tasks/get` reports them (and, marked `resultType: "task"`,
+/// `CreateTaskResult`), typed: a polling client reads its `status` (and once, its id and
+/// poll interval), so the two timestamps and the maps are written only when JSON is
+/// needed. Polls are most of a 2026-07-28 task's requests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskFields {
+    pub task_id: String,
+    /// `status`: a [`TaskStatus`]'s wire word, or `input_required`.
+    pub status: &'static str,
+    /// `createdAt` and `lastUpdatedAt`, in virtual ms.
+    pub created_ms: u64,
+    pub updated_ms: u64,
+    /// `ttlMs` (`null` when `None`).
+    pub ttl_ms: Option<u64>,
+    pub poll_interval_ms: u64,
+    /// `resultType: "task"`: the answer that created the task.
+    pub created: bool,
+    /// `result` (a completed task), `error` (a failed one), `inputRequests` (one waiting
+    /// for input).
+    pub result: Option<Value>,
+    pub error: Option<Value>,
+    pub input_requests: Option<Value>,
+}
+
+impl TaskFields {
+    /// The fields as JSON, the object `tasks/get` answers with (before `complete`).
+    pub(crate) fn to_value(&self) -> Value {
+        let mut fields = serde_json::Map::new();
+        fields.insert("taskId".to_string(), Value::from(self.task_id.as_str()));
+        fields.insert("status".to_string(), Value::from(self.status));
+        fields.insert(
+            "createdAt".to_string(),
+            Value::from(iso_8601(self.created_ms)),
+        );
+        fields.insert(
+            "lastUpdatedAt".to_string(),
+            Value::from(iso_8601(self.updated_ms)),
+        );
+        fields.insert("ttlMs".to_string(), Value::from(self.ttl_ms));
+        fields.insert(
+            "pollIntervalMs".to_string(),
+            Value::from(self.poll_interval_ms),
+        );
+        for (name, value) in [
+            ("result", &self.result),
+            ("error", &self.error),
+            ("inputRequests", &self.input_requests),
+        ] {
+            if let Some(value) = value {
+                fields.insert(name.to_string(), value.clone());
+            }
+        }
+        if self.created {
+            fields.insert("resultType".to_string(), Value::from("task"));
+        }
+        Value::Object(fields)
+    }
+
+    /// The member `name` of [`to_value`](Self::to_value), built alone (`None` for
+    /// `resultType` of a poll's answer, which `complete` marks).
+    pub(crate) fn member(&self, name: &str) -> Option<Value> {
+        Some(match name {
+            "taskId" => Value::from(self.task_id.as_str()),
+            "status" => Value::from(self.status),
+            "ttlMs" => Value::from(self.ttl_ms),
+            "pollIntervalMs" => Value::from(self.poll_interval_ms),
+            "resultType" if self.created => Value::from("task"),
+            "resultType" => return None,
+            "result" => self.result.clone()?,
+            "error" => self.error.clone()?,
+            "inputRequests" => self.input_requests.clone()?,
+            "createdAt" => Value::from(iso_8601(self.created_ms)),
+            "lastUpdatedAt" => Value::from(iso_8601(self.updated_ms)),
+            _ => return None,
+        })
+    }
+}
+
 /// The -32602 for an id the server does not know; `evicted` (the store's bound) when its
 /// record was evicted to make room, which the message then says.
-fn not_found(id: &Value, task_id: &str, evicted: Option<u32>) -> Value {
+fn not_found(id: &Value, task_id: &str, evicted: Option<u32>) -> RpcAnswer {
     let shown: String = task_id.chars().take(64).collect();
     let message = match evicted {
         Some(max) => format!(
@@ -578,7 +660,7 @@ fn not_found(id: &Value, task_id: &str, evicted: Option<u32>) -> Value {
         ),
         None => format!("Task not found: {shown}"),
     };
-    jsonrpc::error(id, INVALID_PARAMS, &message)
+    RpcAnswer::error(id, INVALID_PARAMS, message)
 }
 
 /// Virtual milliseconds as a UTC civil date and time: (year, month, day, hour, minute,
