@@ -538,6 +538,9 @@ pub struct Client {
     reinits_without_progress: u32,
     /// Stopped re-initializing (see [`MAX_REINITS_WITHOUT_PROGRESS`]): no more sessions.
     gave_up: bool,
+    /// Why the client closed itself (`get_failure: Fatal`, `read_timeout_ends: Client`),
+    /// for the calls it fails after.
+    closed_why: Option<String>,
     /// The cookie jar (`name=value`, the last `Set-Cookie` kept), sent as `Cookie` on
     /// every request when the policy keeps cookies.
     cookie: Option<String>,
@@ -586,6 +589,7 @@ impl Client {
             fruitless: BTreeMap::new(),
             reinits_without_progress: 0,
             gave_up: false,
+            closed_why: None,
             cookie: None,
             tools_list: LegacyToolsList::default(),
             server_primes: false,
@@ -907,11 +911,11 @@ impl Client {
     /// The workload asks for call `call` now.
     pub fn on_call(&mut self, io: &mut ClientIo, now: u64, call: usize) {
         if self.gave_up {
-            self.fail_call(
-                now,
-                call,
-                "no session: the client gave up re-initializing".into(),
+            let why = self.closed_why.as_ref().map_or_else(
+                || "no session: the client gave up re-initializing".to_string(),
+                |why| format!("the client closed: {why}"),
             );
+            self.fail_call(now, call, why);
             return;
         }
         match self.session.clone() {
@@ -1588,6 +1592,7 @@ impl Client {
     /// `get_failure: Fatal`: the failed standalone GET ends the client. Every unfinished
     /// call fails, every connection closes, nothing more is sent.
     fn close_client(&mut self, io: &mut ClientIo, now: u64, why: &str) {
+        self.closed_why = Some(why.to_string());
         let conns: Vec<ConnId> = self.purposes.keys().copied().collect();
         for conn in conns {
             self.purposes.remove(&conn);

@@ -202,8 +202,17 @@ impl<L: Link> World<L> {
     fn perform(&mut self, action: Action) {
         let now = self.now;
         match action {
-            Action::ClientWake(token) => self.client.on_wake(&mut self.io, now, token),
-            Action::Call(index) => self.client.on_call(&mut self.io, now, index),
+            // A timer or a call may raise an error (a timeout, a client that closed
+            // itself): it is traced when it happens, not with the next thing the server
+            // sends.
+            Action::ClientWake(token) => {
+                self.client.on_wake(&mut self.io, now, token);
+                self.note_errors();
+            }
+            Action::Call(index) => {
+                self.client.on_call(&mut self.io, now, index);
+                self.note_errors();
+            }
             Action::ClientReturn => {
                 if now >= self.away_until {
                     let held = std::mem::take(&mut self.held_back);

@@ -448,4 +448,22 @@ fn a_run_whose_later_call_was_never_made_is_untested_not_clean() {
     assert_eq!(answered_at(&closed, "tools/call"), vec![0]);
     assert!(closed.has(VerdictKind::Untested), "{:?}", closed.kinds());
     assert!(!closed.has(VerdictKind::Clean));
+    // Each error is traced when it is raised: the read timeout at 5m, the call it
+    // fails at 6m with the reason the client closed.
+    let errors: Vec<(u64, String)> = closed
+        .result
+        .trace
+        .iter()
+        .filter_map(|e| match &e.what {
+            faultline_sim::TraceWhat::ClientError { error } => Some((e.at_ms, error.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert_eq!(errors[0].0, 300_000, "{errors:?}");
+    assert_eq!(errors[1].0, 360_000, "{errors:?}");
+    assert!(
+        errors[1].1.contains("the client closed: a read timeout"),
+        "{errors:?}"
+    );
 }
