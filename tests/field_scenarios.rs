@@ -892,6 +892,16 @@ fn grade_like_grades_the_preset_on_the_default_set() {
     assert!(verdicts_of("rmcp_hang_400_on_resume").contains(&"hung".to_string()));
     assert_eq!(verdicts_of("baseline"), ["clean"]);
     assert_eq!(out.status.code(), Some(1), "a hung run fails the grade");
+    // Its replay is the simulated run, not a server to point a client at.
+    let text = Command::new(env!("CARGO_BIN_EXE_faultline"))
+        .args(["grade", "--like", "ts-1", "--scenario", "behavior_b"])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("replay behavior_b: faultline run behavior_b --like ts-1\n"),
+        "{text}"
+    );
     let both = Command::new(env!("CARGO_BIN_EXE_faultline"))
         .args(["grade", "--like", "ts-1", "--command", "true"])
         .output()

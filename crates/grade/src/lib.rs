@@ -100,6 +100,9 @@ pub struct ScenarioGrade {
     pub ledger: Ledger,
     /// The scenario's faults as they fired.
     pub faults: Vec<FiredFault>,
+    /// Graded is the naive modelled client with this SDK client's habits (`grade --like`),
+    /// not a real client: it replays with `faultline run`.
+    pub like: Option<faultline_scenario::SdkClient>,
 }
 
 impl ScenarioGrade {
@@ -131,8 +134,16 @@ impl ScenarioGrade {
         serde_json::to_string(&self.ledger).expect("a ledger serializes")
     }
 
-    /// The command that serves this run again, exactly as graded.
+    /// The command that serves this run again, exactly as graded (for a modelled client,
+    /// the command that runs it again).
     pub fn replay_command(&self) -> String {
+        if let Some(sdk) = self.like {
+            return format!(
+                "faultline run {} --like {}",
+                shell_word(&self.source),
+                sdk.name()
+            );
+        }
         format!(
             "faultline serve --scenario {} --grading --control",
             shell_word(&self.source)
@@ -169,6 +180,7 @@ pub fn grade_scenario(
         client_stderr: run.stderr_tail,
         ledger: run.ledger,
         faults: run.faults,
+        like: None,
     })
 }
 
@@ -357,8 +369,13 @@ pub fn text_report(command: &str, grades: &[ScenarioGrade]) -> String {
         .collect();
     out.push('\n');
     for g in grades.iter().filter(|g| g.lost_silently()) {
+        let then = if g.like.is_some() {
+            ""
+        } else {
+            "  (then run the client against the printed URL with FAULTLINE_CONTEXT as printed)"
+        };
         out.push_str(&format!(
-            "replay {}: {}  (then run the client against the printed URL with FAULTLINE_CONTEXT as printed)\n",
+            "replay {}: {}{then}\n",
             g.scenario,
             g.replay_command()
         ));

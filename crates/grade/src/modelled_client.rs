@@ -63,6 +63,7 @@ pub fn grade_modelled(
         client_stderr: String::new(),
         ledger,
         faults: Vec::new(),
+        like: plan.scenario.client.habits.like,
     })
 }
 

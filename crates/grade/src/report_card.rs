@@ -121,14 +121,21 @@ fn run_section(command: &str, g: &ScenarioGrade) -> String {
     for note in &g.notes {
         s.push_str(&format!("<p>Note: {}</p>\n", escape(note)));
     }
-    let context = serde_json::to_string(&g.context).unwrap_or_default();
-    s.push_str(&format!(
-        "<p>Replay it exactly (the server prints its URL):</p>\n<pre>{}\n# then, in another shell, with URL as printed:\nFAULTLINE_SCENARIO={} FAULTLINE_CONTEXT='{}' {} URL</pre>\n",
-        escape(&g.replay_command()),
-        escape(&g.scenario),
-        escape(&context.replace('\'', "'\\''")),
-        escape(command),
-    ));
+    if g.like.is_some() {
+        s.push_str(&format!(
+            "<p>Replay it (the modelled client, in simulation, with its timeline):</p>\n<pre>{}</pre>\n",
+            escape(&g.replay_command())
+        ));
+    } else {
+        let context = serde_json::to_string(&g.context).unwrap_or_default();
+        s.push_str(&format!(
+            "<p>Replay it exactly (the server prints its URL):</p>\n<pre>{}\n# then, in another shell, with URL as printed:\nFAULTLINE_SCENARIO={} FAULTLINE_CONTEXT='{}' {} URL</pre>\n",
+            escape(&g.replay_command()),
+            escape(&g.scenario),
+            escape(&context.replace('\'', "'\\''")),
+            escape(command),
+        ));
+    }
     let mut diagram = diagram_of_grade(&g.ledger, &g.faults, &g.verdicts, &g.scenario);
     elide(&mut diagram, MAX_ROWS);
     s.push_str(&to_svg(&diagram));
