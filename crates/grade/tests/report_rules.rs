@@ -8,9 +8,9 @@ use faultline_sim::{ClientModel, Scenario};
 use faultline_verdicts::untested::Exercise;
 use serde_json::json;
 
-/// The `foreign_event` verdicts the report judge gives `report` on `ledger`.
-fn foreign(ledger: &Ledger, report: &ClientReport) -> Vec<ReportVerdict> {
-    let context = ClientContext {
+/// The context of a run whose one call is an `echo`.
+fn echo_context() -> ClientContext {
+    ClientContext {
         call: CallSpec {
             tool: "echo".into(),
             arguments: json!({"text": "still there?"}),
@@ -19,8 +19,12 @@ fn foreign(ledger: &Ledger, report: &ClientReport) -> Vec<ReportVerdict> {
         followup_echo: 0,
         lists_tools: false,
         use_tasks: false,
-    };
-    judge(ledger, &context, Ok(report), Exercise::default())
+    }
+}
+
+/// The `foreign_event` verdicts the report judge gives `report` on `ledger`.
+fn foreign(ledger: &Ledger, report: &ClientReport) -> Vec<ReportVerdict> {
+    judge(ledger, &echo_context(), Ok(report), Exercise::default())
         .into_iter()
         .filter(|v| v.kind == VerdictKind::ForeignEvent)
         .collect()
@@ -96,17 +100,7 @@ fn a_client_that_hands_over_only_its_own_count_is_not_judged_foreign() {
 
 /// Every verdict kind the report judge gives `report` on `ledger`.
 fn kinds(ledger: &Ledger, report: &ClientReport) -> Vec<VerdictKind> {
-    let context = ClientContext {
-        call: CallSpec {
-            tool: "echo".into(),
-            arguments: json!({"text": "still there?"}),
-            progress: false,
-        },
-        followup_echo: 0,
-        lists_tools: false,
-        use_tasks: false,
-    };
-    judge(ledger, &context, Ok(report), Exercise::default())
+    judge(ledger, &echo_context(), Ok(report), Exercise::default())
         .into_iter()
         .map(|v| v.kind)
         .collect()
