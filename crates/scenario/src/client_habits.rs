@@ -78,6 +78,10 @@ pub struct ClientHabits {
     /// What a read timeout ends: the stream (reconnected, as a drop) or the whole client.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read_timeout_ends: Option<ReadTimeoutEnds>,
+    /// What the client does before it hands a tool's result over: nothing, or list the
+    /// tools first (once) to validate it against the tool's output schema.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_check: Option<ResultCheck>,
     /// Whether the client keeps the cookies a response sets and sends them back (an HTTP
     /// client with a cookie jar), which keeps it pinned behind a cookie-affinity balancer.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -169,6 +173,7 @@ impl SdkClient {
                 list_changed: Some(ListChanged::Honoured),
                 call_stream_without_id: Some(NoIdCall::Wait),
                 read_timeout_ends: Some(ReadTimeoutEnds::Stream),
+                result_check: Some(ResultCheck::None),
                 cookies: Some(Cookies::Dropped),
             },
             SdkClient::Python2 => ClientHabits {
@@ -187,6 +192,7 @@ impl SdkClient {
                 list_changed: Some(ListChanged::Honoured),
                 call_stream_without_id: Some(NoIdCall::Fail),
                 read_timeout_ends: Some(ReadTimeoutEnds::Stream),
+                result_check: Some(ResultCheck::ListsToolsFirst),
                 cookies: Some(Cookies::Kept),
             },
             SdkClient::Rmcp311 => ClientHabits {
@@ -208,6 +214,7 @@ impl SdkClient {
                 list_changed: Some(ListChanged::Honoured),
                 call_stream_without_id: Some(NoIdCall::Fail),
                 read_timeout_ends: Some(ReadTimeoutEnds::Stream),
+                result_check: Some(ResultCheck::None),
                 cookies: Some(Cookies::Dropped),
             },
         }
@@ -334,6 +341,17 @@ pub enum ReadTimeoutEnds {
     Client,
 }
 
+/// What a client does before it hands a tool's result over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ResultCheck {
+    /// Nothing: the result is handed over as it arrives.
+    None,
+    /// The first result waits for a `tools/list` (the tool's output schema), and a failed
+    /// list fails the call with its result in hand: the Python SDK's `validate_tool_result`
+    /// (<https://github.com/modelcontextprotocol/python-sdk/blob/main/src/mcp/client/session.py>).
+    ListsToolsFirst,
+}
+
 /// What a client does with the cookies a response sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Cookies {
@@ -399,7 +417,8 @@ mod tests {
                     && h.list_changed.is_some()
                     && h.cookies.is_some()
                     && h.call_stream_without_id.is_some()
-                    && h.read_timeout_ends.is_some(),
+                    && h.read_timeout_ends.is_some()
+                    && h.result_check.is_some(),
                 "{sdk:?}"
             );
         }

@@ -42,7 +42,7 @@ pub use arming::{Armed, ArmedCall, ArmedFault, ArmedNotify, ArmedTrigger, arm};
 pub use balancer::{Balancer, COOKIE_NAME, Pick};
 pub use client_habits::{
     Backoff, ClientHabits, Cookies, CursorAfterDrop, Dedup, GetFailure, ListChanged, NoIdCall,
-    Progress, ReadTimeoutEnds, Reinit, SdkClient, Timeout,
+    Progress, ReadTimeoutEnds, Reinit, ResultCheck, SdkClient, Timeout,
 };
 pub use engine::{Emitted, Engine, FiredFault};
 pub use fault_shape::{FaultWhen, FaultWhenMut, Moment};

@@ -25,7 +25,7 @@ use crate::client_record::{
 use crate::legacy_tools_list::LegacyToolsList;
 use faultline_scenario::{
     Backoff, ClientConfig, ClientHabits, ClientModel, Cookies, CursorAfterDrop, Dedup, GetFailure,
-    ListChanged, NoIdCall, Progress, ReadTimeoutEnds, Reconnect, Reinit, Tool,
+    ListChanged, NoIdCall, Progress, ReadTimeoutEnds, Reconnect, Reinit, ResultCheck, Tool,
 };
 
 /// The guards, each switchable on its own.
@@ -115,6 +115,10 @@ pub struct Policy {
     /// nor failed: the call waits (the TypeScript SDK 1.x reconnects a POST stream only
     /// once it has seen an id, and fails the call only at its request timeout).
     pub call_waits_without_id: bool,
+    /// (2025 client) The first result is held until a `tools/list` answers, and a failed
+    /// list fails the call (the Python SDK validates a result against the tool's output
+    /// schema, listing tools first when it has none).
+    pub lists_before_result: bool,
     /// (2025 client) A read timeout closes the whole client rather than reconnecting the
     /// stream (an HTTP client whose timeout error tears the transport down).
     pub read_timeout_fatal: bool,
@@ -155,6 +159,7 @@ impl Policy {
             speaks_2025_only: false,
             call_waits_without_id: false,
             read_timeout_fatal: false,
+            lists_before_result: false,
         };
         match model {
             ClientModel::Naive => Policy {
@@ -244,6 +249,9 @@ impl Policy {
         }
         if let Some(r) = habits.read_timeout_ends {
             p.read_timeout_fatal = r == ReadTimeoutEnds::Client;
+        }
+        if let Some(c) = habits.result_check {
+            p.lists_before_result = c == ResultCheck::ListsToolsFirst;
         }
         p
     }
@@ -407,6 +415,12 @@ enum Purpose {
     List {
         request_id: u64,
     },
+    /// The `tools/list` call `call`'s result waits on (`lists_before_result`), with the
+    /// result's event when it came on a stream.
+    ListBeforeResult {
+        call: usize,
+        held: Option<(ConnId, WireEvent)>,
+    },
     /// A `ping` sent after `session` refused call `call` with `refused` (400, 401, 403):
     /// a success means the refusal was the call's own, anything else a dead session.
     Verify {
@@ -538,6 +552,9 @@ pub struct Client {
     reinits_without_progress: u32,
     /// Stopped re-initializing (see [`MAX_REINITS_WITHOUT_PROGRESS`]): no more sessions.
     gave_up: bool,
+    /// A `tools/list` answered for `lists_before_result`: later results are handed over
+    /// at once.
+    tools_listed_for_results: bool,
     /// Why the client closed itself (`get_failure: Fatal`, `read_timeout_ends: Client`),
     /// for the calls it fails after.
     closed_why: Option<String>,
@@ -590,6 +607,7 @@ impl Client {
             reinits_without_progress: 0,
             gave_up: false,
             closed_why: None,
+            tools_listed_for_results: false,
             cookie: None,
             tools_list: LegacyToolsList::default(),
             server_primes: false,
@@ -1177,7 +1195,9 @@ impl Client {
                     );
                 }
                 (body @ (ResponseBody::Json(_) | ResponseBody::Answer(_)), 200) => {
-                    if body.has_rpc_result() {
+                    if body.has_rpc_result() && self.holds_result(call) {
+                        self.list_before_result(io, now, call, None);
+                    } else if body.has_rpc_result() {
                         self.complete_call(now, call);
                     } else {
                         let error = body.rpc_error();
@@ -1270,6 +1290,18 @@ impl Client {
                             "liveness probe for session {session} returned {status}; refusing to apply buffered events under ambiguous session state"
                         ), true);
                 }
+            }
+            Purpose::ListBeforeResult { call, held } => {
+                if status == 200 && matches!(response.body, ResponseBody::Sse(_)) {
+                    // The list comes as an SSE stream: read it like any other.
+                    if let Some(session) = self.session.clone() {
+                        self.purposes.insert(
+                            conn,
+                            Purpose::Stream(StreamConn::fresh(Logical::Aux, session)),
+                        );
+                    }
+                }
+                self.on_listed_before_result(io, now, call, held, status);
             }
             Purpose::Verify {
                 session,
@@ -1995,8 +2027,81 @@ impl Client {
             buffer.push(event.clone());
             return Fate::Buffered;
         }
+        if let WireKind::Response {
+            request_id: Some(rid),
+        } = event.kind
+            && let Some(&call) = self.request_to_call.get(&rid)
+            && self.holds_result(call)
+        {
+            self.list_before_result(io, now, call, Some((conn, event.clone())));
+            return Fate::Buffered;
+        }
         self.apply(io, now, conn, event);
         Fate::Applied
+    }
+
+    /// `lists_before_result`: a call's result is held until a `tools/list` answers (once
+    /// per client), as the Python SDK's `validate_tool_result` fetches the tool's output
+    /// schema before it hands the result over.
+    fn holds_result(&self, call: usize) -> bool {
+        self.policy.lists_before_result
+            && !self.tools_listed_for_results
+            && !self.calls[call].done
+            && !self.calls[call].failed
+    }
+
+    /// Sends the `tools/list` a held result waits on; `held`: the result's event and the
+    /// connection it came on (`None`: a JSON answer, nothing to apply).
+    fn list_before_result(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        call: usize,
+        held: Option<(ConnId, WireEvent)>,
+    ) {
+        let Some(session) = self.session.clone() else {
+            return;
+        };
+        self.next_request_id += 1;
+        let list = RpcMessage::bare_request(self.next_request_id, "tools/list");
+        let request = self.post(Some(&session), list);
+        self.send(
+            io,
+            now,
+            Task::Main,
+            Purpose::ListBeforeResult { call, held },
+            request,
+        );
+    }
+
+    /// The `tools/list` a held result waited on answered `status`: the result is handed
+    /// over, or the call fails with its result in hand.
+    fn on_listed_before_result(
+        &mut self,
+        io: &mut ClientIo,
+        now: u64,
+        call: usize,
+        held: Option<(ConnId, WireEvent)>,
+        status: u16,
+    ) {
+        if (200..300).contains(&status) {
+            self.tools_listed_for_results = true;
+            match held {
+                Some((conn, event)) => self.apply(io, now, conn, &event),
+                None => self.complete_call(now, call),
+            }
+        } else {
+            if held.is_some() {
+                self.stream_done(Logical::Call(call));
+            }
+            self.fail_call(
+                now,
+                call,
+                format!(
+                    "the tools/list sent before handing over the result failed with HTTP {status}"
+                ),
+            );
+        }
     }
 
     /// A stream of `logical` brought its request's answer: it carries nothing after it.

@@ -467,3 +467,48 @@ fn a_run_whose_later_call_was_never_made_is_untested_not_clean() {
         "{errors:?}"
     );
 }
+
+#[test]
+fn a_result_checked_against_a_listed_schema_fails_when_the_list_does() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/field/replicas_round_robin.ron"
+    ))
+    .unwrap();
+    let with = |habits: &str| {
+        let changed = text.replace("client: (", &format!("client: (habits: ({habits}), "));
+        assert_ne!(changed, text);
+        naive(&changed)
+    };
+    let as_is = with("reconnect: GiveUpAfter(0)");
+    assert!(as_is.result.record.calls[0].completed_at_ms.is_some());
+    assert!(answered_at(&as_is, "tools/list").is_empty());
+    let checked = with("reconnect: GiveUpAfter(0), result_check: ListsToolsFirst");
+    // The result came on the call's stream; the list sent before handing it over met a
+    // replica without the session, and the call failed with its result in hand.
+    let listed = answered_at(&checked, "tools/list");
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    let call = &checked.result.record.calls[0];
+    assert!(
+        call.completed_at_ms.is_none() && call.failed_at_ms == Some(listed[0]),
+        "{call:?}"
+    );
+    assert!(
+        checked.has(VerdictKind::SurfacedLoss),
+        "{:?}",
+        checked.kinds()
+    );
+    // On a single server the list answers and the result is handed over.
+    let single = text
+        .replace(
+            "fleet: (replicas: 3, balancer: RoundRobin, session_store: PerReplica),",
+            "",
+        )
+        .replace(
+            "client: (",
+            "client: (habits: (result_check: ListsToolsFirst), ",
+        );
+    let single = naive(&single);
+    assert_eq!(answered_at(&single, "tools/list").len(), 1);
+    assert!(single.result.record.calls[0].completed_at_ms.is_some());
+}
