@@ -96,9 +96,10 @@ pub enum DeadSessionAnswer {
     /// idle sessions, <https://github.com/NousResearch/hermes-agent/pull/107805>): clients
     /// take it for lost credentials, not a lost session, and never re-initialize.
     Unauthorized401,
-    /// 409, as a server answers a session it no longer holds with the status of a state
-    /// conflict (<https://github.com/quazardous/nelson-mcp/issues/38>): clients take it for
-    /// a clash of their own making and send the same session again.
+    /// 409, as a server whose state check runs before its session check answers a
+    /// session it no longer holds: clients take it for a clash of their own making (the
+    /// TypeScript and Go transports answer 409 to a second standalone GET) and send the
+    /// same session again.
     Conflict409,
     /// 429, as a rate limiter in front of the session check answers an expired session
     /// (<https://github.com/zereight/gitlab-mcp/issues/697>: the POST "continues through
