@@ -136,7 +136,7 @@ impl DeadSessionAnswer {
     /// Whether the status alone marks the answer as a refusal (a 4xx). A 200 or a 503
     /// does not, so the ledger marks those answers (`AnswerEntry::dead_session`) for a
     /// judge that reads only the ledger.
-    pub fn status_says_refused(self) -> bool {
+    pub(crate) fn status_says_refused(self) -> bool {
         (400..500).contains(&self.status())
     }
 }
