@@ -676,6 +676,7 @@ mod tests {
             status,
             route: None,
             list_version: None,
+            dead_session: false,
         }
     }
 

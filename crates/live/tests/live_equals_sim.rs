@@ -220,8 +220,10 @@ fn a_live_run_that_drifts_from_the_engine_breaks_with_a_sentence() {
 
 /// The field's odd answers and the proxy's 502s, live as simulated: a standalone GET
 /// refused (400, 404) or hung, an unknown cursor hung (the run then ends at its horizon,
-/// with the GET still waiting for a head), a dead session answered 401, ids that repeat, a
-/// proxy answering 502 for a while, a proxy cutting quiet SSE responses.
+/// with the GET still waiting for a head), a dead session answered 401, 409, 429, 503 or
+/// 200 with an error body, ids that repeat, a standalone GET refused 409 or 400 while the
+/// server has not noticed the last one drop, a proxy answering 502 (or 404) for a while, a
+/// proxy cutting quiet SSE responses.
 #[test]
 fn the_odd_answers_and_the_proxy_faults_leave_the_same_ledger_live_as_simulated() {
     let cut_call = |server: &str| {
@@ -239,6 +241,23 @@ fn the_odd_answers_and_the_proxy_faults_leave_the_same_ledger_live_as_simulated(
     server: (standalone_get: {answer}),
     client: (model: Naive, standalone_stream: true),
     workload: [CallTool(at: "0s", tool: LongJob(steps: 3, interval: "1s")), Notify(from: "10s", every: "10s", count: 3)])"#
+        )
+    };
+    let dead = |answer: &str| {
+        format!(
+            r#"Scenario(name: "dead_other", summary: "inline", seed: 3,
+    server: (session_idle_ttl: Some("1m"), dead_session_answer: {answer}),
+    client: (model: Naive, standalone_stream: false),
+    workload: [CallTool(at: "0s", tool: Echo(text: "a")), CallTool(at: "5m", tool: Echo(text: "b")), CallTool(at: "6m", tool: Echo(text: "c"))])"#
+        )
+    };
+    let stale = |answer: &str| {
+        format!(
+            r#"Scenario(name: "stale_standalone", summary: "inline", seed: 26, horizon: Some("1h"),
+    server: (stale_standalone: Some((answer: {answer}, for: "120s"))),
+    client: (model: Naive, standalone_stream: true),
+    workload: [CallTool(at: "0s", tool: Echo(text: "a")), Notify(from: "10m", every: "1m", count: 3)],
+    faults: [Drop(when: At("5m"), mode: Reset, stream: Standalone, away: None)])"#
         )
     };
     let texts = [
@@ -262,6 +281,17 @@ fn the_odd_answers_and_the_proxy_faults_leave_the_same_ledger_live_as_simulated(
     workload: [CallTool(at: "0s", tool: LongJob(steps: 3, interval: "2m"))],
     faults: [IdleProxySse(cut_after: "60s")])"#
             .to_string(),
+        dead("Conflict409"),
+        dead("TooManyRequests429"),
+        dead("Unavailable503"),
+        dead("OkWithError200"),
+        stale("Conflict409"),
+        stale("BadRequest400"),
+        r#"Scenario(name: "proxy_404", summary: "inline", seed: 5,
+    client: (model: Naive, standalone_stream: false),
+    workload: [CallTool(at: "0s", tool: Echo(text: "a")), CallTool(at: "70s", tool: Echo(text: "b"))],
+    faults: [Proxy502(when: At("70s"), lasting: "100ms", status: 404)])"#
+            .to_string(),
     ];
     let dir = std::env::temp_dir().join(format!("faultline-live-eq-odd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -282,6 +312,10 @@ fn the_odd_answers_and_the_proxy_faults_leave_the_same_ledger_live_as_simulated(
             3 => status(400),
             4 => status(404),
             7 => !ledger.cuts.is_empty(),
+            8 | 12 => status(409),
+            9 => status(429),
+            10 | 11 => ledger.answers.iter().any(|a| a.dead_session),
+            13 => status(400),
             _ => true,
         };
         assert!(exercised, "scenario {i} does not meet its answer:\n{text}");

@@ -18,7 +18,7 @@ pub use modern::{
     DEFAULT_LIST_TTL_MS, Era, HandlePersistence, LegacyGet, LegacyProbeAnswer, OnStreamCut,
     TaskPersistence, UnknownHandle,
 };
-pub use standalone_get::StandaloneGet;
+pub use standalone_get::{StaleStandalone, StaleStandaloneAnswer, StandaloneGet};
 pub use wire::{
     DeleteAnswer, ErrorCodes, IdFormat, RefusalBody, ResumedStreamEnd, SecondStandalone,
     SessionIdHeader,
@@ -96,6 +96,27 @@ pub enum DeadSessionAnswer {
     /// idle sessions, <https://github.com/NousResearch/hermes-agent/pull/107805>): clients
     /// take it for lost credentials, not a lost session, and never re-initialize.
     Unauthorized401,
+    /// 409, as a server whose state check runs before its session check answers a
+    /// session it no longer holds: clients take it for a clash of their own making (the
+    /// TypeScript and Go transports answer 409 to a second standalone GET) and send the
+    /// same session again.
+    Conflict409,
+    /// 429, as a rate limiter in front of the session check answers an expired session
+    /// (<https://github.com/zereight/gitlab-mcp/issues/697>: the POST "continues through
+    /// rate limiting, authentication, and the new-transport path"): clients back off and
+    /// send the dead session again.
+    TooManyRequests429,
+    /// 503, as a server answers an unknown session after a restart
+    /// (<https://github.com/markmhendrickson/neotoma/issues/1923>): clients take it for an
+    /// outage of the server and retry the dead session, or give the server up.
+    Unavailable503,
+    /// 200 with a JSON-RPC error as the body (`id: null`, the `session_not_found` code of
+    /// `error_codes`), as a server that answers the request before it checks the session
+    /// does (<https://github.com/aklivity/zilla/issues/2525>: POST answered 200 with
+    /// -32600; <https://github.com/actionhero/keryx/issues/503>: 200 and an error in the
+    /// body). Nothing at the HTTP level says the session is gone: a client that reads
+    /// statuses sees a success, and the error reaches the application as the call's own.
+    OkWithError200,
 }
 
 impl DeadSessionAnswer {
@@ -105,7 +126,18 @@ impl DeadSessionAnswer {
             DeadSessionAnswer::Gone => 410,
             DeadSessionAnswer::BadRequest => 400,
             DeadSessionAnswer::Unauthorized401 => 401,
+            DeadSessionAnswer::Conflict409 => 409,
+            DeadSessionAnswer::TooManyRequests429 => 429,
+            DeadSessionAnswer::Unavailable503 => 503,
+            DeadSessionAnswer::OkWithError200 => 200,
         }
+    }
+
+    /// Whether the status alone marks the answer as a refusal (a 4xx). A 200 or a 503
+    /// does not, so the ledger marks those answers (`AnswerEntry::dead_session`) for a
+    /// judge that reads only the ledger.
+    pub(crate) fn status_says_refused(self) -> bool {
+        (400..500).contains(&self.status())
     }
 }
 
@@ -258,6 +290,11 @@ pub struct ServerKnobs {
     /// stream, a 400, a 404, or no answer at all.
     #[serde(skip_serializing_if = "StandaloneGet::is_default")]
     pub standalone_get: StandaloneGet,
+    /// How long after a standalone GET's connection drops a new standalone GET of the
+    /// same session is refused, and with which status (`None`: the drop is noticed at
+    /// once, and the reconnect is served).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale_standalone: Option<StaleStandalone>,
 }
 
 impl Default for ServerKnobs {
@@ -308,6 +345,7 @@ impl Default for ServerKnobs {
             second_standalone: SecondStandalone::default(),
             cursors_across_sessions: false,
             standalone_get: StandaloneGet::default(),
+            stale_standalone: None,
         }
     }
 }
@@ -387,6 +425,7 @@ macro_rules! with_server_knob_fields {
             second_standalone,
             cursors_across_sessions,
             standalone_get,
+            stale_standalone,
         );
     };
 }

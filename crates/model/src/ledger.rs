@@ -142,6 +142,13 @@ pub struct AnswerEntry {
     /// (see [`Ledger::list_changes`]). Written only then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_version: Option<u32>,
+    /// The answer refused a dead or unknown session with a status that does not say so
+    /// (`dead_session_answer: OkWithError200` or `Unavailable503`). A 4xx is a refusal by
+    /// its status alone; a 200 or a 503 is not, and the judge, which reads the ledger
+    /// only, would take the first for a success and the second for an outage. Written only
+    /// then, so the ledgers of the other answers keep their bytes.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub dead_session: bool,
 }
 
 /// A request that named a live session the replica serving it does not hold (a

@@ -45,8 +45,8 @@ pub use ids::{ConnId, EventRef, JobId, SessionKey, StreamId};
 pub use knobs::{
     DEFAULT_LIST_TTL_MS, DeadSessionAnswer, DeleteAnswer, Era, ErrorCodes, HandlePersistence,
     IdFormat, IdScheme, LegacyGet, LegacyProbeAnswer, OnStreamCut, RefusalBody, RestartPersistence,
-    ResumedStreamEnd, SecondStandalone, ServerKnobs, SessionIdHeader, StandaloneGet,
-    TaskPersistence, UnknownCursor, UnknownHandle,
+    ResumedStreamEnd, SecondStandalone, ServerKnobs, SessionIdHeader, StaleStandalone,
+    StaleStandaloneAnswer, StandaloneGet, TaskPersistence, UnknownCursor, UnknownHandle,
 };
 pub use ledger::{
     AnswerEntry, CursorResolution, CutEntry, CutReason, DeathCause, EffectEntry, EraAnswer,

@@ -65,7 +65,7 @@ use crate::event_log::EventLog;
 use crate::fleet::FleetKnobs;
 use crate::http::{HttpMethod, HttpRequest, HttpResponse, Output, ResponseBody};
 use crate::ids::{ConnId, JobId, SessionKey, StreamId};
-use crate::knobs::{ServerKnobs, SessionIdHeader};
+use crate::knobs::{DeadSessionAnswer, ServerKnobs, SessionIdHeader};
 use crate::ledger::{AnswerEntry, Ledger};
 use crate::limits::{Limits, kept_text};
 use crate::min_set::MinSet;
@@ -272,6 +272,7 @@ impl Server {
             session_sent_len,
             route: self.multi.then_some(self.serving),
             list_version: None,
+            dead_session: false,
         });
         let mut response = response;
         let minted = request
@@ -297,7 +298,13 @@ impl Server {
                 response.status == 200 && !matches!(response.body, ResponseBody::Empty)
             }
             SessionIdHeader::Every => {
-                response.status != self.knobs.dead_session_answer.status() && response.status < 500
+                // Not the dead-session answer; a 200 is one only when it carries the
+                // refusal (`OkWithError200`), not when it carries a result.
+                let dead = self.knobs.dead_session_answer;
+                let dead_answer = response.status == dead.status()
+                    && (dead != DeadSessionAnswer::OkWithError200
+                        || matches!(response.body, ResponseBody::Refusal { .. }));
+                !dead_answer && response.status < 500
             }
         }
     }

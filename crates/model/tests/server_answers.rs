@@ -1,10 +1,13 @@
 //! The answers servers in the field give that a well-behaved server does not: a standalone
 //! GET refused with 400 or 404 or never answered, an unknown cursor never answered, a dead
-//! session answered 401, ids that repeat. Each test fails if its knob is ignored.
+//! session answered 401, 409, 429, 503 or 200 with an error body, a standalone GET refused
+//! for a while after the last one dropped, ids that repeat. Each test fails if its knob is
+//! ignored.
 
 use faultline_model::{
     ConnId, CursorResolution, DeadSessionAnswer, HangCause, HttpRequest, IdScheme, Output,
-    ResponseBody, Server, ServerKnobs, StandaloneGet, UnknownCursor,
+    PositiveDurationMs, ResponseBody, Server, ServerKnobs, SessionIdHeader, StaleStandalone,
+    StaleStandaloneAnswer, StandaloneGet, UnknownCursor,
 };
 use serde_json::json;
 
@@ -158,6 +161,124 @@ fn a_dead_session_answered_401() {
     let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
     let out = send(&mut s, 1, HttpRequest::post(Some("gone".into()), ping), 0);
     assert_eq!(status(&out), Some(401));
+}
+
+#[test]
+fn a_dead_session_answered_409_429_503_or_200_with_an_error_body() {
+    for (answer, expected) in [
+        (DeadSessionAnswer::Conflict409, 409),
+        (DeadSessionAnswer::TooManyRequests429, 429),
+        (DeadSessionAnswer::Unavailable503, 503),
+        (DeadSessionAnswer::OkWithError200, 200),
+    ] {
+        let mut s = server(ServerKnobs {
+            dead_session_answer: answer,
+            // A text refusal body does not change the 200's: it is a JSON-RPC error.
+            refusal_body: faultline_model::RefusalBody::Text,
+            ..ServerKnobs::default()
+        });
+        let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
+        let out = send(&mut s, 1, HttpRequest::post(Some("gone".into()), ping), 0);
+        assert_eq!(status(&out), Some(expected), "{answer:?}");
+        let Output::Respond { response, .. } = &out[0] else {
+            panic!("{out:?}")
+        };
+        let answered = &s.ledger().answers[0];
+        if answer == DeadSessionAnswer::OkWithError200 {
+            let body = response.body.json().expect("a JSON-RPC error");
+            assert_eq!(body["error"]["code"], -32001, "{body}");
+            assert_eq!(body["id"], serde_json::Value::Null, "{body}");
+        }
+        // The ledger marks the refusals whose status does not say so.
+        assert_eq!(
+            answered.dead_session,
+            matches!(
+                answer,
+                DeadSessionAnswer::Unavailable503 | DeadSessionAnswer::OkWithError200
+            ),
+            "{answer:?}"
+        );
+    }
+    // A 404 is a refusal by its status: not marked, so older ledgers keep their bytes.
+    let mut s = server(ServerKnobs::default());
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
+    send(&mut s, 1, HttpRequest::post(Some("gone".into()), ping), 0);
+    assert!(!s.ledger().answers[0].dead_session);
+}
+
+#[test]
+fn a_live_session_s_200s_repeat_its_id_when_the_dead_one_is_answered_200() {
+    let mut s = server(ServerKnobs {
+        dead_session_answer: DeadSessionAnswer::OkWithError200,
+        session_id_header: SessionIdHeader::Every,
+        ..ServerKnobs::default()
+    });
+    let session = initialize(&mut s);
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
+    let out = send(&mut s, 2, HttpRequest::post(Some(session.clone()), ping), 0);
+    let Output::Respond { response, .. } = &out[0] else {
+        panic!("{out:?}")
+    };
+    assert_eq!(response.session_id.as_deref(), Some(&*session));
+}
+
+fn stale(answer: StaleStandaloneAnswer, ms: u64) -> ServerKnobs {
+    ServerKnobs {
+        stale_standalone: Some(StaleStandalone {
+            answer,
+            lasting: PositiveDurationMs::new(ms).expect("positive"),
+        }),
+        ..ServerKnobs::default()
+    }
+}
+
+#[test]
+fn a_standalone_get_soon_after_a_drop_is_refused_until_the_server_notices() {
+    for (answer, expected, words) in [
+        (
+            StaleStandaloneAnswer::Conflict409,
+            409,
+            "Conflict: only one standalone SSE stream is allowed per session",
+        ),
+        (
+            StaleStandaloneAnswer::BadRequest400,
+            400,
+            "Session registration failed: session already exists",
+        ),
+    ] {
+        let mut s = server(stale(answer, 120_000));
+        let session = initialize(&mut s);
+        let get = || HttpRequest::get(Some(session.clone()), None);
+        // The first GET is served: nothing dropped yet.
+        assert_eq!(status(&send(&mut s, 2, get(), 0)), Some(200), "{answer:?}");
+        let mut out = Vec::new();
+        s.disconnect(ConnId(2), 300_000, &mut out);
+        // Within `for` of the drop: refused as a second stream, in the knob's words.
+        let out = send(&mut s, 3, get(), 301_000);
+        assert_eq!(status(&out), Some(expected), "{answer:?}");
+        let Output::Respond { response, .. } = &out[0] else {
+            panic!("{out:?}")
+        };
+        let ResponseBody::Refusal { message, .. } = &response.body else {
+            panic!("{response:?}")
+        };
+        assert_eq!(message, words);
+        assert_eq!(status(&send(&mut s, 4, get(), 419_999)), Some(expected));
+        // Once the server has noticed: served again.
+        assert_eq!(
+            status(&send(&mut s, 5, get(), 420_000)),
+            Some(200),
+            "{answer:?}"
+        );
+    }
+    // Without the knob the drop is noticed at once.
+    let mut s = server(ServerKnobs::default());
+    let session = initialize(&mut s);
+    send(&mut s, 2, HttpRequest::get(Some(session.clone()), None), 0);
+    let mut out = Vec::new();
+    s.disconnect(ConnId(2), 300_000, &mut out);
+    let out = send(&mut s, 3, HttpRequest::get(Some(session), None), 300_001);
+    assert_eq!(status(&out), Some(200));
 }
 
 #[test]

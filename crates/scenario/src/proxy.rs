@@ -11,8 +11,10 @@ use faultline_model::{ConnId, HttpResponse, Output, ResponseBody};
 /// What the proxy does to requests now, and what it has seen of the open SSE responses.
 #[derive(Debug, Default, Clone)]
 pub struct Proxy {
-    /// `Proxy502`: requests before this virtual time get 502 from the proxy.
-    bad_gateway_until_ms: u64,
+    /// `Proxy502`: requests before this virtual time get `error_status` from the proxy.
+    error_until_ms: u64,
+    /// The status of the proxy's answers in that window (the latest window's).
+    error_status: u16,
     /// Each open SSE response and when bytes last passed on it (its head, an event, a
     /// comment); kept only when a fault reads it (`IdleProxySse`), so that no other run
     /// pays for it.
@@ -20,17 +22,19 @@ pub struct Proxy {
 }
 
 impl Proxy {
-    /// From now until `until_ms`, every request gets 502 (a later window extends it).
-    pub(crate) fn answer_502_until(&mut self, until_ms: u64) {
-        self.bad_gateway_until_ms = self.bad_gateway_until_ms.max(until_ms);
+    /// From now until `until_ms`, every request gets `status` (a later window extends
+    /// the time, and its status is the one answered from then on).
+    pub(crate) fn answer_until(&mut self, status: u16, until_ms: u64) {
+        self.error_until_ms = self.error_until_ms.max(until_ms);
+        self.error_status = status;
     }
 
-    /// The proxy's own answer to a request at `now_ms`, if it gives one: 502 with a
-    /// plain-text body, no JSON-RPC, no `Mcp-Session-Id`.
+    /// The proxy's own answer to a request at `now_ms`, if it gives one: its status with
+    /// a plain-text body, no JSON-RPC, no `Mcp-Session-Id`.
     pub(crate) fn answer(&self, now_ms: u64) -> Option<HttpResponse> {
-        (now_ms < self.bad_gateway_until_ms).then(|| {
-            let mut response = HttpResponse::empty(502);
-            response.body = ResponseBody::Text("Bad Gateway".into());
+        (now_ms < self.error_until_ms).then(|| {
+            let mut response = HttpResponse::empty(self.error_status);
+            response.body = ResponseBody::Text(body_text(self.error_status).into());
             response
         })
     }
@@ -83,5 +87,35 @@ impl Proxy {
             .filter(|(_, t)| **t <= since_ms)
             .map(|(c, t)| (*c, *t))
             .collect()
+    }
+}
+
+/// The plain-text body a proxy writes with `status`: Traefik's words for a route with no
+/// backend, the reason phrase otherwise.
+fn body_text(status: u16) -> &'static str {
+    match status {
+        404 => "404 page not found",
+        _ => reason(status),
+    }
+}
+
+/// `status` with its reason phrase, as a note says it ("502 Bad Gateway").
+pub(crate) fn status_line(status: u16) -> String {
+    format!("{status} {}", reason(status))
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        408 => "Request Timeout",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "Error",
     }
 }

@@ -405,8 +405,18 @@ pub enum Fault {
     IdleProxySse { cut_after: DurationMs },
     /// The reverse proxy in front of the server answers every request `502 Bad Gateway`
     /// (plain text, no JSON-RPC) from `when` for `lasting`; the requests never reach the
-    /// server, and open streams are left alone.
-    Proxy502 { when: Trigger, lasting: DurationMs },
+    /// server, and open streams are left alone. `status` names another answer of the
+    /// proxy's own (a 4xx or 5xx): Traefik answers `404 page not found` while the
+    /// container behind a route is recreated
+    /// (<https://github.com/anthropics/claude-code/issues/94273>), and a 404 reads as a
+    /// dead session where a 502 reads as an outage. Written only when it is not 502, so
+    /// the fault keeps its name and its older scenarios their bytes.
+    Proxy502 {
+        when: Trigger,
+        lasting: DurationMs,
+        #[serde(default = "bad_gateway", skip_serializing_if = "is_bad_gateway")]
+        status: u16,
+    },
     /// A deploy that changes which protocol eras the server speaks: a restart (as
     /// `Restart`, `restart_persistence` deciding what survives) after which the `era`
     /// knob is `to`. The client then stays away for `away`.
@@ -743,6 +753,14 @@ impl Scenario {
                         Some(("faults", i)),
                     ));
                 }
+                Fault::Proxy502 { status, .. } if !(400..600).contains(status) => {
+                    return Err((
+                        format!(
+                            "faults[{i}]: Proxy502 status: {status} is not an error a proxy answers with; give a 4xx or 5xx (502 when left out, 404 for a proxy without a route)"
+                        ),
+                        Some(("faults", i)),
+                    ));
+                }
                 Fault::IdleProxySse { cut_after } if cut_after.ms() == 0 => {
                     return Err((
                         format!(
@@ -840,4 +858,13 @@ impl Scenario {
         ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default().struct_names(true))
             .expect("a scenario always serializes")
     }
+}
+
+/// `Proxy502`'s status when the scenario names none.
+fn bad_gateway() -> u16 {
+    502
+}
+
+fn is_bad_gateway(status: &u16) -> bool {
+    *status == 502
 }

@@ -68,7 +68,9 @@ pub(crate) fn plan_notes(scenario: &Scenario, armed: &Armed, auto_clock: bool) -
             Fault::StickyLost { .. } => "the balancer forgets its pins".into(),
             Fault::Scale { to, .. } => format!("the fleet scaled to {to} replicas"),
             Fault::PurgeTasks { .. } => "the task store is purged".into(),
-            Fault::Proxy502 { lasting, .. } => format!("a proxy answering 502 for {lasting}"),
+            Fault::Proxy502 {
+                lasting, status, ..
+            } => format!("a proxy answering {status} for {lasting}"),
             Fault::IdleProxySse { cut_after } => {
                 format!("an idle proxy cutting SSE responses quiet for {cut_after}")
             }

@@ -1164,6 +1164,7 @@ impl Client {
             self.record.requests[i].status = Some(response.status);
             self.record.requests[i].answered_seq = Some(seq);
             if (200..300).contains(&response.status)
+                && !refused_in_body(response)
                 && self.record.requests[i].session.is_some()
                 && !matches!(self.purposes.get(&conn), Some(Purpose::Ignore))
             {
@@ -1212,15 +1213,25 @@ impl Client {
                 (_, 404 | 410) => {
                     self.on_dead_session(io, now, session, Some((call, retries_left, task)), status)
                 }
-                (_, 400 | 401 | 403)
+                (body, 400 | 401 | 403 | 409 | 429 | 200 | 503)
                     if self.policy.typed_errors
                         && !session.is_empty()
-                        && self.session.as_deref() == Some(session.as_str()) =>
+                        && self.session.as_deref() == Some(session.as_str())
+                        && (status < 500 || matches!(body, ResponseBody::Refusal { .. }))
+                        && (status != 200 || matches!(body, ResponseBody::Refusal { .. })) =>
                 {
                     // Not the spec's death notice, but a dead session is one reason for
-                    // it: settle the doubt with a ping before failing the call.
+                    // it: settle the doubt with a ping before failing the call. A 200 is
+                    // a question only when its body is the transport's refusal, and a
+                    // 503 only when the server refused in JSON-RPC (a gateway's 503 is an
+                    // outage, not an answer about the session).
                     self.verify_session(io, now, session, call, status);
                 }
+                (ResponseBody::Refusal { code, message }, 200) => self.fail_call(
+                    now,
+                    call,
+                    format!("tools/call returned a JSON-RPC error: {code} {message}"),
+                ),
                 (_, other) => {
                     self.fail_call(now, call, format!("tools/call failed with HTTP {other}"))
                 }
@@ -1260,7 +1271,7 @@ impl Client {
                 buffer,
                 stream_conn,
             } => {
-                if status == 200 {
+                if status == 200 && !refused_in_body(response) {
                     if let ResponseBody::Sse(_) = response.body {
                         // The ping's answer comes as an SSE stream: read it like any other.
                         self.purposes.insert(
@@ -1308,7 +1319,7 @@ impl Client {
                 call,
                 refused,
             } => {
-                if (200..300).contains(&status) {
+                if (200..300).contains(&status) && !refused_in_body(response) {
                     if let ResponseBody::Sse(_) = response.body {
                         // The ping's answer comes as an SSE stream: read it like any other.
                         self.purposes.insert(
@@ -2344,3 +2355,11 @@ fn known_version(version: &str) -> Cow<'static, str> {
 }
 
 pub use faultline_verdicts::client_record::call_key;
+
+/// A 2xx whose body is the transport's refusal (a JSON-RPC error without an id): the
+/// answer of a server that refuses a dead session with 200 (`dead_session_answer:
+/// OkWithError200`). Its status says success; it is not progress, nor proof that the
+/// session lives.
+fn refused_in_body(response: &HttpResponse) -> bool {
+    (200..300).contains(&response.status) && matches!(response.body, ResponseBody::Refusal { .. })
+}

@@ -874,6 +874,7 @@ mod tests {
             ("second_standalone", "Shadow"),
             ("cursors_across_sessions", "true"),
             ("standalone_get", "Hang"),
+            ("stale_standalone", "(answer: Conflict409, for: \"2m\")"),
         ];
         let named: Vec<&str> = values.iter().map(|(n, _)| *n).collect();
         assert_eq!(named, PINNABLE_SERVER_KNOBS, "one value per pinnable knob");

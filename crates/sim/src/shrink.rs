@@ -222,7 +222,7 @@ fn fleet_knobs_set(fleet: &FleetKnobs) -> usize {
 
 /// The shrinker's knobs: the 2025 ones, then the 2026-07-28 ones (default on 2025 runs),
 /// then the migration ones (default on both).
-const KNOBS: usize = 41;
+const KNOBS: usize = 42;
 
 /// Moves knob number `k` to its default; false if it already is.
 fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
@@ -274,6 +274,7 @@ fn reset_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
         37 => set(&mut k.second_standalone, &d.second_standalone),
         38 => set(&mut k.cursors_across_sessions, &d.cursors_across_sessions),
         39 => set(&mut k.standalone_get, &d.standalone_get),
+        40 => set(&mut k.stale_standalone, &d.stale_standalone),
         // The era's two dependent knobs describe one era only (`ServerKnobs::validate`):
         // they go back with it.
         _ => {
@@ -470,6 +471,7 @@ fn map_duration(s: &mut Scenario, slot: usize, f: impl FnMut(u64) -> u64) -> usi
             | Fault::Proxy502 {
                 when,
                 lasting: down,
+                ..
             } => {
                 if let Trigger::At(t) = when {
                     v.pick(t);
@@ -614,10 +616,11 @@ fn knob_value(k: &ServerKnobs, knob: usize) -> (&'static str, String) {
             k.cursors_across_sessions.to_string(),
         ),
         39 => ("standalone_get", format!("{:?}", k.standalone_get)),
-        40 => ("era", format!("{:?}", k.era)),
-        41 => ("id_scheme", format!("{:?}", k.id_scheme)),
-        42 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
-        43 => (
+        40 => ("stale_standalone", format!("{:?}", k.stale_standalone)),
+        41 => ("era", format!("{:?}", k.era)),
+        42 => ("id_scheme", format!("{:?}", k.id_scheme)),
+        43 => ("unknown_cursor", format!("{:?}", k.unknown_cursor)),
+        44 => (
             "advertise_monotonic_ids",
             k.advertise_monotonic_ids.to_string(),
         ),
@@ -636,9 +639,9 @@ fn reset_any_knob(k: &mut ServerKnobs, d: &ServerKnobs, knob: usize) -> bool {
     }
     match knob {
         0..KNOBS => reset_knob(k, d, knob),
-        41 => set(&mut k.id_scheme, &d.id_scheme),
-        42 => set(&mut k.unknown_cursor, &d.unknown_cursor),
-        43 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
+        42 => set(&mut k.id_scheme, &d.id_scheme),
+        43 => set(&mut k.unknown_cursor, &d.unknown_cursor),
+        44 => set(&mut k.advertise_monotonic_ids, &d.advertise_monotonic_ids),
         _ => set(&mut k.max_sessions, &d.max_sessions),
     }
 }
@@ -723,8 +726,12 @@ pub fn describe_fault(fault: &Fault) -> String {
         Fault::IdleProxySse { cut_after } => {
             format!("an idle proxy cutting SSE responses quiet for {cut_after}")
         }
-        Fault::Proxy502 { when, lasting } => format!(
-            "a proxy answering 502 for {lasting} {}",
+        Fault::Proxy502 {
+            when,
+            lasting,
+            status,
+        } => format!(
+            "a proxy answering {status} for {lasting} {}",
             describe_trigger(when)
         ),
         Fault::StaleTask {
@@ -845,7 +852,8 @@ mod tests {
         DeadSessionAnswer, DeleteAnswer, DurationMs, Era, ErrorCodes, HandlePersistence, IdFormat,
         IdScheme, LegacyGet, LegacyProbeAnswer, OnStreamCut, PositiveDurationMs, RefusalBody,
         RestartPersistence, ResumedStreamEnd, SecondStandalone, ServerKnobs, SessionIdHeader,
-        StandaloneGet, TaskPersistence, UnknownCursor, UnknownHandle,
+        StaleStandalone, StaleStandaloneAnswer, StandaloneGet, TaskPersistence, UnknownCursor,
+        UnknownHandle,
     };
 
     use super::{ALL_KNOBS, knob_value, reset_any_knob};
@@ -906,6 +914,10 @@ mod tests {
             second_standalone: SecondStandalone::Shadow,
             cursors_across_sessions: true,
             standalone_get: StandaloneGet::Hang,
+            stale_standalone: Some(StaleStandalone {
+                answer: StaleStandaloneAnswer::Conflict409,
+                lasting: ms(12).expect("positive"),
+            }),
         }
     }
 
@@ -993,6 +1005,7 @@ mod tests {
             Fault::Proxy502 {
                 when: at(),
                 lasting: DurationMs(1_000),
+                status: 404,
             },
             Fault::IdleProxySse {
                 cut_after: DurationMs(1_000),

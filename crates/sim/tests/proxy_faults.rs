@@ -146,3 +146,42 @@ fn an_idle_proxy_with_no_timeout_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn a_proxy_answering_404_reads_as_a_dead_session_and_the_server_never_sees_it() {
+    let window = r#"Proxy502(when: At("70s"), lasting: "100ms", status: 404)"#;
+    let s = scenario(&three_echoes(window));
+    let o = run(&s, s.seed, ClientModel::Naive);
+    let record = &o.result.record;
+    // The proxy's 404 reads as the session's end: the naive client retries the call a
+    // second later, when the proxy has its route back, and the call goes through.
+    assert_eq!(
+        record
+            .requests
+            .iter()
+            .filter(|r| r.status == Some(404))
+            .count(),
+        1
+    );
+    assert!(record.calls[1].completed_at_ms.is_some_and(|t| t > 70_000));
+    let ledger = &o.result.ledger;
+    assert!(
+        !ledger.answers.iter().any(|a| a.status == 404),
+        "the proxy answered, not the server"
+    );
+    // A 502 in the same window fails the call instead.
+    let s = scenario(&three_echoes(
+        r#"Proxy502(when: At("70s"), lasting: "100ms")"#,
+    ));
+    let o = run(&s, s.seed, ClientModel::Naive);
+    assert_eq!(o.result.record.calls[1].failed_at_ms, Some(70_000));
+}
+
+#[test]
+fn a_proxy_status_that_is_not_an_error_is_refused_with_its_place() {
+    let text = three_echoes(r#"Proxy502(when: At("70s"), lasting: "1s", status: 200)"#);
+    let err = faultline_sim::Scenario::parse(&text, "t.ron").expect_err("refused");
+    let said = err.to_string();
+    assert!(said.contains("status: 200 is not an error"), "{said}");
+    assert!(said.contains("t.ron:"), "the file and the line: {said}");
+}

@@ -210,3 +210,138 @@ fn a_dead_session_answered_401_is_re_initialized_only_by_the_client_that_checks(
         );
     }
 }
+
+/// A session that idles out at 1 min, answered dead with `answer`, and three calls after
+/// it: the naive client keeps the dead id; the guarded one settles the odd status with a
+/// ping, is refused again, and starts a new session.
+fn dead_answered(answer: &str) -> String {
+    format!(
+        r#"Scenario(
+    name: "dead_other",
+    summary: "inline",
+    seed: 3,
+    server: (session_idle_ttl: Some("1m"), dead_session_answer: {answer}),
+    client: (model: Naive, standalone_stream: false),
+    workload: [
+        CallTool(at: "0s", tool: Echo(text: "hi")),
+        CallTool(at: "5m", tool: Echo(text: "hi")),
+        CallTool(at: "6m", tool: Echo(text: "hi")),
+        CallTool(at: "7m", tool: Echo(text: "hi")),
+    ],
+    faults: [],
+)"#
+    )
+}
+
+#[test]
+fn a_dead_session_answered_409_429_503_or_200_is_refused_without_recovery_unless_checked() {
+    for (answer, status) in [
+        ("Conflict409", 409),
+        ("TooManyRequests429", 429),
+        ("Unavailable503", 503),
+        ("OkWithError200", 200),
+    ] {
+        let naive = outcome(&dead_answered(answer), ClientModel::Naive);
+        assert_eq!(naive.result.ledger.sessions.len(), 1, "{answer}");
+        assert!(
+            naive.has(VerdictKind::RefusedWithoutRecovery),
+            "{answer}: {:?}",
+            kinds(&naive)
+        );
+        let calls = &naive.result.record.calls;
+        assert!(
+            calls[1..].iter().all(|c| c.failed_at_ms.is_some()),
+            "{answer}"
+        );
+        assert!(
+            naive
+                .result
+                .ledger
+                .answers
+                .iter()
+                .any(|a| a.status == status && a.session_sent.is_some()),
+            "{answer}"
+        );
+        let guarded = outcome(&dead_answered(answer), ClientModel::Guarded);
+        // Each call comes after the session's idle minute: each finds it dead.
+        assert_eq!(
+            guarded.result.ledger.sessions.len(),
+            4,
+            "{answer}: the guarded client pings, is refused again, and starts anew"
+        );
+        assert!(
+            !guarded.has(VerdictKind::RefusedWithoutRecovery),
+            "{answer}: {:?}",
+            kinds(&guarded)
+        );
+        assert!(
+            guarded.result.record.calls[1..]
+                .iter()
+                .all(|c| c.completed_at_ms.is_some()),
+            "{answer}: re-issued in the new session"
+        );
+    }
+}
+
+/// A standalone stream cut by a drop at 5 min; the server takes `stale` to notice.
+fn stale_get(stale: &str) -> String {
+    format!(
+        r#"Scenario(
+    name: "stale_standalone",
+    summary: "inline",
+    seed: 26,
+    horizon: Some("1h"),
+    server: (stale_standalone: {stale}),
+    client: (model: Naive, standalone_stream: true),
+    workload: [
+        CallTool(at: "0s", tool: Echo(text: "hi")),
+        Notify(from: "10m", every: "1m", count: 3),
+    ],
+    faults: [Drop(when: At("5m"), mode: Reset, stream: Standalone, away: None)],
+)"#
+    )
+}
+
+#[test]
+fn a_standalone_get_refused_while_the_server_holds_the_dropped_one() {
+    for (stale, status) in [
+        (r#"Some((answer: Conflict409, for: "120s"))"#, 409),
+        (r#"Some((answer: BadRequest400, for: "120s"))"#, 400),
+    ] {
+        for client in [ClientModel::Naive, ClientModel::Guarded] {
+            let o = outcome(&stale_get(stale), client);
+            let refused = o
+                .result
+                .ledger
+                .answers
+                .iter()
+                .filter(|a| a.status == status && a.rpc_method.is_none())
+                .count();
+            // The naive client reconnects the GET in the same session and meets the
+            // stale stream; the guarded one cannot resume a stream with no id and starts
+            // a new session, whose first GET nothing stands in the way of.
+            assert_eq!(
+                refused >= 1,
+                client == ClientModel::Naive,
+                "{client:?} {stale}: {:?} {:?}",
+                kinds(&o),
+                o.result
+                    .ledger
+                    .answers
+                    .iter()
+                    .map(|a| (a.at_ms, a.method, a.status))
+                    .collect::<Vec<_>>()
+            );
+            let fresh = outcome(&stale_get("None"), client);
+            assert!(
+                !fresh
+                    .result
+                    .ledger
+                    .answers
+                    .iter()
+                    .any(|a| a.status == status),
+                "{client:?}: without the knob the reconnect is served"
+            );
+        }
+    }
+}

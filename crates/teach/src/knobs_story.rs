@@ -6,7 +6,8 @@
 //! naming each knob as it is spelled in the scenario file so a reader can go and change it.
 
 use faultline_model::{
-    DeadSessionAnswer, IdScheme, RestartPersistence, ServerKnobs, UnknownCursor,
+    DeadSessionAnswer, IdScheme, RestartPersistence, ServerKnobs, StaleStandaloneAnswer,
+    UnknownCursor,
 };
 
 fn dur(ms: Option<u64>) -> String {
@@ -99,6 +100,20 @@ pub fn trap(k: &ServerKnobs, restarts: bool) -> Vec<String> {
         DeadSessionAnswer::Gone => out.push("A dead session gets 410 Gone (`dead_session_answer: Gone`).".into()),
         DeadSessionAnswer::BadRequest => out.push("A dead session gets 400, not 404 (`dead_session_answer: BadRequest`): clients that re-initialize only on 404 never do.".into()),
         DeadSessionAnswer::Unauthorized401 => out.push("A dead session gets 401, not 404 (`dead_session_answer: Unauthorized401`): clients read it as lost credentials and never re-initialize.".into()),
+        DeadSessionAnswer::Conflict409 => out.push("A dead session gets 409 Conflict, not 404 (`dead_session_answer: Conflict409`): clients read it as a clash of their own and send the dead session again.".into()),
+        DeadSessionAnswer::TooManyRequests429 => out.push("A dead session gets 429 Too Many Requests, not 404 (`dead_session_answer: TooManyRequests429`): clients back off and send the dead session again.".into()),
+        DeadSessionAnswer::Unavailable503 => out.push("A dead session gets 503 Service Unavailable, not 404 (`dead_session_answer: Unavailable503`): clients read it as an outage and retry the dead session.".into()),
+        DeadSessionAnswer::OkWithError200 => out.push("A dead session gets 200 with a JSON-RPC error as its body (`dead_session_answer: OkWithError200`): nothing at the HTTP level says the session is gone, and the error reaches the application as the call's own.".into()),
+    }
+    if let Some(stale) = k.stale_standalone {
+        let status = match stale.answer {
+            StaleStandaloneAnswer::Conflict409 => "409",
+            StaleStandaloneAnswer::BadRequest400 => "400",
+        };
+        out.push(format!(
+            "The server notices a dropped standalone GET only {} later (`stale_standalone`): until then a new standalone GET of the session gets {status}, as a second stream would.",
+            stale.lasting
+        ));
     }
     if let Some(gc) = k.gc_interval {
         out.push(format!(

@@ -194,9 +194,14 @@ pub fn live_faults(faults: Vec<Fault>) -> Vec<Fault> {
             Fault::PurgeTasks { when } => Some(Fault::PurgeTasks {
                 when: trigger(when),
             }),
-            Fault::Proxy502 { when, lasting } => Some(Fault::Proxy502 {
+            Fault::Proxy502 {
+                when,
+                lasting,
+                status,
+            } => Some(Fault::Proxy502 {
                 when: trigger(when),
                 lasting,
+                status,
             }),
             // The 2026-07-28 faults: the live server plays them as it plays the others.
             Fault::CutCall { at, away, .. } => Some(Fault::CutCall { call: 0, at, away }),

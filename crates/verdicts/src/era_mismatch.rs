@@ -274,6 +274,7 @@ mod judged_tests {
             session_sent_len: None,
             route: None,
             list_version: None,
+            dead_session: false,
         }
     }
 

@@ -321,6 +321,7 @@ mod judged_tests {
             session_sent_len: None,
             route: None,
             list_version,
+            dead_session: false,
         }
     }
 

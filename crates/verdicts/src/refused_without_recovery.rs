@@ -11,7 +11,8 @@
 //! <https://github.com/DAWNCR0W/affine-mcp-server/issues/301>).
 //!
 //! **The rule**, read from the server's ledger alone, so that a simulated client and a
-//! real one are judged alike: a *refusal* is a 4xx answer to a request that named a
+//! real one are judged alike: a *refusal* is a 4xx answer (or an answer the ledger marks
+//! `dead_session`: a 200 with an error body, a 503) to a request that named a
 //! session the server no longer held alive (it died before the answer: expiry, restart,
 //! `DELETE`); a misrouted live session is not one (that is `misrouted_session`). A session
 //! that served the client (a request naming it answered with success), then at least
@@ -25,7 +26,7 @@
 
 use std::collections::BTreeMap;
 
-use faultline_model::{HttpMethod, Ledger};
+use faultline_model::{AnswerEntry, HttpMethod, Ledger};
 use serde::Serialize;
 
 use crate::dead_session::Misrouted;
@@ -98,10 +99,7 @@ pub fn refused_without_recovery(ledger: &Ledger) -> Vec<Refusals> {
         let Some(&died_at_ms) = died.get(session) else {
             continue;
         };
-        if !(400..500).contains(&answer.status)
-            || answer.at_ms < died_at_ms
-            || misrouted.contains(answer.conn.0)
-        {
+        if !refusal(answer) || answer.at_ms < died_at_ms || misrouted.contains(answer.conn.0) {
             continue;
         }
         let request = request_label(answer);
@@ -143,13 +141,24 @@ pub fn refused_without_recovery(ledger: &Ledger) -> Vec<Refusals> {
     out
 }
 
+/// A refusal by its status (a 4xx), or by the server's word where the status does not
+/// say it (a dead session answered 200 with an error body, or 503: the ledger marks them).
+fn refusal(answer: &AnswerEntry) -> bool {
+    (400..500).contains(&answer.status) || answer.dead_session
+}
+
+/// An answer that served the client: a 2xx that is not a dead session's refusal.
+fn success(answer: &AnswerEntry) -> bool {
+    (200..300).contains(&answer.status) && !answer.dead_session
+}
+
 /// The session worked before the answer at `first`: a request naming it was answered
 /// with success (a session refused from its first request never served the client, and
 /// its refusals are the environment's, not a client habit's).
 fn worked(ledger: &Ledger, session: &str, first: usize) -> bool {
     ledger.answers[..first]
         .iter()
-        .any(|a| (200..300).contains(&a.status) && a.session_sent.as_deref() == Some(session))
+        .any(|a| success(a) && a.session_sent.as_deref() == Some(session))
 }
 
 /// The client worked again after the answer at `first`: a POST that did not name the dead
@@ -157,9 +166,7 @@ fn worked(ledger: &Ledger, session: &str, first: usize) -> bool {
 /// was answered with success.
 fn recovered(ledger: &Ledger, session: &str, first: usize) -> bool {
     ledger.answers[first..].iter().any(|a| {
-        a.method == HttpMethod::Post
-            && (200..300).contains(&a.status)
-            && a.session_sent.as_deref() != Some(session)
+        a.method == HttpMethod::Post && success(a) && a.session_sent.as_deref() != Some(session)
     })
 }
 
@@ -193,6 +200,7 @@ mod tests {
             session_sent_len: None,
             route: None,
             list_version: None,
+            dead_session: false,
         }
     }
 

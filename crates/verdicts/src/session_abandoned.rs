@@ -154,6 +154,7 @@ mod tests {
             session_sent_len: None,
             route: None,
             list_version: None,
+            dead_session: false,
         }
     }
 

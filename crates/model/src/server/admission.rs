@@ -67,6 +67,9 @@ pub(super) enum Rejection {
     StandaloneBadRequest,
     /// The standalone GET, under `standalone_get: NotFound404` (no route for GET).
     StandaloneNoRoute,
+    /// A standalone GET soon after the session's last one dropped, under
+    /// `stale_standalone: (answer: BadRequest400, ..)`.
+    StandaloneStale400,
     /// A cursor the log cannot honour, under `unknown_cursor: BadRequest`.
     CursorBadRequest,
     /// A cursor the log cannot honour, under `unknown_cursor: NotFound`.
@@ -86,6 +89,15 @@ pub(super) enum Rejection {
 }
 
 impl Rejection {
+    /// Whether this is the refusal of a dead, unknown or elsewhere-held session: the
+    /// one whose status is the `dead_session_answer` knob's.
+    fn names_dead_session(self) -> bool {
+        matches!(
+            self,
+            Rejection::SessionExpired | Rejection::SessionUnknown | Rejection::SessionElsewhere(_)
+        )
+    }
+
     /// What the client is told: HTTP status, JSON-RPC error code, message. The status for a
     /// dead or unknown session is the `dead_session_answer` knob's.
     pub(super) fn answer(self, dead: DeadSessionAnswer) -> (u16, i64, Cow<'static, str>) {
@@ -164,6 +176,13 @@ impl Rejection {
                 "Bad Request: No valid session ID provided",
             ),
             StandaloneNoRoute => (404, INVALID_REQUEST, "Not Found"),
+            // render-mcp-server's words
+            // (<https://github.com/render-oss/render-mcp-server/issues/26>).
+            StandaloneStale400 => (
+                400,
+                INVALID_REQUEST,
+                "Session registration failed: session already exists",
+            ),
             CursorBadRequest => (
                 400,
                 INVALID_REQUEST,
@@ -223,8 +242,12 @@ impl Server {
         }
         let (status, code, message) = why.answer(self.knobs.dead_session_answer);
         let code = self.knobs_error_code(why, status, code);
-        let text =
-            self.knobs.refusal_body == RefusalBody::Text || why == Rejection::CursorServerError;
+        // A 200 that refuses a dead session is a JSON-RPC error whatever `refusal_body`
+        // says: that is what `OkWithError200` describes.
+        let ok_with_error = why.names_dead_session()
+            && self.knobs.dead_session_answer == DeadSessionAnswer::OkWithError200;
+        let text = (self.knobs.refusal_body == RefusalBody::Text && !ok_with_error)
+            || why == Rejection::CursorServerError;
         let body = match text {
             false => ResponseBody::Refusal { code, message },
             true => ResponseBody::Text(message.into_owned()),
@@ -237,6 +260,12 @@ impl Server {
             response.allow = Some(ALLOWED_METHODS);
         }
         self.respond(conn, request, rpc, response, out);
+        if why.names_dead_session()
+            && !self.knobs.dead_session_answer.status_says_refused()
+            && let Some(answer) = self.ledger.answers.last_mut()
+        {
+            answer.dead_session = true;
+        }
         status
     }
 
@@ -246,9 +275,7 @@ impl Server {
     fn knobs_error_code(&self, why: Rejection, status: u16, code: i64) -> i64 {
         let codes = self.knobs.error_codes;
         match why {
-            Rejection::SessionExpired
-            | Rejection::SessionUnknown
-            | Rejection::SessionElsewhere(_) => codes.session_not_found,
+            _ if why.names_dead_session() => codes.session_not_found,
             _ if code == INVALID_REQUEST && matches!(status, 400 | 405 | 406 | 409) => {
                 codes.invalid_request
             }

@@ -4,11 +4,12 @@
 //! second); with a cursor it is a resumption and goes to [`super::resumption`]. Whether GET
 //! asks the session store at all is a knob, because real servers differ on it, and so is
 //! what a GET that passed every check gets instead of the stream (`standalone_get`: a
-//! 400, a 404, or no answer at all).
+//! 400, a 404, or no answer at all), and whether a new standalone GET soon after the
+//! last one dropped is refused as a second stream (`stale_standalone`).
 
 use crate::http::{HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, SessionKey, StreamId};
-use crate::knobs::{SecondStandalone, StandaloneGet};
+use crate::knobs::{SecondStandalone, StaleStandaloneAnswer, StandaloneGet};
 use crate::ledger::{HangCause, StreamKind};
 
 use super::Server;
@@ -73,6 +74,10 @@ impl Server {
                     }
                 }
                 let current = self.sessions.get(key).and_then(|s| s.standalone);
+                if let Some(why) = current.and_then(|s| self.stale_refusal(s)) {
+                    self.reject(conn, &request, None, why, out);
+                    return;
+                }
                 if current.is_some_and(|s| self.log.get(s).is_some_and(|l| l.attached.is_some())) {
                     match self.knobs.second_standalone {
                         SecondStandalone::Conflict409 => {
@@ -85,6 +90,19 @@ impl Server {
                 self.open_standalone(conn, &request, key, out);
             }
         }
+    }
+
+    /// The refusal a new standalone GET gets because the session's standalone stream
+    /// `current` dropped less than `stale_standalone`'s `for` ago (the server has not
+    /// noticed yet), if it does.
+    fn stale_refusal(&self, current: StreamId) -> Option<Rejection> {
+        let stale = self.knobs.stale_standalone?;
+        let log = self.log.get(current)?;
+        let dropped = log.detached_ms.filter(|_| log.attached.is_none())?;
+        (self.now_ms < dropped.saturating_add(stale.lasting.ms())).then_some(match stale.answer {
+            StaleStandaloneAnswer::Conflict409 => Rejection::StandaloneConflict,
+            StaleStandaloneAnswer::BadRequest400 => Rejection::StandaloneStale400,
+        })
     }
 
     /// Opens a new standalone stream on `conn`: the one server notifications go to.

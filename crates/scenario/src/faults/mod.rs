@@ -179,8 +179,11 @@ pub(crate) fn action_of(fault: &Fault) -> Arc<dyn FaultAction> {
         Fault::IdleProxySse { cut_after } => Arc::new(idle_proxy_sse::IdleProxySse {
             cut_after_ms: cut_after.ms(),
         }),
-        Fault::Proxy502 { lasting, .. } => Arc::new(proxy_502::Proxy502 {
+        Fault::Proxy502 {
+            lasting, status, ..
+        } => Arc::new(proxy_502::Proxy502 {
             lasting_ms: lasting.ms(),
+            status: *status,
         }),
         Fault::RollEra { to, .. } => Arc::new(roll_era::RollEra { to: *to }),
     }
