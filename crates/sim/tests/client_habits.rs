@@ -25,6 +25,19 @@ fn answered_at(o: &RunOutcome, what: &str) -> Vec<u64> {
         .collect()
 }
 
+/// The text of the bundled scenario at `path` (from the repository root).
+fn bundled(path: &str) -> String {
+    let file = format!("{}/../../{path}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+/// `text` with `habits` set on its client, run with the naive client.
+fn naive_with(text: &str, habits: &str) -> RunOutcome {
+    let changed = text.replace("client: (", &format!("client: (habits: ({habits}), "));
+    assert_ne!(changed, text, "the scenario has a client block");
+    naive(&changed)
+}
+
 /// A session that expires between two calls, answered `dead` when dead.
 fn expiring(dead: &str, habits: &str) -> String {
     format!(
@@ -231,15 +244,9 @@ fn a_fatal_get_failure_closes_the_client() {
 
 #[test]
 fn dedup_off_applies_what_the_naive_client_skips() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/behavior_a.ron"
-    ))
-    .unwrap();
+    let text = bundled("scenarios/behavior_a.ron");
     assert!(!naive(&text).result.record.skipped.is_empty());
-    let off = text.replace("client: (", "client: (habits: (dedup: Off), ");
-    assert_ne!(off, text);
-    let off = naive(&off);
+    let off = naive_with(&text, "dedup: Off");
     assert!(off.result.record.skipped.is_empty());
 }
 
@@ -269,16 +276,8 @@ fn an_ignored_list_changed_never_lists_again() {
 
 #[test]
 fn a_rewound_cursor_replays_what_the_dropped_resumption_brought() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/grade/drop_twice.ron"
-    ))
-    .unwrap();
-    let with = |habits: &str| {
-        let changed = text.replace("client: (", &format!("client: (habits: ({habits}), "));
-        assert_ne!(changed, text);
-        naive(&changed)
-    };
+    let text = bundled("scenarios/grade/drop_twice.ron");
+    let with = |habits: &str| naive_with(&text, habits);
     let cursors = |o: &RunOutcome| -> Vec<u64> {
         o.result
             .ledger
@@ -309,15 +308,9 @@ fn a_rewound_cursor_replays_what_the_dropped_resumption_brought() {
 
 #[test]
 fn kept_cookies_keep_the_client_on_its_replica() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/field/sticky_cookie_dropped.ron"
-    ))
-    .unwrap();
+    let text = bundled("scenarios/field/sticky_cookie_dropped.ron");
     assert!(naive(&text).has(VerdictKind::MisroutedSession));
-    let kept = text.replace("client: (", "client: (habits: (cookies: Kept), ");
-    assert_ne!(kept, text);
-    let kept = naive(&kept);
+    let kept = naive_with(&text, "cookies: Kept");
     assert!(
         !kept.has(VerdictKind::MisroutedSession),
         "{:?}",
@@ -328,17 +321,11 @@ fn kept_cookies_keep_the_client_on_its_replica() {
 
 #[test]
 fn an_sdk_client_speaks_2025_whatever_the_scenario_client_would_probe() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/field/rolling_era_rollback.ron"
-    ))
-    .unwrap();
+    let text = bundled("scenarios/field/rolling_era_rollback.ron");
     let probing = naive(&text);
     assert!(probing.has(VerdictKind::EraMismatch));
     assert!(!answered_at(&probing, "server/discover").is_empty());
-    let ts = text.replace("client: (", "client: (habits: (like: TypeScript1), ");
-    assert_ne!(ts, text);
-    let ts = naive(&ts);
+    let ts = naive_with(&text, "like: TypeScript1");
     assert!(
         answered_at(&ts, "server/discover").is_empty(),
         "it never probes"
@@ -470,16 +457,8 @@ fn a_run_whose_later_call_was_never_made_is_untested_not_clean() {
 
 #[test]
 fn a_result_checked_against_a_listed_schema_fails_when_the_list_does() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/field/replicas_round_robin.ron"
-    ))
-    .unwrap();
-    let with = |habits: &str| {
-        let changed = text.replace("client: (", &format!("client: (habits: ({habits}), "));
-        assert_ne!(changed, text);
-        naive(&changed)
-    };
+    let text = bundled("scenarios/field/replicas_round_robin.ron");
+    let with = |habits: &str| naive_with(&text, habits);
     let as_is = with("reconnect: GiveUpAfter(0)");
     assert!(as_is.result.record.calls[0].completed_at_ms.is_some());
     assert!(answered_at(&as_is, "tools/list").is_empty());
