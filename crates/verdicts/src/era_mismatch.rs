@@ -257,24 +257,15 @@ pub(crate) fn verdicts(ledger: &Ledger, words: Words, out: &mut Vec<Verdict>) {
 #[cfg(test)]
 mod judged_tests {
     use faultline_model::Era;
-    use faultline_model::{AnswerEntry, EraChange, HttpMethod};
+    use faultline_model::{AnswerEntry, EraChange};
 
     use super::*;
     use faultline_model::{ConnId, EraAnswer, EraAnswerKind, RequestEra};
 
     fn answer(conn: u64, at_ms: u64, rpc: &str, status: u16) -> AnswerEntry {
         AnswerEntry {
-            conn: ConnId(conn),
-            at_ms,
-            method: HttpMethod::Post,
             rpc_method: Some(rpc.into()),
-            session_sent: None,
-            status,
-            rpc_method_len: None,
-            session_sent_len: None,
-            route: None,
-            list_version: None,
-            dead_session: false,
+            ..crate::test_answer::answer(conn, at_ms, status)
         }
     }
 

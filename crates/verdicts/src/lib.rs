@@ -62,6 +62,8 @@ mod retry_amplification;
 pub mod session_abandoned;
 pub mod session_requests;
 pub mod spell;
+#[cfg(test)]
+mod test_answer;
 pub mod untested;
 pub mod verdict;
 mod words;

@@ -301,8 +301,7 @@ pub(crate) fn verdicts(ledger: &Ledger, words: Words, out: &mut Vec<Verdict>) {
 #[cfg(test)]
 mod judged_tests {
     use faultline_model::{
-        AnswerEntry, HttpMethod, ListChange, ListenEntry, ListenFilter, SessionKey, StreamEntry,
-        StreamId,
+        AnswerEntry, ListChange, ListenEntry, ListenFilter, SessionKey, StreamEntry, StreamId,
     };
     use serde_json::json;
 
@@ -311,17 +310,9 @@ mod judged_tests {
 
     fn answer(conn: u64, at_ms: u64, rpc: &str, list_version: Option<u32>) -> AnswerEntry {
         AnswerEntry {
-            conn: ConnId(conn),
-            at_ms,
-            method: HttpMethod::Post,
             rpc_method: Some(rpc.into()),
-            session_sent: None,
-            status: 200,
-            rpc_method_len: None,
-            session_sent_len: None,
-            route: None,
             list_version,
-            dead_session: false,
+            ..crate::test_answer::answer(conn, at_ms, 200)
         }
     }
 

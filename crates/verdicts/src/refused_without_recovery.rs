@@ -184,23 +184,15 @@ pub(crate) fn verdicts(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict
 
 #[cfg(test)]
 mod tests {
-    use faultline_model::{AnswerEntry, ConnId, DeathCause, HttpMethod, Ledger, SessionEntry};
+    use faultline_model::{AnswerEntry, DeathCause, Ledger, SessionEntry};
 
     use super::refused_without_recovery;
 
     fn answer(conn: u64, at_ms: u64, rpc: &str, session: Option<&str>, status: u16) -> AnswerEntry {
         AnswerEntry {
-            conn: ConnId(conn),
-            at_ms,
-            method: HttpMethod::Post,
             rpc_method: Some(rpc.into()),
             session_sent: session.map(Into::into),
-            status,
-            rpc_method_len: None,
-            session_sent_len: None,
-            route: None,
-            list_version: None,
-            dead_session: false,
+            ..crate::test_answer::answer(conn, at_ms, status)
         }
     }
 

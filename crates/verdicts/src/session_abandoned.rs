@@ -121,7 +121,7 @@ pub(crate) fn verdicts(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict
 
 #[cfg(test)]
 mod tests {
-    use faultline_model::{AnswerEntry, ConnId, DeathCause, HttpMethod, Ledger, SessionEntry};
+    use faultline_model::{AnswerEntry, DeathCause, HttpMethod, Ledger, SessionEntry};
 
     use super::sessions_abandoned;
 
@@ -144,17 +144,9 @@ mod tests {
         status: u16,
     ) -> AnswerEntry {
         AnswerEntry {
-            conn: ConnId(conn),
-            at_ms,
             method,
-            rpc_method: None,
             session_sent: Some(session.into()),
-            status,
-            rpc_method_len: None,
-            session_sent_len: None,
-            route: None,
-            list_version: None,
-            dead_session: false,
+            ..crate::test_answer::answer(conn, at_ms, status)
         }
     }
 
