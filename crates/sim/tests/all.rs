@@ -21,3 +21,4 @@ mod properties;
 mod proxy_faults;
 mod rolling_deploy;
 mod server_answers;
+mod wire_ids;

@@ -141,11 +141,14 @@ impl Server {
 
     /// Whether `event` carries an `id:` on the wire at all: all a client can know of its
     /// id. (A server without an event store writes none, and its clients have no cursor.)
+    /// The rule of [`wire_event_id`](Self::wire_event_id), without spelling the id.
     pub fn spells_event_id(&self, event: EventRef) -> bool {
         match self.knobs.id_format {
-            crate::knobs::IdFormat::Number => true,
             crate::knobs::IdFormat::Hidden => false,
-            _ => self.wire_event_id(event, 0).is_some(),
+            crate::knobs::IdFormat::IndexSlashRequest => self
+                .produced_event(event)
+                .is_none_or(|p| !self.unnumbered_initialize_answer(p)),
+            _ => true,
         }
     }
 
@@ -159,25 +162,15 @@ impl Server {
         if format == crate::knobs::IdFormat::Number {
             return Some(id.to_string());
         }
-        let ledger = &self.ledger;
-        let produced = event
-            .0
-            .checked_sub(ledger.events_base)
-            .and_then(|i| ledger.events.get(i as usize));
-        let Some(produced) = produced else {
+        let Some(produced) = self.produced_event(event) else {
             return (format != crate::knobs::IdFormat::Hidden).then(|| id.to_string());
         };
-        // rmcp's `initialize` stream has no request number: its priming event is spelled
-        // `<n>` and its answer carries no id at all.
         if format == crate::knobs::IdFormat::IndexSlashRequest
-            && self
-                .log
-                .get(produced.stream)
-                .is_some_and(|l| l.answers_initialize)
+            && self.on_initialize_stream(produced)
         {
-            return matches!(produced.payload, crate::ledger::Payload::Priming)
-                .then(|| id.to_string());
+            return (!self.unnumbered_initialize_answer(produced)).then(|| id.to_string());
         }
+        let ledger = &self.ledger;
         let kind = produced
             .stream
             .0
@@ -185,6 +178,29 @@ impl Server {
             .and_then(|i| ledger.streams.get(i as usize))
             .map_or(crate::ledger::StreamKind::Request, |s| s.kind);
         crate::wire_id::render(format, id, produced, kind)
+    }
+
+    /// `event`'s ledger entry, unless the ledger window has let it go.
+    fn produced_event(&self, event: EventRef) -> Option<&crate::ledger::ProducedEvent> {
+        let ledger = &self.ledger;
+        event
+            .0
+            .checked_sub(ledger.events_base)
+            .and_then(|i| ledger.events.get(i as usize))
+    }
+
+    /// Whether `produced` went on the stream that answers `initialize`.
+    fn on_initialize_stream(&self, produced: &crate::ledger::ProducedEvent) -> bool {
+        self.log
+            .get(produced.stream)
+            .is_some_and(|l| l.answers_initialize)
+    }
+
+    /// rmcp's `initialize` stream has no request number (`IndexSlashRequest`): its priming
+    /// event is spelled `<n>` and its answer carries no id at all.
+    fn unnumbered_initialize_answer(&self, produced: &crate::ledger::ProducedEvent) -> bool {
+        self.on_initialize_stream(produced)
+            && !matches!(produced.payload, crate::ledger::Payload::Priming)
     }
 
     pub fn event_message(&self, event: EventRef) -> Option<Value> {
