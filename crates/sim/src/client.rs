@@ -2059,6 +2059,8 @@ impl Client {
             && !self.tools_listed_for_results
             && !self.calls[call].done
             && !self.calls[call].failed
+            // A list needs a session to be sent in (never held for a list not sent).
+            && self.session.is_some()
     }
 
     /// Sends the `tools/list` a held result waits on; `held`: the result's event and the
@@ -2070,9 +2072,8 @@ impl Client {
         call: usize,
         held: Option<(ConnId, WireEvent)>,
     ) {
-        let Some(session) = self.session.clone() else {
-            return;
-        };
+        // `holds_result` held the result only with a session.
+        let session = self.session.clone().unwrap_or_default();
         self.next_request_id += 1;
         let list = RpcMessage::bare_request(self.next_request_id, "tools/list");
         let request = self.post(Some(&session), list);
