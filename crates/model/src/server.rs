@@ -194,6 +194,11 @@ impl Server {
         );
     }
 
+    /// Room in the ledger for `answers` answers up front (a capacity hint, not a limit).
+    pub fn reserve_answers(&mut self, answers: usize) {
+        self.ledger.answers.reserve(answers);
+    }
+
     /// Handles one HTTP request at virtual time `now_ms`, as replica 0 (the only one of a
     /// single server).
     pub fn handle(

@@ -117,6 +117,7 @@ impl SessionStore {
         self.deadlines.insert((deadline, key));
     }
 
+    #[inline]
     pub fn next_deadline(&self) -> Option<u64> {
         self.deadlines.first().map(|(d, _)| d)
     }

@@ -48,15 +48,40 @@ pub struct Armed {
 }
 
 impl Armed {
-    /// Events the scenario will have the server produce, at least (its notifications),
+    /// Events the scenario will have the server produce, at least (its notifications and
+    /// its calls' job output),
     /// capped: a capacity hint so that a long run's ledger and records are allocated once
     /// rather than regrown and copied a dozen times. Never a limit.
     pub fn events_hint(&self) -> usize {
         const CAP: u64 = 1 << 16;
-        self.notifies
+        // Each call's job writes a progress event a step and its result (a priming event
+        // before them on a priming server): a call re-issued writes them again, so this
+        // stays a floor.
+        let job_output = |call: &ArmedCall| match &call.tool {
+            Tool::Echo { .. } => 2,
+            Tool::LongJob { steps, .. } => steps.lo.saturating_add(2),
+            Tool::PlaceOrder { steps, .. } => u64::from(*steps).saturating_add(2),
+        };
+        let notifications = self
+            .notifies
             .iter()
-            .fold(0u64, |n, plan| n.saturating_add(plan.count))
+            .fold(0u64, |n, plan| n.saturating_add(plan.count));
+        self.calls
+            .iter()
+            .fold(notifications, |n, call| n.saturating_add(job_output(call)))
             .min(CAP) as usize
+    }
+
+    /// Requests the modelled client will send, at least: the handshake (`initialize`,
+    /// `notifications/initialized`, the standalone GET) and, per call, the call and a
+    /// resumption. A capacity hint like [`events_hint`](Self::events_hint) (a seed's
+    /// ledger answers and client record otherwise grow three or four times), never a limit.
+    pub fn requests_hint(&self) -> usize {
+        self.calls
+            .len()
+            .saturating_mul(2)
+            .saturating_add(4)
+            .min(1 << 12)
     }
 }
 
@@ -205,7 +230,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_events_hint_counts_notifications_and_is_capped() {
+    fn the_events_hint_counts_notifications_and_job_output_and_is_capped() {
         let mut armed = Armed {
             server_seed: 0,
             client_start_ms: 0,
@@ -225,6 +250,16 @@ mod tests {
         };
         armed.notifies = vec![plan(4_000), plan(473)];
         assert_eq!(armed.events_hint(), 4_473);
+        // A long job's 81 progress events, its result and a priming event.
+        armed.calls.push(ArmedCall {
+            at_ms: 0,
+            tool: Tool::LongJob {
+                steps: crate::pick::PickCount::fixed(81),
+                interval: DurationMs::from_mins(1),
+            },
+            progress: true,
+        });
+        assert_eq!(armed.events_hint(), 4_473 + 83);
         armed.notifies.push(plan(u64::MAX));
         assert_eq!(armed.events_hint(), 1 << 16);
     }

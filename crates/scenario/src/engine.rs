@@ -138,6 +138,7 @@ impl Engine {
     pub fn new(knobs: ServerKnobs, armed: &Armed) -> Engine {
         let mut server = Server::new(knobs, armed.server_seed).with_fleet(armed.fleet);
         server.reserve_events(armed.events_hint());
+        server.reserve_answers(armed.requests_hint());
         let mut engine = Engine::bare(server, CallTracker::new(&armed.calls));
         if armed.fleet.is_multi() {
             engine.balancer = Some(Balancer::new(&armed.fleet, armed.balancer_seed));
@@ -284,6 +285,7 @@ impl Engine {
     /// [`next_due`](Engine::next_due) without the event log's TTL expiry, which has no
     /// effect a driver can see and runs, in its order, whenever the engine next moves (see
     /// [`Server::next_visible_due`]). The simulator steps on this.
+    #[inline]
     pub fn next_visible_due(&self) -> Option<u64> {
         let script = self.queue.peek().map(|&Reverse((t, _, _))| t);
         let due = match (self.server.next_visible_due(), script) {

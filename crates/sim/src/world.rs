@@ -80,6 +80,7 @@ impl<L: Link> World<L> {
         let cfg = &scenario.client;
         let mut client = ClientSide::of(cfg, policy);
         client.record_mut().applied.reserve(armed.events_hint());
+        client.record_mut().requests.reserve(armed.requests_hint());
         let mut scheduler = Scheduler::new();
         let mut io = ClientIo::default();
         client.schedule_start(&mut io, armed.client_start_ms);

@@ -45,6 +45,7 @@ impl Server {
     ///
     /// Like [`next_due_this_turn`](Server::next_due_this_turn), job steps wait once the
     /// turn's step budget is spent.
+    #[inline]
     pub fn next_visible_due(&self) -> Option<u64> {
         let job = match self.turn_steps_left {
             Some(0) => None,
@@ -69,6 +70,7 @@ impl Server {
     /// spent (see [`crate::Limits::job_steps_per_turn`]), job steps wait for the next
     /// turn and only expiry is due. Drivers that loop "while something is due" within one
     /// turn ask this, so that they stop when the budget does.
+    #[inline]
     pub fn next_due_this_turn(&self) -> Option<u64> {
         if self.turn_steps_left != Some(0) {
             return self.next_due();

@@ -142,6 +142,7 @@ impl Server {
     /// Whether `event` carries an `id:` on the wire at all: all a client can know of its
     /// id. (A server without an event store writes none, and its clients have no cursor.)
     /// The rule of [`wire_event_id`](Self::wire_event_id), without spelling the id.
+    #[inline]
     pub fn spells_event_id(&self, event: EventRef) -> bool {
         match self.knobs.id_format {
             crate::knobs::IdFormat::Hidden => false,

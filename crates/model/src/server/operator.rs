@@ -109,6 +109,7 @@ impl Server {
     /// [`notify`](Server::notify) for the session the ledger knows as `key`: what a driver
     /// that already holds the key calls (the engine, once per scripted notification),
     /// sparing a copy and a lookup of the wire id. Wire ids are unique, so the two agree.
+    #[inline]
     pub fn notify_key(&mut self, key: SessionKey, now_ms: u64, out: &mut Vec<Output>) -> bool {
         self.advance(now_ms, out);
         self.produce_notification(key, out)
