@@ -161,6 +161,7 @@ impl EventLog {
     }
 
     /// Appends an event, evicting the oldest beyond `capacity`.
+    #[cfg(test)]
     pub fn append(
         &mut self,
         stream: StreamId,
@@ -168,9 +169,21 @@ impl EventLog {
         capacity: Option<u32>,
         ttl_ms: Option<u64>,
     ) {
-        let Some(log) = self.streams.get_mut(&stream) else {
-            return;
-        };
+        self.produce(stream, capacity, ttl_ms, |_| (logged, ()));
+    }
+
+    /// [`append`](Self::append) of the event `build` makes from the stream's log (which it
+    /// may update: its numbering), with one lookup of the stream; `None`, and nothing
+    /// built, when the log does not hold it. What `build` returns besides is handed back.
+    pub fn produce<R>(
+        &mut self,
+        stream: StreamId,
+        capacity: Option<u32>,
+        ttl_ms: Option<u64>,
+        build: impl FnOnce(&mut StreamLog) -> (LoggedEvent, R),
+    ) -> Option<R> {
+        let log = self.streams.get_mut(&stream)?;
+        let (logged, made) = build(log);
         log.retained.push_back(logged);
         let mut evicted = 0;
         if let Some(cap) = capacity {
@@ -189,6 +202,7 @@ impl EventLog {
                 self.compact_if_mostly_stale();
             }
         }
+        Some(made)
     }
 
     /// The earliest time an event expires by TTL.

@@ -122,8 +122,13 @@ impl Server {
         let seq = session.notifications;
         session.notifications += 1;
         // Buffered on a detached stream if nobody has opened (or resumed) one in this
-        // generation, for whoever resumes it.
-        let stream = self.standalone_stream(key);
+        // generation, for whoever resumes it. (The session's current one read from this
+        // lookup: a notification is the cascade's inner loop.)
+        let current = session.standalone;
+        let stream = match current.filter(|&s| self.log.get(s).is_some()) {
+            Some(stream) => stream,
+            None => self.standalone_stream(key),
+        };
         self.emit(stream, Payload::Notification { seq }, out);
         true
     }

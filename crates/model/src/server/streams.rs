@@ -99,33 +99,45 @@ impl Server {
         // cannot be resumed).
         let listen = self.modern.is_listen(stream);
         let wire_id = !listen && !self.modern.is_request_stream(stream);
-        let log = self
-            .log
-            .get_mut(stream)
-            .expect("emit on a stream the log holds");
-        let session = log.session;
-        // One lookup of the session serves the generation and the counter.
-        let mut live = self.sessions.get_mut(session);
-        // Events belong to the session's current incarnation, whichever stream carries them.
-        let generation = live.as_ref().map_or(log.generation, |s| s.generation);
-        let id = match (scheme, live.as_mut()) {
-            (IdScheme::Constant, _) => 1,
-            (IdScheme::SessionMonotonic | IdScheme::PerGeneration, Some(s)) => {
-                s.counter += 1;
-                s.counter
-            }
-            _ => {
-                log.local_counter += 1;
-                log.local_counter
-            }
-        };
-        log.produced += 1;
-        log.first_id.get_or_insert(id);
-        log.last_id = Some(id);
-        let ordinal = log.produced;
-        let mut attached = log.attached;
-        let (home, kind) = (log.home, log.kind);
         let event = self.ledger.next_event();
+        let sessions = &mut self.sessions;
+        // One lookup of the stream's log serves the numbering and the logging.
+        let produced = self.log.produce(
+            stream,
+            self.knobs.event_log_capacity,
+            self.knobs.event_log_ttl.map(|t| t.ms()),
+            |log| {
+                let session = log.session;
+                // One lookup of the session serves the generation and the counter.
+                let mut live = sessions.get_mut(session);
+                // Events belong to the session's current incarnation, whichever stream
+                // carries them.
+                let generation = live.as_ref().map_or(log.generation, |s| s.generation);
+                let id = match (scheme, live.as_mut()) {
+                    (IdScheme::Constant, _) => 1,
+                    (IdScheme::SessionMonotonic | IdScheme::PerGeneration, Some(s)) => {
+                        s.counter += 1;
+                        s.counter
+                    }
+                    _ => {
+                        log.local_counter += 1;
+                        log.local_counter
+                    }
+                };
+                log.produced += 1;
+                log.first_id.get_or_insert(id);
+                log.last_id = Some(id);
+                let logged = LoggedEvent {
+                    id,
+                    at_ms: now,
+                    event,
+                };
+                let seen = (id, session, generation, log.produced, log.attached);
+                (logged, (seen, log.home, log.kind))
+            },
+        );
+        let ((id, session, generation, ordinal, mut attached), home, kind) =
+            produced.expect("emit on a stream the log holds");
         self.ledger.events.push(ProducedEvent {
             id,
             stream,
@@ -135,16 +147,6 @@ impl Server {
             at_ms: now,
             payload,
         });
-        self.log.append(
-            stream,
-            LoggedEvent {
-                id,
-                at_ms: now,
-                event,
-            },
-            self.knobs.event_log_capacity,
-            self.knobs.event_log_ttl.map(|t| t.ms()),
-        );
         // In a fleet the listener may sit on a replica the publication never reaches (a
         // priming event is written by the replica answering the GET itself).
         if self.multi
