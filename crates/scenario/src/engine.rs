@@ -103,7 +103,9 @@ struct EngineFault {
 /// The server model with a scenario's server-side half armed on it.
 #[derive(Debug)]
 pub struct Engine {
-    server: Server,
+    /// Boxed: the model is a few kilobytes, and an engine is moved into its link and its
+    /// world at the start of every run (a copy each, per explored seed).
+    server: Box<Server>,
     calls: CallTracker,
     notifies: Vec<ArmedNotify>,
     /// Other clients of the fleet played on the model, and their sessions once admitted.
@@ -203,7 +205,7 @@ impl Engine {
     /// The one initialisation both constructors share: nothing scheduled, nothing watched.
     fn bare(server: Server, calls: CallTracker) -> Engine {
         Engine {
-            server,
+            server: Box::new(server),
             calls,
             notifies: Vec::new(),
             tenants: Vec::new(),
