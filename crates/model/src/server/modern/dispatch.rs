@@ -72,6 +72,10 @@ impl Server {
             self.respond(conn, request, rpc, HttpResponse::empty(202), out);
             return;
         };
+        // The 2026-07-28 readers take the params as JSON (borrowed: a modelled 2026-07-28
+        // client's are JSON already).
+        let params = params.as_json();
+        let params: &Value = &params;
         let answer = self
             .modern_answer(conn, request, id, method, params)
             .and_then(|answer| self.within_step_budget(answer));
