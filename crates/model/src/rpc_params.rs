@@ -9,6 +9,13 @@
 //! are asked for ([`RpcParams::to_value`]: the live edge, the trace), the very value the
 //! maps were, member for member.
 //!
+//! A modelled 2026-07-28 client sends the same `_meta` with every request (the protocol
+//! version, its capabilities, who it is, and now and then a progress token), built as
+//! three maps per request and read back by the model's `read_meta`: about a ninth of a
+//! mixed-era seed with its drop. [`ModernParams`] keeps that `_meta` typed
+//! ([`ClientMeta`], the capabilities and the client info built once and lent) next to the
+//! request's own members, which stay JSON.
+//!
 //! [`ParamMembers`] is the one definition of each member a reader looks up: written
 //! once for JSON (a real client's request, parsed) and answered from the fields for the
 //! typed forms, which a test holds to the JSON they stand for.
@@ -28,6 +35,8 @@ pub enum RpcParams {
     ToolCall(ToolCallParams),
     /// A modelled client's `initialize`.
     Initialize(InitializeParams),
+    /// A modelled 2026-07-28 client's request.
+    Modern(ModernParams),
     /// Any other params, as JSON (and every params a real client sends).
     Json(Value),
 }
@@ -51,6 +60,27 @@ pub struct InitializeParams {
     pub protocol_version: Cow<'static, str>,
 }
 
+/// A 2026-07-28 request's params: its own members, and the `_meta` every request carries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModernParams {
+    /// The members other than `_meta` (`name` and `arguments`, `taskId`, ...): an object.
+    pub members: Value,
+    pub meta: ClientMeta,
+}
+
+/// The request `_meta` of a modelled 2026-07-28 client: `io.modelcontextprotocol/`
+/// `protocolVersion`, `clientCapabilities` and `clientInfo`, and `progressToken` when the
+/// request asks for progress.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientMeta {
+    pub protocol_version: &'static str,
+    /// Built once and lent to every request (an object).
+    pub client_capabilities: &'static Value,
+    /// Built once and lent to every request.
+    pub client_info: &'static Value,
+    pub progress_token: Option<String>,
+}
+
 impl From<Value> for RpcParams {
     fn from(value: Value) -> Self {
         RpcParams::Json(value)
@@ -60,6 +90,12 @@ impl From<Value> for RpcParams {
 impl From<ToolCallParams> for RpcParams {
     fn from(params: ToolCallParams) -> Self {
         RpcParams::ToolCall(params)
+    }
+}
+
+impl From<ModernParams> for RpcParams {
+    fn from(params: ModernParams) -> Self {
+        RpcParams::Modern(params)
     }
 }
 
@@ -75,6 +111,7 @@ impl RpcParams {
         match self {
             RpcParams::ToolCall(call) => call.to_value(),
             RpcParams::Initialize(init) => init.to_value(),
+            RpcParams::Modern(modern) => modern.to_value(),
             RpcParams::Json(value) => value.clone(),
         }
     }
@@ -94,6 +131,16 @@ impl RpcParams {
         match self {
             RpcParams::Json(value) => Cow::Borrowed(value),
             typed => Cow::Owned(typed.to_value()),
+        }
+    }
+
+    /// The params as JSON for a reader of the request's own members, never of `_meta`:
+    /// borrowed for JSON and for a 2026-07-28 request's members (its `_meta` left out: it
+    /// is read through [`ParamMembers`] and the model's `read_meta`).
+    pub fn own_members(&self) -> Cow<'_, Value> {
+        match self {
+            RpcParams::Modern(modern) => Cow::Borrowed(&modern.members),
+            other => other.as_json(),
         }
     }
 }
@@ -116,6 +163,53 @@ impl ToolCallParams {
         params.insert("arguments".to_string(), self.arguments.clone());
         params.insert("_meta".to_string(), Value::Object(meta));
         Value::Object(params)
+    }
+}
+
+impl ModernParams {
+    fn to_value(&self) -> Value {
+        let mut params = match &self.members {
+            Value::Object(members) => members.clone(),
+            _ => Map::new(),
+        };
+        params.insert("_meta".to_string(), self.meta.to_value());
+        Value::Object(params)
+    }
+}
+
+impl ClientMeta {
+    /// The names of the `_meta` members, as [`ClientMeta::to_value`] writes them.
+    const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+    const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+    const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+    const PROGRESS_TOKEN: &str = "progressToken";
+
+    fn to_value(&self) -> Value {
+        let mut meta = Map::new();
+        meta.insert(
+            Self::PROTOCOL_VERSION.to_string(),
+            Value::from(self.protocol_version),
+        );
+        meta.insert(
+            Self::CLIENT_CAPABILITIES.to_string(),
+            self.client_capabilities.clone(),
+        );
+        meta.insert(Self::CLIENT_INFO.to_string(), self.client_info.clone());
+        if let Some(token) = &self.progress_token {
+            meta.insert(
+                Self::PROGRESS_TOKEN.to_string(),
+                Value::from(token.as_str()),
+            );
+        }
+        Value::Object(meta)
+    }
+
+    /// Whether the `_meta` holds `key`.
+    fn has(&self, key: &str) -> bool {
+        matches!(
+            key,
+            Self::PROTOCOL_VERSION | Self::CLIENT_CAPABILITIES | Self::CLIENT_INFO
+        ) || (key == Self::PROGRESS_TOKEN && self.progress_token.is_some())
     }
 }
 
@@ -189,6 +283,7 @@ impl ParamMembers for RpcParams {
         match self {
             RpcParams::ToolCall(call) => Some(call.name),
             RpcParams::Initialize(_) => None,
+            RpcParams::Modern(modern) => modern.members.tool_name(),
             RpcParams::Json(value) => value.tool_name(),
         }
     }
@@ -197,6 +292,7 @@ impl ParamMembers for RpcParams {
         match self {
             RpcParams::ToolCall(call) => Some(&call.arguments),
             RpcParams::Initialize(_) => None,
+            RpcParams::Modern(modern) => modern.members.arguments(),
             RpcParams::Json(value) => value.arguments(),
         }
     }
@@ -204,7 +300,7 @@ impl ParamMembers for RpcParams {
     fn idempotency_key(&self) -> Option<&str> {
         match self {
             RpcParams::ToolCall(call) => Some(&call.idempotency_key),
-            RpcParams::Initialize(_) => None,
+            RpcParams::Initialize(_) | RpcParams::Modern(_) => None,
             RpcParams::Json(value) => value.idempotency_key(),
         }
     }
@@ -215,6 +311,11 @@ impl ParamMembers for RpcParams {
                 .progress
                 .then(|| Cow::Owned(Value::from(call.idempotency_key.as_str()))),
             RpcParams::Initialize(_) => None,
+            RpcParams::Modern(modern) => modern
+                .meta
+                .progress_token
+                .as_deref()
+                .map(|token| Cow::Owned(Value::from(token))),
             RpcParams::Json(value) => value.progress_token(),
         }
     }
@@ -225,6 +326,7 @@ impl ParamMembers for RpcParams {
                 key == "idempotencyKey" || (call.progress && key == "progressToken")
             }
             RpcParams::Initialize(_) => false,
+            RpcParams::Modern(modern) => modern.meta.has(key),
             RpcParams::Json(value) => value.meta_has(key),
         }
     }
@@ -233,6 +335,7 @@ impl ParamMembers for RpcParams {
         match self {
             RpcParams::Initialize(init) => Some(&init.protocol_version),
             RpcParams::ToolCall(_) => None,
+            RpcParams::Modern(modern) => modern.members.protocol_version(),
             RpcParams::Json(value) => value.protocol_version(),
         }
     }
@@ -269,7 +372,44 @@ mod tests {
                 json!({"protocolVersion": "2025-11-25", "capabilities": {},
                     "clientInfo": {"name": "faultline-modelled-client", "version": "0"}}),
             ),
+            (
+                modern(
+                    json!({"name": "long_job", "arguments": {"steps": 2, "interval_ms": 10}}),
+                    json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}),
+                    Some("call-1"),
+                ),
+                json!({"name": "long_job", "arguments": {"steps": 2, "interval_ms": 10},
+                    "_meta": {
+                        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                        "io.modelcontextprotocol/clientCapabilities":
+                            {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+                        "io.modelcontextprotocol/clientInfo":
+                            {"name": "faultline-modelled-client", "version": "0"},
+                        "progressToken": "call-1"}}),
+            ),
+            (
+                modern(json!({"taskId": "task-1"}), json!({}), None),
+                json!({"taskId": "task-1", "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                    "io.modelcontextprotocol/clientInfo":
+                        {"name": "faultline-modelled-client", "version": "0"}}}),
+            ),
         ]
+    }
+
+    fn modern(members: Value, capabilities: Value, token: Option<&str>) -> RpcParams {
+        let lent = |value: Value| -> &'static Value { Box::leak(Box::new(value)) };
+        ModernParams {
+            members,
+            meta: ClientMeta {
+                protocol_version: "2026-07-28",
+                client_capabilities: lent(capabilities),
+                client_info: lent(json!({"name": "faultline-modelled-client", "version": "0"})),
+                progress_token: token.map(str::to_string),
+            },
+        }
+        .into()
     }
 
     /// Each typed shape is the JSON its client built as maps, to the byte.
@@ -280,6 +420,12 @@ mod tests {
             assert_eq!(typed.to_value().to_string(), json.to_string());
             assert_eq!(typed.as_json().as_ref(), &json);
             assert_eq!(typed.clone().into_value(), json);
+            // A reader of the request's own members sees them all but `_meta`.
+            let mut own = json.clone();
+            if let RpcParams::Modern(_) = typed {
+                own.as_object_mut().expect("an object").remove("_meta");
+            }
+            assert_eq!(typed.own_members().as_ref(), &own);
         }
     }
 
@@ -287,7 +433,14 @@ mod tests {
     /// (and from JSON wrapped as params).
     #[test]
     fn typed_params_answer_every_member_as_their_json_does() {
-        let keys = ["idempotencyKey", "progressToken", "other"];
+        let keys = [
+            "idempotencyKey",
+            "progressToken",
+            "other",
+            ClientMeta::PROTOCOL_VERSION,
+            ClientMeta::CLIENT_CAPABILITIES,
+            ClientMeta::CLIENT_INFO,
+        ];
         for (typed, json) in typed_shapes() {
             let wrapped = RpcParams::Json(json.clone());
             for read in [&typed as &dyn ParamMembers, &wrapped] {
