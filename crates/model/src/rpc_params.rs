@@ -24,6 +24,13 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
+use crate::server::era::META_PROTOCOL_VERSION;
+use crate::server::modern::meta::{META_CLIENT_CAPABILITIES, META_CLIENT_INFO};
+
+/// The `_meta` members a `tools/call` names its idempotency key and progress token by.
+const IDEMPOTENCY_KEY: &str = "idempotencyKey";
+const PROGRESS_TOKEN: &str = "progressToken";
+
 /// What a modelled client says of itself in `initialize` (`clientInfo`).
 const CLIENT_NAME: &str = "faultline-modelled-client";
 const CLIENT_VERSION: &str = "0";
@@ -63,7 +70,8 @@ pub struct InitializeParams {
 /// A 2026-07-28 request's params: its own members, and the `_meta` every request carries.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModernParams {
-    /// The members other than `_meta` (`name` and `arguments`, `taskId`, ...): an object.
+    /// The members other than `_meta` (`name` and `arguments`, `taskId`, ...): an object
+    /// (a `Value`, so that the readers of the members borrow it as the JSON they read).
     pub members: Value,
     pub meta: ClientMeta,
 }
@@ -149,12 +157,12 @@ impl ToolCallParams {
     fn to_value(&self) -> Value {
         let mut meta = Map::new();
         meta.insert(
-            "idempotencyKey".to_string(),
+            IDEMPOTENCY_KEY.to_string(),
             Value::from(self.idempotency_key.as_str()),
         );
         if self.progress {
             meta.insert(
-                "progressToken".to_string(),
+                PROGRESS_TOKEN.to_string(),
                 Value::from(self.idempotency_key.as_str()),
             );
         }
@@ -178,28 +186,19 @@ impl ModernParams {
 }
 
 impl ClientMeta {
-    /// The names of the `_meta` members, as [`ClientMeta::to_value`] writes them.
-    const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-    const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-    const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-    const PROGRESS_TOKEN: &str = "progressToken";
-
     fn to_value(&self) -> Value {
         let mut meta = Map::new();
         meta.insert(
-            Self::PROTOCOL_VERSION.to_string(),
+            META_PROTOCOL_VERSION.to_string(),
             Value::from(self.protocol_version),
         );
         meta.insert(
-            Self::CLIENT_CAPABILITIES.to_string(),
+            META_CLIENT_CAPABILITIES.to_string(),
             self.client_capabilities.clone(),
         );
-        meta.insert(Self::CLIENT_INFO.to_string(), self.client_info.clone());
+        meta.insert(META_CLIENT_INFO.to_string(), self.client_info.clone());
         if let Some(token) = &self.progress_token {
-            meta.insert(
-                Self::PROGRESS_TOKEN.to_string(),
-                Value::from(token.as_str()),
-            );
+            meta.insert(PROGRESS_TOKEN.to_string(), Value::from(token.as_str()));
         }
         Value::Object(meta)
     }
@@ -208,8 +207,8 @@ impl ClientMeta {
     fn has(&self, key: &str) -> bool {
         matches!(
             key,
-            Self::PROTOCOL_VERSION | Self::CLIENT_CAPABILITIES | Self::CLIENT_INFO
-        ) || (key == Self::PROGRESS_TOKEN && self.progress_token.is_some())
+            META_PROTOCOL_VERSION | META_CLIENT_CAPABILITIES | META_CLIENT_INFO
+        ) || (key == PROGRESS_TOKEN && self.progress_token.is_some())
     }
 }
 
@@ -259,13 +258,13 @@ impl ParamMembers for Value {
     // `get` per key rather than `pointer`, which allocates for every path segment.
     fn idempotency_key(&self) -> Option<&str> {
         self.get("_meta")
-            .and_then(|meta| meta.get("idempotencyKey"))
+            .and_then(|meta| meta.get(IDEMPOTENCY_KEY))
             .and_then(Value::as_str)
     }
 
     fn progress_token(&self) -> Option<Cow<'_, Value>> {
         self.get("_meta")
-            .and_then(|meta| meta.get("progressToken"))
+            .and_then(|meta| meta.get(PROGRESS_TOKEN))
             .map(Cow::Borrowed)
     }
 
@@ -323,7 +322,7 @@ impl ParamMembers for RpcParams {
     fn meta_has(&self, key: &str) -> bool {
         match self {
             RpcParams::ToolCall(call) => {
-                key == "idempotencyKey" || (call.progress && key == "progressToken")
+                key == IDEMPOTENCY_KEY || (call.progress && key == PROGRESS_TOKEN)
             }
             RpcParams::Initialize(_) => false,
             RpcParams::Modern(modern) => modern.meta.has(key),
@@ -437,9 +436,9 @@ mod tests {
             "idempotencyKey",
             "progressToken",
             "other",
-            ClientMeta::PROTOCOL_VERSION,
-            ClientMeta::CLIENT_CAPABILITIES,
-            ClientMeta::CLIENT_INFO,
+            META_PROTOCOL_VERSION,
+            META_CLIENT_CAPABILITIES,
+            META_CLIENT_INFO,
         ];
         for (typed, json) in typed_shapes() {
             let wrapped = RpcParams::Json(json.clone());
