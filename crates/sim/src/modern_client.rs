@@ -780,3 +780,58 @@ fn message(
 ) -> RpcMessage {
     RpcMessage::request(rid, method, params)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use faultline_model::{DurationMs, RequestBody};
+    use faultline_scenario::{ClientModel, PickCount};
+
+    fn body(request: &HttpRequest) -> Value {
+        match &request.body {
+            RequestBody::Rpc(message) => message.to_value(),
+            other => panic!("a typed message, not {other:?}"),
+        }
+    }
+
+    /// The typed `_meta` is sent as the maps the client built before, to the byte: with
+    /// and without the tasks extension, with a progress token only where progress is
+    /// asked for and a task's work is streamed.
+    #[test]
+    fn a_request_is_the_json_it_was_built_as() {
+        let meta = |capabilities: Value| {
+            json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": capabilities,
+                "io.modelcontextprotocol/clientInfo":
+                    {"name": "faultline-modelled-client", "version": "0"},
+            })
+        };
+        let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+        let job = Tool::LongJob {
+            steps: PickCount::fixed(2),
+            interval: DurationMs(10),
+        };
+        for use_tasks in [false, true] {
+            let mut client = ModernClient::new(Policy::of(ClientModel::Naive), 0, false, use_tasks);
+            let call = client.plan_call(job.clone(), true);
+            let mut expected_meta = meta(if use_tasks { tasks.clone() } else { json!({}) });
+            if !use_tasks {
+                expected_meta["progressToken"] = json!("call-0");
+            }
+            let expected = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+                "name": "long_job", "arguments": {"steps": 2, "interval_ms": 10},
+                "_meta": expected_meta}});
+            let sent = body(&client.request(call, 7));
+            assert_eq!(sent, expected);
+            assert_eq!(sent.to_string(), expected.to_string());
+            let poll = body(&client.poll_request("task-1", 8));
+            assert_eq!(
+                poll,
+                json!({"jsonrpc": "2.0", "id": 8, "method": "tasks/get", "params": {
+                    "taskId": "task-1",
+                    "_meta": meta(if use_tasks { tasks.clone() } else { json!({}) })}})
+            );
+        }
+    }
+}
