@@ -2,6 +2,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::rpc_params::RpcParams;
+
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
@@ -16,7 +18,8 @@ pub enum Incoming {
     Request {
         id: Value,
         method: String,
-        params: Value,
+        /// Typed when a modelled client built them so ([`RpcParams`]), JSON when parsed.
+        params: RpcParams,
     },
     Notification {
         method: String,
@@ -51,7 +54,7 @@ pub fn classify(message: Value) -> Result<Incoming, &'static str> {
             if !(id.is_string() || id.is_i64() || id.is_u64()) {
                 return Err("\"id\" must be a string or an integer");
             }
-            let params = object.remove("params").unwrap_or(Value::Null);
+            let params = RpcParams::Json(object.remove("params").unwrap_or(Value::Null));
             Ok(Incoming::Request { id, method, params })
         }
         (Some(Value::String(method)), None) => Ok(Incoming::Notification {
@@ -128,7 +131,7 @@ mod tests {
         let request = classify(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
         assert!(matches!(
             request,
-            Ok(Incoming::Request { ref method, ref params, .. }) if method == "ping" && params.is_null()
+            Ok(Incoming::Request { ref method, params: RpcParams::Json(ref params), .. }) if method == "ping" && params.is_null()
         ));
         let note = classify(json!({"jsonrpc": "2.0", "method": "n", "params": {"a": 1}}));
         assert!(matches!(

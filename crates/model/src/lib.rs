@@ -29,6 +29,7 @@ mod profile;
 mod route;
 mod rpc_answer;
 mod rpc_message;
+mod rpc_params;
 mod server;
 mod session_store;
 mod session_tag;
@@ -60,6 +61,9 @@ pub use profile::{PROFILES, Profile, profile};
 pub use route::{HeldBy, ReplicaId, Route, RouteWhy};
 pub use rpc_answer::{Outcome, RpcAnswer};
 pub use rpc_message::RpcMessage;
+pub use rpc_params::{
+    ClientMeta, InitializeParams, ModernParams, ParamMembers, RpcParams, ToolCallParams,
+};
 pub use server::era::{MODERN_PROTOCOL_VERSIONS, RequestEra};
 pub use server::{
     LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Server, era, modern, origin_is_local,

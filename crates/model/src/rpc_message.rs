@@ -11,13 +11,15 @@
 //! ([`RpcMessage::to_value`]: the very value the client built before, so the bytes on the
 //! wire, the ledger and the trace are the same).
 //!
-//! The `params` stay a `Value`: the tools and the 2026-07-28 `_meta` read them as JSON.
+//! The `params` are typed where a modelled client builds the same shape every run
+//! ([`RpcParams`]: a `tools/call`, an `initialize`), and JSON otherwise.
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
 use crate::jsonrpc::Incoming;
+use crate::rpc_params::RpcParams;
 
 /// One JSON-RPC request (with an id) or notification (without), `"jsonrpc": "2.0"`.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,16 +28,20 @@ pub struct RpcMessage {
     pub id: Option<u64>,
     pub method: Cow<'static, str>,
     /// The `params` member, absent when `None`.
-    pub params: Option<Value>,
+    pub params: Option<RpcParams>,
 }
 
 impl RpcMessage {
     /// A request with `params`.
-    pub fn request(id: u64, method: impl Into<Cow<'static, str>>, params: Value) -> Self {
+    pub fn request(
+        id: u64,
+        method: impl Into<Cow<'static, str>>,
+        params: impl Into<RpcParams>,
+    ) -> Self {
         RpcMessage {
             id: Some(id),
             method: method.into(),
-            params: Some(params),
+            params: Some(params.into()),
         }
     }
 
@@ -67,23 +73,27 @@ impl RpcMessage {
         }
         message.insert("method".to_string(), Value::from(self.method.as_ref()));
         if let Some(params) = &self.params {
-            message.insert("params".to_string(), params.clone());
+            message.insert("params".to_string(), params.to_value());
         }
         Value::Object(message)
     }
 
     /// What [`crate::jsonrpc::classify`] makes of [`to_value`](Self::to_value), without
-    /// building it: the fields moved, `params` `null` when absent.
+    /// building it: the fields moved (a request's params kept typed), `params` `null` when
+    /// absent.
     pub fn into_incoming(self) -> Incoming {
         let method = self.method.into_owned();
-        let params = self.params.unwrap_or(Value::Null);
+        let params = self.params.unwrap_or(RpcParams::Json(Value::Null));
         match self.id {
             Some(id) => Incoming::Request {
                 id: Value::from(id),
                 method,
                 params,
             },
-            None => Incoming::Notification { method, params },
+            None => Incoming::Notification {
+                method,
+                params: params.into_value(),
+            },
         }
     }
 }

@@ -14,6 +14,8 @@
 
 use serde_json::{Value, json};
 
+use crate::rpc_params::ParamMembers;
+
 /// What a `tools/call` turns into.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolCall {
@@ -62,12 +64,9 @@ fn no_arguments(name: &str, description: &str) -> Value {
 /// Never for a 2026-07-28 call (its `_meta` names the protocol version): a modern request
 /// stream cannot be resumed, so closing it would lose the call (the job ends by
 /// `on_stream_cut`); it streams its result instead.
-pub fn closes_stream_mid_call(params: &Value) -> bool {
-    let modern = params
-        .get("_meta")
-        .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
-        .is_some();
-    params.get("name").and_then(Value::as_str) == Some(TEST_RECONNECTION) && !modern
+pub fn closes_stream_mid_call<P: ParamMembers + ?Sized>(params: &P) -> bool {
+    let modern = params.meta_has("io.modelcontextprotocol/protocolVersion");
+    params.tool_name() == Some(TEST_RECONNECTION) && !modern
 }
 
 pub fn list() -> Value {
@@ -116,7 +115,7 @@ pub fn job_result(steps: u32) -> Value {
 }
 
 /// [`call_within`] with the model's widest bound on steps, [`MAX_JOB_STEPS`].
-pub fn call(params: &Value) -> ToolCall {
+pub fn call<P: ParamMembers + ?Sized>(params: &P) -> ToolCall {
     call_within(params, MAX_JOB_STEPS)
 }
 
@@ -124,17 +123,17 @@ pub fn call(params: &Value) -> ToolCall {
 /// `max_job_steps` steps per job (a larger `steps` is refused with a message naming the
 /// limit). `steps` is the only argument that sets how much work a call makes: `interval_ms`
 /// only spaces it out (and is bounded too, so that a job's end stays in reach).
-pub fn call_within(params: &Value, max_job_steps: u32) -> ToolCall {
+pub fn call_within<P: ParamMembers + ?Sized>(params: &P, max_job_steps: u32) -> ToolCall {
     let max_job_steps = max_job_steps.min(MAX_JOB_STEPS);
     let invalid = |message: &str| ToolCall::Error {
         code: crate::jsonrpc::INVALID_PARAMS,
         message: message.to_string(),
     };
-    let Some(name) = params.get("name").and_then(Value::as_str) else {
+    let Some(name) = params.tool_name() else {
         return invalid("tools/call needs params.name");
     };
     // Borrowed: the arguments are read, never kept.
-    let args = params.get("arguments").unwrap_or(&Value::Null);
+    let args = params.arguments().unwrap_or(&Value::Null);
     match name {
         "echo" => match args.get("text").and_then(Value::as_str) {
             Some(text) => ToolCall::Text(text.to_string()),

@@ -16,7 +16,8 @@
 use std::collections::BTreeSet;
 
 use faultline_model::{
-    HttpMethod, HttpRequest, JobId, Payload, RequestBody, Server, StreamId, StreamKind,
+    HttpMethod, HttpRequest, JobId, ParamMembers, Payload, RequestBody, Server, StreamId,
+    StreamKind,
 };
 use serde_json::Value;
 
@@ -101,13 +102,11 @@ impl CallTracker {
         self.call_of_params(message.get("params")?)
     }
 
-    /// The workload call a `tools/call` with `params` makes (see [`call_in`](Self::call_in)).
-    fn call_of_params(&self, params: &Value) -> Option<usize> {
-        // `get` per key rather than `pointer`, which allocates for every path segment.
+    /// The workload call a `tools/call` with `params` makes (see [`call_in`](Self::call_in)),
+    /// read from JSON or from a modelled client's typed params alike.
+    fn call_of_params<P: ParamMembers + ?Sized>(&self, params: &P) -> Option<usize> {
         match params
-            .get("_meta")
-            .and_then(|meta| meta.get("idempotencyKey"))
-            .and_then(Value::as_str)
+            .idempotency_key()
             .and_then(|key| key.strip_prefix("call-"))
             .and_then(|n| n.parse::<usize>().ok())
         {
@@ -122,12 +121,12 @@ impl CallTracker {
     /// A `place_order` names its call by its order key: every attempt at call `k`, the
     /// re-issues with new request ids included, orders `call-k` (matching by signature
     /// would credit a re-issue to the next identical call not yet seen).
-    fn by_order(&self, params: &Value) -> Option<usize> {
-        if params.get("name").and_then(Value::as_str) != Some("place_order") {
+    fn by_order<P: ParamMembers + ?Sized>(&self, params: &P) -> Option<usize> {
+        if params.tool_name() != Some("place_order") {
             return None;
         }
         let k = params
-            .get("arguments")
+            .arguments()
             .and_then(|a| a.get("order"))
             .and_then(Value::as_str)
             .and_then(|order| order.strip_prefix("call-"))
@@ -138,10 +137,10 @@ impl CallTracker {
             .then_some(k)
     }
 
-    fn by_signature(&self, params: &Value) -> Option<usize> {
-        let name = params.get("name").and_then(Value::as_str)?;
+    fn by_signature<P: ParamMembers + ?Sized>(&self, params: &P) -> Option<usize> {
+        let name = params.tool_name()?;
         let empty = Value::Object(Default::default());
-        let arguments = params.get("arguments").unwrap_or(&empty);
+        let arguments = params.arguments().unwrap_or(&empty);
         let same = |c: &Tracked| c.name == name && &c.arguments == arguments;
         self.calls
             .iter()
@@ -370,6 +369,67 @@ mod tests {
         assert_eq!(t.attribute(&first), Some(0));
         let followup = call("echo", json!({"text": "followup 1"}), json!({}));
         assert_eq!(t.attribute(&followup), Some(1));
+    }
+
+    /// A modelled client's typed `tools/call` is the call its JSON is: by key, by order
+    /// key and by signature, in the same sequence of attributions (the typed params are
+    /// read through the same rules as the JSON).
+    #[test]
+    fn typed_params_make_the_call_their_json_makes() {
+        use faultline_model::{RpcMessage, ToolCallParams};
+        let order = ArmedCall {
+            at_ms: 0,
+            tool: Tool::PlaceOrder {
+                steps: 3,
+                interval: DurationMs(100),
+                commit_step: None,
+            },
+            progress: true,
+        };
+        let job = |n| ArmedCall {
+            at_ms: 0,
+            tool: Tool::LongJob {
+                steps: crate::PickCount::fixed(n),
+                interval: DurationMs(1_000),
+            },
+            progress: true,
+        };
+        let workload = || CallTracker::new(&[job(81), job(81), job(5), order.clone()]);
+        let typed = |name, arguments: Value, key: &str, progress| {
+            RpcMessage::request(
+                1,
+                "tools/call",
+                ToolCallParams {
+                    name,
+                    arguments,
+                    idempotency_key: key.to_string(),
+                    progress,
+                },
+            )
+        };
+        let long = json!({"steps": 81, "interval_ms": 1000});
+        let sent = [
+            typed("long_job", long.clone(), "call-2", true),
+            typed("long_job", long.clone(), "not-a-call", false),
+            typed("long_job", long.clone(), "not-a-call", true),
+            typed("long_job", long, "not-a-call", false),
+            typed("place_order", order.tool.wire_call(3).1, "k", true),
+            typed("echo", json!({"text": "x"}), "call-9", false),
+        ];
+        let (mut from_typed, mut from_json) = (workload(), workload());
+        let mut found = Vec::new();
+        for message in sent {
+            let json = post(message.to_value());
+            let RequestBody::Json(body) = &json.body else {
+                unreachable!("built as JSON")
+            };
+            let gates = from_json.call_in(body);
+            let k = from_typed.attribute(&HttpRequest::rpc(Some("s".into()), message));
+            assert_eq!(k, from_json.attribute(&json));
+            assert_eq!(k, gates);
+            found.push(k);
+        }
+        assert_eq!(found, [Some(2), Some(0), Some(1), Some(1), Some(3), None]);
     }
 
     /// A JSON-RPC batch (2025-03-26) makes the call of its first `tools/call` member, for

@@ -767,17 +767,25 @@ fn set_cookie_on(buf: &mut [Output], conn: ConnId, cookie: String) {
 /// stream closed mid-call (see `faultline_model::tools::closes_stream_mid_call`). Reads
 /// the body [`Engine::handle`] parsed; a body still in bytes did not parse.
 fn closes_stream_mid_call(request: &HttpRequest) -> bool {
-    let (method, params) = match &request.body {
-        RequestBody::Json(value) => (
-            value.get("method").and_then(Value::as_str),
-            value.get("params"),
-        ),
-        RequestBody::Rpc(message) => (Some(message.method.as_ref()), message.params.as_ref()),
-        RequestBody::Bytes(_) | RequestBody::Empty => return false,
-    };
-    request.method == HttpMethod::Post
-        && method == Some("tools/call")
-        && params.is_some_and(faultline_model::tools::closes_stream_mid_call)
+    if request.method != HttpMethod::Post {
+        return false;
+    }
+    match &request.body {
+        RequestBody::Json(value) => {
+            value.get("method").and_then(Value::as_str) == Some("tools/call")
+                && value
+                    .get("params")
+                    .is_some_and(faultline_model::tools::closes_stream_mid_call)
+        }
+        RequestBody::Rpc(message) => {
+            message.method == "tools/call"
+                && message
+                    .params
+                    .as_ref()
+                    .is_some_and(faultline_model::tools::closes_stream_mid_call)
+        }
+        RequestBody::Bytes(_) | RequestBody::Empty => false,
+    }
 }
 
 #[cfg(test)]

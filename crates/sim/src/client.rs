@@ -13,9 +13,10 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use faultline_model::{
-    ConnId, EndMode, EventRef, HttpRequest, HttpResponse, ResponseBody, RpcMessage,
+    ConnId, EndMode, EventRef, HttpRequest, HttpResponse, InitializeParams, ResponseBody,
+    RpcMessage, ToolCallParams,
 };
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use crate::client_error::{ClientError, ResumptionCursorError, SessionResumptionError};
 use crate::client_record::{
@@ -715,11 +716,9 @@ impl Client {
         }
         self.initializing = true;
         self.next_request_id += 1;
-        let params = json!({
-            "protocolVersion": self.protocol_version,
-            "capabilities": {},
-            "clientInfo": {"name": "faultline-modelled-client", "version": "0"}
-        });
+        let params = InitializeParams {
+            protocol_version: self.protocol_version.clone(),
+        };
         let message = RpcMessage::request(self.next_request_id, "initialize", params);
         let request = self.post(None, message);
         self.send(io, now, Task::Main, Purpose::Initialize, request);
@@ -739,24 +738,19 @@ impl Client {
         self.request_to_call.insert(rid, call);
         let state = &mut self.calls[call];
         state.request_ids.push(rid);
-        // The key `new_call` wrote into the record (a copy, not another `format!`).
-        let key = self.record.calls[call].key.clone();
         let (name, arguments) = state.tool.wire_call(call);
-        // The message `json!` would build, built as maps directly (fields inserted in the
-        // same order): `json!` would serialize the arguments and the key into copies.
-        let mut meta = Map::new();
-        if state.progress {
-            meta.insert("idempotencyKey".to_string(), Value::String(key.clone()));
-            meta.insert("progressToken".to_string(), Value::String(key));
-        } else {
-            meta.insert("idempotencyKey".to_string(), Value::String(key));
-        }
+        // Typed: the engine and the model read the key and the token as fields, and the
+        // JSON is built only at the live edge and for the trace.
+        let params = ToolCallParams {
+            name,
+            arguments,
+            // The key `new_call` wrote into the record (a copy, not another `format!`).
+            idempotency_key: self.record.calls[call].key.clone(),
+            // Its progress token, when it asks for progress, is its key.
+            progress: state.progress,
+        };
         self.record.calls[call].attempts += 1;
-        let mut params = Map::new();
-        params.insert("name".to_string(), Value::from(name));
-        params.insert("arguments".to_string(), arguments);
-        params.insert("_meta".to_string(), Value::Object(meta));
-        let message = RpcMessage::request(rid, "tools/call", Value::Object(params));
+        let message = RpcMessage::request(rid, "tools/call", params);
         let request = self.post(Some(&session), message);
         if let Some(timeout) = self.policy.request_timeout_ms {
             self.wake(

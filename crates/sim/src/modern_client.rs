@@ -66,8 +66,11 @@
 //! `StaleTask` and `Notify` have no meaning here and the scenario check refuses them.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
-use faultline_model::{ConnId, EndMode, HttpRequest, HttpResponse, ResponseBody, RpcMessage};
+use faultline_model::{
+    ClientMeta, ConnId, EndMode, HttpRequest, HttpResponse, ModernParams, ResponseBody, RpcMessage,
+};
 use faultline_scenario::Tool;
 use serde_json::{Map, Value, json};
 
@@ -123,6 +126,13 @@ struct CachedList {
 
 /// The tasks extension's identifier.
 const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// The client's `clientCapabilities`, without and with the tasks extension, and its
+/// `clientInfo`: the same in every request's `_meta`, so built once and lent.
+static CLIENT_CAPABILITIES: LazyLock<[Value; 2]> =
+    LazyLock::new(|| [json!({}), json!({"extensions": {TASKS_EXTENSION: {}}})]);
+static CLIENT_INFO: LazyLock<Value> =
+    LazyLock::new(|| json!({"name": "faultline-modelled-client", "version": "0"}));
 
 /// A task the client keeps for a call.
 #[derive(Debug, Clone)]
@@ -252,32 +262,29 @@ impl ModernClient {
         io.wakes.push((at, self.next_token));
     }
 
-    /// The request `_meta` every POST carries.
-    fn meta(&self) -> Map<String, Value> {
-        let mut meta = Map::new();
-        meta.insert(
-            "io.modelcontextprotocol/protocolVersion".into(),
-            Value::from(MODERN_VERSION),
-        );
-        let capabilities = if self.use_tasks {
-            json!({"extensions": {TASKS_EXTENSION: {}}})
-        } else {
-            json!({})
-        };
-        meta.insert(
-            "io.modelcontextprotocol/clientCapabilities".into(),
-            capabilities,
-        );
-        meta.insert(
-            "io.modelcontextprotocol/clientInfo".into(),
-            json!({"name": "faultline-modelled-client", "version": "0"}),
-        );
-        meta
+    /// The request `_meta` every POST carries (typed: the model reads it as fields, and
+    /// the JSON is built only at the live edge and for the trace), asking for progress
+    /// under `progress_token`.
+    fn meta(&self, progress_token: Option<String>) -> ClientMeta {
+        ClientMeta {
+            protocol_version: MODERN_VERSION,
+            client_capabilities: &CLIENT_CAPABILITIES[usize::from(self.use_tasks)],
+            client_info: &CLIENT_INFO,
+            progress_token,
+        }
+    }
+
+    /// A request's `params`: its own `members` and the `_meta` every request carries.
+    fn params(&self, members: Map<String, Value>, progress_token: Option<String>) -> ModernParams {
+        ModernParams {
+            members: Value::Object(members),
+            meta: self.meta(progress_token),
+        }
     }
 
     /// A POST of `method` with `params` (given `_meta`), headers agreeing with the body.
-    fn post(&self, rid: u64, method: &str, mut params: Map<String, Value>) -> HttpRequest {
-        params.insert("_meta".into(), Value::Object(self.meta()));
+    fn post(&self, rid: u64, method: &str, params: Map<String, Value>) -> HttpRequest {
+        let params = self.params(params, None);
         let mut request = HttpRequest::rpc(None, message(rid, method.to_string(), params));
         request.protocol_version = Some(MODERN_VERSION.into());
         request.mcp_method = Some(method.into());
@@ -288,15 +295,13 @@ impl ModernClient {
     fn request(&self, call: usize, rid: u64) -> HttpRequest {
         let state = &self.calls[call];
         let (name, arguments) = state.tool.wire_call(call);
-        let mut meta = self.meta();
         // A task's work is not streamed: no progress to ask for.
-        if state.progress && !(self.use_tasks && state.tool.streams()) {
-            meta.insert("progressToken".into(), Value::String(call_key(call)));
-        }
+        let progress_token =
+            (state.progress && !(self.use_tasks && state.tool.streams())).then(|| call_key(call));
         let mut params = Map::new();
         params.insert("name".into(), Value::from(name));
         params.insert("arguments".into(), arguments);
-        params.insert("_meta".into(), Value::Object(meta));
+        let params = self.params(params, progress_token);
         let mut request = HttpRequest::rpc(None, message(rid, "tools/call", params));
         request.protocol_version = Some(MODERN_VERSION.into());
         request.mcp_method = Some("tools/call".into());
@@ -308,7 +313,7 @@ impl ModernClient {
     fn poll_request(&self, task_id: &str, rid: u64) -> HttpRequest {
         let mut params = Map::new();
         params.insert("taskId".into(), Value::from(task_id));
-        params.insert("_meta".into(), Value::Object(self.meta()));
+        let params = self.params(params, None);
         let mut request = HttpRequest::rpc(None, message(rid, "tasks/get", params));
         request.protocol_version = Some(MODERN_VERSION.into());
         request.mcp_method = Some("tasks/get".into());
@@ -765,13 +770,68 @@ impl ModernClient {
     }
 }
 
-/// A JSON-RPC request, typed (see [`RpcMessage`]); its `params` built as maps directly,
-/// not through `json!`, which serializes each of its parts (the arguments, the `_meta`)
-/// into a copy first.
+/// A JSON-RPC request, typed (see [`RpcMessage`]); its own `params` members built as maps
+/// directly, not through `json!`, which serializes each of its parts (the arguments) into
+/// a copy first.
 fn message(
     rid: u64,
     method: impl Into<std::borrow::Cow<'static, str>>,
-    params: Map<String, Value>,
+    params: ModernParams,
 ) -> RpcMessage {
-    RpcMessage::request(rid, method, Value::Object(params))
+    RpcMessage::request(rid, method, params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use faultline_model::{DurationMs, RequestBody};
+    use faultline_scenario::{ClientModel, PickCount};
+
+    fn body(request: &HttpRequest) -> Value {
+        match &request.body {
+            RequestBody::Rpc(message) => message.to_value(),
+            other => panic!("a typed message, not {other:?}"),
+        }
+    }
+
+    /// The typed `_meta` is sent as the maps the client built before, to the byte: with
+    /// and without the tasks extension, with a progress token only where progress is
+    /// asked for and a task's work is streamed.
+    #[test]
+    fn a_request_is_the_json_it_was_built_as() {
+        let meta = |capabilities: Value| {
+            json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": capabilities,
+                "io.modelcontextprotocol/clientInfo":
+                    {"name": "faultline-modelled-client", "version": "0"},
+            })
+        };
+        let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+        let job = Tool::LongJob {
+            steps: PickCount::fixed(2),
+            interval: DurationMs(10),
+        };
+        for use_tasks in [false, true] {
+            let mut client = ModernClient::new(Policy::of(ClientModel::Naive), 0, false, use_tasks);
+            let call = client.plan_call(job.clone(), true);
+            let mut expected_meta = meta(if use_tasks { tasks.clone() } else { json!({}) });
+            if !use_tasks {
+                expected_meta["progressToken"] = json!("call-0");
+            }
+            let expected = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+                "name": "long_job", "arguments": {"steps": 2, "interval_ms": 10},
+                "_meta": expected_meta}});
+            let sent = body(&client.request(call, 7));
+            assert_eq!(sent, expected);
+            assert_eq!(sent.to_string(), expected.to_string());
+            let poll = body(&client.poll_request("task-1", 8));
+            assert_eq!(
+                poll,
+                json!({"jsonrpc": "2.0", "id": 8, "method": "tasks/get", "params": {
+                    "taskId": "task-1",
+                    "_meta": meta(if use_tasks { tasks.clone() } else { json!({}) })}})
+            );
+        }
+    }
 }

@@ -15,10 +15,9 @@
 //! Rule 2 reads the body only when rule 1 missed, so 2025 traffic pays one header
 //! comparison and one map lookup.
 
-use serde_json::Value;
-
 use crate::http::{HttpMethod, HttpRequest};
 use crate::jsonrpc::Incoming;
+use crate::rpc_params::ParamMembers;
 
 /// Protocol revisions without sessions, served by [`super::modern`], oldest first.
 pub const MODERN_PROTOCOL_VERSIONS: [&str; 1] = ["2026-07-28"];
@@ -78,7 +77,7 @@ pub fn rule(request: &HttpRequest, first: Option<&Incoming>) -> EraRule {
     let Some(message) = first else {
         return EraRule::Fallback;
     };
-    if message_meta(message).is_some_and(|meta| meta.get(META_PROTOCOL_VERSION).is_some()) {
+    if meta_names_version(message) {
         return EraRule::Meta;
     }
     if message.method() == Some(DISCOVER) {
@@ -95,12 +94,11 @@ pub fn header_names_modern(request: &HttpRequest) -> bool {
         .is_some_and(|v| MODERN_PROTOCOL_VERSIONS.contains(&v.trim()))
 }
 
-/// `params._meta` of a request or notification, when it is an object.
-pub(super) fn message_meta(message: &Incoming) -> Option<&serde_json::Map<String, Value>> {
+/// Whether `params._meta` of a request or notification names a protocol version.
+fn meta_names_version(message: &Incoming) -> bool {
     match message {
-        Incoming::Request { params, .. } | Incoming::Notification { params, .. } => {
-            params.get("_meta").and_then(Value::as_object)
-        }
-        Incoming::Response => None,
+        Incoming::Request { params, .. } => params.meta_has(META_PROTOCOL_VERSION),
+        Incoming::Notification { params, .. } => params.meta_has(META_PROTOCOL_VERSION),
+        Incoming::Response => false,
     }
 }

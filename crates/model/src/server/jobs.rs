@@ -5,7 +5,11 @@
 //! after the client goes away, and when its stream is forgotten it is adopted by the
 //! standalone stream. That is what turns a dropped connection into a resumption question.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
+
+use crate::rpc_params::ParamMembers;
 
 use crate::http::Output;
 use crate::ids::{JobId, SessionKey, StreamId};
@@ -23,13 +27,13 @@ impl JobSpec {
     /// The job a `tools/call` with `params` asked for (`ToolCall::Job`'s steps and
     /// interval), named after its tool: the legacy and the 2026-07-28 dispatch both start
     /// jobs this way.
-    pub(super) fn of_call(params: &Value, steps: u32, interval_ms: u64) -> JobSpec {
+    pub(super) fn of_call<P: ParamMembers + ?Sized>(
+        params: &P,
+        steps: u32,
+        interval_ms: u64,
+    ) -> JobSpec {
         JobSpec {
-            tool: params
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("long_job")
-                .to_string(),
+            tool: params.tool_name().unwrap_or("long_job").to_string(),
             steps,
             interval_ms,
         }
@@ -41,12 +45,12 @@ use super::Server;
 impl Server {
     /// Starts the job a `tools/call` (request `id`, `params`) asked for, writing to `stream`;
     /// its first step is due one interval from now.
-    pub(super) fn start_job(
+    pub(super) fn start_job<P: ParamMembers + ?Sized>(
         &mut self,
         key: SessionKey,
         stream: StreamId,
         id: &Value,
-        params: &Value,
+        params: &P,
         spec: JobSpec,
     ) {
         let JobSpec {
@@ -55,12 +59,8 @@ impl Server {
             interval_ms,
         } = spec;
         let job = JobId(self.ledger.jobs_end());
-        let meta = params.get("_meta");
-        let progress_token = meta.and_then(|m| m.get("progressToken")).cloned();
-        let idempotency_key = meta
-            .and_then(|m| m.get("idempotencyKey"))
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        let progress_token = params.progress_token().map(Cow::into_owned);
+        let idempotency_key = params.idempotency_key().map(str::to_string);
         let generation = self.sessions.get(key).map_or(1, |s| s.generation);
         self.ledger.jobs.push(JobEntry {
             session: key,

@@ -14,6 +14,7 @@ use crate::ids::{ConnId, SessionKey, StreamId};
 use crate::jsonrpc::{self, Incoming};
 use crate::ledger::{ListName, Payload, StreamKind};
 use crate::rpc_answer::RpcAnswer;
+use crate::rpc_params::{ParamMembers, RpcParams};
 use crate::tools::{self, ToolCall};
 
 use super::admission::{Rejection, check_post_media, check_protocol_version};
@@ -370,11 +371,8 @@ fn initialize_result(version: &str, monotonic: bool) -> Value {
 
 /// The version an `initialize` with `params` settles on: the one it asks for when
 /// supported, else the latest.
-pub(super) fn negotiated_version(params: &Value) -> &'static str {
-    let asked = params
-        .get("protocolVersion")
-        .and_then(Value::as_str)
-        .unwrap_or(LATEST_PROTOCOL_VERSION);
+pub(super) fn negotiated_version(params: &RpcParams) -> &'static str {
+    let asked = params.protocol_version().unwrap_or(LATEST_PROTOCOL_VERSION);
     SUPPORTED_PROTOCOL_VERSIONS
         .iter()
         .copied()
@@ -386,14 +384,14 @@ pub(super) fn negotiated_version(params: &Value) -> &'static str {
 pub(super) fn dispatch(
     id: &Value,
     method: &str,
-    params: &Value,
+    params: &RpcParams,
     max_job_steps: u32,
     tools_version: u32,
 ) -> Dispatch {
     match method {
         "ping" => Dispatch::Now(RpcAnswer::empty(id)),
         "tools/list" => Dispatch::Now(legacy_tool_list_answer(id, tools_version)),
-        "logging/setLevel" => match params.get("level").and_then(Value::as_str) {
+        "logging/setLevel" => match params.as_json().get("level").and_then(Value::as_str) {
             Some(_) => Dispatch::Now(RpcAnswer::empty(id)),
             None => Dispatch::Now(RpcAnswer::error(
                 id,

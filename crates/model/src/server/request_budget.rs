@@ -17,6 +17,7 @@
 use serde_json::Value;
 
 use crate::jsonrpc::Incoming;
+use crate::rpc_params::ParamMembers;
 
 use crate::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST};
 
@@ -46,8 +47,8 @@ impl Server {
                 if over(id) {
                     return Err(Rejection::IdTooLong(limit));
                 }
-                if let Some(token) = params.get("_meta").and_then(|m| m.get("progressToken"))
-                    && over(token)
+                if let Some(token) = params.progress_token()
+                    && over(&token)
                 {
                     return Err(Rejection::ProgressTokenTooLong(limit));
                 }

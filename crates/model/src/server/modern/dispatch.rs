@@ -30,6 +30,7 @@ use crate::ids::ConnId;
 use crate::jsonrpc::{self, Incoming};
 use crate::ledger::{ListName, ListenFilter};
 use crate::rpc_answer::RpcAnswer;
+use crate::rpc_params::RpcParams;
 use crate::tools::{self, ToolCall};
 
 use super::super::Server;
@@ -129,9 +130,13 @@ impl Server {
         request: &HttpRequest,
         id: &Value,
         method: &str,
-        params: &Value,
+        params: &RpcParams,
     ) -> Result<Answer, ModernRejection> {
         let meta = read_meta(params)?;
+        // The readers below look up the request's own members, never `_meta` (read above;
+        // a job's progress token is read from `params` where the job starts).
+        let members = params.own_members();
+        let params: &Value = &members;
         check_headers(request, method, params, meta.protocol_version)?;
         if !MODERN_PROTOCOL_VERSIONS.contains(&meta.protocol_version) {
             return Err(ModernRejection::UnsupportedVersion {

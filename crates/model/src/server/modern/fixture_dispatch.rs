@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::http::HttpRequest;
 use crate::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS};
 use crate::rpc_answer::RpcAnswer;
+use crate::rpc_params::{ParamMembers, RpcParams};
 use crate::tools;
 
 use super::super::Server;
@@ -119,15 +120,11 @@ impl Server {
     pub(super) fn create_fixture_task(
         &mut self,
         id: &Value,
-        params: &Value,
+        params: &RpcParams,
         call: FixtureCall,
     ) -> RpcAnswer {
         let spec = JobSpec {
-            tool: params
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string(),
+            tool: params.tool_name().unwrap_or("").to_string(),
             steps: call.work.0,
             interval_ms: call.work.1,
         };

@@ -7,6 +7,8 @@
 //!
 //! <https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http>
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::http::HttpRequest;
@@ -65,8 +67,9 @@ pub fn check_headers(
     Ok(())
 }
 
-/// A header's value, decoded from the base64 sentinel when it is one.
-fn header_value(raw: Option<&str>, name: &str) -> Result<String, ModernRejection> {
+/// A header's value, decoded from the base64 sentinel when it is one (borrowed when it is
+/// not: every request's headers are read, and most are plain ASCII).
+fn header_value<'h>(raw: Option<&'h str>, name: &str) -> Result<Cow<'h, str>, ModernRejection> {
     let Some(raw) = raw else {
         return Err(ModernRejection::HeaderMismatch(format!(
             "the {name} header is required"
@@ -79,12 +82,13 @@ fn header_value(raw: Option<&str>, name: &str) -> Result<String, ModernRejection
     {
         Some(encoded) => decode_base64(encoded)
             .and_then(|bytes| String::from_utf8(bytes).ok())
+            .map(Cow::Owned)
             .ok_or_else(|| {
                 ModernRejection::HeaderMismatch(format!(
                     "the {name} header is not valid =?base64?…?= UTF-8"
                 ))
             }),
-        None => Ok(raw.to_string()),
+        None => Ok(Cow::Borrowed(raw)),
     }
 }
 
@@ -157,7 +161,11 @@ mod tests {
     fn a_sentinel_header_is_decoded_before_it_is_compared() {
         assert_eq!(
             header_value(Some("=?base64?w6llY2hv?="), "Mcp-Name").ok(),
-            Some("éecho".to_string())
+            Some(Cow::Owned("éecho".to_string()))
+        );
+        assert_eq!(
+            header_value(Some(" echo "), "Mcp-Name").ok(),
+            Some(Cow::Borrowed("echo"))
         );
         assert!(header_value(Some("=?base64?*?="), "Mcp-Name").is_err());
         assert!(header_value(None, "Mcp-Name").is_err());

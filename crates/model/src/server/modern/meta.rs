@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::super::era::META_PROTOCOL_VERSION;
 use super::errors::ModernRejection;
+use crate::rpc_params::{ClientMeta, RpcParams};
 
 pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
@@ -35,8 +36,36 @@ impl RequestMeta<'_> {
     }
 }
 
-/// Reads `params._meta`; a missing or mistyped required field is -32602.
-pub fn read_meta(params: &Value) -> Result<RequestMeta<'_>, ModernRejection> {
+/// Reads `params._meta`; a missing or mistyped required field is -32602. A modelled
+/// 2026-07-28 client's typed `_meta` is lent as it is (valid by construction; a test holds
+/// it to what its JSON reads as).
+pub fn read_meta(params: &RpcParams) -> Result<RequestMeta<'_>, ModernRejection> {
+    match params {
+        RpcParams::Modern(modern) => Ok(lent(&modern.meta)),
+        RpcParams::Json(params) => read_json_meta(params),
+        // A 2025 client's typed params name no protocol version in `_meta` (an
+        // `initialize` has no `_meta`): refused as their JSON is.
+        typed @ (RpcParams::ToolCall(_) | RpcParams::Initialize(_)) => {
+            match read_json_meta(&typed.to_value()) {
+                Ok(_) => unreachable!("a 2025 client's _meta names no protocol version"),
+                Err(why) => Err(why),
+            }
+        }
+    }
+}
+
+/// What a typed `_meta` says, borrowed: a modelled client asks for no log level.
+fn lent(meta: &ClientMeta) -> RequestMeta<'_> {
+    RequestMeta {
+        protocol_version: meta.protocol_version,
+        client_capabilities: meta.client_capabilities,
+        client_info: Some(meta.client_info),
+        log_level: None,
+    }
+}
+
+/// [`read_meta`] of params that are JSON.
+fn read_json_meta(params: &Value) -> Result<RequestMeta<'_>, ModernRejection> {
     let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
         return Err(ModernRejection::InvalidMeta(
             "params._meta is required in MCP 2026-07-28".into(),
@@ -74,4 +103,61 @@ pub fn read_meta(params: &Value) -> Result<RequestMeta<'_>, ModernRejection> {
         client_info: meta.get(META_CLIENT_INFO),
         log_level: meta.get(META_LOG_LEVEL).and_then(Value::as_str),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rpc_params::{InitializeParams, ModernParams, ToolCallParams};
+    use serde_json::json;
+
+    fn lend(value: Value) -> &'static Value {
+        Box::leak(Box::new(value))
+    }
+
+    /// A modelled client's typed `_meta` reads as its JSON does, for each capability set
+    /// and with or without a progress token.
+    #[test]
+    fn a_typed_meta_reads_as_its_json() {
+        for (capabilities, token) in [
+            (json!({}), None),
+            (
+                json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}),
+                Some("call-0".to_string()),
+            ),
+        ] {
+            let typed = RpcParams::Modern(ModernParams {
+                members: json!({"name": "echo", "arguments": {"text": "x"}}),
+                meta: ClientMeta {
+                    protocol_version: "2026-07-28",
+                    client_capabilities: lend(capabilities),
+                    client_info: lend(json!({"name": "faultline-modelled-client", "version": "0"})),
+                    progress_token: token,
+                },
+            });
+            let json = RpcParams::Json(typed.to_value());
+            assert_eq!(read_meta(&typed), read_meta(&json));
+            assert!(read_meta(&typed).is_ok());
+        }
+    }
+
+    /// A 2025 client's typed params reaching the 2026-07-28 path are refused as their JSON
+    /// is: no `_meta` names a protocol version.
+    #[test]
+    fn a_2025_clients_typed_params_are_refused_as_their_json() {
+        let call = RpcParams::ToolCall(ToolCallParams {
+            name: "echo",
+            arguments: json!({"text": "x"}),
+            idempotency_key: "call-0".to_string(),
+            progress: true,
+        });
+        let init = RpcParams::Initialize(InitializeParams {
+            protocol_version: "2026-07-28".into(),
+        });
+        for typed in [call, init] {
+            let json = RpcParams::Json(typed.to_value());
+            assert!(read_meta(&typed).is_err());
+            assert_eq!(read_meta(&typed), read_meta(&json));
+        }
+    }
 }

@@ -18,6 +18,7 @@ use crate::http::{HttpRequest, HttpResponse, Output};
 use crate::ids::{ConnId, JobId, SessionKey, StreamId};
 use crate::knobs::OnStreamCut;
 use crate::ledger::{JobEnd, SessionEntry, StreamKind};
+use crate::rpc_params::ParamMembers;
 
 use super::super::Server;
 use super::super::jobs::JobSpec;
@@ -144,13 +145,13 @@ impl Server {
     /// Answers request `id` with an SSE stream on `conn` and starts the job writing to it
     /// (`order`: `place_order`'s commit).
     #[allow(clippy::too_many_arguments)]
-    pub(in crate::server) fn serve_request_stream(
+    pub(in crate::server) fn serve_request_stream<P: ParamMembers + ?Sized>(
         &mut self,
         conn: ConnId,
         request: &HttpRequest,
         rpc: Option<String>,
         id: &Value,
-        params: &Value,
+        params: &P,
         spec: JobSpec,
         order: Option<PlaceOrder>,
         out: &mut Vec<Output>,

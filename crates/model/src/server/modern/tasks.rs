@@ -42,6 +42,7 @@ use crate::jsonrpc::{self, INVALID_PARAMS};
 use crate::knobs::TaskPersistence;
 use crate::ledger::{JobEnd, StreamKind, TaskEntry, TaskLoss, TaskMiss, TaskStatus};
 use crate::rpc_answer::RpcAnswer;
+use crate::rpc_params::RpcParams;
 use crate::tools;
 
 use super::super::Server;
@@ -154,7 +155,7 @@ impl Server {
     pub(in crate::server) fn create_task(
         &mut self,
         id: &Value,
-        params: &Value,
+        params: &RpcParams,
         spec: JobSpec,
         order: Option<PlaceOrder>,
     ) -> RpcAnswer {
@@ -166,7 +167,7 @@ impl Server {
     pub(in crate::server) fn create_task_with(
         &mut self,
         id: &Value,
-        params: &Value,
+        params: &RpcParams,
         spec: JobSpec,
         order: Option<PlaceOrder>,
         fixture: Option<TaskFixture>,
@@ -187,8 +188,9 @@ impl Server {
             lost: None,
             misses: Vec::new(),
         });
-        // No stream reads a task's work: no progress is asked for.
-        let mut params = params.clone();
+        // The record keeps the params as JSON; no stream reads a task's work: no progress
+        // is asked for.
+        let mut params = params.to_value();
         if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
             meta.remove("progressToken");
         }
