@@ -21,6 +21,12 @@ properties-sweep sweeps="10" cases="2000":
 bench:
     cargo run --release -- bench
 
+# The explorer's seeds/s of two binaries, alternated on one machine, and the ratio new/old
+# (each pair must write the same findings): `just bench-compare /tmp/faultline-before`.
+bench-compare old new="target/release/faultline" seeds="100000" rounds="4" *args="":
+    cargo build --release -p faultline
+    tools/bench-compare.sh {{old}} {{new}} {{seeds}} {{rounds}} -- {{args}}
+
 # Serve a scenario over real HTTP with the control API.
 serve scenario="scenarios/behavior_a.ron":
     cargo run --release -- serve --scenario {{scenario}} --control

@@ -770,3 +770,61 @@ fn a_probe_answer_claiming_the_new_era_is_a_dishonest_server() {
         );
     }
 }
+
+/// `tools/bench-compare.sh OLD NEW SEEDS ROUNDS`: a round per pair of runs, the ratio of
+/// their seed-loop rates, the median; exit 0 when each pair wrote the same bytes, 1 when
+/// a pair did not (here an "old" binary that explores with the guarded client, so writes
+/// other findings), 2 on bad arguments.
+#[test]
+fn bench_compare_prints_a_ratio_per_round_and_fails_on_different_findings() {
+    let bin = env!("CARGO_BIN_EXE_faultline");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/bench-compare.sh");
+    let compare = |old: &str, extra: &[&str]| {
+        let out = Command::new("bash")
+            .arg(&script)
+            .args([old, bin])
+            .args(extra)
+            .output()
+            .expect("bash runs");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = compare(bin, &["300", "2"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let rounds: Vec<&str> = stdout.lines().filter(|l| l.ends_with(" same")).collect();
+    assert_eq!(rounds.len(), 2, "{stdout}");
+    for round in rounds {
+        let ratio: f64 = round.split_whitespace().nth(3).unwrap().parse().unwrap();
+        assert!(ratio > 0.0, "{round}");
+    }
+    assert!(
+        stdout.contains("median ratio new/old: ") && stdout.contains("over 2 rounds of 300 seeds"),
+        "{stdout}"
+    );
+
+    let dir = tmp("bench-compare-other");
+    std::fs::create_dir_all(&dir).unwrap();
+    let other = dir.join("faultline-guarded");
+    std::fs::write(
+        &other,
+        format!("#!/bin/sh\nexec '{bin}' \"$@\" --client guarded\n"),
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .args(["+x", other.to_str().unwrap()])
+        .status()
+        .unwrap();
+    let (code, stdout, stderr) = compare(other.to_str().unwrap(), &["300", "1"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("DIFFER") && stderr.contains("FAIL"),
+        "{stdout}{stderr}"
+    );
+
+    let (code, _, stderr) = compare(bin, &["many"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("usage"), "{stderr}");
+}
