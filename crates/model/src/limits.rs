@@ -109,9 +109,34 @@ pub(crate) fn kept_text(text: &str) -> (String, Option<u64>) {
     (text[..end].to_string(), Some(text.len() as u64))
 }
 
+/// [`kept_text`] of a string the caller owns: moved when short (no copy), cut in place
+/// when long.
+pub(crate) fn kept_owned_text(mut text: String) -> (String, Option<u64>) {
+    if text.len() <= KEPT_TEXT_BYTES {
+        return (text, None);
+    }
+    let len = text.len() as u64;
+    let mut end = KEPT_TEXT_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    (text, Some(len))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The owned form keeps what the borrowed form keeps, for short, long and straddling
+    /// text.
+    #[test]
+    fn owned_text_is_kept_as_borrowed_text_is() {
+        let straddling = format!("{}é", "x".repeat(KEPT_TEXT_BYTES - 1));
+        for text in ["abc".to_string(), "y".repeat(200_000), straddling] {
+            assert_eq!(kept_owned_text(text.clone()), kept_text(&text));
+        }
+    }
 
     #[test]
     fn short_text_is_kept_whole_and_long_text_is_cut_at_a_character() {

@@ -67,7 +67,7 @@ use crate::http::{HttpMethod, HttpRequest, HttpResponse, Output, ResponseBody};
 use crate::ids::{ConnId, JobId, SessionKey, StreamId};
 use crate::knobs::{DeadSessionAnswer, ServerKnobs, SessionIdHeader};
 use crate::ledger::{AnswerEntry, Ledger};
-use crate::limits::{Limits, kept_text};
+use crate::limits::{Limits, kept_owned_text, kept_text};
 use crate::min_set::MinSet;
 use crate::route::Route;
 use crate::session_store::SessionStore;
@@ -258,7 +258,7 @@ impl Server {
         self.complete_era_answer(conn, rpc.as_deref(), response.status);
         // Client-chosen text is kept only as a prefix: a 200 KB header must not become
         // 200 KB of ledger per request.
-        let (rpc_method, rpc_method_len) = match rpc.as_deref().map(kept_text) {
+        let (rpc_method, rpc_method_len) = match rpc.map(kept_owned_text) {
             Some((kept, len)) => (Some(kept), len),
             None => (None, None),
         };
