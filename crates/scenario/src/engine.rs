@@ -335,7 +335,7 @@ impl Engine {
             self.server.advance(target, &mut buf);
             self.route(&mut buf, out);
         }
-        self.buf = buf;
+        crate::put_back(&mut self.buf, buf);
     }
 
     /// Takes the earliest scripted action off the queue. A notification with more to come
@@ -626,7 +626,7 @@ impl Engine {
                 .drop_connection(conn, EndMode::Close, now, &mut buf);
             self.route(&mut buf, out);
         }
-        self.buf = buf;
+        crate::put_back(&mut self.buf, buf);
     }
 
     /// The client (or the network) closed `conn`.
@@ -636,7 +636,7 @@ impl Engine {
         let mut buf = std::mem::take(&mut self.buf);
         self.server.disconnect(conn, now, &mut buf);
         self.route(&mut buf, out);
-        self.buf = buf;
+        crate::put_back(&mut self.buf, buf);
     }
 
     /// The driver cut `conn` on its own account (a client that stopped reading); the
@@ -652,7 +652,7 @@ impl Engine {
         let mut buf = std::mem::take(&mut self.buf);
         self.server.cut_connection(conn, reason, now, &mut buf);
         self.route(&mut buf, out);
-        self.buf = buf;
+        crate::put_back(&mut self.buf, buf);
     }
 
     // ----------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ mod proxy;
 mod reconnect;
 mod ron_error;
 mod scenario;
+mod scratch;
 mod server_block;
 mod source_map;
 
@@ -55,4 +56,5 @@ pub use scenario::{
     ClientConfig, ClientEra, ClientModel, CutAt, Expectation, Fault, Scenario, ScenarioError,
     StreamSel, Tool, Trigger, Work,
 };
+pub use scratch::put_back;
 pub use server_block::{SERVER_FIELDS, set_knob};

@@ -242,14 +242,14 @@ impl<L: Link> World<L> {
             for conn in closes.drain(..) {
                 self.link.disconnect(conn, self.now, &mut self.emitted);
             }
-            self.io.closes = closes;
+            faultline_scenario::put_back(&mut self.io.closes, closes);
         }
         if !self.io.wakes.is_empty() {
             let mut wakes = std::mem::take(&mut self.io.wakes);
             for (at, token) in wakes.drain(..) {
                 self.scheduler.schedule(at, Action::ClientWake(token));
             }
-            self.io.wakes = wakes;
+            faultline_scenario::put_back(&mut self.io.wakes, wakes);
         }
         if !self.io.sends.is_empty() {
             let mut sends = std::mem::take(&mut self.io.sends);
@@ -260,7 +260,7 @@ impl<L: Link> World<L> {
                     self.deliver_to_server(conn, request, task, false);
                 }
             }
-            self.io.sends = sends;
+            faultline_scenario::put_back(&mut self.io.sends, sends);
         }
     }
 
@@ -349,7 +349,7 @@ impl<L: Link> World<L> {
             }
             drop(items);
         }
-        self.batch = batch;
+        faultline_scenario::put_back(&mut self.batch, batch);
     }
 
     /// Called after every step and every output: inlined, so that an untraced run pays
