@@ -865,22 +865,17 @@ impl Client {
         stream.opened_with = cursor;
         stream.opened_with_event = stream.cursor_event.filter(|_| cursor.is_some());
         stream.opened_at_ms = now;
-        let conn = self.send(
-            io,
-            now,
-            Task::Main,
-            Purpose::Get {
-                stream: stream.clone(),
-            },
-            request,
-        );
-        if let Some(c) = cursor {
+        // The record of a resumption keeps its own copy of the session (a GET without a
+        // cursor needs none).
+        let resumed = cursor.map(|c| (c, stream.session.clone(), stream.cursor_event));
+        let conn = self.send(io, now, Task::Main, Purpose::Get { stream }, request);
+        if let Some((cursor, session, cursor_event)) = resumed {
             self.record.resumptions.push(ResumeRecord {
                 at_ms: now,
                 conn,
-                session: stream.session,
-                cursor: c,
-                cursor_event: stream.cursor_event,
+                session,
+                cursor,
+                cursor_event,
             });
         }
     }
