@@ -106,10 +106,6 @@ pub(crate) fn real(
     });
 }
 
-/// The session a connection asked for: its wire id, and the ledger's key for it (if the
-/// server ever minted it).
-type AskedSession<'a> = (&'a str, Option<u32>);
-
 /// A modelled client's foreign events: each applied event whose session is not the one
 /// its connection's request named.
 pub(crate) fn modelled(
@@ -118,61 +114,52 @@ pub(crate) fn modelled(
     words: Words,
     verdicts: &mut Vec<Verdict>,
 ) {
-    // Each connection's session as asked for, with the ledger's key for that wire id, so
-    // that the check per applied event compares numbers (the strings only if they differ).
-    let key_of_wire: BTreeMap<&str, u32> = ledger
-        .sessions
-        .iter()
-        .enumerate()
-        .map(|(k, s)| (s.wire_id.as_str(), k as u32))
-        .collect();
-    let session_of_conn: BTreeMap<u64, AskedSession> = record
-        .requests
-        .iter()
-        .filter_map(|q| {
-            q.session
-                .as_deref()
-                .map(|s| (q.conn.0, (s, key_of_wire.get(s).copied())))
-        })
-        .collect();
+    // Each connection's session as its request asked for it (the last request on it),
+    // by connection id: the modelled client numbers its connections 1, 2, 3...
+    let mut asked_on: Vec<Option<&str>> = Vec::new();
+    for q in &record.requests {
+        if let Some(session) = q.session.as_deref() {
+            let conn = q.conn.0 as usize;
+            if asked_on.len() <= conn {
+                asked_on.resize(conn + 1, None);
+            }
+            asked_on[conn] = Some(session);
+        }
+    }
     let mut foreign: BTreeMap<String, Vec<AppliedNote>> = BTreeMap::new();
-    // Applied events come in runs from one connection: look each run's connection up once.
-    let mut last: Option<(u64, Option<AskedSession>)> = None;
+    // Applied events come in runs from one connection, nearly all of its own session:
+    // once an event's session is found to be the one asked for, the run's next events of
+    // that session compare as numbers (connection and session key), not wire ids.
+    let mut own: Option<(u64, u32)> = None;
     for a in &record.applied {
         let e = ledger.event(a.event);
-        let asked = match last {
-            Some((conn, asked)) if conn == a.conn.0 => asked,
-            _ => {
-                let asked = session_of_conn.get(&a.conn.0).copied();
-                last = Some((a.conn.0, asked));
-                asked
-            }
-        };
-        let Some((asked, asked_key)) = asked else {
-            continue;
-        };
-        if asked_key == Some(e.session.0) {
+        if own == Some((a.conn.0, e.session.0)) {
             continue;
         }
+        let Some(asked) = asked_on.get(a.conn.0 as usize).copied().flatten() else {
+            continue;
+        };
         let owner = ledger.session(e.session);
+        let wire = &owner.wire_id;
+        if asked == wire {
+            own = Some((a.conn.0, e.session.0));
+            continue;
+        }
         // A server that serves 2025 without sessions (`DualStatelessLegacy`, after a roll
         // into it too) answers whatever session header a request carries on a stream of
         // its stateless scope: the request's own answer, nobody else's events.
         if owner.stateless {
             continue;
         }
-        let wire = &owner.wire_id;
-        if asked != wire {
-            foreign
-                .entry(asked.to_string())
-                .or_default()
-                .push(AppliedNote {
-                    id: e.id,
-                    stream: e.stream.0,
-                    at_ms: a.at_ms,
-                    detail: format!("belongs to session {}", short_id(wire)),
-                });
-        }
+        foreign
+            .entry(asked.to_string())
+            .or_default()
+            .push(AppliedNote {
+                id: e.id,
+                stream: e.stream.0,
+                at_ms: a.at_ms,
+                detail: format!("belongs to session {}", short_id(wire)),
+            });
     }
     for (session, events) in foreign {
         verdicts.push(Verdict {

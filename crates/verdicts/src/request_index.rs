@@ -36,10 +36,9 @@ pub(crate) struct RequestIndex<'a> {
     requests: &'a [RequestRecord],
     /// Each session's requests (positions in the record), in the record's order.
     by_session: BTreeMap<&'a str, Vec<usize>>,
-    /// The same, only the POSTs sent by the client's own tasks (not by a stale one).
-    own_posts_by_session: BTreeMap<&'a str, Vec<usize>>,
-    /// Each connection's first request answered 200.
-    first_200: BTreeMap<ConnId, usize>,
+    /// Each connection's first request answered 200, by connection id (the modelled
+    /// client numbers its connections 1, 2, 3...).
+    first_200: Vec<Option<usize>>,
     /// Whether the record lists requests in sending order (it does: a request is
     /// recorded as it is sent), which lets [`RequestIndex::of_session_after`] skip to
     /// the first one sent after a moment instead of reading them all.
@@ -50,23 +49,22 @@ impl<'a> RequestIndex<'a> {
     fn new(record: &'a ClientRecord) -> Self {
         let requests = record.requests.as_slice();
         let mut by_session: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        let mut own_posts_by_session: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        let mut first_200 = BTreeMap::new();
+        let mut first_200: Vec<Option<usize>> = Vec::new();
         for (i, q) in requests.iter().enumerate() {
             if let Some(session) = q.session.as_deref() {
                 by_session.entry(session).or_default().push(i);
-                if q.http == "POST" && !matches!(q.task, Task::Stale(_)) {
-                    own_posts_by_session.entry(session).or_default().push(i);
-                }
             }
             if q.status == Some(200) {
-                first_200.entry(q.conn).or_insert(i);
+                let conn = q.conn.0 as usize;
+                if first_200.len() <= conn {
+                    first_200.resize(conn + 1, None);
+                }
+                first_200[conn].get_or_insert(i);
             }
         }
         RequestIndex {
             requests,
             by_session,
-            own_posts_by_session,
             first_200,
             in_sending_order: requests.windows(2).all(|w| w[0].sent_seq <= w[1].sent_seq),
         }
@@ -74,7 +72,8 @@ impl<'a> RequestIndex<'a> {
 
     /// The first request on `conn` answered 200.
     pub(crate) fn first_200(&self, conn: ConnId) -> Option<&'a RequestRecord> {
-        self.first_200.get(&conn).map(|&i| &self.requests[i])
+        let first = self.first_200.get(conn.0 as usize).copied().flatten();
+        first.map(|i| &self.requests[i])
     }
 
     /// The requests that carried `session` and were sent after `seq` (in the client's
@@ -84,26 +83,7 @@ impl<'a> RequestIndex<'a> {
         session: &str,
         seq: u64,
     ) -> impl Iterator<Item = &'a RequestRecord> + '_ {
-        self.after(&self.by_session, session, seq)
-    }
-
-    /// The first POST that carried `session`, sent after `seq` by one of the client's own
-    /// tasks (a stale task's requests are not the client acting on what it believes).
-    pub(crate) fn first_own_post_after(
-        &self,
-        session: &str,
-        seq: u64,
-    ) -> Option<&'a RequestRecord> {
-        self.after(&self.own_posts_by_session, session, seq).next()
-    }
-
-    fn after<'s>(
-        &'s self,
-        index: &'s BTreeMap<&'a str, Vec<usize>>,
-        session: &str,
-        seq: u64,
-    ) -> impl Iterator<Item = &'a RequestRecord> + 's {
-        let positions = index.get(session).map_or(&[][..], Vec::as_slice);
+        let positions = self.by_session.get(session).map_or(&[][..], Vec::as_slice);
         let start = if self.in_sending_order {
             positions.partition_point(|&i| self.requests[i].sent_seq <= seq)
         } else {
@@ -113,6 +93,17 @@ impl<'a> RequestIndex<'a> {
             .iter()
             .map(|&i| &self.requests[i])
             .filter(move |q| q.sent_seq > seq)
+    }
+
+    /// The first POST that carried `session`, sent after `seq` by one of the client's own
+    /// tasks (a stale task's requests are not the client acting on what it believes).
+    pub(crate) fn first_own_post_after(
+        &self,
+        session: &str,
+        seq: u64,
+    ) -> Option<&'a RequestRecord> {
+        self.of_session_after(session, seq)
+            .find(|q| q.http == "POST" && !matches!(q.task, Task::Stale(_)))
     }
 }
 
