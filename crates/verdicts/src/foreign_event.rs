@@ -176,3 +176,84 @@ pub(crate) fn modelled(
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use faultline_model::{
+        ConnId, EventRef, Ledger, Payload, ProducedEvent, SessionEntry, SessionKey, StreamId,
+    };
+
+    use crate::client_record::{AppliedRecord, ClientRecord, RequestRecord, Task};
+    use crate::verdict::{Evidence, VerdictKind};
+    use crate::words::Words;
+
+    fn session(wire: &str, stateless: bool) -> SessionEntry {
+        SessionEntry {
+            wire_id: wire.into(),
+            created_ms: 0,
+            generations: vec![0],
+            died: None,
+            held_by: None,
+            stateless,
+        }
+    }
+
+    /// Sessions `a` and `b` (`b` stateless if asked); events 0 and 2 are `a`'s, event 1
+    /// is `b`'s; the client's GET on connection 3 named `a` and applied all three there.
+    fn judged(b_stateless: bool) -> Vec<crate::verdict::Verdict> {
+        let mut ledger = Ledger {
+            sessions: vec![session("a", false), session("b", b_stateless)],
+            ..Ledger::default()
+        };
+        for (id, owner) in [(1, 0), (2, 1), (3, 0)] {
+            ledger.events.push(ProducedEvent {
+                id,
+                stream: StreamId(0),
+                ordinal: id as u32,
+                session: SessionKey(owner),
+                generation: 0,
+                at_ms: id * 1_000,
+                payload: Payload::Notification { seq: id },
+            });
+        }
+        let mut record = ClientRecord::default();
+        record.requests.push(RequestRecord {
+            at_ms: 0,
+            conn: ConnId(3),
+            task: Task::Main,
+            http: "GET",
+            rpc: None,
+            session: Some("a".into()),
+            last_event_id: None,
+            status: Some(200),
+            sent_seq: 1,
+            answered_seq: Some(2),
+        });
+        for (event, at_ms) in [(0, 1_000), (1, 2_000), (2, 3_000)] {
+            record.applied.push(AppliedRecord {
+                event: EventRef(event),
+                at_ms,
+                conn: ConnId(3),
+            });
+        }
+        let mut verdicts = Vec::new();
+        super::modelled(&ledger, &record, Words::Skipped, &mut verdicts);
+        verdicts
+    }
+
+    /// Once a connection's own session is recognized, the run's later events are compared
+    /// by key: an event of another session between two of its own is still foreign, and
+    /// one of a stateless scope is not.
+    #[test]
+    fn another_session_s_event_amid_the_own_ones_is_foreign() {
+        let verdicts = judged(false);
+        assert_eq!(verdicts.len(), 1);
+        assert_eq!(verdicts[0].kind, VerdictKind::ForeignEvent);
+        let Evidence::Applied { session, events } = &verdicts[0].evidence else {
+            panic!("applied events as evidence");
+        };
+        assert_eq!(session, "a");
+        assert_eq!(events.iter().map(|e| e.id).collect::<Vec<_>>(), [2]);
+        assert!(judged(true).is_empty());
+    }
+}
