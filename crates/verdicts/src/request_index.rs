@@ -36,6 +36,10 @@ pub(crate) struct RequestIndex<'a> {
     requests: &'a [RequestRecord],
     /// Each session's requests (positions in the record), in the record's order.
     by_session: BTreeMap<&'a str, Vec<usize>>,
+    /// The same, only the POSTs sent by the client's own tasks (not by a stale one): a
+    /// client that resumed a thousand times would otherwise read its GETs once per
+    /// resumption to find the next POST.
+    own_posts_by_session: BTreeMap<&'a str, Vec<usize>>,
     /// Each connection's first request answered 200, by connection id (the modelled
     /// client numbers its connections 1, 2, 3...).
     first_200: Vec<Option<usize>>,
@@ -49,10 +53,14 @@ impl<'a> RequestIndex<'a> {
     fn new(record: &'a ClientRecord) -> Self {
         let requests = record.requests.as_slice();
         let mut by_session: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        let mut own_posts_by_session: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         let mut first_200: Vec<Option<usize>> = Vec::new();
         for (i, q) in requests.iter().enumerate() {
             if let Some(session) = q.session.as_deref() {
                 by_session.entry(session).or_default().push(i);
+                if q.http == "POST" && !matches!(q.task, Task::Stale(_)) {
+                    own_posts_by_session.entry(session).or_default().push(i);
+                }
             }
             if q.status == Some(200) {
                 let conn = q.conn.0 as usize;
@@ -65,6 +73,7 @@ impl<'a> RequestIndex<'a> {
         RequestIndex {
             requests,
             by_session,
+            own_posts_by_session,
             first_200,
             in_sending_order: requests.windows(2).all(|w| w[0].sent_seq <= w[1].sent_seq),
         }
@@ -83,16 +92,7 @@ impl<'a> RequestIndex<'a> {
         session: &str,
         seq: u64,
     ) -> impl Iterator<Item = &'a RequestRecord> + '_ {
-        let positions = self.by_session.get(session).map_or(&[][..], Vec::as_slice);
-        let start = if self.in_sending_order {
-            positions.partition_point(|&i| self.requests[i].sent_seq <= seq)
-        } else {
-            0
-        };
-        positions[start..]
-            .iter()
-            .map(|&i| &self.requests[i])
-            .filter(move |q| q.sent_seq > seq)
+        self.after(&self.by_session, session, seq)
     }
 
     /// The first POST that carried `session`, sent after `seq` by one of the client's own
@@ -102,8 +102,25 @@ impl<'a> RequestIndex<'a> {
         session: &str,
         seq: u64,
     ) -> Option<&'a RequestRecord> {
-        self.of_session_after(session, seq)
-            .find(|q| q.http == "POST" && !matches!(q.task, Task::Stale(_)))
+        self.after(&self.own_posts_by_session, session, seq).next()
+    }
+
+    fn after<'s>(
+        &'s self,
+        index: &'s BTreeMap<&'a str, Vec<usize>>,
+        session: &str,
+        seq: u64,
+    ) -> impl Iterator<Item = &'a RequestRecord> + 's {
+        let positions = index.get(session).map_or(&[][..], Vec::as_slice);
+        let start = if self.in_sending_order {
+            positions.partition_point(|&i| self.requests[i].sent_seq <= seq)
+        } else {
+            0
+        };
+        positions[start..]
+            .iter()
+            .map(|&i| &self.requests[i])
+            .filter(move |q| q.sent_seq > seq)
     }
 }
 
