@@ -47,9 +47,11 @@ pub struct RequestRecord {
 }
 
 impl RequestRecord {
+    /// `POST tools/call`, `GET`: joined by hand, not formatted (the evidence of every
+    /// retried request names it).
     pub fn describe(&self) -> String {
         match &self.rpc {
-            Some(rpc) => format!("{} {rpc}", self.http),
+            Some(rpc) => [self.http, rpc.as_str()].join(" "),
             None => self.http.to_string(),
         }
     }

@@ -106,10 +106,6 @@ pub(crate) fn real(
     });
 }
 
-/// The session a connection asked for: its wire id, and the ledger's key for it (if the
-/// server ever minted it).
-type AskedSession<'a> = (&'a str, Option<u32>);
-
 /// A modelled client's foreign events: each applied event whose session is not the one
 /// its connection's request named.
 pub(crate) fn modelled(
@@ -118,61 +114,52 @@ pub(crate) fn modelled(
     words: Words,
     verdicts: &mut Vec<Verdict>,
 ) {
-    // Each connection's session as asked for, with the ledger's key for that wire id, so
-    // that the check per applied event compares numbers (the strings only if they differ).
-    let key_of_wire: BTreeMap<&str, u32> = ledger
-        .sessions
-        .iter()
-        .enumerate()
-        .map(|(k, s)| (s.wire_id.as_str(), k as u32))
-        .collect();
-    let session_of_conn: BTreeMap<u64, AskedSession> = record
-        .requests
-        .iter()
-        .filter_map(|q| {
-            q.session
-                .as_deref()
-                .map(|s| (q.conn.0, (s, key_of_wire.get(s).copied())))
-        })
-        .collect();
+    // Each connection's session as its request asked for it (the last request on it),
+    // by connection id: the modelled client numbers its connections 1, 2, 3...
+    let mut asked_on: Vec<Option<&str>> = Vec::new();
+    for q in &record.requests {
+        if let Some(session) = q.session.as_deref() {
+            let conn = q.conn.0 as usize;
+            if asked_on.len() <= conn {
+                asked_on.resize(conn + 1, None);
+            }
+            asked_on[conn] = Some(session);
+        }
+    }
     let mut foreign: BTreeMap<String, Vec<AppliedNote>> = BTreeMap::new();
-    // Applied events come in runs from one connection: look each run's connection up once.
-    let mut last: Option<(u64, Option<AskedSession>)> = None;
+    // Applied events come in runs from one connection, nearly all of its own session:
+    // once an event's session is found to be the one asked for, the run's next events of
+    // that session compare as numbers (connection and session key), not wire ids.
+    let mut own: Option<(u64, u32)> = None;
     for a in &record.applied {
         let e = ledger.event(a.event);
-        let asked = match last {
-            Some((conn, asked)) if conn == a.conn.0 => asked,
-            _ => {
-                let asked = session_of_conn.get(&a.conn.0).copied();
-                last = Some((a.conn.0, asked));
-                asked
-            }
-        };
-        let Some((asked, asked_key)) = asked else {
-            continue;
-        };
-        if asked_key == Some(e.session.0) {
+        if own == Some((a.conn.0, e.session.0)) {
             continue;
         }
+        let Some(asked) = asked_on.get(a.conn.0 as usize).copied().flatten() else {
+            continue;
+        };
         let owner = ledger.session(e.session);
+        let wire = &owner.wire_id;
+        if asked == wire {
+            own = Some((a.conn.0, e.session.0));
+            continue;
+        }
         // A server that serves 2025 without sessions (`DualStatelessLegacy`, after a roll
         // into it too) answers whatever session header a request carries on a stream of
         // its stateless scope: the request's own answer, nobody else's events.
         if owner.stateless {
             continue;
         }
-        let wire = &owner.wire_id;
-        if asked != wire {
-            foreign
-                .entry(asked.to_string())
-                .or_default()
-                .push(AppliedNote {
-                    id: e.id,
-                    stream: e.stream.0,
-                    at_ms: a.at_ms,
-                    detail: format!("belongs to session {}", short_id(wire)),
-                });
-        }
+        foreign
+            .entry(asked.to_string())
+            .or_default()
+            .push(AppliedNote {
+                id: e.id,
+                stream: e.stream.0,
+                at_ms: a.at_ms,
+                detail: format!("belongs to session {}", short_id(wire)),
+            });
     }
     for (session, events) in foreign {
         verdicts.push(Verdict {
@@ -187,5 +174,86 @@ pub(crate) fn modelled(
             }),
             evidence: Evidence::Applied { session, events },
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use faultline_model::{
+        ConnId, EventRef, Ledger, Payload, ProducedEvent, SessionEntry, SessionKey, StreamId,
+    };
+
+    use crate::client_record::{AppliedRecord, ClientRecord, RequestRecord, Task};
+    use crate::verdict::{Evidence, VerdictKind};
+    use crate::words::Words;
+
+    fn session(wire: &str, stateless: bool) -> SessionEntry {
+        SessionEntry {
+            wire_id: wire.into(),
+            created_ms: 0,
+            generations: vec![0],
+            died: None,
+            held_by: None,
+            stateless,
+        }
+    }
+
+    /// Sessions `a` and `b` (`b` stateless if asked); events 0 and 2 are `a`'s, event 1
+    /// is `b`'s; the client's GET on connection 3 named `a` and applied all three there.
+    fn judged(b_stateless: bool) -> Vec<crate::verdict::Verdict> {
+        let mut ledger = Ledger {
+            sessions: vec![session("a", false), session("b", b_stateless)],
+            ..Ledger::default()
+        };
+        for (id, owner) in [(1, 0), (2, 1), (3, 0)] {
+            ledger.events.push(ProducedEvent {
+                id,
+                stream: StreamId(0),
+                ordinal: id as u32,
+                session: SessionKey(owner),
+                generation: 0,
+                at_ms: id * 1_000,
+                payload: Payload::Notification { seq: id },
+            });
+        }
+        let mut record = ClientRecord::default();
+        record.requests.push(RequestRecord {
+            at_ms: 0,
+            conn: ConnId(3),
+            task: Task::Main,
+            http: "GET",
+            rpc: None,
+            session: Some("a".into()),
+            last_event_id: None,
+            status: Some(200),
+            sent_seq: 1,
+            answered_seq: Some(2),
+        });
+        for (event, at_ms) in [(0, 1_000), (1, 2_000), (2, 3_000)] {
+            record.applied.push(AppliedRecord {
+                event: EventRef(event),
+                at_ms,
+                conn: ConnId(3),
+            });
+        }
+        let mut verdicts = Vec::new();
+        super::modelled(&ledger, &record, Words::Skipped, &mut verdicts);
+        verdicts
+    }
+
+    /// Once a connection's own session is recognized, the run's later events are compared
+    /// by key: an event of another session between two of its own is still foreign, and
+    /// one of a stateless scope is not.
+    #[test]
+    fn another_session_s_event_amid_the_own_ones_is_foreign() {
+        let verdicts = judged(false);
+        assert_eq!(verdicts.len(), 1);
+        assert_eq!(verdicts[0].kind, VerdictKind::ForeignEvent);
+        let Evidence::Applied { session, events } = &verdicts[0].evidence else {
+            panic!("applied events as evidence");
+        };
+        assert_eq!(session, "a");
+        assert_eq!(events.iter().map(|e| e.id).collect::<Vec<_>>(), [2]);
+        assert!(judged(true).is_empty());
     }
 }

@@ -10,7 +10,7 @@
 //! The guard that prevents it: check that progress steps and event ids are contiguous
 //! after every resumption, and raise when they are not.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use faultline_model::{EventRef, Ledger, Payload, StreamKind};
 
@@ -97,6 +97,16 @@ impl<'a> Coverage<'a> {
     }
 }
 
+/// The sessions whose standalone GET stream the client opened at least once.
+fn listening_sessions(record: &ClientRecord) -> BTreeSet<&str> {
+    record
+        .requests
+        .iter()
+        .filter(|q| q.http == "GET")
+        .filter_map(|q| q.session.as_deref())
+        .collect()
+}
+
 /// Judges every unapplied event (silent or surfaced loss); returns how many events were
 /// owed no longer because a later attempt of their call completed it.
 pub(crate) fn modelled(
@@ -106,15 +116,15 @@ pub(crate) fn modelled(
     words: Words,
     verdicts: &mut Vec<Verdict>,
 ) -> usize {
-    // Per event, indexed by its ledger position: a flag per event rather than a tree of
-    // thousands (every send of a long run), since these are asked only by index.
-    let mut skipped = vec![false; ledger.events.len()];
-    for (e, _) in &record.skipped {
-        skipped[e.0 as usize] = true;
-    }
-    let mut delivered = vec![false; ledger.events.len()];
-    for s in &ledger.sends {
-        delivered[s.event.0 as usize] = true;
+    // Most runs apply every event produced for them: then nothing is lost or superseded,
+    // and none of what follows is built.
+    let all_applied = ledger
+        .events
+        .iter()
+        .zip(applied)
+        .all(|(produced, &times)| times > 0 || !produced.payload.carries_data());
+    if all_applied {
+        return 0;
     }
     let mut coverage: Option<Coverage> = None;
     // (session, generation, stream) -> lost events, for silent and surfaced losses apart.
@@ -122,12 +132,8 @@ pub(crate) fn modelled(
     let mut surfaced: BTreeMap<(u32, u32, u32), Vec<EventRef>> = BTreeMap::new();
     // Server notifications are owed only to a client that listens for them: one that opened
     // the standalone GET stream of that session at least once. Job output is always owed.
-    let listening: std::collections::BTreeSet<&str> = record
-        .requests
-        .iter()
-        .filter(|q| q.http == "GET")
-        .filter_map(|q| q.session.as_deref())
-        .collect();
+    // Read from the requests when the first unapplied notification asks.
+    let mut listening: Option<BTreeSet<&str>> = None;
     // A call re-issued under its idempotency key and completed by a later attempt owes
     // nothing more from its abandoned attempts. So does a call the client completed with no
     // keyed attempt's result: an era probe that found the server moved to 2026-07-28 re-ran
@@ -167,7 +173,9 @@ pub(crate) fn modelled(
         if matches!(
             produced.payload,
             Payload::Notification { .. } | Payload::SessionListChanged { .. }
-        ) && !listening.contains(ledger.session(produced.session).wire_id.as_str())
+        ) && !listening
+            .get_or_insert_with(|| listening_sessions(record))
+            .contains(ledger.session(produced.session).wire_id.as_str())
         {
             continue;
         }
@@ -181,6 +189,19 @@ pub(crate) fn modelled(
             Cover::Surfaced => surfaced.entry(key).or_default().push(event),
             Cover::Typed => {}
         }
+    }
+    if silent.is_empty() && surfaced.is_empty() {
+        return superseded_events;
+    }
+    // Per event, indexed by its ledger position: a flag per event rather than a tree of
+    // thousands (every send of a long run), since these are asked only by index.
+    let mut skipped = vec![false; ledger.events.len()];
+    for (e, _) in &record.skipped {
+        skipped[e.0 as usize] = true;
+    }
+    let mut delivered = vec![false; ledger.events.len()];
+    for s in &ledger.sends {
+        delivered[s.event.0 as usize] = true;
     }
     for (kind, groups) in [
         (VerdictKind::SilentGap, silent),
@@ -314,4 +335,99 @@ fn first_missing_at(ledger: &Ledger, context: &ClientContext, lost: &ValuesLost)
         .map(|e| e.at_ms)
         .min()
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use faultline_model::{
+        ConnId, EventRef, Ledger, Payload, ProducedEvent, SessionEntry, SessionKey, StreamEntry,
+        StreamId, StreamKind,
+    };
+
+    use crate::client_record::{AppliedRecord, ClientRecord, RequestRecord, Task};
+    use crate::verdict::{Evidence, VerdictKind};
+    use crate::words::Words;
+
+    /// Session `a`'s standalone stream with notifications 1..=3 (ids 1..=3); the client
+    /// opened it with a GET and applied the events `applied` (by id).
+    fn run(applied: &[u64]) -> (Ledger, ClientRecord) {
+        let mut ledger = Ledger {
+            sessions: vec![SessionEntry {
+                wire_id: "a".into(),
+                created_ms: 0,
+                generations: vec![0],
+                died: None,
+                held_by: None,
+                stateless: false,
+            }],
+            streams: vec![StreamEntry {
+                session: SessionKey(0),
+                generation: 0,
+                kind: StreamKind::Standalone,
+                opened_ms: 0,
+                modern: false,
+                closed_ms: None,
+            }],
+            ..Ledger::default()
+        };
+        for id in 1..=3 {
+            ledger.events.push(ProducedEvent {
+                id,
+                stream: StreamId(0),
+                ordinal: id as u32,
+                session: SessionKey(0),
+                generation: 0,
+                at_ms: id * 1_000,
+                payload: Payload::Notification { seq: id },
+            });
+        }
+        let mut record = ClientRecord::default();
+        record.requests.push(RequestRecord {
+            at_ms: 0,
+            conn: ConnId(1),
+            task: Task::Main,
+            http: "GET",
+            rpc: None,
+            session: Some("a".into()),
+            last_event_id: None,
+            status: Some(200),
+            sent_seq: 1,
+            answered_seq: Some(2),
+        });
+        for &id in applied {
+            record.applied.push(AppliedRecord {
+                event: EventRef(id as u32 - 1),
+                at_ms: id * 1_000,
+                conn: ConnId(1),
+            });
+        }
+        (ledger, record)
+    }
+
+    fn judged(applied: &[u64]) -> Vec<crate::verdict::Verdict> {
+        let (ledger, record) = run(applied);
+        let mut counts = vec![0; ledger.events.len()];
+        for a in &record.applied {
+            counts[a.event.0 as usize] += 1;
+        }
+        let mut verdicts = Vec::new();
+        super::modelled(&ledger, &record, &counts, Words::Skipped, &mut verdicts);
+        verdicts
+    }
+
+    /// The rule returns at once when every event was applied; one unapplied event, the
+    /// last as well as the first, is still a silent gap.
+    #[test]
+    fn one_unapplied_event_is_a_gap_and_none_is_nothing() {
+        assert!(judged(&[1, 2, 3]).is_empty());
+        for (applied, lost) in [(&[1, 2][..], 3), (&[2, 3][..], 1)] {
+            let verdicts = judged(applied);
+            assert_eq!(verdicts.len(), 1);
+            assert_eq!(verdicts[0].kind, VerdictKind::SilentGap);
+            let Evidence::Gap { count, .. } = &verdicts[0].evidence else {
+                panic!("a gap's evidence");
+            };
+            assert_eq!(*count, 1, "event {lost} lost");
+        }
+    }
 }

@@ -122,10 +122,19 @@ pub(crate) fn modelled(
     if ledger.misroutes.is_empty() {
         return;
     }
-    let requests: BTreeMap<ConnId, &crate::client_record::RequestRecord> =
-        record.requests.iter().map(|q| (q.conn, q)).collect();
+    // The request on each connection (the last, if several), by connection id: the
+    // modelled client numbers its connections 1, 2, 3...
+    let mut on_conn: Vec<Option<&crate::client_record::RequestRecord>> = Vec::new();
+    for q in &record.requests {
+        let conn = q.conn.0 as usize;
+        if on_conn.len() <= conn {
+            on_conn.resize(conn + 1, None);
+        }
+        on_conn[conn] = Some(q);
+    }
     let found = misrouted_sessions(ledger, |conn| {
-        requests.get(&conn).map(|q| RequestNote::of_record(q))
+        let q = on_conn.get(conn.0 as usize).copied().flatten();
+        q.map(RequestNote::of_record)
     });
     for misrouted in found {
         verdicts.push(Verdict {

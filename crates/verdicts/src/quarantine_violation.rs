@@ -150,6 +150,11 @@ pub(crate) fn modelled(
     words: Words,
     verdicts: &mut Vec<Verdict>,
 ) {
+    // Only a dead session's events can be applied after its death: a run whose sessions
+    // all lived (most runs) has no violation, and its applied events are not read.
+    if ledger.sessions.iter().all(|s| s.died.is_none()) {
+        return;
+    }
     let mut by_session: BTreeMap<u32, Vec<AppliedNote>> = BTreeMap::new();
     for a in &record.applied {
         let e = ledger.event(a.event);
@@ -184,5 +189,66 @@ pub(crate) fn modelled(
                 events,
             },
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use faultline_model::{
+        ConnId, DeathCause, EventRef, Ledger, Payload, ProducedEvent, SessionEntry, SessionKey,
+        StreamId,
+    };
+
+    use crate::client_record::{AppliedRecord, ClientRecord};
+    use crate::verdict::{Evidence, VerdictKind};
+    use crate::words::Words;
+
+    /// Session `a` (dead at 5 s if `died`) produced events 1 and 2, applied at 4 s and 6 s.
+    fn judged(died: bool) -> Vec<crate::verdict::Verdict> {
+        let mut ledger = Ledger {
+            sessions: vec![SessionEntry {
+                wire_id: "a".into(),
+                created_ms: 0,
+                generations: vec![0],
+                died: died.then_some((5_000, DeathCause::IdleTtl)),
+                held_by: None,
+                stateless: false,
+            }],
+            ..Ledger::default()
+        };
+        let mut record = ClientRecord::default();
+        for id in 1..=2 {
+            ledger.events.push(ProducedEvent {
+                id,
+                stream: StreamId(0),
+                ordinal: id as u32,
+                session: SessionKey(0),
+                generation: 0,
+                at_ms: 1_000,
+                payload: Payload::Notification { seq: id },
+            });
+            record.applied.push(AppliedRecord {
+                event: EventRef(id as u32 - 1),
+                at_ms: 2_000 + id * 2_000,
+                conn: ConnId(1),
+            });
+        }
+        let mut verdicts = Vec::new();
+        super::modelled(&ledger, &record, Words::Skipped, &mut verdicts);
+        verdicts
+    }
+
+    /// The rule returns at once when no session died; when one did, the event applied
+    /// after its death is still a violation, and the one before is not.
+    #[test]
+    fn an_event_applied_after_its_session_died_is_a_violation() {
+        assert!(judged(false).is_empty());
+        let verdicts = judged(true);
+        assert_eq!(verdicts.len(), 1);
+        assert_eq!(verdicts[0].kind, VerdictKind::QuarantineViolation);
+        let Evidence::Applied { events, .. } = &verdicts[0].evidence else {
+            panic!("applied events as evidence");
+        };
+        assert_eq!(events.iter().map(|e| e.id).collect::<Vec<_>>(), [2]);
     }
 }

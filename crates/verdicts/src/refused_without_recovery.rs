@@ -81,6 +81,16 @@ impl Refusals {
     }
 }
 
+/// One session's refusals as they are read: the evidence so far, the index of its first
+/// refused answer, how many of them were POSTs, and the distinct requests refused (HTTP
+/// and JSON-RPC method: what `Refusals::requests` spells, one label each).
+struct Open<'l> {
+    refusals: Refusals,
+    first: usize,
+    posted: usize,
+    requests: Vec<(HttpMethod, Option<&'l str>)>,
+}
+
 /// Every session the ledger shows refused without recovery, in the order of their first
 /// refusal.
 pub fn refused_without_recovery(ledger: &Ledger) -> Vec<Refusals> {
@@ -89,9 +99,13 @@ pub fn refused_without_recovery(ledger: &Ledger) -> Vec<Refusals> {
         .iter()
         .filter_map(|s| s.died.map(|(at, _)| (s.wire_id.as_str(), at)))
         .collect();
+    // Only a dead session's requests are refusals: a run whose sessions all lived has none
+    // (most runs), and its answers are not read.
+    if died.is_empty() {
+        return Vec::new();
+    }
     let misrouted = Misrouted::of(ledger);
-    // Per session: its refusals, the index of the first answer, and how many were POSTs.
-    let mut found: BTreeMap<&str, (Refusals, usize, usize)> = BTreeMap::new();
+    let mut found: BTreeMap<&str, Open> = BTreeMap::new();
     for (index, answer) in ledger.answers.iter().enumerate() {
         let Some(session) = answer.session_sent.as_deref() else {
             continue;
@@ -102,40 +116,42 @@ pub fn refused_without_recovery(ledger: &Ledger) -> Vec<Refusals> {
         if !refusal(answer) || answer.at_ms < died_at_ms || misrouted.contains(answer.conn.0) {
             continue;
         }
-        let request = request_label(answer);
-        let (r, _, posted) = found.entry(session).or_insert_with(|| {
-            (
-                Refusals {
-                    session: session.to_string(),
-                    died_at_ms,
-                    refused: 0,
-                    first_at_ms: answer.at_ms,
-                    last_at_ms: answer.at_ms,
-                    statuses: Vec::new(),
-                    requests: Vec::new(),
-                },
-                index,
-                0,
-            )
+        let open = found.entry(session).or_insert_with(|| Open {
+            refusals: Refusals {
+                session: session.to_string(),
+                died_at_ms,
+                refused: 0,
+                first_at_ms: answer.at_ms,
+                last_at_ms: answer.at_ms,
+                statuses: Vec::new(),
+                requests: Vec::new(),
+            },
+            first: index,
+            posted: 0,
+            requests: Vec::new(),
         });
+        let r = &mut open.refusals;
         r.refused += 1;
         r.last_at_ms = answer.at_ms;
         if !r.statuses.contains(&answer.status) {
             r.statuses.push(answer.status);
         }
-        if !r.requests.contains(&request) {
-            r.requests.push(request);
+        // The label is written once per distinct request, not once per refusal.
+        let request = (answer.method, answer.rpc_method.as_deref());
+        if !open.requests.contains(&request) {
+            open.requests.push(request);
+            r.requests.push(request_label(answer));
         }
-        *posted += usize::from(answer.method == HttpMethod::Post);
+        open.posted += usize::from(answer.method == HttpMethod::Post);
     }
     let mut out: Vec<Refusals> = found
         .into_values()
-        .filter(|(r, first, posted)| {
-            *posted >= REFUSALS
-                && worked(ledger, &r.session, *first)
-                && !recovered(ledger, &r.session, *first)
+        .filter(|open| {
+            open.posted >= REFUSALS
+                && worked(ledger, &open.refusals.session, open.first)
+                && !recovered(ledger, &open.refusals.session, open.first)
         })
-        .map(|(r, _, _)| r)
+        .map(|open| open.refusals)
         .collect();
     out.sort_by_key(|r| r.first_at_ms);
     out
@@ -245,5 +261,31 @@ mod tests {
             .answers
             .push(answer(9, 75_000, "initialize", None, 200));
         assert!(refused_without_recovery(&recovered).is_empty());
+    }
+
+    /// Each distinct request refused is named once, in order of first refusal, however
+    /// often it was refused (the labels are written only for the first).
+    #[test]
+    fn the_refused_requests_are_named_once_each_in_order() {
+        let mut ledger = ledger(2);
+        ledger
+            .answers
+            .push(answer(7, 80_000, "resources/list", Some("a"), 404));
+        ledger.answers.push(faultline_model::AnswerEntry {
+            method: faultline_model::HttpMethod::Get,
+            rpc_method: None,
+            ..answer(8, 81_000, "", Some("a"), 404)
+        });
+        ledger
+            .answers
+            .push(answer(9, 82_000, "tools/call", Some("a"), 400));
+        let found = refused_without_recovery(&ledger);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].refused, 5);
+        assert_eq!(
+            found[0].requests,
+            ["POST tools/call", "POST resources/list", "GET"]
+        );
+        assert_eq!(found[0].statuses, [404, 400]);
     }
 }

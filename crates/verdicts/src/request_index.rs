@@ -36,10 +36,13 @@ pub(crate) struct RequestIndex<'a> {
     requests: &'a [RequestRecord],
     /// Each session's requests (positions in the record), in the record's order.
     by_session: BTreeMap<&'a str, Vec<usize>>,
-    /// The same, only the POSTs sent by the client's own tasks (not by a stale one).
+    /// The same, only the POSTs sent by the client's own tasks (not by a stale one): a
+    /// client that resumed a thousand times would otherwise read its GETs once per
+    /// resumption to find the next POST.
     own_posts_by_session: BTreeMap<&'a str, Vec<usize>>,
-    /// Each connection's first request answered 200.
-    first_200: BTreeMap<ConnId, usize>,
+    /// Each connection's first request answered 200, by connection id (the modelled
+    /// client numbers its connections 1, 2, 3...).
+    first_200: Vec<Option<usize>>,
     /// Whether the record lists requests in sending order (it does: a request is
     /// recorded as it is sent), which lets [`RequestIndex::of_session_after`] skip to
     /// the first one sent after a moment instead of reading them all.
@@ -51,7 +54,7 @@ impl<'a> RequestIndex<'a> {
         let requests = record.requests.as_slice();
         let mut by_session: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         let mut own_posts_by_session: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        let mut first_200 = BTreeMap::new();
+        let mut first_200: Vec<Option<usize>> = Vec::new();
         for (i, q) in requests.iter().enumerate() {
             if let Some(session) = q.session.as_deref() {
                 by_session.entry(session).or_default().push(i);
@@ -60,7 +63,11 @@ impl<'a> RequestIndex<'a> {
                 }
             }
             if q.status == Some(200) {
-                first_200.entry(q.conn).or_insert(i);
+                let conn = q.conn.0 as usize;
+                if first_200.len() <= conn {
+                    first_200.resize(conn + 1, None);
+                }
+                first_200[conn].get_or_insert(i);
             }
         }
         RequestIndex {
@@ -74,7 +81,8 @@ impl<'a> RequestIndex<'a> {
 
     /// The first request on `conn` answered 200.
     pub(crate) fn first_200(&self, conn: ConnId) -> Option<&'a RequestRecord> {
-        self.first_200.get(&conn).map(|&i| &self.requests[i])
+        let first = self.first_200.get(conn.0 as usize).copied().flatten();
+        first.map(|i| &self.requests[i])
     }
 
     /// The requests that carried `session` and were sent after `seq` (in the client's

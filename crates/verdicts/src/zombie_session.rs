@@ -127,6 +127,15 @@ pub(crate) fn modelled(
     words: Words,
     verdicts: &mut Vec<Verdict>,
 ) {
+    // A zombie is found by the death notice (404/410) its next POST met: a record with
+    // none has no zombie (most records), and the request index is not built for it.
+    if !record
+        .requests
+        .iter()
+        .any(|q| matches!(q.status, Some(404 | 410)))
+    {
+        return;
+    }
     let mut reported = std::collections::BTreeSet::new();
     for r in &record.resumptions {
         // The moment the client read the 200: what it sends after that, it sends believing
@@ -244,5 +253,73 @@ pub(crate) fn real(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
             summary: words.say(|| zombie.sentence()),
             evidence: Evidence::Zombie(zombie),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use faultline_model::{ConnId, Ledger};
+
+    use crate::client_record::{ClientRecord, RequestRecord, ResumeRecord, Task};
+    use crate::dead_session::Misrouted;
+    use crate::request_index::LazyRequestIndex;
+    use crate::verdict::{Verdict, VerdictKind};
+    use crate::words::Words;
+
+    fn request(conn: u64, http: &'static str, status: u16, seq: u64) -> RequestRecord {
+        RequestRecord {
+            at_ms: seq * 1_000,
+            conn: ConnId(conn),
+            task: Task::Main,
+            http,
+            rpc: (http == "POST").then(|| "tools/call".to_string()),
+            session: Some("a".into()),
+            last_event_id: None,
+            status: Some(status),
+            sent_seq: seq,
+            answered_seq: Some(seq + 1),
+        }
+    }
+
+    /// A resumption of session `a` on connection 2 answered 200, then the session's next
+    /// POST answered `status`.
+    fn judged(status: u16) -> Vec<Verdict> {
+        let mut record = ClientRecord::default();
+        record.requests.push(request(1, "POST", 200, 1));
+        record.requests.push(request(2, "GET", 200, 3));
+        record.requests.push(request(3, "POST", status, 5));
+        record.resumptions.push(ResumeRecord {
+            at_ms: 3_000,
+            conn: ConnId(2),
+            session: "a".into(),
+            cursor: 7,
+            cursor_event: None,
+        });
+        let ledger = Ledger::default();
+        let mut verdicts = Vec::new();
+        super::modelled(
+            &ledger,
+            &record,
+            &LazyRequestIndex::new(&record),
+            &BTreeMap::new(),
+            &Misrouted::default(),
+            Words::Skipped,
+            &mut verdicts,
+        );
+        verdicts
+    }
+
+    /// The rule returns at once for a record with no 404 or 410; with one, the zombie is
+    /// still found.
+    #[test]
+    fn a_404_after_a_replay_s_200_is_a_zombie_and_a_200_is_not() {
+        assert!(judged(200).is_empty());
+        for status in [404, 410] {
+            let verdicts = judged(status);
+            assert_eq!(verdicts.len(), 1, "{status}");
+            assert_eq!(verdicts[0].kind, VerdictKind::ZombieSession);
+        }
     }
 }
