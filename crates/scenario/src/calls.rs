@@ -228,15 +228,19 @@ mod tests {
             "params": {"name": name, "arguments": arguments, "_meta": meta}}))
     }
 
-    fn tracker() -> CallTracker {
-        let job = |n| ArmedCall {
+    /// A workload long job of `steps` steps, a second apart, with progress.
+    fn job(steps: u64) -> ArmedCall {
+        ArmedCall {
             at_ms: 0,
             tool: Tool::LongJob {
-                steps: crate::PickCount::fixed(n),
+                steps: crate::PickCount::fixed(steps),
                 interval: DurationMs(1_000),
             },
             progress: true,
-        };
+        }
+    }
+
+    fn tracker() -> CallTracker {
         CallTracker::new(&[job(81), job(81), job(5)])
     }
 
@@ -383,14 +387,6 @@ mod tests {
                 steps: 3,
                 interval: DurationMs(100),
                 commit_step: None,
-            },
-            progress: true,
-        };
-        let job = |n| ArmedCall {
-            at_ms: 0,
-            tool: Tool::LongJob {
-                steps: crate::PickCount::fixed(n),
-                interval: DurationMs(1_000),
             },
             progress: true,
         };

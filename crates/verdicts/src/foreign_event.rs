@@ -179,11 +179,9 @@ pub(crate) fn modelled(
 
 #[cfg(test)]
 mod tests {
-    use faultline_model::{
-        ConnId, EventRef, Ledger, Payload, ProducedEvent, SessionEntry, SessionKey, StreamId,
-    };
+    use faultline_model::{ConnId, EventRef, Ledger, SessionEntry};
 
-    use crate::client_record::{AppliedRecord, ClientRecord, RequestRecord, Task};
+    use crate::client_record::{AppliedRecord, ClientRecord};
     use crate::verdict::{Evidence, VerdictKind};
     use crate::words::Words;
 
@@ -206,29 +204,12 @@ mod tests {
             ..Ledger::default()
         };
         for (id, owner) in [(1, 0), (2, 1), (3, 0)] {
-            ledger.events.push(ProducedEvent {
-                id,
-                stream: StreamId(0),
-                ordinal: id as u32,
-                session: SessionKey(owner),
-                generation: 0,
-                at_ms: id * 1_000,
-                payload: Payload::Notification { seq: id },
-            });
+            ledger
+                .events
+                .push(crate::test_records::notification(id, owner, id * 1_000));
         }
         let mut record = ClientRecord::default();
-        record.requests.push(RequestRecord {
-            at_ms: 0,
-            conn: ConnId(3),
-            task: Task::Main,
-            http: "GET",
-            rpc: None,
-            session: Some("a".into()),
-            last_event_id: None,
-            status: Some(200),
-            sent_seq: 1,
-            answered_seq: Some(2),
-        });
+        record.requests.push(crate::test_records::get(3, "a"));
         for (event, at_ms) in [(0, 1_000), (1, 2_000), (2, 3_000)] {
             record.applied.push(AppliedRecord {
                 event: EventRef(event),

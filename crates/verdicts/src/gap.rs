@@ -340,11 +340,10 @@ fn first_missing_at(ledger: &Ledger, context: &ClientContext, lost: &ValuesLost)
 #[cfg(test)]
 mod tests {
     use faultline_model::{
-        ConnId, EventRef, Ledger, Payload, ProducedEvent, SessionEntry, SessionKey, StreamEntry,
-        StreamId, StreamKind,
+        ConnId, EventRef, Ledger, SessionEntry, SessionKey, StreamEntry, StreamKind,
     };
 
-    use crate::client_record::{AppliedRecord, ClientRecord, RequestRecord, Task};
+    use crate::client_record::{AppliedRecord, ClientRecord};
     use crate::verdict::{Evidence, VerdictKind};
     use crate::words::Words;
 
@@ -371,29 +370,12 @@ mod tests {
             ..Ledger::default()
         };
         for id in 1..=3 {
-            ledger.events.push(ProducedEvent {
-                id,
-                stream: StreamId(0),
-                ordinal: id as u32,
-                session: SessionKey(0),
-                generation: 0,
-                at_ms: id * 1_000,
-                payload: Payload::Notification { seq: id },
-            });
+            ledger
+                .events
+                .push(crate::test_records::notification(id, 0, id * 1_000));
         }
         let mut record = ClientRecord::default();
-        record.requests.push(RequestRecord {
-            at_ms: 0,
-            conn: ConnId(1),
-            task: Task::Main,
-            http: "GET",
-            rpc: None,
-            session: Some("a".into()),
-            last_event_id: None,
-            status: Some(200),
-            sent_seq: 1,
-            answered_seq: Some(2),
-        });
+        record.requests.push(crate::test_records::get(1, "a"));
         for &id in applied {
             record.applied.push(AppliedRecord {
                 event: EventRef(id as u32 - 1),

@@ -64,6 +64,8 @@ pub mod session_requests;
 pub mod spell;
 #[cfg(test)]
 mod test_answer;
+#[cfg(test)]
+mod test_records;
 pub mod untested;
 pub mod verdict;
 mod words;

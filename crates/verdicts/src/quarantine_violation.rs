@@ -194,10 +194,7 @@ pub(crate) fn modelled(
 
 #[cfg(test)]
 mod tests {
-    use faultline_model::{
-        ConnId, DeathCause, EventRef, Ledger, Payload, ProducedEvent, SessionEntry, SessionKey,
-        StreamId,
-    };
+    use faultline_model::{ConnId, DeathCause, EventRef, Ledger, SessionEntry};
 
     use crate::client_record::{AppliedRecord, ClientRecord};
     use crate::verdict::{Evidence, VerdictKind};
@@ -218,15 +215,9 @@ mod tests {
         };
         let mut record = ClientRecord::default();
         for id in 1..=2 {
-            ledger.events.push(ProducedEvent {
-                id,
-                stream: StreamId(0),
-                ordinal: id as u32,
-                session: SessionKey(0),
-                generation: 0,
-                at_ms: 1_000,
-                payload: Payload::Notification { seq: id },
-            });
+            ledger
+                .events
+                .push(crate::test_records::notification(id, 0, 1_000));
             record.applied.push(AppliedRecord {
                 event: EventRef(id as u32 - 1),
                 at_ms: 2_000 + id * 2_000,
