@@ -99,29 +99,36 @@ impl Default for Limits {
 /// `text` cut to at most [`KEPT_TEXT_BYTES`] (at a character boundary), and its full
 /// length in bytes when it was cut.
 pub(crate) fn kept_text(text: &str) -> (String, Option<u64>) {
+    match kept_end(text) {
+        None => (text.to_string(), None),
+        Some(end) => (text[..end].to_string(), Some(text.len() as u64)),
+    }
+}
+
+/// Where `text` is cut to be kept: `None` when it is kept whole, else the last character
+/// boundary at or before [`KEPT_TEXT_BYTES`].
+fn kept_end(text: &str) -> Option<usize> {
     if text.len() <= KEPT_TEXT_BYTES {
-        return (text.to_string(), None);
+        return None;
     }
     let mut end = KEPT_TEXT_BYTES;
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    (text[..end].to_string(), Some(text.len() as u64))
+    Some(end)
 }
 
 /// [`kept_text`] of a string the caller owns: moved when short (no copy), cut in place
 /// when long.
 pub(crate) fn kept_owned_text(mut text: String) -> (String, Option<u64>) {
-    if text.len() <= KEPT_TEXT_BYTES {
-        return (text, None);
+    match kept_end(&text) {
+        None => (text, None),
+        Some(end) => {
+            let len = text.len() as u64;
+            text.truncate(end);
+            (text, Some(len))
+        }
     }
-    let len = text.len() as u64;
-    let mut end = KEPT_TEXT_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text.truncate(end);
-    (text, Some(len))
 }
 
 #[cfg(test)]

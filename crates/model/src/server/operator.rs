@@ -125,10 +125,7 @@ impl Server {
         // generation, for whoever resumes it. (The session's current one read from this
         // lookup: a notification is the cascade's inner loop.)
         let current = session.standalone;
-        let stream = match current.filter(|&s| self.log.get(s).is_some()) {
-            Some(stream) => stream,
-            None => self.standalone_stream(key),
-        };
+        let stream = self.standalone_stream_from(key, current);
         self.emit(stream, Payload::Notification { seq }, out);
         true
     }

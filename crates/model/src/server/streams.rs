@@ -34,12 +34,18 @@ impl Server {
     /// The session's standalone stream if the log still holds it, else a new one, opened
     /// detached, that becomes it.
     pub(super) fn standalone_stream(&mut self, session: SessionKey) -> StreamId {
-        let existing = self
-            .sessions
-            .get(session)
-            .and_then(|s| s.standalone)
-            .filter(|s| self.log.get(*s).is_some());
-        if let Some(stream) = existing {
+        let current = self.sessions.get(session).and_then(|s| s.standalone);
+        self.standalone_stream_from(session, current)
+    }
+
+    /// [`standalone_stream`](Self::standalone_stream) for a caller that has read the
+    /// session's `standalone` already (`current`), sparing a second lookup of it.
+    pub(super) fn standalone_stream_from(
+        &mut self,
+        session: SessionKey,
+        current: Option<StreamId>,
+    ) -> StreamId {
+        if let Some(stream) = current.filter(|s| self.log.get(*s).is_some()) {
             return stream;
         }
         let stream = self.open_stream(session, StreamKind::Standalone);
