@@ -15,16 +15,13 @@
 //! Exit codes (a contract for CI): 0 the scenario's `expect` holds, 1 it does not,
 //! 2 bad input (unreadable or malformed scenario, bad arguments).
 
+mod allocator;
 mod bundled;
 mod commands;
 
-/// The binary's allocator. A simulated run allocates small, short-lived objects (requests,
-/// JSON-RPC messages, client records) and frees them at once, thousands of times per run
-/// and per explored seed; with glibc's allocator malloc and free were a third of the
-/// explorer's instructions. mimalloc serves the same pattern from thread-local free lists.
-/// It changes no output: nothing in faultline depends on where memory comes from.
+/// The binary's allocator (see [`allocator`]).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::Allocator = allocator::Allocator;
 
 use std::process::ExitCode;
 
