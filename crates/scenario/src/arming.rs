@@ -10,6 +10,7 @@
 //! faults in file order (the client's `away` first, then the trigger's time or event count);
 //! last, the load balancer's seed (drawn last so that adding it moved nothing before it).
 
+use std::fmt;
 use std::sync::Arc;
 
 use rand::SeedableRng;
@@ -39,8 +40,8 @@ pub struct Armed {
     pub tenants: Vec<ArmedNotify>,
     /// Every fault, in file order.
     pub faults: Vec<ArmedFault>,
-    /// What the seed chose, in words, for reports.
-    pub choices: Vec<String>,
+    /// What the seed chose, for reports (told in words by `Display`).
+    pub choices: Vec<ArmedChoice>,
     /// The replicas behind the address and the balancer in front of them.
     pub fleet: FleetKnobs,
     /// Salts the balancer's hashes (drawn last).
@@ -115,6 +116,29 @@ pub enum ArmedTrigger {
     Standing,
 }
 
+/// One choice a seed made that a report tells: a call's time and its long job's length.
+/// Kept as numbers and put in words only when a report prints it (the explorer arms a
+/// scenario per seed and never prints one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArmedChoice {
+    /// The call's index in the workload (`Call(k)`).
+    pub call: usize,
+    pub at_ms: u64,
+    pub steps: u64,
+}
+
+impl fmt::Display for ArmedChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "call {} at {}: long_job {} steps",
+            self.call,
+            DurationMs(self.at_ms),
+            self.steps
+        )
+    }
+}
+
 /// One fault with its choices made.
 #[derive(Debug, Clone)]
 pub struct ArmedFault {
@@ -140,11 +164,11 @@ pub fn arm(scenario: &Scenario, seed: u64) -> Armed {
                 let tool = match tool {
                     Tool::LongJob { steps, interval } => {
                         let n = steps.pick(&mut rng);
-                        choices.push(format!(
-                            "call {} at {}: long_job {n} steps",
-                            calls.len(),
-                            DurationMs(at_ms)
-                        ));
+                        choices.push(ArmedChoice {
+                            call: calls.len(),
+                            at_ms,
+                            steps: n,
+                        });
                         Tool::LongJob {
                             steps: PickCount::fixed(n),
                             interval: *interval,

@@ -39,7 +39,7 @@ mod scratch;
 mod server_block;
 mod source_map;
 
-pub use arming::{Armed, ArmedCall, ArmedFault, ArmedNotify, ArmedTrigger, arm};
+pub use arming::{Armed, ArmedCall, ArmedChoice, ArmedFault, ArmedNotify, ArmedTrigger, arm};
 pub use balancer::{Balancer, COOKIE_NAME, Pick};
 pub use client_habits::{
     Backoff, ClientHabits, Cookies, CursorAfterDrop, Dedup, GetFailure, ListChanged, NoIdCall,

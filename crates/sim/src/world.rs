@@ -42,7 +42,7 @@ pub struct RunResult {
     pub trace: Vec<TraceEntry>,
     pub end_ms: u64,
     /// The call sizes and times the seed chose, for the report.
-    pub choices: Vec<String>,
+    pub choices: Vec<faultline_scenario::ArmedChoice>,
 }
 
 pub struct World<L: Link> {
@@ -68,7 +68,7 @@ pub struct World<L: Link> {
     record_trace: bool,
     now: u64,
     horizon: u64,
-    choices: Vec<String>,
+    choices: Vec<faultline_scenario::ArmedChoice>,
     /// The scenario's faults that fire at a moment, and those of them that fired.
     faults_planned: usize,
     faults_fired: BTreeSet<usize>,
