@@ -23,6 +23,7 @@ use crate::client_record::{
     AppliedRecord, CallRecord, ClientRecord, ErrorRecord, ErrorScope, RequestRecord, ResumeRecord,
     Task,
 };
+use crate::conn_map::ConnMap;
 use crate::legacy_tools_list::LegacyToolsList;
 use faultline_scenario::{
     Backoff, ClientConfig, ClientHabits, ClientModel, Cookies, CursorAfterDrop, Dedup, GetFailure,
@@ -538,8 +539,8 @@ pub struct Client {
     session_streams: Vec<Logical>,
     initializing: bool,
     calls: Vec<CallState>,
-    purposes: BTreeMap<ConnId, Purpose>,
-    request_index: BTreeMap<ConnId, usize>,
+    purposes: ConnMap<Purpose>,
+    request_index: ConnMap<usize>,
     request_to_call: BTreeMap<u64, usize>,
     next_request_id: u64,
     server_retry_ms: Option<u64>,
@@ -573,7 +574,7 @@ pub struct Client {
     /// `initialize` answers in a row that refused it (the guarded client tries again).
     initialize_refusals: u32,
     /// When each open stream last brought an event (kept only with `read_timeout`).
-    last_heard: BTreeMap<ConnId, u64>,
+    last_heard: ConnMap<u64>,
     seq: u64,
     pub record: ClientRecord,
 }
@@ -596,8 +597,8 @@ impl Client {
             session_streams: Vec::new(),
             initializing: false,
             calls: Vec::new(),
-            purposes: BTreeMap::new(),
-            request_index: BTreeMap::new(),
+            purposes: ConnMap::default(),
+            request_index: ConnMap::default(),
             request_to_call: BTreeMap::new(),
             next_request_id: 0,
             server_retry_ms: None,
@@ -613,7 +614,7 @@ impl Client {
             tools_list: LegacyToolsList::default(),
             server_primes: false,
             initialize_refusals: 0,
-            last_heard: BTreeMap::new(),
+            last_heard: ConnMap::default(),
             seq: 0,
             record: ClientRecord::default(),
         }
@@ -1035,7 +1036,7 @@ impl Client {
                 Purpose::Stream(s) | Purpose::Get { stream: s } => s.logical == Logical::Call(call),
                 _ => false,
             })
-            .map(|(&c, _)| c)
+            .map(|(c, _)| c)
             .collect();
         for conn in conns {
             self.purposes.remove(&conn);
@@ -1625,7 +1626,7 @@ impl Client {
     /// call fails, every connection closes, nothing more is sent.
     fn close_client(&mut self, io: &mut ClientIo, now: u64, why: &str) {
         self.closed_why = Some(why.to_string());
-        let conns: Vec<ConnId> = self.purposes.keys().copied().collect();
+        let conns: Vec<ConnId> = self.purposes.keys().collect();
         for conn in conns {
             self.purposes.remove(&conn);
             io.closes.push(conn);
@@ -1829,7 +1830,7 @@ impl Client {
                 }
                 _ => false,
             })
-            .map(|(&c, _)| c)
+            .map(|(c, _)| c)
             .collect()
     }
 
@@ -1885,7 +1886,7 @@ impl Client {
             .purposes
             .iter()
             .filter(|(_, p)| matches!(p, Purpose::Probe { session: s, .. } if s == session))
-            .map(|(&c, _)| c)
+            .map(|(c, _)| c)
             .collect();
         for probe in probes {
             if let Some(Purpose::Probe { buffer, .. }) = self.purposes.get_mut(&probe) {
@@ -2116,7 +2117,7 @@ impl Client {
     /// (a stream, a GET, a POST awaiting its answer): what is in flight besides it is at most
     /// a liveness probe or a request whose answer the client ignores.
     fn alone_in_session(&self, conn: ConnId) -> bool {
-        self.purposes.iter().all(|(&other, purpose)| {
+        self.purposes.iter().all(|(other, purpose)| {
             other == conn || matches!(purpose, Purpose::Ignore | Purpose::Probe { .. })
         })
     }

@@ -13,6 +13,7 @@
 
 mod client;
 mod client_side;
+mod conn_map;
 mod era_probe;
 pub mod explore;
 pub mod failure_map;
