@@ -133,6 +133,8 @@ pub struct Engine {
     balancer: Option<Balancer>,
     /// The proxy in front of the server: asked first for every request (`Proxy502`).
     proxy: Proxy,
+    /// Whether a fired fault's note is written (see [`Engine::without_notes`]).
+    notes: bool,
 }
 
 impl Engine {
@@ -194,6 +196,15 @@ impl Engine {
         engine
     }
 
+    /// This engine without fault notes: a fired fault's `note` is left empty. The notes
+    /// are words for a trace, a log line and a report; a run that records none of them (a
+    /// benchmark, an explored seed) need not write them (a formatted string or two per
+    /// fault that fires). Nothing the engine decides depends on a note.
+    pub fn without_notes(mut self) -> Engine {
+        self.notes = false;
+        self
+    }
+
     /// A server with `knobs` and no scenario; `seed` derives its session-id seed the way
     /// [`arm`](crate::arm) does, so a scenario-less server started with a scenario's seed
     /// mints the same ids.
@@ -219,6 +230,7 @@ impl Engine {
             buf: Vec::new(),
             balancer: None,
             proxy: Proxy::default(),
+            notes: true,
         }
     }
 
@@ -486,6 +498,7 @@ impl Engine {
                 calls: &self.calls,
                 balancer: self.balancer.as_mut(),
                 proxy: &mut self.proxy,
+                notes: self.notes,
             },
             now,
             &mut buf,
@@ -807,6 +820,63 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    /// An engine without notes fires the same faults at the same times, with the same
+    /// effect on the model, and leaves only their words out.
+    #[test]
+    fn without_notes_the_same_faults_fire_with_empty_notes() {
+        let scenario = Scenario::parse(
+            r#"Scenario(
+                name: "t", summary: "t", seed: 1,
+                server: (),
+                client: (model: Naive),
+                workload: [],
+                faults: [
+                    Restart(when: At("1s")),
+                    Drop(when: At("2s"), mode: Reset),
+                    Gc(when: At("3s")),
+                ],
+            )"#,
+            "t.ron",
+        )
+        .expect("a valid scenario");
+        let armed = crate::arm(&scenario, 1);
+        let fired = |engine: Engine| {
+            let mut engine = engine;
+            let mut out = Vec::new();
+            engine.advance_to(10_000, &mut out);
+            let fired: Vec<(u64, Option<usize>, String)> = out
+                .iter()
+                .filter_map(|e| match e {
+                    Emitted::Fired(f) => Some((f.at_ms, f.fault, f.note.clone())),
+                    Emitted::Wire(_) => None,
+                })
+                .collect();
+            (
+                fired,
+                serde_json::to_string(engine.server().ledger()).unwrap(),
+            )
+        };
+        let (noted, ledger) = fired(Engine::new(scenario.server.clone(), &armed));
+        let (quiet, quiet_ledger) =
+            fired(Engine::new(scenario.server.clone(), &armed).without_notes());
+        assert_eq!(noted.len(), 3, "{noted:?}");
+        assert!(
+            noted.iter().all(|(_, _, note)| !note.is_empty()),
+            "{noted:?}"
+        );
+        assert!(noted[0].2.starts_with("server restart"), "{noted:?}");
+        assert_eq!(noted[1].2, "drop (reset) of conn - [Any]", "{noted:?}");
+        let times = |v: &[(u64, Option<usize>, String)]| -> Vec<(u64, Option<usize>)> {
+            v.iter().map(|(t, f, _)| (*t, *f)).collect()
+        };
+        assert_eq!(times(&quiet), times(&noted));
+        assert!(
+            quiet.iter().all(|(_, _, note)| note.is_empty()),
+            "{quiet:?}"
+        );
+        assert_eq!(quiet_ledger, ledger);
     }
 
     /// A body that arrives as bytes (the live server's) is parsed once by the engine and

@@ -155,10 +155,14 @@ fn run_sim(
     words: Words,
 ) -> RunOutcome {
     let armed = faultline_scenario::arm(scenario, seed);
-    let link = SimLink::new(faultline_scenario::Engine::new(
-        scenario.server.clone(),
-        &armed,
-    ));
+    let engine = faultline_scenario::Engine::new(scenario.server.clone(), &armed);
+    // A fault's note is read only by the trace.
+    let engine = if traced {
+        engine
+    } else {
+        engine.without_notes()
+    };
+    let link = SimLink::new(engine);
     let (result, _) = run_armed(scenario, &armed, policy, link, traced);
     finish(scenario, seed, client, result, words)
 }

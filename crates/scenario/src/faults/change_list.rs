@@ -49,10 +49,12 @@ impl FaultAction for ChangeList {
             ),
         };
         Strike {
-            note: format!(
-                "the {} list changed to version {version}, {how}",
-                self.list.word()
-            ),
+            note: target.note(|| {
+                format!(
+                    "the {} list changed to version {version}, {how}",
+                    self.list.word()
+                )
+            }),
             conns: Vec::new(),
             then: Vec::new(),
         }

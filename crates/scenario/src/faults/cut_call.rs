@@ -32,13 +32,19 @@ impl FaultAction for CutCall {
                     .is_some_and(|s| target.server.ledger().stream(s).modern)
             })
             .collect();
-        let list = super::drop_all(target, &conns, EndMode::Reset, now_ms, out)
-            .unwrap_or_else(|| "- (no request stream open)".to_string());
+        super::drop_all(target, &conns, EndMode::Reset, now_ms, out);
         Strike {
-            note: format!(
-                "cut of call {}'s request stream (reset) on conn {list}",
-                self.call
-            ),
+            note: target.note(|| {
+                format!(
+                    "cut of call {}'s request stream (reset) on conn {}",
+                    self.call,
+                    if conns.is_empty() {
+                        "- (no request stream open)".to_string()
+                    } else {
+                        super::conn_list(&conns)
+                    }
+                )
+            }),
             conns,
             then: Vec::new(),
         }

@@ -17,14 +17,19 @@ pub(crate) struct DropStreams {
 impl FaultAction for DropStreams {
     fn strike(&self, target: &mut Target<'_>, now_ms: u64, out: &mut Vec<Output>) -> Strike {
         let conns = target.connections_on(self.stream);
-        let list = super::drop_all(target, &conns, self.mode, now_ms, out)
-            .unwrap_or_else(|| "-".to_string());
+        super::drop_all(target, &conns, self.mode, now_ms, out);
         let mode = match self.mode {
             EndMode::Close => "close",
             EndMode::Reset => "reset",
         };
         Strike {
-            note: format!("drop ({mode}) of conn {list} [{:?}]", self.stream),
+            note: target.note(|| {
+                format!(
+                    "drop ({mode}) of conn {} [{:?}]",
+                    super::conn_list(&conns),
+                    self.stream
+                )
+            }),
             conns,
             then: Vec::new(),
         }

@@ -20,24 +20,22 @@ pub(crate) struct DropListen {
 impl FaultAction for DropListen {
     fn strike(&self, target: &mut Target<'_>, now_ms: u64, out: &mut Vec<Output>) -> Strike {
         let conns = target.server().end_listens(self.end, now_ms, out);
-        let list = if conns.is_empty() {
-            "- (no listen stream open)".to_string()
-        } else {
-            conns
-                .iter()
-                .map(|c| c.0.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let note = match self.end {
-            ListenEnd::Reset => format!("drop (reset) of the listen stream on conn {list}"),
-            ListenEnd::Complete => {
-                format!("the server ends the listen stream on conn {list} (complete result)")
+        let note = target.note(|| {
+            let list = if conns.is_empty() {
+                "- (no listen stream open)".to_string()
+            } else {
+                super::conn_list(&conns)
+            };
+            match self.end {
+                ListenEnd::Reset => format!("drop (reset) of the listen stream on conn {list}"),
+                ListenEnd::Complete => {
+                    format!("the server ends the listen stream on conn {list} (complete result)")
+                }
+                ListenEnd::Cancelled => format!(
+                    "the server ends the listen stream on conn {list} (notifications/cancelled)"
+                ),
             }
-            ListenEnd::Cancelled => format!(
-                "the server ends the listen stream on conn {list} (notifications/cancelled)"
-            ),
-        };
+        });
         Strike {
             note,
             conns,

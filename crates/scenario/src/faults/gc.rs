@@ -12,7 +12,7 @@ impl FaultAction for GcSweep {
     fn strike(&self, target: &mut Target<'_>, now_ms: u64, out: &mut Vec<Output>) -> Strike {
         target.server().gc_now(now_ms, out);
         Strike {
-            note: "gc sweep".into(),
+            note: target.note(|| "gc sweep".into()),
             conns: Vec::new(),
             then: Vec::new(),
         }

@@ -46,16 +46,14 @@ impl FaultAction for IdleProxy {
             target.server().reset_connection(conn, reason, now_ms, out);
             conns.push(conn);
         }
-        let list = conns
-            .iter()
-            .map(|c| c.0.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
         Strike {
-            note: format!(
-                "idle proxy resets the listen stream on conn {list} (no bytes for {})",
-                faultline_model::DurationMs(self.cut_after_ms)
-            ),
+            note: target.note(|| {
+                format!(
+                    "idle proxy resets the listen stream on conn {} (no bytes for {})",
+                    super::conn_list(&conns),
+                    faultline_model::DurationMs(self.cut_after_ms)
+                )
+            }),
             conns,
             then: Vec::new(),
         }

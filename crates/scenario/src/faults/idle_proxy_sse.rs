@@ -44,16 +44,14 @@ impl FaultAction for IdleProxySse {
             target.proxy.gone(conn);
             conns.push(conn);
         }
-        let list = conns
-            .iter()
-            .map(|c| c.0.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
         Strike {
-            note: format!(
-                "idle proxy resets the SSE response on conn {list} (no bytes for {})",
-                faultline_model::DurationMs(self.cut_after_ms)
-            ),
+            note: target.note(|| {
+                format!(
+                    "idle proxy resets the SSE response on conn {} (no bytes for {})",
+                    super::conn_list(&conns),
+                    faultline_model::DurationMs(self.cut_after_ms)
+                )
+            }),
             conns,
             then: Vec::new(),
         }

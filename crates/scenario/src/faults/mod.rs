@@ -82,6 +82,8 @@ pub struct Target<'a> {
     pub(crate) balancer: Option<&'a mut Balancer>,
     /// The proxy in front of the server (what it answers itself).
     pub(crate) proxy: &'a mut Proxy,
+    /// Whether the strike's note is wanted (see [`Target::note`]).
+    pub(crate) notes: bool,
 }
 
 impl Target<'_> {
@@ -92,6 +94,12 @@ impl Target<'_> {
     /// The fleet's load balancer (`None` for a single server).
     pub fn balancer(&mut self) -> Option<&mut Balancer> {
         self.balancer.as_deref_mut()
+    }
+
+    /// A strike's note: `text()`, or nothing when no one will read it (see
+    /// [`Engine::without_notes`](crate::Engine::without_notes)).
+    pub fn note(&self, text: impl FnOnce() -> String) -> String {
+        if self.notes { text() } else { String::new() }
     }
 
     /// Open SSE connections whose stream matches `sel`, in connection order.
@@ -108,25 +116,29 @@ impl Target<'_> {
     }
 }
 
-/// Ends each of `conns` as `mode` says and lists them for a strike's note: "3, 7", or
-/// `None` when there was nothing to drop.
+/// Ends each of `conns` as `mode` says.
 fn drop_all(
     target: &mut Target<'_>,
     conns: &[ConnId],
     mode: EndMode,
     now_ms: u64,
     out: &mut Vec<Output>,
-) -> Option<String> {
+) {
     for &conn in conns {
         target.server().drop_connection(conn, mode, now_ms, out);
     }
-    (!conns.is_empty()).then(|| {
-        conns
-            .iter()
-            .map(|c| c.0.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    })
+}
+
+/// `conns` listed for a strike's note: "3, 7", or "-" when there was nothing to drop.
+fn conn_list(conns: &[ConnId]) -> String {
+    if conns.is_empty() {
+        return "-".to_string();
+    }
+    conns
+        .iter()
+        .map(|c| c.0.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The action of a scenario fault.

@@ -29,11 +29,13 @@ impl FaultAction for Proxy502 {
         let until_ms = now_ms.saturating_add(self.lasting_ms);
         target.proxy.answer_until(self.status, until_ms);
         Strike {
-            note: format!(
-                "the proxy answers every request {} until {}",
-                crate::proxy::status_line(self.status),
-                faultline_model::DurationMs(until_ms)
-            ),
+            note: target.note(|| {
+                format!(
+                    "the proxy answers every request {} until {}",
+                    crate::proxy::status_line(self.status),
+                    faultline_model::DurationMs(until_ms)
+                )
+            }),
             conns: Vec::new(),
             then: Vec::new(),
         }

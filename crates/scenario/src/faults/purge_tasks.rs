@@ -15,7 +15,7 @@ impl FaultAction for PurgeTasks {
     fn strike(&self, target: &mut Target<'_>, now_ms: u64, out: &mut Vec<Output>) -> Strike {
         target.server().purge_tasks(now_ms, out);
         Strike {
-            note: "the task store is purged".into(),
+            note: target.note(|| "the task store is purged".into()),
             conns: Vec::new(),
             then: Vec::new(),
         }

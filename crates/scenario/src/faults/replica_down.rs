@@ -20,11 +20,13 @@ impl FaultAction for ReplicaDown {
         let persistence = server.knobs().restart_persistence;
         let conns = server.replica_down(self.replica, self.down_ms, now_ms, out);
         Strike {
-            note: format!(
-                "replica {} down for {} (persistence: {persistence:?})",
-                self.replica,
-                DurationMs(self.down_ms)
-            ),
+            note: target.note(|| {
+                format!(
+                    "replica {} down for {} (persistence: {persistence:?})",
+                    self.replica,
+                    DurationMs(self.down_ms)
+                )
+            }),
             conns,
             then: Vec::new(),
         }

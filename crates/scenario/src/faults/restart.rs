@@ -16,7 +16,7 @@ impl FaultAction for Restart {
         let persistence = server.knobs().restart_persistence;
         server.restart(now_ms, out);
         Strike {
-            note: format!("server restart (persistence: {persistence:?})"),
+            note: target.note(|| format!("server restart (persistence: {persistence:?})")),
             conns,
             then: Vec::new(),
         }

@@ -21,10 +21,12 @@ impl FaultAction for RollEra {
         let from = server.knobs().era;
         server.roll_era(self.to, now_ms, out);
         Strike {
-            note: format!(
-                "server restart into another era ({from:?} to {:?})",
-                self.to
-            ),
+            note: target.note(|| {
+                format!(
+                    "server restart into another era ({from:?} to {:?})",
+                    self.to
+                )
+            }),
             conns,
             then: Vec::new(),
         }

@@ -37,9 +37,9 @@ impl FaultAction for RollingDeploy {
             // The fleet was scaled down since the deploy began: the replicas left to
             // restart are gone, and so is the rest of the deploy.
             return Strike {
-                note: format!(
+                note: target.note(|| format!(
                     "rolling deploy: replica {replica} skipped (scaled away; the fleet has {replicas})"
-                ),
+                )),
                 conns: Vec::new(),
                 then: Vec::new(),
             };
@@ -48,10 +48,6 @@ impl FaultAction for RollingDeploy {
         let conns = match self.to_era {
             Some(to) => server.roll_replica_era(replica, to, self.down_ms, now_ms, out),
             None => server.replica_down(replica, self.down_ms, now_ms, out),
-        };
-        let era = match self.to_era {
-            Some(to) => format!("; {from:?} to {to:?}"),
-            None => String::new(),
         };
         let mut then: Vec<(u64, Arc<dyn FaultAction>)> = Vec::new();
         if self.next.saturating_add(1) < replicas {
@@ -64,11 +60,17 @@ impl FaultAction for RollingDeploy {
             ));
         }
         Strike {
-            note: format!(
-                "rolling deploy: replica {replica} down for {} ({} of {replicas}; persistence: {persistence:?}{era})",
-                DurationMs(self.down_ms),
-                self.next + 1,
-            ),
+            note: target.note(|| {
+                let era = match self.to_era {
+                    Some(to) => format!("; {from:?} to {to:?}"),
+                    None => String::new(),
+                };
+                format!(
+                    "rolling deploy: replica {replica} down for {} ({} of {replicas}; persistence: {persistence:?}{era})",
+                    DurationMs(self.down_ms),
+                    self.next + 1,
+                )
+            }),
             conns,
             then,
         }

@@ -30,7 +30,7 @@ impl FaultAction for Scale {
             std::cmp::Ordering::Equal => "no change".to_string(),
         };
         Strike {
-            note: format!("scale from {from} to {to} replicas ({change})"),
+            note: target.note(|| format!("scale from {from} to {to} replicas ({change})")),
             conns,
             then: Vec::new(),
         }

@@ -13,12 +13,14 @@ pub(crate) struct StaleTask {
 }
 
 impl FaultAction for StaleTask {
-    fn strike(&self, _target: &mut Target<'_>, _now_ms: u64, _out: &mut Vec<Output>) -> Strike {
+    fn strike(&self, target: &mut Target<'_>, _now_ms: u64, _out: &mut Vec<Output>) -> Strike {
         Strike {
-            note: format!(
-                "stale task sends with the session id held at {}",
-                DurationMs(self.holds_session_from_ms)
-            ),
+            note: target.note(|| {
+                format!(
+                    "stale task sends with the session id held at {}",
+                    DurationMs(self.holds_session_from_ms)
+                )
+            }),
             conns: Vec::new(),
             then: Vec::new(),
         }

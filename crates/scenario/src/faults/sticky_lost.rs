@@ -11,13 +11,14 @@ pub(crate) struct StickyLost;
 
 impl FaultAction for StickyLost {
     fn strike(&self, target: &mut Target<'_>, _now_ms: u64, _out: &mut Vec<Output>) -> Strike {
-        let note = match target.balancer() {
-            Some(balancer) => {
-                balancer.forget_pins();
-                format!("the balancer forgot its pins (epoch {})", balancer.epoch())
-            }
+        let epoch = target.balancer().map(|balancer| {
+            balancer.forget_pins();
+            balancer.epoch()
+        });
+        let note = target.note(|| match epoch {
+            Some(epoch) => format!("the balancer forgot its pins (epoch {epoch})"),
             None => "the balancer forgot its pins (a single server has none)".to_string(),
-        };
+        });
         Strike {
             note,
             conns: Vec::new(),
