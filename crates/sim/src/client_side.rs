@@ -10,10 +10,12 @@ use crate::client_record::ClientRecord;
 use crate::era_probe::AutoClient;
 use crate::modern_client::ModernClient;
 
+/// Each client is boxed: one is most of a kilobyte, built once per run and moved into its
+/// world, and the variants stay the size of a pointer whichever grows.
 #[derive(Debug)]
 pub enum ClientSide {
-    Legacy(Client),
-    Modern(ModernClient),
+    Legacy(Box<Client>),
+    Modern(Box<ModernClient>),
     /// Finds the era by probing, then acts as one of the two ([`crate::era_probe`]).
     Auto(Box<AutoClient>),
 }
@@ -65,8 +67,8 @@ impl ClientSide {
             cfg.era
         };
         match era {
-            ClientEra::Legacy => ClientSide::Legacy(legacy_client(cfg, policy)),
-            ClientEra::Modern => ClientSide::Modern(modern_client(cfg, policy)),
+            ClientEra::Legacy => ClientSide::Legacy(Box::new(legacy_client(cfg, policy))),
+            ClientEra::Modern => ClientSide::Modern(Box::new(modern_client(cfg, policy))),
             ClientEra::Auto { era_cache } => {
                 ClientSide::Auto(Box::new(AutoClient::new(cfg, policy, era_cache.ms())))
             }

@@ -101,8 +101,8 @@ enum Found {
 #[derive(Debug)]
 enum Chosen {
     Undecided,
-    Legacy(Client),
-    Modern(ModernClient),
+    Legacy(Box<Client>),
+    Modern(Box<ModernClient>),
 }
 
 /// Calls the same method on the client chosen, if any.
@@ -399,8 +399,8 @@ impl AutoClient {
     /// the calls finished, and the calls asked for and not finished (to send now).
     fn switch(&mut self, io: &mut ClientIo, now: u64, found: Found) {
         let mut next = match found {
-            Found::Legacy => Chosen::Legacy(legacy_client(&self.config, self.policy)),
-            Found::Modern => Chosen::Modern(modern_client(&self.config, self.policy)),
+            Found::Legacy => Chosen::Legacy(Box::new(legacy_client(&self.config, self.policy))),
+            Found::Modern => Chosen::Modern(Box::new(modern_client(&self.config, self.policy))),
         };
         let previous = std::mem::replace(&mut self.chosen, Chosen::Undecided);
         let (mut record, counters, done) = match previous {
