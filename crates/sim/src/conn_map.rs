@@ -43,7 +43,13 @@ impl<V> ConnMap<V> {
     pub(crate) fn insert(&mut self, conn: ConnId, value: V) -> Option<V> {
         let i = slot(conn);
         if i >= self.slots.len() {
-            self.slots.resize_with(i + 1, || None);
+            // The usual case: the client's newest connection, one past the last slot
+            // (pushed in place, not written over a `None` and swapped out).
+            self.slots.resize_with(i, || None);
+            self.slots.push(Some(value));
+            self.len += 1;
+            self.first = self.first.min(i);
+            return None;
         }
         let old = self.slots[i].replace(value);
         if old.is_none() {
