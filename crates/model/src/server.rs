@@ -280,11 +280,15 @@ impl Server {
             dead_session: false,
         });
         let mut response = response;
-        let minted = request
-            .session_id
-            .as_ref()
-            .is_some_and(|id| self.ever_minted.contains_key(id));
-        if response.session_id.is_none() && minted && self.echoes_session_id(&response) {
+        // Whether the server minted the id is asked last: it is a lookup by string, and
+        // most servers echo no id on most answers.
+        if response.session_id.is_none()
+            && self.echoes_session_id(&response)
+            && request
+                .session_id
+                .as_ref()
+                .is_some_and(|id| self.ever_minted.contains_key(id))
+        {
             response.session_id = request.session_id.clone();
         }
         out.push(Output::Respond {
