@@ -38,11 +38,7 @@ impl FaultAction for CutCall {
                 format!(
                     "cut of call {}'s request stream (reset) on conn {}",
                     self.call,
-                    if conns.is_empty() {
-                        "- (no request stream open)".to_string()
-                    } else {
-                        super::conn_list(&conns)
-                    }
+                    super::conn_list(&conns, "- (no request stream open)")
                 )
             }),
             conns,

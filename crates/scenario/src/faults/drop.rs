@@ -26,7 +26,7 @@ impl FaultAction for DropStreams {
             note: target.note(|| {
                 format!(
                     "drop ({mode}) of conn {} [{:?}]",
-                    super::conn_list(&conns),
+                    super::conn_list(&conns, "-"),
                     self.stream
                 )
             }),

@@ -21,11 +21,7 @@ impl FaultAction for DropListen {
     fn strike(&self, target: &mut Target<'_>, now_ms: u64, out: &mut Vec<Output>) -> Strike {
         let conns = target.server().end_listens(self.end, now_ms, out);
         let note = target.note(|| {
-            let list = if conns.is_empty() {
-                "- (no listen stream open)".to_string()
-            } else {
-                super::conn_list(&conns)
-            };
+            let list = super::conn_list(&conns, "- (no listen stream open)");
             match self.end {
                 ListenEnd::Reset => format!("drop (reset) of the listen stream on conn {list}"),
                 ListenEnd::Complete => {

@@ -50,7 +50,7 @@ impl FaultAction for IdleProxy {
             note: target.note(|| {
                 format!(
                     "idle proxy resets the listen stream on conn {} (no bytes for {})",
-                    super::conn_list(&conns),
+                    super::conn_list(&conns, ""),
                     faultline_model::DurationMs(self.cut_after_ms)
                 )
             }),

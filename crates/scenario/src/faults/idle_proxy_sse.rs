@@ -48,7 +48,7 @@ impl FaultAction for IdleProxySse {
             note: target.note(|| {
                 format!(
                     "idle proxy resets the SSE response on conn {} (no bytes for {})",
-                    super::conn_list(&conns),
+                    super::conn_list(&conns, ""),
                     faultline_model::DurationMs(self.cut_after_ms)
                 )
             }),

@@ -129,10 +129,10 @@ fn drop_all(
     }
 }
 
-/// `conns` listed for a strike's note: "3, 7", or "-" when there was nothing to drop.
-fn conn_list(conns: &[ConnId]) -> String {
+/// `conns` listed for a strike's note: "3, 7", or `none` when there are none.
+fn conn_list(conns: &[ConnId], none: &str) -> String {
     if conns.is_empty() {
-        return "-".to_string();
+        return none.to_string();
     }
     conns
         .iter()
