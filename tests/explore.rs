@@ -6,10 +6,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn faultline(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_faultline"))
-        .args(args)
-        .output()
-        .expect("runs");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_faultline"));
+    command.args(args);
+    outcome(command)
+}
+
+/// Runs `command` to the end: its exit code (-1 when a signal ended it), stdout, stderr.
+fn outcome(mut command: Command) -> (i32, String, String) {
+    let out = command.output().expect("runs");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into(),
@@ -780,17 +784,9 @@ fn bench_compare_prints_a_ratio_per_round_and_fails_on_different_findings() {
     let bin = env!("CARGO_BIN_EXE_faultline");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/bench-compare.sh");
     let compare = |old: &str, extra: &[&str]| {
-        let out = Command::new("bash")
-            .arg(&script)
-            .args([old, bin])
-            .args(extra)
-            .output()
-            .expect("bash runs");
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        let mut command = Command::new("bash");
+        command.arg(&script).args([old, bin]).args(extra);
+        outcome(command)
     };
     let (code, stdout, stderr) = compare(bin, &["300", "2"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
