@@ -323,6 +323,31 @@ mod tests {
         )
     }
 
+    /// A seed's choice is the call's picked time and step count, put in the words a report
+    /// prints ("seed chose: ...") only when asked.
+    #[test]
+    fn a_choice_is_the_picked_call_in_the_reports_words() {
+        let armed = arm(&family(), 7);
+        let call = &armed.calls[0];
+        let Tool::LongJob { steps, .. } = &call.tool else {
+            panic!("a long job: {:?}", call.tool);
+        };
+        assert_eq!(
+            armed.choices,
+            vec![ArmedChoice {
+                call: 0,
+                at_ms: call.at_ms,
+                steps: steps.lo,
+            }]
+        );
+        let choice = ArmedChoice {
+            call: 2,
+            at_ms: 90_000,
+            steps: 81,
+        };
+        assert_eq!(choice.to_string(), "call 2 at 1m30s: long_job 81 steps");
+    }
+
     #[test]
     fn same_seed_same_member_other_seed_other_member() {
         let s = family();
