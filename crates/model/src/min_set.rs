@@ -53,6 +53,11 @@ impl<T: Ord + Copy> MinSet<T> {
         true
     }
 
+    /// The elements, smallest first.
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
+        self.sorted.iter().copied()
+    }
+
     pub fn pop_first(&mut self) -> Option<T> {
         let first = self.sorted.pop_front();
         self.min = self.sorted.front().copied();

@@ -28,6 +28,13 @@
 //! the client comes back before its next request arrives, and a request that arrives early
 //! waits for that point (`client_hold`).
 //!
+//! And under `grade` (call gates), time compression must not outrun the client's reading:
+//! a jump that opens a call's gate or ends a job (the answer the client waits for) comes
+//! only after [`SETTLE`] of wall time without an SSE event going out. A client reads each
+//! stream on a task of its own; one that stops at its answer would otherwise drop what its
+//! standalone stream was still handing over, events that on a real clock came seconds
+//! earlier. What the client receives is unchanged; only the wall-clock gap grows.
+//!
 //! ## Why a client cannot observe the jump
 //!
 //! A client learns the server's time only from what the server sends it. A jump happens
@@ -61,10 +68,25 @@ const LISTENER_GRACE: Duration = Duration::from_millis(500);
 /// for that client to come back (SDKs reconnect after a back-off of about a second).
 const RETURN_GRACE: Duration = Duration::from_secs(5);
 
-/// Real time without an SSE event going out before a gate opens: the client gets to
-/// digest a burst (thousands of notifications produced in a jump) before its call is
-/// answered, as it would have on a real clock.
+/// Real time without an SSE event going out before a gate opens or a job's answer is
+/// due: the client gets to digest a burst (thousands of notifications produced in a jump)
+/// before its call is answered or goes on, as it would have on a real clock.
 const SETTLE: Duration = Duration::from_millis(300);
+
+/// With call gates: true when [`SETTLE`] has passed since the last SSE event went out
+/// (or none went out); otherwise waits out the rest of it and returns false, for the
+/// ticker to decide again. `None` when the server stops.
+async fn settle(app: &App, stop: &mut watch::Receiver<bool>) -> Option<bool> {
+    match app.since_event_out() {
+        Some(since) if since < SETTLE => {
+            tokio::select! {
+                _ = tokio::time::sleep(SETTLE - since) => Some(false),
+                _ = stop.changed() => None,
+            }
+        }
+        _ => Some(true),
+    }
+}
 
 /// The ticker of an auto-advancing clock.
 pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Receiver<bool>) {
@@ -117,16 +139,25 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
                 quiet = None;
                 // Let the client digest what it was just sent before its call goes on: on
                 // a real clock it would have had all the time until the gate.
-                if let Some(since) = app.since_event_out()
-                    && since < SETTLE
-                {
-                    tokio::select! {
-                        _ = tokio::time::sleep(SETTLE - since) => {}
-                        _ = stop.changed() => return,
-                    }
-                    continue;
+                match settle(&app, &mut stop).await {
+                    None => return,
+                    Some(false) => continue,
+                    Some(true) => {}
                 }
                 app.with_state(|s| s.open_gate(gate));
+                continue;
+            }
+            AutoStep::Answer(due) => {
+                quiet = None;
+                // The same before a call's answer (see the module docs): rmcp, under
+                // load, stopped at its answer before its standalone stream's reader had
+                // handed over notifications sent seconds of virtual time earlier.
+                match settle(&app, &mut stop).await {
+                    None => return,
+                    Some(false) => continue,
+                    Some(true) => {}
+                }
+                app.with_state(|s| s.jump_to(due));
                 continue;
             }
             AutoStep::AwaitReturn(until) => {

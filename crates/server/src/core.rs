@@ -140,6 +140,10 @@ const FIRED_KEPT: usize = 10_000;
 pub(crate) enum AutoStep {
     /// A client waits on the server and everything is sent: jump to this time now.
     Jump(u64),
+    /// As `Jump`, but what is due by then ends a job: the answer to a call its client waits
+    /// on. The client gets to digest what went out on its other streams first (see
+    /// `auto_advance`).
+    Answer(u64),
     /// A request is held for the clock to reach this time, and nothing is due before it:
     /// jump there and let the request go on.
     Release(u64),
@@ -332,7 +336,7 @@ impl State {
             Some(_) if waiting => {
                 // Someone waits for the clock: run what is due before the point at once.
                 return match (unsent, due) {
-                    (false, Some(d)) => AutoStep::Jump(d),
+                    (false, Some(d)) => self.jump(d),
                     _ => AutoStep::Busy,
                 };
             }
@@ -346,7 +350,7 @@ impl State {
                 return AutoStep::AwaitListener;
             }
             return match due {
-                Some(d) if d <= gate => AutoStep::Jump(d),
+                Some(d) if d <= gate => self.jump(d),
                 _ => AutoStep::OpenGate(gate),
             };
         }
@@ -377,12 +381,21 @@ impl State {
             })
         });
         if awaited {
-            AutoStep::Jump(due)
+            self.jump(due)
         } else if open_tcp == 0 {
             AutoStep::Quiet(due)
         } else {
             // Connected, waiting on nothing: between two requests.
             AutoStep::Nothing
+        }
+    }
+
+    /// A jump to `due`: [`AutoStep::Answer`] when a job ends by then, `Jump` otherwise.
+    fn jump(&self, due: u64) -> AutoStep {
+        if self.server().job_ends_by(due) {
+            AutoStep::Answer(due)
+        } else {
+            AutoStep::Jump(due)
         }
     }
 
@@ -905,4 +918,68 @@ pub(crate) fn render_event(
     }
     s.push('\n');
     Bytes::from(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use faultline_model::HttpRequest;
+    use serde_json::json;
+    use std::time::Duration;
+
+    /// A graded server (auto clock, call gates) playing one 2-step `long_job` call.
+    fn graded() -> State {
+        let scenario = faultline_scenario::Scenario::parse(
+            r#"Scenario(
+                name: "two_steps",
+                summary: "One call of a 2-step job.",
+                seed: 1,
+                client: (model: Naive),
+                workload: [CallTool(at: "0s", tool: LongJob(steps: 2, interval: "1s"))],
+            )"#,
+            "two_steps.ron",
+        )
+        .expect("the scenario parses");
+        let config = Config::from_scenario(scenario)
+            .with_auto_time(Duration::from_millis(30))
+            .with_call_gates(true);
+        State::new(config, None).0
+    }
+
+    /// Takes what a connection was sent off its queue, as its HTTP body would.
+    fn drain(source: &mut Source) {
+        while let Ok(frame) = source.rx.try_recv() {
+            if let Frame::Event(bytes) = frame {
+                source.queued.fetch_sub(bytes.len(), Ordering::AcqRel);
+            }
+        }
+    }
+
+    #[test]
+    fn the_jump_that_ends_a_job_is_an_answer_and_the_steps_before_it_are_not() {
+        let mut state = graded();
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "test", "version": "0"}}});
+        let (_, mut source) = state.handle(HttpRequest::post(None, initialize), None);
+        drain(&mut source);
+        let session = state.server().ledger().sessions[0].wire_id.clone();
+        // The test does not listen on a standalone stream: gates need not wait for one.
+        state.waive_listener();
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "long_job", "arguments": {"steps": 2, "interval_ms": 1000}}});
+        assert!(state.admit_call(&call).is_none(), "call 0 is due at T+0");
+        let (_, mut stream) = state.handle(HttpRequest::post(Some(session), call), None);
+        state.gate_call_handled();
+        drain(&mut stream);
+
+        assert_eq!(state.auto_step(1), AutoStep::Jump(1_000), "step 1 of 2");
+        state.jump_to(1_000);
+        drain(&mut stream);
+        assert_eq!(
+            state.auto_step(1),
+            AutoStep::Answer(2_000),
+            "step 2 of 2 answers the call: the client gets to read its other streams first"
+        );
+    }
 }

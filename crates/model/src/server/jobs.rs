@@ -94,6 +94,15 @@ impl Server {
             .insert((self.now_ms.saturating_add(interval_ms), job));
     }
 
+    /// True when some job's last step is due at or before `at_ms`: a driver that runs the
+    /// clock to there answers a call its client waits on (the result, or the job's end).
+    pub fn job_ends_by(&self, at_ms: u64) -> bool {
+        self.job_due
+            .iter()
+            .take_while(|&(t, _)| t <= at_ms)
+            .any(|(_, job)| self.jobs.get(&job).is_some_and(|j| j.step + 1 >= j.total))
+    }
+
     /// `notifications/cancelled`: ends the session's job for that request, if it runs.
     pub(super) fn cancel(
         &mut self,
