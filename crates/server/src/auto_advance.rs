@@ -135,29 +135,22 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
                 app.with_state(|s| s.release_held(until));
                 continue;
             }
-            AutoStep::OpenGate(gate) => {
+            AutoStep::OpenGate(at) | AutoStep::Answer(at) => {
                 quiet = None;
-                // Let the client digest what it was just sent before its call goes on: on
-                // a real clock it would have had all the time until the gate.
+                // Let the client digest what it was just sent before its call goes on or
+                // is answered: on a real clock it would have had all the time until then
+                // (see the module docs; rmcp, under load, stopped at its answer before its
+                // standalone stream's reader had handed over notifications sent seconds
+                // of virtual time earlier).
                 match settle(&app, &mut stop).await {
                     None => return,
                     Some(false) => continue,
                     Some(true) => {}
                 }
-                app.with_state(|s| s.open_gate(gate));
-                continue;
-            }
-            AutoStep::Answer(due) => {
-                quiet = None;
-                // The same before a call's answer (see the module docs): rmcp, under
-                // load, stopped at its answer before its standalone stream's reader had
-                // handed over notifications sent seconds of virtual time earlier.
-                match settle(&app, &mut stop).await {
-                    None => return,
-                    Some(false) => continue,
-                    Some(true) => {}
-                }
-                app.with_state(|s| s.jump_to(due));
+                app.with_state(|s| match step {
+                    AutoStep::OpenGate(_) => s.open_gate(at),
+                    _ => s.jump_to(at),
+                });
                 continue;
             }
             AutoStep::AwaitReturn(until) => {
