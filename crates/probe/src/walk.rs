@@ -28,6 +28,9 @@ const ACCEPT_SSE: &str = "text/event-stream";
 /// How long a stream may stay quiet after what the step waits for before it counts as
 /// `open`.
 const LINGER: Duration = Duration::from_millis(600);
+/// How many times a resumption answered `409 Conflict` is asked again (see
+/// `Walk::resume`): pauses of 50 ms doubling, 1.55 s in all.
+const CONFLICT_RETRIES: u32 = 5;
 /// The tool with one `notifications/progress` per step that the resumption steps call.
 pub const JOB_TOOL: &str = "long_job";
 
@@ -290,13 +293,28 @@ impl Walk {
     }
 
     /// A GET with `Last-Event-ID: cursor`, read and closed.
+    ///
+    /// A `409 Conflict` (a stream already open) may be the server not having seen yet that
+    /// the probe closed its previous stream, a moment ago: a server learns of a closed
+    /// connection when it next reads or writes it. So a 409 is asked again after a pause,
+    /// [`CONFLICT_RETRIES`] times with the pause doubling, before it is the step's answer.
     async fn resume(&mut self, step: &str, session: Option<&str>, cursor: &str, cx: FrameContext) {
-        let h = RequestHeaders {
-            last_event_id: Some(cursor.to_string()),
-            ..headers(session, Some(ACCEPT_SSE))
-        };
-        if let Some((_, read)) = self.step(step, "GET", h, None, cx, LINGER).await {
+        let mut pause = Duration::from_millis(50);
+        for retries_left in (0..=CONFLICT_RETRIES).rev() {
+            let h = RequestHeaders {
+                last_event_id: Some(cursor.to_string()),
+                ..headers(session, Some(ACCEPT_SSE))
+            };
+            let Some((head, read)) = self.step(step, "GET", h, None, cx, LINGER).await else {
+                return;
+            };
             read.close();
+            if head.status != 409 || retries_left == 0 {
+                return;
+            }
+            self.out.rows.pop();
+            sleep(pause).await;
+            pause *= 2;
         }
     }
 
