@@ -577,3 +577,59 @@ fn a_get_that_races_the_cut_is_not_the_clients_return() {
     let _ = std::fs::remove_dir_all(&ledgers);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
 }
+
+/// A client whose second standalone GET is answered 409 (one standalone stream a session)
+/// and that keeps its session has abandoned nothing, though the fleet admits another
+/// client's session (a tenant, played without HTTP) a second later: the tenant is not a
+/// session the graded client started. (The AI SDK, `@ai-sdk/mcp` 2.0, sends such a GET at
+/// times; it was graded `session_abandoned` on `shared_store_cross_session` in those runs.)
+#[test]
+fn a_fleets_tenant_is_not_a_session_the_client_started() {
+    let ledgers =
+        std::env::temp_dir().join(format!("faultline-double-listen-{}", std::process::id()));
+    let dir = ledgers.display().to_string();
+    let (_, stdout, stderr) = grade(&[
+        "--command",
+        "python3 tests/grade/toy_client.py --careful --double-listen",
+        "--scenario",
+        "shared_store_cross_session",
+        "--format",
+        "json",
+        "--ledgers",
+        &dir,
+    ]);
+    let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    let run = &report["scenarios"][0];
+    assert_eq!(run["client_report"]["second_listen_status"], 409, "{run}");
+    let ledger: Value = serde_json::from_str(
+        &std::fs::read_to_string(ledgers.join("shared_store_cross_session.ledger.json")).unwrap(),
+    )
+    .unwrap();
+    let _ = std::fs::remove_dir_all(&ledgers);
+    // The evidence the old rule misread: the client's 409, then a session it never named.
+    let conflict_at = ledger["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["status"] == 409)
+        .expect("the second GET was refused")["at_ms"]
+        .as_u64()
+        .unwrap();
+    let sessions = ledger["sessions"].as_array().unwrap();
+    assert_eq!(
+        sessions.len(),
+        2,
+        "the client's and the tenant's: {sessions:?}"
+    );
+    assert!(sessions[1]["created_ms"].as_u64().unwrap() > conflict_at);
+    let kinds: Vec<&str> = run["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v["kind"].as_str())
+        .collect();
+    assert!(
+        !kinds.contains(&"session_abandoned"),
+        "{kinds:?}: {run}\n{stderr}"
+    );
+}

@@ -21,6 +21,11 @@
                        answer: the order in which a GET sent before a cut can reach the
                        server after it (a client whose GET races its POST). The GET is
                        not the client's return from the cut; its resumption is.
+  --double-listen      (with any of the above) opens its standalone GET right after
+                       initialize, then a second one while the first is open, which a
+                       server answers 409 Conflict (one standalone stream a session), and
+                       keeps its session and the first stream: what the AI SDK
+                       (@ai-sdk/mcp) does at times when its first GET races initialize.
   --no-progress        (with any of the above) an application without a progress handler:
                        calls without a progress token and says so in its report
                        (`"supports": {"progress": false}`), so `grade` judges a scenario
@@ -44,7 +49,7 @@ Transport: https://modelcontextprotocol.io/specification/2025-11-25/basic/transp
 parsing after https://html.spec.whatwg.org/multipage/server-sent-events.html, simplified.
 
     python3 tests/grade/toy_client.py [--careful|--broken|--loops] [--late-listen]
-        [--no-progress] [--reorder] [--modern] [--crash|--bad-report] URL
+        [--double-listen] [--no-progress] [--reorder] [--modern] [--crash|--bad-report] URL
 """
 
 from __future__ import annotations
@@ -316,6 +321,15 @@ class ToyClient:
             raise Failed(f"{tool}: the request stream ended without a response")
         return answer
 
+    def second_listener(self) -> None:
+        """--double-listen: a second standalone GET while the first is open; its status
+        (409 from a server that allows one stream a session) goes in the report."""
+        conn, resp = self.http("GET")
+        self.report["second_listen_status"] = resp.status
+        resp.read()
+        conn.close()
+        print(f"toy: second standalone GET answered {resp.status}", file=sys.stderr)
+
     def open_listener(self) -> None:
         """--late-listen: the standalone GET, on its own thread; returns once it has its
         status line (the server has taken it), and leaves the thread reading its stream."""
@@ -378,6 +392,9 @@ def main() -> None:
     try:
         if not client.modern:
             client.initialize()
+            if "--double-listen" in flags:
+                client.open_listener()
+                client.second_listener()
         try:
             progress = bool(call.get("progress")) and not no_progress
             answer = client.call(call["tool"], call.get("arguments") or {}, progress)

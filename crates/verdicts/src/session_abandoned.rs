@@ -10,20 +10,24 @@
 //! (<https://github.com/render-oss/render-mcp-server/issues/26>).
 //!
 //! **The rule**, read from the server's ledger alone: an `initialize` answered with success
-//! while the session created before it was still alive on the server (not expired, not
+//! while the client's session created before it was still alive on the server (not expired, not
 //! lost, not deleted: a client that deliberately ends a session says so with `DELETE`),
 //! and the last answer naming the old session before it was an error status other than
 //! the spec's death notice (`404`, `410`), and not a balancer's misroute (that is
-//! `misrouted_session`, the fleet's fault): the answer the client gave up on.
+//! `misrouted_session`, the fleet's fault): the answer the client gave up on. The client's
+//! sessions are those some request of its named ([`client_sessions`]): a fleet's tenant,
+//! which the scenario plays without HTTP, is someone else's session, neither one the
+//! client left nor one it started.
 //!
 //! **The guard.** A session ends on a `404` to a request that named it, or on the client's
 //! own `DELETE`; any other failure (a refused or cut stream, a 4xx/5xx of a `GET`, a
 //! timeout) is a reason to reconnect the stream or settle the doubt with a `ping`, not
 //! to drop the session.
 
-use faultline_model::{HttpMethod, Ledger};
+use faultline_model::{HttpMethod, Ledger, SessionEntry, SessionKey};
 use serde::Serialize;
 
+use crate::owed::client_sessions;
 use crate::reconnect_loop::request_label;
 use crate::spell::vtime;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
@@ -62,13 +66,19 @@ impl Abandonment {
 
 /// Every live session the ledger shows abandoned, in time order.
 pub fn sessions_abandoned(ledger: &Ledger) -> Vec<Abandonment> {
-    let misrouted = crate::dead_session::Misrouted::of(ledger);
     let mut out = Vec::new();
-    for pair in ledger.sessions.windows(2) {
-        let (old, new) = (&pair[0], &pair[1]);
-        if old.stateless || new.stateless {
-            continue;
-        }
+    if ledger.sessions.len() < 2 {
+        return out;
+    }
+    let own = client_sessions(ledger);
+    let sessions: Vec<&SessionEntry> = (ledger.sessions_base..)
+        .zip(&ledger.sessions)
+        .filter(|&(key, s)| !s.stateless && own.contains(&SessionKey(key)))
+        .map(|(_, s)| s)
+        .collect();
+    let misrouted = crate::dead_session::Misrouted::of(ledger);
+    for pair in sessions.windows(2) {
+        let (old, new) = (pair[0], pair[1]);
         let at_ms = new.created_ms;
         if old.died.is_some_and(|(died, _)| died <= at_ms) {
             continue;
@@ -150,7 +160,8 @@ mod tests {
         }
     }
 
-    /// Session `a` answers `status` to a GET at 10 s, then the client starts `b` at 11 s.
+    /// Session `a` answers `status` to a GET at 10 s, then the client starts `b` at 11 s
+    /// (and names it at 11.5 s).
     fn ledger(status: u16, a_died: Option<(u64, DeathCause)>, delete: bool) -> Ledger {
         let mut ledger = Ledger {
             sessions: vec![session("a", 0, a_died), session("b", 11_000, None)],
@@ -167,6 +178,21 @@ mod tests {
                 .answers
                 .push(answer(3, 10_500, HttpMethod::Delete, "a", 400));
         }
+        ledger
+            .answers
+            .push(answer(4, 11_500, HttpMethod::Post, "b", 202));
+        ledger
+    }
+
+    /// A tenant's session `t` (a fleet's other client, played without HTTP: no request
+    /// names it) admitted at `t_ms`.
+    fn with_tenant(mut ledger: Ledger, t_ms: u64) -> Ledger {
+        let at = ledger
+            .sessions
+            .iter()
+            .position(|s| s.created_ms > t_ms)
+            .unwrap_or(ledger.sessions.len());
+        ledger.sessions.insert(at, session("t", t_ms, None));
         ledger
     }
 
@@ -200,6 +226,28 @@ mod tests {
         assert!(
             sessions_abandoned(&ledger(200, None, false)).is_empty(),
             "no failure"
+        );
+    }
+
+    #[test]
+    fn a_tenant_admitted_after_a_refused_get_is_not_a_session_the_client_started() {
+        // The 409 was the client's (a second standalone GET), the session after it the
+        // fleet's tenant: the client kept `a`.
+        let mut ledger = with_tenant(ledger(409, None, false), 10_600);
+        ledger.sessions.retain(|s| s.wire_id != "b");
+        ledger
+            .answers
+            .retain(|a| a.session_sent.as_deref() != Some("b"));
+        assert!(sessions_abandoned(&ledger).is_empty());
+    }
+
+    #[test]
+    fn a_tenant_between_two_sessions_of_the_client_hides_no_abandonment() {
+        let found = sessions_abandoned(&with_tenant(ledger(409, None, false), 10_600));
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].session.as_str(), found[0].replaced_by.as_str()),
+            ("a", "b")
         );
     }
 }
