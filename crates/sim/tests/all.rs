@@ -21,4 +21,5 @@ mod properties;
 mod proxy_faults;
 mod rolling_deploy;
 mod server_answers;
+mod tenant_sessions;
 mod wire_ids;
