@@ -21,5 +21,5 @@ mod properties;
 mod proxy_faults;
 mod rolling_deploy;
 mod server_answers;
-mod tenant_sessions;
+mod session_abandoned_witnesses;
 mod wire_ids;

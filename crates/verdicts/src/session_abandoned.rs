@@ -12,9 +12,12 @@
 //! **The rule**, read from the server's ledger alone: an `initialize` answered with success
 //! while the client's session created before it was still alive on the server (not expired, not
 //! lost, not deleted: a client that deliberately ends a session says so with `DELETE`),
-//! and the last answer naming the old session before it was an error status other than
-//! the spec's death notice (`404`, `410`), and not a balancer's misroute (that is
-//! `misrouted_session`, the fleet's fault): the answer the client gave up on. The client's
+//! and the answers naming the old session since it last answered with success were errors
+//! other than the spec's death notice (`404`, `410`) and other than a balancer's misroute
+//! (that is `misrouted_session`, the fleet's fault): the last of them is the answer the
+//! client gave up on. All of them, not the last alone: answers to requests sent together
+//! reach the client in an order the ledger does not keep (a 404 it acted on may be
+//! followed in the ledger by a 400 it read after it had started the new session). The client's
 //! sessions are those some request of its named ([`client_sessions`]): a fleet's tenant,
 //! which the scenario plays without HTTP, is someone else's session, neither one the
 //! client left nor one it started.
@@ -24,7 +27,7 @@
 //! timeout) is a reason to reconnect the stream or settle the doubt with a `ping`, not
 //! to drop the session.
 
-use faultline_model::{HttpMethod, Ledger, SessionEntry, SessionKey};
+use faultline_model::{AnswerEntry, HttpMethod, Ledger, SessionEntry, SessionKey};
 use serde::Serialize;
 
 use crate::owed::client_sessions;
@@ -83,25 +86,36 @@ pub fn sessions_abandoned(ledger: &Ledger) -> Vec<Abandonment> {
         if old.died.is_some_and(|(died, _)| died <= at_ms) {
             continue;
         }
-        let naming_old = || {
-            ledger
-                .answers
-                .iter()
-                .take_while(|a| a.at_ms <= at_ms)
-                .filter(|a| a.session_sent.as_deref() == Some(old.wire_id.as_str()))
-        };
+        let naming_old: Vec<&AnswerEntry> = ledger
+            .answers
+            .iter()
+            .take_while(|a| a.at_ms <= at_ms)
+            .filter(|a| a.session_sent.as_deref() == Some(old.wire_id.as_str()))
+            .collect();
         // Ended on purpose: the client said so with `DELETE` (whatever became of it).
-        if naming_old().any(|a| a.method == HttpMethod::Delete) {
+        if naming_old.iter().any(|a| a.method == HttpMethod::Delete) {
             continue;
         }
-        let last = naming_old().last();
+        // What the client may have given up on: the failures since the session last
+        // answered with success. Not only the last of them: the answers to requests sent
+        // together reach the client in an order the ledger does not keep, and it may have
+        // started the new session on an earlier one before a later one arrived.
+        let since_success = naming_old
+            .iter()
+            .rposition(|a| a.status < 400 && !a.dead_session)
+            .map_or(0, |i| i + 1);
+        let failures = &naming_old[since_success..];
         // A 404 or 410 naming the session is the spec's death notice: a client that
         // believes it follows the rule, even where a balancer's misroute lied (that is
-        // `misrouted_session`, the fleet's fault).
-        // A misroute lied about a live session whatever its status: `misrouted_session`.
-        let Some(last) = last.filter(|a| {
-            a.status >= 400 && !matches!(a.status, 404 | 410) && !misrouted.contains(a.conn.0)
-        }) else {
+        // `misrouted_session`, the fleet's fault). A misroute lied about a live session
+        // whatever its status: `misrouted_session` too.
+        if failures
+            .iter()
+            .any(|a| matches!(a.status, 404 | 410) || misrouted.contains(a.conn.0))
+        {
+            continue;
+        }
+        let Some(&last) = failures.last() else {
             continue;
         };
         let after_request = request_label(last);
@@ -248,6 +262,47 @@ mod tests {
         assert_eq!(
             (found[0].session.as_str(), found[0].replaced_by.as_str()),
             ("a", "b")
+        );
+    }
+
+    /// Two GETs for `a` answered at 10 s: a 404 from a replica that does not hold `a` (a
+    /// misroute) and a 400, in that order in the ledger; `b` at 10 s. The client acted on
+    /// the 404 and read the 400 after it had started `b` (explore seed 86097).
+    #[test]
+    fn a_misrouted_404_among_the_last_failures_is_the_fleets_not_an_abandonment() {
+        let mut ledger = ledger(409, None, false);
+        ledger.answers.truncate(1);
+        ledger.sessions[1].created_ms = 10_000;
+        ledger
+            .answers
+            .push(answer(2, 10_000, HttpMethod::Get, "a", 404));
+        ledger
+            .answers
+            .push(answer(3, 10_000, HttpMethod::Get, "a", 400));
+        ledger
+            .answers
+            .push(answer(4, 10_000, HttpMethod::Post, "b", 202));
+        ledger.misroutes.push(faultline_model::MisrouteEntry {
+            conn: faultline_model::ConnId(2),
+            at_ms: 10_000,
+            session: faultline_model::SessionKey(0),
+            answered_by: faultline_model::ReplicaId(1),
+            held_by: faultline_model::ReplicaId(0),
+            holder_down_until: None,
+        });
+        assert!(sessions_abandoned(&ledger).is_empty());
+        // Without the misroute the 404 is the spec's death notice: no abandonment either.
+        ledger.misroutes.clear();
+        assert!(sessions_abandoned(&ledger).is_empty());
+        // A success since clears the failures before it: the 400 alone was given up on.
+        ledger
+            .answers
+            .insert(2, answer(5, 10_000, HttpMethod::Get, "a", 200));
+        let found = sessions_abandoned(&ledger);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].after_status, found[0].after_request.as_str()),
+            (400, "GET")
         );
     }
 }
