@@ -9,7 +9,9 @@
 //! <https://github.com/modelcontextprotocol/typescript-sdk/issues/2682>.
 //!
 //! **The rule.** Two requests are *the same attempt* when they share HTTP method, JSON-RPC
-//! method, `Mcp-Session-Id` and `Last-Event-ID`. An attempt is *fruitless* when it was
+//! method, `Mcp-Session-Id` and `Last-Event-ID` (a POST whose JSON-RPC method the ledger
+//! does not know, refused by a fleet with no replica up before any replica read it, is the
+//! same attempt as any POST on its session). An attempt is *fruitless* when it was
 //! answered with an error status (4xx/5xx), or when its `Last-Event-ID` was answered by a
 //! stream that ended at once with nothing on it (the `Empty200` answer to an unknown or
 //! evicted cursor). [`LOOP_ATTEMPTS`] fruitless answers to the same attempt in a row, with
@@ -170,6 +172,12 @@ pub fn reconnect_loops(ledger: &Ledger) -> Vec<ReconnectLoop> {
         );
         if !fruitless(answer.status, resumption) {
             streaks.remove(&key);
+            // A POST refused before any replica read it (a fleet with no replica up) has
+            // no JSON-RPC method in the ledger: it is the same attempt as any POST on its
+            // session, and a success of one ends its run too.
+            if key.1.is_some() {
+                streaks.remove(&(key.0, None, key.2, key.3));
+            }
             continue;
         }
         let streak = streaks.entry(key).or_default();
@@ -327,5 +335,36 @@ mod tests {
             assert!(found[0].unbroken);
             assert!(reconnect_loops(&ledger(LOOP_ATTEMPTS - 1)).is_empty());
         }
+    }
+
+    /// A client that retries `initialize` with back-off through two outages of a fleet,
+    /// and gets a session between them, is not in a loop: the balancer's 503s carry no
+    /// JSON-RPC method, and the success of `POST initialize` ends their run all the same
+    /// (explore `--era mixed --client guarded`, seed 11169).
+    #[test]
+    fn a_success_between_outages_ends_the_run_of_refusals_without_a_method() {
+        let post = |conn: u64, at_ms: u64, rpc: Option<&str>, status: u16| AnswerEntry {
+            rpc_method: rpc.map(str::to_string),
+            ..crate::test_answer::answer(conn, at_ms, status)
+        };
+        let mut ledger = Ledger::default();
+        let half = LOOP_ATTEMPTS / 2 + 1;
+        let mut conn = 0;
+        for outage in 0..2u64 {
+            for k in 0..half {
+                conn += 1;
+                let at = outage * 100_000 + 1_000 * u64::from(k);
+                ledger.answers.push(post(conn, at, None, 503));
+            }
+            conn += 1;
+            let at = outage * 100_000 + 50_000;
+            ledger.answers.push(post(conn, at, Some("initialize"), 200));
+        }
+        assert!(reconnect_loops(&ledger).is_empty());
+        // Without the successes the refusals are one run of 2 * half.
+        ledger.answers.retain(|a| a.status == 503);
+        let found = reconnect_loops(&ledger);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].attempts, 2 * half);
     }
 }
