@@ -16,6 +16,11 @@
 //!   has no JSON-RPC method for it; the guarded client's `initialize`, retried with
 //!   back-off through two outages, was one run of refusals though it got a session between
 //!   them (36 of 100,000 seeds; seed 37810 below).
+//! - The ledger cannot tell a client's tasks apart: three stale tasks that each retried a
+//!   call three times into a session that had expired (seed 256) or that a fleet misrouted
+//!   (seed 73685), and gave up, were one run of twelve, "still at it when the run ended"
+//!   though the run had gone quiet (821 of 100,000 naive seeds). Those retries are
+//!   `retry_amplification`'s and `misrouted_session`'s.
 
 use faultline_sim::{ClientModel, Scenario, VerdictKind, run};
 
@@ -278,4 +283,152 @@ fn retries_with_a_success_between_two_outages_are_no_reconnect_loop() {
         "{:?}",
         outcome.verdicts
     );
+}
+
+/// The explorer's shrunk witness of seed 256: the session expires (idle TTL 34 s); the
+/// main task and two stale ones each retry their call three times on its 404 and give up,
+/// the second stale task after the client re-initialized.
+const STALE_TASKS_DEAD_SESSION: &str = r#"Scenario(
+    name: "stale_tasks_retry_a_dead_session",
+    summary: "Three tasks each retry a call into a session that expired, three times, and give up.",
+    seed: 256,
+    server: ServerKnobs(
+        session_idle_ttl: Some("34s"),
+        session_absolute_ttl: None,
+        event_log_ttl: None,
+        event_log_capacity: Some(10000),
+        gc_interval: None,
+        id_scheme: PerGeneration,
+        unknown_cursor: ReplayRemaining,
+        get_validates_session: true,
+        restart_persistence: Everything,
+        advertise_monotonic_ids: false,
+        priming_events: false,
+        retry: None,
+        dead_session_answer: NotFound,
+        json_responses: true,
+        max_sessions: 10000,
+    ),
+    client: ClientConfig(
+        model: Naive,
+        start_at: "1s",
+        protocol_version: "2025-06-18",
+        reconnect_delay: "1m",
+        standalone_stream: false,
+    ),
+    workload: [
+        CallTool(
+            at: "1m",
+            tool: LongJob(
+                steps: 1,
+                interval: "1m",
+            ),
+            progress: true,
+        ),
+    ],
+    faults: [
+        StaleTask(
+            at: "1m",
+            holds_session_from: "1m",
+        ),
+        StaleTask(
+            at: "1m22s",
+            holds_session_from: "1m",
+        ),
+    ],
+    horizon: Some("1d"),
+)
+"#;
+
+/// The explorer's shrunk witness of seed 73685: a fleet of 4 behind a session-id hash
+/// that is not where the session lives (per-replica stores); three tasks each retry their
+/// call three times on the misrouted 404 and give up.
+const STALE_TASKS_MISROUTED: &str = r#"Scenario(
+    name: "stale_tasks_retry_a_misrouted_session",
+    summary: "Three tasks each retry a call misrouted to a replica without their session, three times, and give up.",
+    seed: 73685,
+    server: ServerKnobs(
+        session_idle_ttl: None,
+        session_absolute_ttl: None,
+        event_log_ttl: None,
+        event_log_capacity: Some(10000),
+        gc_interval: None,
+        id_scheme: SessionMonotonic,
+        unknown_cursor: FreshStream,
+        get_validates_session: true,
+        restart_persistence: Everything,
+        advertise_monotonic_ids: true,
+        priming_events: false,
+        retry: None,
+        dead_session_answer: NotFound,
+        json_responses: true,
+        max_sessions: 10000,
+    ),
+    fleet: FleetKnobs(
+        replicas: 4,
+        balancer: StickySessionId,
+        session_store: PerReplica,
+    ),
+    client: ClientConfig(
+        model: Naive,
+        start_at: "9s716ms",
+        protocol_version: "2025-03-26",
+        reconnect_delay: "1m",
+        standalone_stream: false,
+    ),
+    workload: [
+        CallTool(
+            at: "1m",
+            tool: LongJob(
+                steps: 1,
+                interval: "1m",
+            ),
+            progress: false,
+        ),
+    ],
+    faults: [
+        StaleTask(
+            at: "1m",
+            holds_session_from: "1m",
+        ),
+        StaleTask(
+            at: "1m",
+            holds_session_from: "1m",
+        ),
+    ],
+    horizon: Some("1d"),
+)
+"#;
+
+#[test]
+fn bounded_retries_of_several_tasks_into_a_gone_session_are_no_reconnect_loop() {
+    for (text, gone) in [
+        (STALE_TASKS_DEAD_SESSION, VerdictKind::RetryAmplification),
+        (STALE_TASKS_MISROUTED, VerdictKind::MisroutedSession),
+    ] {
+        let scenario = Scenario::parse(text, "stale_tasks.ron").unwrap();
+        let outcome = run(&scenario, scenario.seed, ClientModel::Naive);
+        let ledger = &outcome.result.ledger;
+        // The evidence: ten or more `POST tools/call` refused 404 in a row for one
+        // session, from three tasks, and a run that went quiet rather than being cut.
+        let refused = ledger
+            .answers
+            .iter()
+            .filter(|a| a.rpc_method.as_deref() == Some("tools/call") && a.status == 404)
+            .count();
+        assert!(refused >= 10, "{}: {refused}", scenario.name);
+        assert!(outcome.result.record.horizon_cut_ms.is_none());
+        assert!(
+            outcome.has(gone),
+            "{}: {:?}",
+            scenario.name,
+            outcome.verdicts
+        );
+        assert!(
+            !outcome.has(VerdictKind::ReconnectLoop),
+            "{}: {:?}",
+            scenario.name,
+            outcome.verdicts
+        );
+    }
 }

@@ -17,7 +17,16 @@
 //! evicted cursor). [`LOOP_ATTEMPTS`] fruitless answers to the same attempt in a row, with
 //! no event reaching the client for the first time in between and no successful answer to
 //! that attempt, are a loop. A stream that stays open (a quiet standalone `GET`) is not
-//! fruitless, however often an idle proxy cuts it.
+//! fruitless, however often an idle proxy cuts it. A loop is still going at the end when
+//! nothing broke it, the client had no success after its last attempt, and the run was
+//! stopped from outside (a modelled client's horizon, a real client killed at `grade`'s
+//! timeout) rather than going quiet or ending by itself. A run into a
+//! session the server had already killed (or misrouted by a fleet to a replica that does not
+//! hold it, `misrouted_session`) is a loop only if it was still going at the end
+//! (<https://github.com/UsefulSoftwareCo/executor/pull/1622>: a standalone GET retried into
+//! a dead session for ever): retries into a session that is gone which the client then
+//! left are `retry_amplification`'s, and several tasks that each retry a few times would
+//! otherwise add up to a loop none of them is in.
 //!
 //! **The guard.** Count reconnects without progress and give up after a few, with the
 //! count reset only by a delivered event, never by a clean end of stream or an empty
@@ -61,7 +70,8 @@ pub struct ReconnectLoop {
     /// The answers the run got, each status once, in order of first appearance
     /// (`200` stands for a stream that ended at once, empty).
     pub statuses: Vec<u16>,
-    /// The run was still going when the ledger ended: nothing ever broke it.
+    /// The run was still going when the run was stopped (a horizon, `grade`'s timeout):
+    /// nothing ever broke it, and the client had no success after its last attempt.
     pub unbroken: bool,
 }
 
@@ -116,12 +126,19 @@ struct Streak {
     attempts: u32,
     first_at_ms: u64,
     last_at_ms: u64,
+    /// The ledger index of the run's last answer.
+    last_index: usize,
+    /// Some attempt of the run named a session the server had already killed, or was
+    /// misrouted to a replica that does not hold its session.
+    into_dead: bool,
     statuses: Vec<u16>,
 }
 
 /// Every loop in the ledger, one per repeated attempt (its longest run), in the order the
-/// runs began.
-pub fn reconnect_loops(ledger: &Ledger) -> Vec<ReconnectLoop> {
+/// runs began. `stopped`: the run was stopped from outside while the client was at work (a
+/// modelled client's horizon, a real client killed at `grade`'s timeout); only then can a
+/// run of attempts have been still going at the end.
+pub fn reconnect_loops(ledger: &Ledger, stopped: bool) -> Vec<ReconnectLoop> {
     let cursors: BTreeMap<u64, (&str, &CursorResolution)> = ledger
         .resumptions
         .iter()
@@ -152,10 +169,21 @@ pub fn reconnect_loops(ledger: &Ledger) -> Vec<ReconnectLoop> {
             progress_at.push(send.at_ms);
         }
     }
+    // When each session the server killed died: a request naming it after that is
+    // refused for a session that is gone (see `into_dead` below).
+    let died: BTreeMap<&str, u64> = ledger
+        .sessions
+        .iter()
+        .filter_map(|s| s.died.map(|(at, _)| (s.wire_id.as_str(), at)))
+        .collect();
+    let misrouted = crate::dead_session::Misrouted::of(ledger);
     let mut progress = progress_at.iter().peekable();
     let mut streaks: BTreeMap<AttemptKey, Streak> = BTreeMap::new();
     let mut longest: BTreeMap<AttemptKey, Streak> = BTreeMap::new();
-    for answer in &ledger.answers {
+    // The ledger index of the last answer that was not fruitless: a run that ended before
+    // it was not still going at the end, whatever became of its own attempt.
+    let mut last_success: Option<usize> = None;
+    for (index, answer) in ledger.answers.iter().enumerate() {
         let mut progressed = false;
         while progress.next_if(|&&t| t <= answer.at_ms).is_some() {
             progressed = true;
@@ -171,6 +199,7 @@ pub fn reconnect_loops(ledger: &Ledger) -> Vec<ReconnectLoop> {
             resumption.map(|&(cursor, _)| cursor),
         );
         if !fruitless(answer.status, resumption) {
+            last_success = Some(index);
             streaks.remove(&key);
             // A POST refused before any replica read it (a fleet with no replica up) has
             // no JSON-RPC method in the ledger: it is the same attempt as any POST on its
@@ -180,12 +209,21 @@ pub fn reconnect_loops(ledger: &Ledger) -> Vec<ReconnectLoop> {
             }
             continue;
         }
+        // Refused as a session that is gone: dead on the server, or, behind a fleet,
+        // misrouted to a replica that does not hold it (`misrouted_session`).
+        let into_dead = misrouted.contains(answer.conn.0)
+            || key
+                .2
+                .and_then(|session| died.get(session))
+                .is_some_and(|&at| at <= answer.at_ms);
         let streak = streaks.entry(key).or_default();
+        streak.into_dead |= into_dead;
         if streak.attempts == 0 {
             streak.first_at_ms = answer.at_ms;
         }
         streak.attempts += 1;
         streak.last_at_ms = answer.at_ms;
+        streak.last_index = index;
         if !streak.statuses.contains(&answer.status) {
             streak.statuses.push(answer.status);
         }
@@ -200,6 +238,8 @@ pub fn reconnect_loops(ledger: &Ledger) -> Vec<ReconnectLoop> {
                     attempts: streak.attempts,
                     first_at_ms: streak.first_at_ms,
                     last_at_ms: streak.last_at_ms,
+                    last_index: streak.last_index,
+                    into_dead: streak.into_dead,
                     statuses: streak.statuses.clone(),
                 },
             );
@@ -207,12 +247,21 @@ pub fn reconnect_loops(ledger: &Ledger) -> Vec<ReconnectLoop> {
     }
     let mut loops: Vec<ReconnectLoop> = longest
         .into_iter()
-        .map(|((method, rpc_method, session, cursor), run)| {
-            let unbroken = streaks
-                .get(&(method, rpc_method, session, cursor))
-                .is_some_and(|s| s.first_at_ms == run.first_at_ms && s.attempts == run.attempts)
-                && progress.peek().is_none();
-            ReconnectLoop {
+        .filter_map(|((method, rpc_method, session, cursor), run)| {
+            let unbroken = stopped
+                && streaks
+                    .get(&(method, rpc_method, session, cursor))
+                    .is_some_and(|s| {
+                        s.first_at_ms == run.first_at_ms && s.attempts == run.attempts
+                    })
+                && progress.peek().is_none()
+                && last_success.is_none_or(|i| i < run.last_index);
+            // Retries into a session that is gone, which the client left behind, are
+            // `retry_amplification`'s: only one that never stopped is a loop.
+            if run.into_dead && !unbroken {
+                return None;
+            }
+            Some(ReconnectLoop {
                 method,
                 rpc_method: rpc_method.map(str::to_string),
                 session: session.map(str::to_string),
@@ -222,7 +271,7 @@ pub fn reconnect_loops(ledger: &Ledger) -> Vec<ReconnectLoop> {
                 last_at_ms: run.last_at_ms,
                 statuses: run.statuses,
                 unbroken,
-            }
+            })
         })
         .collect();
     loops.sort_by_key(|l| l.first_at_ms);
@@ -268,8 +317,8 @@ pub fn method_name(method: HttpMethod) -> &'static str {
 
 /// Loops of fruitless reconnects or retries, by the ledger-only rule real clients are
 /// graded by too ([`crate::reconnect_loop`]).
-pub(crate) fn verdicts(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
-    for found in reconnect_loops(ledger) {
+pub(crate) fn verdicts(ledger: &Ledger, stopped: bool, words: Words, verdicts: &mut Vec<Verdict>) {
+    for found in reconnect_loops(ledger, stopped) {
         verdicts.push(Verdict {
             kind: VerdictKind::ReconnectLoop,
             at_ms: found.first_at_ms,
@@ -329,11 +378,11 @@ mod tests {
                 }
                 ledger
             };
-            let found = reconnect_loops(&ledger(LOOP_ATTEMPTS));
+            let found = reconnect_loops(&ledger(LOOP_ATTEMPTS), true);
             assert_eq!(found.len(), 1, "empty streams: {empty}");
             assert_eq!(found[0].attempts, LOOP_ATTEMPTS);
             assert!(found[0].unbroken);
-            assert!(reconnect_loops(&ledger(LOOP_ATTEMPTS - 1)).is_empty());
+            assert!(reconnect_loops(&ledger(LOOP_ATTEMPTS - 1), true).is_empty());
         }
     }
 
@@ -360,11 +409,59 @@ mod tests {
             let at = outage * 100_000 + 50_000;
             ledger.answers.push(post(conn, at, Some("initialize"), 200));
         }
-        assert!(reconnect_loops(&ledger).is_empty());
+        assert!(reconnect_loops(&ledger, true).is_empty());
         // Without the successes the refusals are one run of 2 * half.
         ledger.answers.retain(|a| a.status == 503);
-        let found = reconnect_loops(&ledger);
+        let found = reconnect_loops(&ledger, true);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].attempts, 2 * half);
+    }
+
+    /// Three tasks each retry a call into a session the server killed, three times, and
+    /// surface the error; the client re-initializes (the naive client's stale tasks,
+    /// explore seed 256): twelve 404s in a row to the same request, but no task is in a
+    /// loop, and the requests into a dead session are `retry_amplification`'s.
+    #[test]
+    fn retries_into_a_session_the_server_killed_are_no_loop() {
+        let mut ledger = Ledger {
+            sessions: vec![faultline_model::SessionEntry {
+                wire_id: "a".into(),
+                created_ms: 0,
+                generations: vec![0],
+                died: Some((30_000, faultline_model::DeathCause::IdleTtl)),
+                held_by: None,
+                stateless: false,
+            }],
+            ..Ledger::default()
+        };
+        let call = |conn: u64, at_ms: u64, status: u16| AnswerEntry {
+            rpc_method: Some("tools/call".into()),
+            session_sent: Some("a".into()),
+            ..crate::test_answer::answer(conn, at_ms, status)
+        };
+        for k in 0..12 {
+            ledger
+                .answers
+                .push(call(k + 1, 60_000 + 1_000 * (k / 3), 404));
+        }
+        // The client re-initializes.
+        ledger
+            .answers
+            .push(crate::test_answer::answer(13, 70_000, 200));
+        assert!(reconnect_loops(&ledger, true).is_empty());
+        // Had it never stopped (executor PR#1622: the horizon cut it), it would be a
+        // loop, still going; had the run gone quiet after them, it would not.
+        let success = ledger.answers.pop();
+        let found = reconnect_loops(&ledger, true);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].unbroken);
+        assert!(reconnect_loops(&ledger, false).is_empty());
+        // Had the session been alive (a 404 that is no death notice), they would be one
+        // too, the success after them saying it was not still going.
+        ledger.answers.extend(success);
+        ledger.sessions[0].died = None;
+        let found = reconnect_loops(&ledger, true);
+        assert_eq!(found.len(), 1);
+        assert!(!found[0].unbroken);
     }
 }
