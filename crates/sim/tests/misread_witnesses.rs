@@ -24,62 +24,19 @@
 
 use faultline_sim::{ClientModel, Scenario, VerdictKind, run};
 
-/// The explorer's shrunk witness: a rolling deploy takes both replicas down, the naive
-/// client's standalone GET is answered 503 until it gives up, and a tenant arrives at 1m.
-const WITNESS: &str = r#"Scenario(
-    name: "tenant_after_a_failed_get",
-    summary: "A tenant admitted after the client's GET was answered 503.",
-    seed: 3433,
-    server: ServerKnobs(
-        session_idle_ttl: None,
-        session_absolute_ttl: None,
-        event_log_ttl: None,
-        event_log_capacity: Some(10000),
-        gc_interval: None,
-        id_scheme: PerGeneration,
-        unknown_cursor: ReplayRemaining,
-        get_validates_session: true,
-        restart_persistence: Everything,
-        advertise_monotonic_ids: false,
-        priming_events: false,
-        retry: None,
-        dead_session_answer: NotFound,
-        json_responses: true,
-        max_sessions: 10000,
-    ),
-    fleet: FleetKnobs(
-        replicas: 2,
-        balancer: Random,
-        session_store: PerReplica,
-    ),
-    client: ClientConfig(
-        model: Naive,
-        start_at: "1s",
-        protocol_version: "2025-11-25",
-        reconnect_delay: "1s",
-        standalone_stream: true,
-    ),
-    workload: [
-        Tenant(
-            at: "1m",
-            every: "1m",
-            count: 1,
-        ),
-    ],
-    faults: [
-        RollingDeploy(
-            when: At("1s"),
-            every: "3s",
-            down: "1m",
-        ),
-    ],
-    horizon: Some("1d"),
-)
-"#;
+/// A witness of `misread_witnesses/`, each file the explorer's shrunk scenario with the
+/// scenario's words put in place of the explorer's.
+fn witness(name: &str) -> Scenario {
+    Scenario::load(std::path::Path::new(&format!(
+        "{}/tests/misread_witnesses/{name}.ron",
+        env!("CARGO_MANIFEST_DIR")
+    )))
+    .unwrap()
+}
 
 #[test]
 fn a_tenant_admitted_after_a_failed_get_is_no_abandonment() {
-    let scenario = Scenario::parse(WITNESS, "tenant_after_a_failed_get.ron").unwrap();
+    let scenario = witness("tenant_after_a_failed_get");
     let outcome = run(&scenario, scenario.seed, ClientModel::Naive);
     let ledger = &outcome.result.ledger;
     // The evidence the old rule misread: the client's session, its GET refused, then a
@@ -107,77 +64,9 @@ fn a_tenant_admitted_after_a_failed_get_is_no_abandonment() {
     );
 }
 
-/// The explorer's shrunk witness of seed 86097: behind a balancer that drops its sticky
-/// cookie, the client's two GETs held back while it was away reach the server together;
-/// the first is misrouted and answered 404, and the client starts a new session on it
-/// before it reads the second's 400 (its cursor expired with the 2 s log TTL).
-const MISROUTED_THEN_400: &str = r#"Scenario(
-    name: "misrouted_404_then_400",
-    summary: "A misrouted 404 and a 400 for the same session at one instant.",
-    seed: 86097,
-    server: ServerKnobs(
-        session_idle_ttl: None,
-        session_absolute_ttl: None,
-        event_log_ttl: Some("2s"),
-        event_log_capacity: Some(10000),
-        gc_interval: None,
-        id_scheme: PerStream,
-        unknown_cursor: BadRequest,
-        get_validates_session: true,
-        restart_persistence: Everything,
-        advertise_monotonic_ids: false,
-        priming_events: false,
-        retry: None,
-        dead_session_answer: NotFound,
-        json_responses: true,
-        max_sessions: 10000,
-    ),
-    fleet: FleetKnobs(
-        replicas: 2,
-        balancer: StickyCookie,
-        session_store: PerReplica,
-    ),
-    client: ClientConfig(
-        model: Naive,
-        start_at: "0s",
-        protocol_version: "2025-06-18",
-        reconnect_delay: "1s",
-        standalone_stream: true,
-    ),
-    workload: [
-        CallTool(
-            at: "1m",
-            tool: LongJob(
-                steps: 2,
-                interval: "1m",
-            ),
-            progress: true,
-        ),
-    ],
-    faults: [
-        Drop(
-            when: AfterEvent(
-                n: 1,
-                on: Call(0),
-            ),
-            mode: Close,
-            stream: Any,
-            away: Some("3s"),
-        ),
-        Drop(
-            when: At("1s"),
-            mode: Reset,
-            stream: Any,
-            away: None,
-        ),
-    ],
-    horizon: Some("1d"),
-)
-"#;
-
 #[test]
 fn a_new_session_on_a_misrouted_404_is_not_an_abandonment_of_the_400_after_it() {
-    let scenario = Scenario::parse(MISROUTED_THEN_400, "misrouted_404_then_400.ron").unwrap();
+    let scenario = witness("misrouted_then_400");
     let outcome = run(&scenario, scenario.seed, ClientModel::Naive);
     let ledger = &outcome.result.ledger;
     let (old, new) = (&ledger.sessions[0], &ledger.sessions[1]);
@@ -200,66 +89,9 @@ fn a_new_session_on_a_misrouted_404_is_not_an_abandonment_of_the_400_after_it() 
     );
 }
 
-/// The explorer's shrunk witness of seed 37810: two rolling deploys of a 2-replica fleet,
-/// each with both replicas down for a while; the guarded client retries `initialize` with
-/// back-off through each outage and gets a session in between.
-const RETRIES_THROUGH_TWO_OUTAGES: &str = r#"Scenario(
-    name: "retries_through_two_outages",
-    summary: "A guarded client retries initialize through two fleet outages, with a session between them.",
-    seed: 37810,
-    server: ServerKnobs(
-        session_idle_ttl: None,
-        session_absolute_ttl: None,
-        event_log_ttl: None,
-        event_log_capacity: Some(10000),
-        gc_interval: None,
-        id_scheme: PerGeneration,
-        unknown_cursor: NotFound,
-        get_validates_session: true,
-        restart_persistence: Everything,
-        advertise_monotonic_ids: false,
-        priming_events: false,
-        retry: None,
-        dead_session_answer: NotFound,
-        json_responses: true,
-        max_sessions: 10000,
-    ),
-    fleet: FleetKnobs(
-        replicas: 2,
-        balancer: RoundRobin,
-        session_store: PerReplica,
-    ),
-    client: ClientConfig(
-        model: Guarded,
-        start_at: "1s",
-        protocol_version: "2025-06-18",
-        reconnect_delay: "623ms",
-        standalone_stream: true,
-    ),
-    workload: [],
-    faults: [
-        RollingDeploy(
-            when: At("1m"),
-            every: "2s",
-            down: "1m",
-        ),
-        RollingDeploy(
-            when: At("18s"),
-            every: "3s",
-            down: "15s",
-        ),
-    ],
-    horizon: Some("1d"),
-)
-"#;
-
 #[test]
 fn retries_with_a_success_between_two_outages_are_no_reconnect_loop() {
-    let scenario = Scenario::parse(
-        RETRIES_THROUGH_TWO_OUTAGES,
-        "retries_through_two_outages.ron",
-    )
-    .unwrap();
+    let scenario = witness("retries_through_two_outages");
     let outcome = run(&scenario, scenario.seed, ClientModel::Guarded);
     let ledger = &outcome.result.ledger;
     // The evidence: POSTs without a session refused 503 with no JSON-RPC method (no
@@ -285,128 +117,13 @@ fn retries_with_a_success_between_two_outages_are_no_reconnect_loop() {
     );
 }
 
-/// The explorer's shrunk witness of seed 256: the session expires (idle TTL 34 s); the
-/// main task and two stale ones each retry their call three times on its 404 and give up,
-/// the second stale task after the client re-initialized.
-const STALE_TASKS_DEAD_SESSION: &str = r#"Scenario(
-    name: "stale_tasks_retry_a_dead_session",
-    summary: "Three tasks each retry a call into a session that expired, three times, and give up.",
-    seed: 256,
-    server: ServerKnobs(
-        session_idle_ttl: Some("34s"),
-        session_absolute_ttl: None,
-        event_log_ttl: None,
-        event_log_capacity: Some(10000),
-        gc_interval: None,
-        id_scheme: PerGeneration,
-        unknown_cursor: ReplayRemaining,
-        get_validates_session: true,
-        restart_persistence: Everything,
-        advertise_monotonic_ids: false,
-        priming_events: false,
-        retry: None,
-        dead_session_answer: NotFound,
-        json_responses: true,
-        max_sessions: 10000,
-    ),
-    client: ClientConfig(
-        model: Naive,
-        start_at: "1s",
-        protocol_version: "2025-06-18",
-        reconnect_delay: "1m",
-        standalone_stream: false,
-    ),
-    workload: [
-        CallTool(
-            at: "1m",
-            tool: LongJob(
-                steps: 1,
-                interval: "1m",
-            ),
-            progress: true,
-        ),
-    ],
-    faults: [
-        StaleTask(
-            at: "1m",
-            holds_session_from: "1m",
-        ),
-        StaleTask(
-            at: "1m22s",
-            holds_session_from: "1m",
-        ),
-    ],
-    horizon: Some("1d"),
-)
-"#;
-
-/// The explorer's shrunk witness of seed 73685: a fleet of 4 behind a session-id hash
-/// that is not where the session lives (per-replica stores); three tasks each retry their
-/// call three times on the misrouted 404 and give up.
-const STALE_TASKS_MISROUTED: &str = r#"Scenario(
-    name: "stale_tasks_retry_a_misrouted_session",
-    summary: "Three tasks each retry a call misrouted to a replica without their session, three times, and give up.",
-    seed: 73685,
-    server: ServerKnobs(
-        session_idle_ttl: None,
-        session_absolute_ttl: None,
-        event_log_ttl: None,
-        event_log_capacity: Some(10000),
-        gc_interval: None,
-        id_scheme: SessionMonotonic,
-        unknown_cursor: FreshStream,
-        get_validates_session: true,
-        restart_persistence: Everything,
-        advertise_monotonic_ids: true,
-        priming_events: false,
-        retry: None,
-        dead_session_answer: NotFound,
-        json_responses: true,
-        max_sessions: 10000,
-    ),
-    fleet: FleetKnobs(
-        replicas: 4,
-        balancer: StickySessionId,
-        session_store: PerReplica,
-    ),
-    client: ClientConfig(
-        model: Naive,
-        start_at: "9s716ms",
-        protocol_version: "2025-03-26",
-        reconnect_delay: "1m",
-        standalone_stream: false,
-    ),
-    workload: [
-        CallTool(
-            at: "1m",
-            tool: LongJob(
-                steps: 1,
-                interval: "1m",
-            ),
-            progress: false,
-        ),
-    ],
-    faults: [
-        StaleTask(
-            at: "1m",
-            holds_session_from: "1m",
-        ),
-        StaleTask(
-            at: "1m",
-            holds_session_from: "1m",
-        ),
-    ],
-    horizon: Some("1d"),
-)
-"#;
-
 #[test]
 fn bounded_retries_of_several_tasks_into_a_gone_session_are_no_reconnect_loop() {
-    for (text, gone) in [
-        (STALE_TASKS_DEAD_SESSION, VerdictKind::RetryAmplification),
-        (STALE_TASKS_MISROUTED, VerdictKind::MisroutedSession),
+    for (name, gone) in [
+        ("stale_tasks_dead_session", VerdictKind::RetryAmplification),
+        ("stale_tasks_misrouted", VerdictKind::MisroutedSession),
     ] {
-        let scenario = Scenario::parse(text, "stale_tasks.ron").unwrap();
+        let scenario = witness(name);
         let outcome = run(&scenario, scenario.seed, ClientModel::Naive);
         let ledger = &outcome.result.ledger;
         // The evidence: ten or more `POST tools/call` refused 404 in a row for one

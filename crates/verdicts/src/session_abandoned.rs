@@ -273,15 +273,11 @@ mod tests {
         let mut ledger = ledger(409, None, false);
         ledger.answers.truncate(1);
         ledger.sessions[1].created_ms = 10_000;
-        ledger
-            .answers
-            .push(answer(2, 10_000, HttpMethod::Get, "a", 404));
-        ledger
-            .answers
-            .push(answer(3, 10_000, HttpMethod::Get, "a", 400));
-        ledger
-            .answers
-            .push(answer(4, 10_000, HttpMethod::Post, "b", 202));
+        ledger.answers.extend([
+            answer(2, 10_000, HttpMethod::Get, "a", 404),
+            answer(3, 10_000, HttpMethod::Get, "a", 400),
+            answer(4, 10_000, HttpMethod::Post, "b", 202),
+        ]);
         ledger.misroutes.push(faultline_model::MisrouteEntry {
             conn: faultline_model::ConnId(2),
             at_ms: 10_000,
