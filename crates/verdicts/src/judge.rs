@@ -43,13 +43,7 @@ pub fn judge(observation: &Observation, words: Words) -> Vec<Verdict> {
     duplicate_effect::verdicts(ledger, words, &mut verdicts);
     missed_change::verdicts(ledger, words, &mut verdicts);
     era_mismatch::verdicts(ledger, words, &mut verdicts);
-    // Stopped from outside while at work: a modelled client's horizon, a real client
-    // killed at the timeout. A run that went quiet or ended by itself was not.
-    let stopped = match observation.client {
-        ClientSide::Modelled(record) => record.horizon_cut_ms.is_some(),
-        ClientSide::Real { report, .. } => matches!(report, Err(MissingReport::Hung { .. })),
-    };
-    reconnect_loop::verdicts(ledger, stopped, words, &mut verdicts);
+    reconnect_loop::verdicts(ledger, words, &mut verdicts);
     refused_without_recovery::verdicts(ledger, words, &mut verdicts);
     session_abandoned::verdicts(ledger, words, &mut verdicts);
     match observation.client {

@@ -18,15 +18,16 @@
 //! no event reaching the client for the first time in between and no successful answer to
 //! that attempt, are a loop. A stream that stays open (a quiet standalone `GET`) is not
 //! fruitless, however often an idle proxy cuts it. A loop is still going at the end when
-//! nothing broke it, the client had no success after its last attempt, and the run was
-//! stopped from outside (a modelled client's horizon, a real client killed at `grade`'s
-//! timeout) rather than going quiet or ending by itself. A run into a
+//! nothing broke it and the client had no success after its last attempt. A run into a
 //! session the server had already killed (or misrouted by a fleet to a replica that does not
-//! hold it, `misrouted_session`) is a loop only if it was still going at the end
-//! (<https://github.com/UsefulSoftwareCo/executor/pull/1622>: a standalone GET retried into
-//! a dead session for ever): retries into a session that is gone which the client then
-//! left are `retry_amplification`'s, and several tasks that each retry a few times would
-//! otherwise add up to a loop none of them is in.
+//! hold it, `misrouted_session`) is a loop only if its attempts came at
+//! [`LOOP_ATTEMPTS`] distinct instants, one after another, and the client had no success
+//! from its start on (<https://github.com/UsefulSoftwareCo/executor/pull/1622>: a
+//! standalone GET retried into a dead session every 30 s for ever): the ledger cannot tell
+//! a client's tasks apart, and
+//! several tasks that each retry a few times side by side would otherwise add up to a loop
+//! none of them is in; retries into a session that is gone are `retry_amplification`'s and
+//! `misrouted_session`'s.
 //!
 //! **The guard.** Count reconnects without progress and give up after a few, with the
 //! count reset only by a delivered event, never by a clean end of stream or an empty
@@ -70,8 +71,8 @@ pub struct ReconnectLoop {
     /// The answers the run got, each status once, in order of first appearance
     /// (`200` stands for a stream that ended at once, empty).
     pub statuses: Vec<u16>,
-    /// The run was still going when the run was stopped (a horizon, `grade`'s timeout):
-    /// nothing ever broke it, and the client had no success after its last attempt.
+    /// The run was still going when the ledger ended: nothing ever broke it, and the
+    /// client had no success after its last attempt.
     pub unbroken: bool,
 }
 
@@ -126,19 +127,20 @@ struct Streak {
     attempts: u32,
     first_at_ms: u64,
     last_at_ms: u64,
-    /// The ledger index of the run's last answer.
+    /// The ledger indexes of the run's first and last answers.
+    first_index: usize,
     last_index: usize,
     /// Some attempt of the run named a session the server had already killed, or was
     /// misrouted to a replica that does not hold its session.
     into_dead: bool,
+    /// The distinct instants the run's attempts were answered at.
+    instants: u32,
     statuses: Vec<u16>,
 }
 
 /// Every loop in the ledger, one per repeated attempt (its longest run), in the order the
-/// runs began. `stopped`: the run was stopped from outside while the client was at work (a
-/// modelled client's horizon, a real client killed at `grade`'s timeout); only then can a
-/// run of attempts have been still going at the end.
-pub fn reconnect_loops(ledger: &Ledger, stopped: bool) -> Vec<ReconnectLoop> {
+/// runs began.
+pub fn reconnect_loops(ledger: &Ledger) -> Vec<ReconnectLoop> {
     let cursors: BTreeMap<u64, (&str, &CursorResolution)> = ledger
         .resumptions
         .iter()
@@ -218,8 +220,12 @@ pub fn reconnect_loops(ledger: &Ledger, stopped: bool) -> Vec<ReconnectLoop> {
                 .is_some_and(|&at| at <= answer.at_ms);
         let streak = streaks.entry(key).or_default();
         streak.into_dead |= into_dead;
+        if streak.attempts == 0 || streak.last_at_ms != answer.at_ms {
+            streak.instants += 1;
+        }
         if streak.attempts == 0 {
             streak.first_at_ms = answer.at_ms;
+            streak.first_index = index;
         }
         streak.attempts += 1;
         streak.last_at_ms = answer.at_ms;
@@ -238,8 +244,10 @@ pub fn reconnect_loops(ledger: &Ledger, stopped: bool) -> Vec<ReconnectLoop> {
                     attempts: streak.attempts,
                     first_at_ms: streak.first_at_ms,
                     last_at_ms: streak.last_at_ms,
+                    first_index: streak.first_index,
                     last_index: streak.last_index,
                     into_dead: streak.into_dead,
+                    instants: streak.instants,
                     statuses: streak.statuses.clone(),
                 },
             );
@@ -248,17 +256,18 @@ pub fn reconnect_loops(ledger: &Ledger, stopped: bool) -> Vec<ReconnectLoop> {
     let mut loops: Vec<ReconnectLoop> = longest
         .into_iter()
         .filter_map(|((method, rpc_method, session, cursor), run)| {
-            let unbroken = stopped
-                && streaks
-                    .get(&(method, rpc_method, session, cursor))
-                    .is_some_and(|s| {
-                        s.first_at_ms == run.first_at_ms && s.attempts == run.attempts
-                    })
+            let unbroken = streaks
+                .get(&(method, rpc_method, session, cursor))
+                .is_some_and(|s| s.first_at_ms == run.first_at_ms && s.attempts == run.attempts)
                 && progress.peek().is_none()
                 && last_success.is_none_or(|i| i < run.last_index);
-            // Retries into a session that is gone, which the client left behind, are
-            // `retry_amplification`'s: only one that never stopped is a loop.
-            if run.into_dead && !unbroken {
+            // Retries into a session that is gone are `retry_amplification`'s and
+            // `misrouted_session`'s; a loop only if they came one instant after another
+            // (not several tasks' few retries side by side) and the client had no success
+            // from the run's start on: one that did had moved on, and what still named the
+            // old session were leftovers (`reinit_collision`).
+            let moved_on = last_success.is_some_and(|i| i > run.first_index);
+            if run.into_dead && (run.instants < LOOP_ATTEMPTS || moved_on) {
                 return None;
             }
             Some(ReconnectLoop {
@@ -317,8 +326,8 @@ pub fn method_name(method: HttpMethod) -> &'static str {
 
 /// Loops of fruitless reconnects or retries, by the ledger-only rule real clients are
 /// graded by too ([`crate::reconnect_loop`]).
-pub(crate) fn verdicts(ledger: &Ledger, stopped: bool, words: Words, verdicts: &mut Vec<Verdict>) {
-    for found in reconnect_loops(ledger, stopped) {
+pub(crate) fn verdicts(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
+    for found in reconnect_loops(ledger) {
         verdicts.push(Verdict {
             kind: VerdictKind::ReconnectLoop,
             at_ms: found.first_at_ms,
@@ -378,11 +387,11 @@ mod tests {
                 }
                 ledger
             };
-            let found = reconnect_loops(&ledger(LOOP_ATTEMPTS), true);
+            let found = reconnect_loops(&ledger(LOOP_ATTEMPTS));
             assert_eq!(found.len(), 1, "empty streams: {empty}");
             assert_eq!(found[0].attempts, LOOP_ATTEMPTS);
             assert!(found[0].unbroken);
-            assert!(reconnect_loops(&ledger(LOOP_ATTEMPTS - 1), true).is_empty());
+            assert!(reconnect_loops(&ledger(LOOP_ATTEMPTS - 1)).is_empty());
         }
     }
 
@@ -409,10 +418,10 @@ mod tests {
             let at = outage * 100_000 + 50_000;
             ledger.answers.push(post(conn, at, Some("initialize"), 200));
         }
-        assert!(reconnect_loops(&ledger, true).is_empty());
+        assert!(reconnect_loops(&ledger).is_empty());
         // Without the successes the refusals are one run of 2 * half.
         ledger.answers.retain(|a| a.status == 503);
-        let found = reconnect_loops(&ledger, true);
+        let found = reconnect_loops(&ledger);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].attempts, 2 * half);
     }
@@ -448,19 +457,31 @@ mod tests {
         ledger
             .answers
             .push(crate::test_answer::answer(13, 70_000, 200));
-        assert!(reconnect_loops(&ledger, true).is_empty());
-        // Had it never stopped (executor PR#1622: the horizon cut it), it would be a
-        // loop, still going; had the run gone quiet after them, it would not.
+        assert!(reconnect_loops(&ledger).is_empty());
+        // One retry after another, at twelve instants, is a loop only if it never
+        // stopped: not with the success after it, but without it (executor PR#1622).
+        for (k, answer) in ledger.answers.iter_mut().take(12).enumerate() {
+            answer.at_ms = 60_000 + 500 * k as u64;
+        }
+        assert!(reconnect_loops(&ledger).is_empty());
         let success = ledger.answers.pop();
-        let found = reconnect_loops(&ledger, true);
+        let found = reconnect_loops(&ledger);
         assert_eq!(found.len(), 1);
         assert!(found[0].unbroken);
-        assert!(reconnect_loops(&ledger, false).is_empty());
-        // Had the session been alive (a 404 that is no death notice), they would be one
-        // too, the success after them saying it was not still going.
+        // Nor when the success came amid them (a task still naming the old session after
+        // the client re-initialized).
+        let mut amid = ledger.clone();
+        amid.answers
+            .insert(6, crate::test_answer::answer(14, 62_600, 200));
+        assert!(reconnect_loops(&amid).is_empty());
         ledger.answers.extend(success);
+        // Had the session been alive (a 404 that is no death notice), the twelve side by
+        // side would be one too.
+        for (k, answer) in ledger.answers.iter_mut().take(12).enumerate() {
+            answer.at_ms = 60_000 + 1_000 * (k as u64 / 3);
+        }
         ledger.sessions[0].died = None;
-        let found = reconnect_loops(&ledger, true);
+        let found = reconnect_loops(&ledger);
         assert_eq!(found.len(), 1);
         assert!(!found[0].unbroken);
     }
