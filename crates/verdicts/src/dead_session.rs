@@ -8,9 +8,18 @@
 //! `zombie_session` start only from answers this module calls a death notice, for a
 //! simulated client and a real one alike.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use faultline_model::{AnswerEntry, Ledger};
+
+/// When each session the server killed died, by wire id.
+pub(crate) fn death_times(ledger: &Ledger) -> BTreeMap<&str, u64> {
+    ledger
+        .sessions
+        .iter()
+        .filter_map(|s| s.died.map(|(at, _)| (s.wire_id.as_str(), at)))
+        .collect()
+}
 
 /// The answers of `ledger` that misrouted a live session, by connection.
 #[derive(Debug, Default)]

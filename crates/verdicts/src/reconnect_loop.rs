@@ -24,10 +24,9 @@
 //! [`LOOP_ATTEMPTS`] distinct instants, one after another, and the client had no success
 //! from its start on (<https://github.com/UsefulSoftwareCo/executor/pull/1622>: a
 //! standalone GET retried into a dead session every 30 s for ever): the ledger cannot tell
-//! a client's tasks apart, and
-//! several tasks that each retry a few times side by side would otherwise add up to a loop
-//! none of them is in; retries into a session that is gone are `retry_amplification`'s and
-//! `misrouted_session`'s.
+//! a client's tasks apart, and several tasks that each retry a few times side by side would
+//! otherwise add up to a loop none of them is in; retries into a session that is gone are
+//! `retry_amplification`'s and `misrouted_session`'s.
 //!
 //! **The guard.** Count reconnects without progress and give up after a few, with the
 //! count reset only by a delivered event, never by a clean end of stream or an empty
@@ -173,11 +172,7 @@ pub fn reconnect_loops(ledger: &Ledger) -> Vec<ReconnectLoop> {
     }
     // When each session the server killed died: a request naming it after that is
     // refused for a session that is gone (see `into_dead` below).
-    let died: BTreeMap<&str, u64> = ledger
-        .sessions
-        .iter()
-        .filter_map(|s| s.died.map(|(at, _)| (s.wire_id.as_str(), at)))
-        .collect();
+    let died = crate::dead_session::death_times(ledger);
     let misrouted = crate::dead_session::Misrouted::of(ledger);
     let mut progress = progress_at.iter().peekable();
     let mut streaks: BTreeMap<AttemptKey, Streak> = BTreeMap::new();

@@ -94,11 +94,7 @@ struct Open<'l> {
 /// Every session the ledger shows refused without recovery, in the order of their first
 /// refusal.
 pub fn refused_without_recovery(ledger: &Ledger) -> Vec<Refusals> {
-    let died: BTreeMap<&str, u64> = ledger
-        .sessions
-        .iter()
-        .filter_map(|s| s.died.map(|(at, _)| (s.wire_id.as_str(), at)))
-        .collect();
+    let died = crate::dead_session::death_times(ledger);
     // Only a dead session's requests are refusals: a run whose sessions all lived has none
     // (most runs), and its answers are not read.
     if died.is_empty() {
