@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use faultline_model::{EventRef, Ledger, Payload, StreamKind};
+use faultline_model::{EventRef, Ledger, Payload, SessionKey, StreamKind};
 
 use crate::client_context::ClientContext;
 use crate::client_record::{ClientRecord, ErrorScope, call_key, call_of_key};
@@ -232,7 +232,7 @@ pub(crate) fn modelled(
                     _ => None,
                 })
                 .collect();
-            let wire = ledger.sessions[session as usize].wire_id.clone();
+            let wire = ledger.session(SessionKey(session)).wire_id.clone();
             let ids = IdRanges::from_sorted(ids);
             let count = ids.count();
             let at_ms = events
@@ -411,5 +411,25 @@ mod tests {
             };
             assert_eq!(*count, 1, "event {lost} lost");
         }
+    }
+
+    /// A ledger trimmed by a long-lived server (`sessions_base` past 0) names its sessions
+    /// by key, not by position: the gap's session is the one its events name.
+    #[test]
+    fn a_trimmed_ledgers_gap_names_the_session_by_key() {
+        let (mut ledger, record) = run(&[1, 2]);
+        ledger.sessions_base = 4;
+        ledger.streams[0].session = SessionKey(4);
+        for e in &mut ledger.events {
+            e.session = SessionKey(4);
+        }
+        let counts = [1, 1, 0];
+        let mut verdicts = Vec::new();
+        super::modelled(&ledger, &record, &counts, Words::Skipped, &mut verdicts);
+        assert_eq!(verdicts.len(), 1);
+        let Evidence::Gap { session, .. } = &verdicts[0].evidence else {
+            panic!("a gap's evidence");
+        };
+        assert_eq!(session, "a");
     }
 }

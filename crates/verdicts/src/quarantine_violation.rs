@@ -173,7 +173,7 @@ pub(crate) fn modelled(
         }
     }
     for (session, events) in by_session {
-        let wire = ledger.sessions[session as usize].wire_id.clone();
+        let wire = ledger.session(SessionKey(session)).wire_id.clone();
         verdicts.push(Verdict {
             kind: VerdictKind::QuarantineViolation,
             at_ms: events[0].at_ms,
@@ -202,6 +202,12 @@ mod tests {
 
     /// Session `a` (dead at 5 s if `died`) produced events 1 and 2, applied at 4 s and 6 s.
     fn judged(died: bool) -> Vec<crate::verdict::Verdict> {
+        judged_at_key(died, 0)
+    }
+
+    /// [`judged`] with session `a` under `key`, the sessions before it trimmed (what a
+    /// long-lived server's bounded ledger holds: `sessions_base` is `key`).
+    fn judged_at_key(died: bool, key: u32) -> Vec<crate::verdict::Verdict> {
         let mut ledger = Ledger {
             sessions: vec![SessionEntry {
                 wire_id: "a".into(),
@@ -211,13 +217,14 @@ mod tests {
                 held_by: None,
                 stateless: false,
             }],
+            sessions_base: key,
             ..Ledger::default()
         };
         let mut record = ClientRecord::default();
         for id in 1..=2 {
             ledger
                 .events
-                .push(crate::test_records::notification(id, 0, 1_000));
+                .push(crate::test_records::notification(id, key, 1_000));
             record.applied.push(AppliedRecord {
                 event: EventRef(id as u32 - 1),
                 at_ms: 2_000 + id * 2_000,
@@ -241,5 +248,16 @@ mod tests {
             panic!("applied events as evidence");
         };
         assert_eq!(events.iter().map(|e| e.id).collect::<Vec<_>>(), [2]);
+    }
+
+    /// A trimmed ledger's dead session is found by its key, not its position.
+    #[test]
+    fn a_trimmed_ledgers_violation_names_the_session_by_key() {
+        let verdicts = judged_at_key(true, 3);
+        assert_eq!(verdicts.len(), 1);
+        let Evidence::Applied { session, .. } = &verdicts[0].evidence else {
+            panic!("applied events as evidence");
+        };
+        assert_eq!(session, "a");
     }
 }
