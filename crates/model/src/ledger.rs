@@ -242,6 +242,12 @@ pub struct ResumeEntry {
     /// Set only when `cursor` was cut: the header's full length in bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor_len: Option<u64>,
+    /// The server answered without asking its session store whether the session lives
+    /// (`get_validates_session: false`): its `200` said nothing of the session, alive or
+    /// not (what `zombie_session` needs to know). Written only when true, so the ledgers
+    /// of servers that check keep their bytes.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub session_unchecked: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -22,8 +22,27 @@
 //!   though the run had gone quiet (821 of 100,000 naive seeds; 58 left, see
 //!   `faultline_verdicts::reconnect_loop`). Those retries are `retry_amplification`'s and
 //!   `misrouted_session`'s.
+//!
+//! Found by reading the 2026-07-28 and migration eras' findings the same way (`--era
+//! mixed` and `--era migration`, 20,000 seeds each):
+//! - `zombie_session`: a resumption answered 200 by a server that checked the session and
+//!   found it alive, followed by the 404 of an ordinary expiry minutes later (mixed seed 177,
+//!   55 of 20,000 mixed seeds).
+//! - `quarantine_violation`: a fleet tenant's session, dead, whose events a store shared by
+//!   stream replayed to the client (already `foreign_event`'s).
+//! - `cursor_reuse`: a cursor honoured in another generation's numbering with nothing
+//!   replayed after it; what it skipped is the `silent_gap` already reported.
+//! - `era_mismatch`: the probe named was a re-probe sent at the failure's instant after
+//!   it, not the probe the client misread; and a roll to the era the server already spoke
+//!   was named as an era change.
+//! - `refused_without_recovery`: a 2025 session's calls refused for their era after a roll
+//!   to 2026-07-28 only, where a new session would be refused alike.
+//! - `untested`: "the client never made the scenario's call" of a call the balancer
+//!   refused itself, with no replica up.
 
-use faultline_sim::{ClientModel, Scenario, VerdictKind, run};
+use faultline_model::{CursorResolution, EraAnswerKind, HttpMethod, RouteWhy};
+use faultline_sim::{ClientModel, Evidence, Scenario, VerdictKind, run};
+use faultline_verdicts::era_mismatch::EraMismatch;
 
 /// A witness of `misread_witnesses/`, each file the explorer's shrunk scenario with the
 /// scenario's words put in place of the explorer's.
@@ -149,4 +168,165 @@ fn bounded_retries_of_several_tasks_into_a_gone_session_are_no_reconnect_loop() 
             outcome.verdicts
         );
     }
+}
+
+#[test]
+fn a_replay_a_checking_server_answered_for_a_live_session_is_no_zombie() {
+    let scenario = witness("session_alive_at_the_replay");
+    let outcome = run(&scenario, scenario.seed, ClientModel::Naive);
+    let ledger = &outcome.result.ledger;
+    // The evidence: a resumption answered by a server that checked the session, which
+    // died after it, then a call answered 404.
+    let resumed = &ledger.resumptions[0];
+    assert!(matches!(
+        resumed.resolution,
+        CursorResolution::Honoured { .. }
+    ));
+    assert!(!resumed.session_unchecked);
+    let (died, _) = ledger.sessions[0].died.expect("the session expired");
+    assert!(died > resumed.at_ms, "{died} > {}", resumed.at_ms);
+    assert!(
+        ledger
+            .answers
+            .iter()
+            .any(|a| a.status == 404 && a.at_ms > died)
+    );
+    assert!(outcome.has(VerdictKind::RetryAmplification));
+    assert!(
+        !outcome.has(VerdictKind::ZombieSession),
+        "{:?}",
+        outcome.verdicts
+    );
+}
+
+#[test]
+fn a_dead_tenants_events_are_foreign_not_a_quarantine_violation() {
+    let scenario = witness("tenant_events_after_its_death");
+    let outcome = run(&scenario, scenario.seed, ClientModel::Naive);
+    let ledger = &outcome.result.ledger;
+    // The evidence: events of a session no request named, applied after it died.
+    let own = faultline_verdicts::client_sessions(ledger);
+    let after_death = outcome.result.record.applied.iter().any(|a| {
+        let e = ledger.event(a.event);
+        !own.contains(&e.session) && ledger.death(e.session).is_some_and(|(at, _)| at < a.at_ms)
+    });
+    assert!(after_death);
+    assert!(outcome.has(VerdictKind::ForeignEvent));
+    assert!(
+        !outcome.has(VerdictKind::QuarantineViolation),
+        "{:?}",
+        outcome.verdicts
+    );
+}
+
+#[test]
+fn a_cursor_honoured_elsewhere_with_nothing_replayed_is_a_gap_not_a_reuse() {
+    let scenario = witness("cursor_reused_nothing_replayed");
+    let outcome = run(&scenario, scenario.seed, ClientModel::Naive);
+    let ledger = &outcome.result.ledger;
+    // The evidence: a resumption honoured in generation 2, nothing replayed.
+    assert!(ledger.resumptions.iter().any(|r| matches!(
+        r.resolution,
+        CursorResolution::Honoured {
+            generation: 2,
+            replayed: 0,
+            ..
+        }
+    )));
+    assert!(outcome.has(VerdictKind::SilentGap));
+    assert!(
+        !outcome.has(VerdictKind::CursorReuse),
+        "{:?}",
+        outcome.verdicts
+    );
+}
+
+/// A witness's naive run and its one `era_mismatch`'s evidence.
+fn era_mismatch(name: &str) -> (faultline_sim::RunOutcome, EraMismatch) {
+    let scenario = witness(name);
+    let outcome = run(&scenario, scenario.seed, ClientModel::Naive);
+    let found: Vec<&EraMismatch> = outcome
+        .verdicts
+        .iter()
+        .filter_map(|v| match &v.evidence {
+            Evidence::EraMismatch(m) => Some(m),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "{name}: {:?}", outcome.verdicts);
+    let m = found[0].clone();
+    (outcome, m)
+}
+
+#[test]
+fn the_probe_named_is_the_one_misread_not_the_reprobe_after_the_failure() {
+    let (outcome, m) = era_mismatch("reprobe_at_the_failure");
+    let ledger = &outcome.result.ledger;
+    // The evidence: two probes, the second at the first failure's instant, sent after it.
+    let probes: Vec<(u64, u64)> = ledger
+        .answers
+        .iter()
+        .filter(|a| a.rpc_method.as_deref() == Some("server/discover"))
+        .map(|a| (a.conn.0, a.at_ms))
+        .collect();
+    let failed = &m.failed[0];
+    assert_eq!(probes.len(), 2, "{probes:?}");
+    assert!(probes[1].1 == failed.at_ms && probes[1].0 > failed.conn.0);
+    assert_eq!(m.probe.as_ref().map(|p| p.conn.0), Some(probes[0].0));
+    assert!(m.reprobed);
+}
+
+#[test]
+fn a_roll_to_the_era_the_server_spoke_is_no_era_change() {
+    let (outcome, m) = era_mismatch("roll_to_the_same_era");
+    let ledger = &outcome.result.ledger;
+    assert!(ledger.era_changes.iter().any(|c| c.from == c.to));
+    assert!(m.era_changes.is_empty(), "{:?}", m.era_changes);
+}
+
+#[test]
+fn calls_refused_for_their_era_are_not_a_session_refused() {
+    let (outcome, _) = era_mismatch("era_refusals_after_a_roll");
+    let ledger = &outcome.result.ledger;
+    // The evidence: calls naming the client's (dead) session, refused for their era.
+    let era_refused = ledger.answers.iter().filter(|a| {
+        a.session_sent.is_some()
+            && ledger
+                .era_answers
+                .iter()
+                .any(|e| e.conn == a.conn && e.kind == EraAnswerKind::Refused)
+    });
+    assert!(era_refused.count() >= 2);
+    assert!(
+        !outcome.has(VerdictKind::RefusedWithoutRecovery),
+        "{:?}",
+        outcome.verdicts
+    );
+}
+
+#[test]
+fn a_call_the_balancer_refused_was_made() {
+    let scenario = witness("fleet_down_at_the_call");
+    let outcome = run(&scenario, scenario.seed, ClientModel::Naive);
+    let ledger = &outcome.result.ledger;
+    assert!(ledger.answers.iter().any(|a| a.method == HttpMethod::Post
+        && a.status == 503
+        && a.route.is_some_and(|r| r.why == RouteWhy::NoneHealthy)));
+    let reasons: Vec<&String> = outcome
+        .verdicts
+        .iter()
+        .filter_map(|v| match &v.evidence {
+            Evidence::Untested(u) => Some(&u.reasons),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert!(
+        reasons.iter().any(|r| r.contains("the balancer refused")),
+        "{reasons:?}"
+    );
+    assert!(
+        !reasons.iter().any(|r| r.contains("never made")),
+        "{reasons:?}"
+    );
 }

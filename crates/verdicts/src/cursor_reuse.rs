@@ -219,6 +219,12 @@ pub(crate) fn modelled(
         let Some(reused) = rule.check(r.cursor, cursor_event, &entry.resolution, r.at_ms) else {
             continue;
         };
+        if reused.replayed == 0 {
+            // Nothing was replayed as if it came next: what the misread position skipped
+            // is a gap (`silent_gap` names it), and what came after arrived live. The real
+            // judge, which cannot tell live from replayed in a report, asks the same.
+            continue;
+        }
         // The harm is applying events read in the wrong numbering; a client that refused
         // them all (a guard fired) was not harmed.
         let applied_here = applied_by_conn
@@ -299,5 +305,100 @@ pub(crate) fn real(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
                 replayed: reused.replayed,
             },
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use faultline_model::{
+        ConnId, CursorResolution, EventRef, Ledger, ProducedEvent, ResumeEntry, SessionEntry,
+        StreamEntry, StreamId, StreamKind,
+    };
+
+    use crate::client_record::{AppliedRecord, ClientRecord, ResumeRecord};
+    use crate::verdict::{Verdict, VerdictKind};
+    use crate::words::Words;
+
+    /// Behavior B on one stream: generation 1 numbered ids 1 and 2, a restart at 10 s
+    /// started generation 2 again at 1; at 13 s the client resumed with cursor 2 (minted
+    /// in generation 1), honoured against generation 2's numbering with `replayed` events
+    /// replayed, and then applied one event on that connection.
+    fn judged(replayed: u32) -> Vec<Verdict> {
+        let event = |id: u64, generation: u32, at_ms: u64| ProducedEvent {
+            generation,
+            ..crate::test_records::notification(id, 0, at_ms)
+        };
+        let mut ledger = Ledger {
+            sessions: vec![SessionEntry {
+                wire_id: "a".into(),
+                created_ms: 0,
+                generations: vec![0, 10_000],
+                died: None,
+                held_by: None,
+                stateless: false,
+            }],
+            streams: vec![StreamEntry {
+                session: faultline_model::SessionKey(0),
+                generation: 1,
+                kind: StreamKind::Standalone,
+                opened_ms: 0,
+                modern: false,
+                closed_ms: None,
+            }],
+            events: vec![
+                event(1, 1, 1_000),
+                event(2, 1, 2_000),
+                event(1, 2, 11_000),
+                event(2, 2, 12_000),
+                event(3, 2, 14_000),
+            ],
+            ..Ledger::default()
+        };
+        ledger.resumptions.push(ResumeEntry {
+            conn: ConnId(2),
+            at_ms: 13_000,
+            session_sent: Some("a".into()),
+            cursor: "2".into(),
+            resolution: CursorResolution::Honoured {
+                stream: StreamId(0),
+                generation: 2,
+                replayed,
+            },
+            attached_to: Some(StreamId(0)),
+            session_sent_len: None,
+            cursor_len: None,
+            session_unchecked: false,
+        });
+        let mut record = ClientRecord::default();
+        record.resumptions.push(ResumeRecord {
+            at_ms: 13_000,
+            conn: ConnId(2),
+            session: "a".into(),
+            cursor: 2,
+            cursor_event: Some(EventRef(1)),
+        });
+        record.applied.push(AppliedRecord {
+            event: EventRef(4),
+            at_ms: 14_000,
+            conn: ConnId(2),
+        });
+        let resumed: BTreeMap<ConnId, &ResumeEntry> =
+            ledger.resumptions.iter().map(|r| (r.conn, r)).collect();
+        let mut verdicts = Vec::new();
+        super::modelled(&ledger, &record, &resumed, Words::Skipped, &mut verdicts);
+        verdicts
+    }
+
+    /// A cursor honoured in another numbering with something replayed after it, applied,
+    /// is a reuse; with nothing replayed the skipped events are a gap, not a reuse (as the
+    /// real-client judge reads it).
+    #[test]
+    fn a_reused_cursor_needs_a_replay() {
+        let verdicts = judged(1);
+        assert_eq!(verdicts.len(), 1);
+        assert_eq!(verdicts[0].kind, VerdictKind::CursorReuse);
+        assert!(judged(0).is_empty());
     }
 }

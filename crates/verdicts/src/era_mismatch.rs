@@ -54,7 +54,8 @@ pub struct EraMismatch {
     pub server_era: String,
     /// Whether the server answered 2025 without a session (the strict-gateway shape).
     pub sessionless: bool,
-    /// The last `server/discover` answered before the first failure, if the client probed.
+    /// The last `server/discover` sent before the first failed request, if the client
+    /// probed.
     pub probe: Option<EraRequest>,
     /// The requests that failed for the era, in order.
     pub failed: Vec<EraRequest>,
@@ -145,22 +146,26 @@ fn mismatch(
             .iter()
             .filter(|a| a.rpc_method.as_deref() == Some(DISCOVER))
     };
-    let probe = probes().rfind(|a| a.at_ms <= from_ms).map(|a| {
-        // The code is known when the probe was itself refused for its era.
-        let rpc_error = ledger
-            .era_answers
-            .iter()
-            .find(|e| e.conn == a.conn && e.rpc_method.as_deref() == Some(DISCOVER))
-            .and_then(|e| e.rpc_error);
-        EraRequest {
-            at_ms: a.at_ms,
-            conn: a.conn,
-            rpc_method: a.rpc_method.clone(),
-            status: a.status,
-            rpc_error,
-        }
-    });
     let first_conn = failed[0].conn;
+    // The probe the client went by: its last before the first failed request (a probe at
+    // the failure's instant sent after it is the re-probe below, not the one misread).
+    let probe = probes()
+        .rfind(|a| a.at_ms <= from_ms && a.conn < first_conn)
+        .map(|a| {
+            // The code is known when the probe was itself refused for its era.
+            let rpc_error = ledger
+                .era_answers
+                .iter()
+                .find(|e| e.conn == a.conn && e.rpc_method.as_deref() == Some(DISCOVER))
+                .and_then(|e| e.rpc_error);
+            EraRequest {
+                at_ms: a.at_ms,
+                conn: a.conn,
+                rpc_method: a.rpc_method.clone(),
+                status: a.status,
+                rpc_error,
+            }
+        });
     let reprobed = probes().any(|a| a.at_ms >= from_ms && a.conn > first_conn);
     let mut eras: Vec<String> = Vec::new();
     for a in failed {
@@ -179,7 +184,8 @@ fn mismatch(
         era_changes: ledger
             .era_changes
             .iter()
-            .filter(|c| c.at_ms <= from_ms)
+            // A roll to the era the server already spoke is a restart, not a change.
+            .filter(|c| c.at_ms <= from_ms && c.from != c.to)
             .map(|c| {
                 // A rolling deploy moves one replica at a time: name it.
                 let to = match c.replica {
@@ -325,6 +331,50 @@ mod judged_tests {
             "{}",
             out[0].summary
         );
+    }
+
+    /// The probe the client misread is its last before the first failed request, not a
+    /// re-probe sent at the failure's instant after it (which is `reprobed`).
+    #[test]
+    fn the_probe_named_is_the_one_before_the_failure() {
+        let ledger = Ledger {
+            answers: vec![
+                answer(1, 60_000, DISCOVER, 400),
+                answer(4, 780_000, "tools/call", 400),
+                answer(5, 780_000, DISCOVER, 400),
+            ],
+            era_answers: vec![
+                refusal(1, 60_000, DISCOVER, Era::LegacyOnly, RequestEra::Modern),
+                refusal(
+                    4,
+                    780_000,
+                    "tools/call",
+                    Era::LegacyOnly,
+                    RequestEra::Modern,
+                ),
+                refusal(5, 780_000, DISCOVER, Era::LegacyOnly, RequestEra::Modern),
+            ],
+            ..Ledger::default()
+        };
+        let found = era_mismatches(&ledger);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].probe.as_ref().map(|p| p.conn), Some(ConnId(1)));
+        assert!(found[0].reprobed);
+    }
+
+    /// A roll to the era the server already spoke is a restart: no era change is named.
+    #[test]
+    fn a_roll_to_the_same_era_is_no_change() {
+        let mut ledger = misread_probe();
+        ledger.era_changes.push(EraChange {
+            at_ms: 0,
+            from: Era::LegacyOnly,
+            to: Era::LegacyOnly,
+            replica: None,
+        });
+        let found = era_mismatches(&ledger);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].era_changes.is_empty());
     }
 
     #[test]

@@ -172,6 +172,14 @@ pub(crate) fn modelled(
                 });
         }
     }
+    if by_session.is_empty() {
+        return;
+    }
+    // A session no request of the client named is another client's (a fleet's tenant):
+    // its events reached this client through a store shared by stream, which
+    // `foreign_event` reports; they are not this client's session's.
+    let own = crate::owed::client_sessions(ledger);
+    by_session.retain(|&session, _| own.contains(&SessionKey(session)));
     for (session, events) in by_session {
         let wire = ledger.session(SessionKey(session)).wire_id.clone();
         verdicts.push(Verdict {
@@ -208,6 +216,12 @@ mod tests {
     /// [`judged`] with session `a` under `key`, the sessions before it trimmed (what a
     /// long-lived server's bounded ledger holds: `sessions_base` is `key`).
     fn judged_at_key(died: bool, key: u32) -> Vec<crate::verdict::Verdict> {
+        judged_as(died, key, true)
+    }
+
+    /// [`judged_at_key`]; `named`: whether a request of the client named session `a`
+    /// (else it is a fleet's tenant, someone else's).
+    fn judged_as(died: bool, key: u32, named: bool) -> Vec<crate::verdict::Verdict> {
         let mut ledger = Ledger {
             sessions: vec![SessionEntry {
                 wire_id: "a".into(),
@@ -220,6 +234,12 @@ mod tests {
             sessions_base: key,
             ..Ledger::default()
         };
+        if named {
+            ledger.answers.push(faultline_model::AnswerEntry {
+                session_sent: Some("a".into()),
+                ..crate::test_answer::answer(1, 0, 200)
+            });
+        }
         let mut record = ClientRecord::default();
         for id in 1..=2 {
             ledger
@@ -259,5 +279,13 @@ mod tests {
             panic!("applied events as evidence");
         };
         assert_eq!(session, "a");
+    }
+
+    /// A tenant's session (no request of the client named it) is not the client's: its
+    /// events applied after its death are `foreign_event`'s, not a violation.
+    #[test]
+    fn a_tenants_session_is_not_the_clients() {
+        assert!(judged_as(true, 0, false).is_empty());
+        assert_eq!(judged_as(true, 0, true).len(), 1);
     }
 }

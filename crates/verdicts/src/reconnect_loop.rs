@@ -358,6 +358,7 @@ mod tests {
             attached_to: None,
             session_sent_len: None,
             cursor_len: None,
+            session_unchecked: false,
         });
     }
 

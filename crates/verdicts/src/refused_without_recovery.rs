@@ -26,7 +26,7 @@
 
 use std::collections::BTreeMap;
 
-use faultline_model::{AnswerEntry, HttpMethod, Ledger};
+use faultline_model::{AnswerEntry, ConnId, EraAnswerKind, HttpMethod, Ledger};
 use serde::Serialize;
 
 use crate::dead_session::Misrouted;
@@ -101,6 +101,15 @@ pub fn refused_without_recovery(ledger: &Ledger) -> Vec<Refusals> {
         return Vec::new();
     }
     let misrouted = Misrouted::of(ledger);
+    // A request refused for its era (a 2025 request to a server that rolled to
+    // 2026-07-28 only) is not a session refused: a new session's `initialize` in that
+    // era is refused alike, and `era_mismatch` names the cause.
+    let era_refused: Vec<ConnId> = ledger
+        .era_answers
+        .iter()
+        .filter(|e| e.kind == EraAnswerKind::Refused)
+        .map(|e| e.conn)
+        .collect();
     let mut found: BTreeMap<&str, Open> = BTreeMap::new();
     for (index, answer) in ledger.answers.iter().enumerate() {
         let Some(session) = answer.session_sent.as_deref() else {
@@ -109,7 +118,11 @@ pub fn refused_without_recovery(ledger: &Ledger) -> Vec<Refusals> {
         let Some(&died_at_ms) = died.get(session) else {
             continue;
         };
-        if !refusal(answer) || answer.at_ms < died_at_ms || misrouted.contains(answer.conn.0) {
+        if !refusal(answer)
+            || answer.at_ms < died_at_ms
+            || misrouted.contains(answer.conn.0)
+            || era_refused.contains(&answer.conn)
+        {
             continue;
         }
         let open = found.entry(session).or_insert_with(|| Open {
@@ -283,5 +296,26 @@ mod tests {
             ["POST tools/call", "POST resources/list", "GET"]
         );
         assert_eq!(found[0].statuses, [404, 400]);
+    }
+
+    /// Calls refused for their era (a 2025 session's requests after a roll to a
+    /// 2026-07-28-only server) are not refusals of the session: no new session in that era
+    /// would be served either, and `era_mismatch` says so.
+    #[test]
+    fn calls_refused_for_their_era_are_not_session_refusals() {
+        let mut ledger = ledger(2);
+        for conn in [3, 4] {
+            ledger.era_answers.push(faultline_model::EraAnswer {
+                at_ms: 70_000,
+                conn: faultline_model::ConnId(conn),
+                rpc_method: Some("tools/call".into()),
+                status: 404,
+                request_era: faultline_model::RequestEra::Legacy,
+                server_era: faultline_model::Era::ModernOnly,
+                kind: faultline_model::EraAnswerKind::Refused,
+                rpc_error: None,
+            });
+        }
+        assert!(refused_without_recovery(&ledger).is_empty());
     }
 }

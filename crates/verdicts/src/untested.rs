@@ -16,7 +16,7 @@
 //! Faults in force for the whole run (`IdleProxy`) have nothing to fire: they are not
 //! counted.
 
-use faultline_model::Ledger;
+use faultline_model::{HttpMethod, Ledger, RouteWhy};
 use serde::Serialize;
 
 /// What a run was meant to exercise, and what of it happened.
@@ -72,8 +72,22 @@ pub fn untested(ledger: &Ledger, exercise: Exercise) -> Option<Untested> {
         .iter()
         .filter(|a| a.rpc_method.as_deref() == Some("tools/call"))
         .count();
+    // POSTs a fleet's balancer answered itself (503, no replica up): no server read
+    // them, so the ledger has no JSON-RPC method for them, but the client sent them.
+    let refused_by_balancer = ledger
+        .answers
+        .iter()
+        .filter(|a| {
+            a.method == HttpMethod::Post && a.route.is_some_and(|r| r.why == RouteWhy::NoneHealthy)
+        })
+        .count();
     let mut reasons = Vec::new();
-    if exercise.calls_planned > 0 && calls_made == 0 {
+    if exercise.calls_planned > 0 && calls_made == 0 && refused_by_balancer > 0 {
+        reasons.push(format!(
+            "no tools/call reached a server ({} planned): the balancer refused the client's {refused_by_balancer} POST(s) itself, 503 with no replica up",
+            exercise.calls_planned
+        ));
+    } else if exercise.calls_planned > 0 && calls_made == 0 {
         reasons.push(format!(
             "the client never made the scenario's call (no tools/call reached the server; {} planned)",
             exercise.calls_planned
@@ -99,4 +113,53 @@ pub fn untested(ledger: &Ledger, exercise: Exercise) -> Option<Untested> {
         faults_planned: exercise.faults_planned,
         faults_fired: exercise.faults_fired,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use faultline_model::{AnswerEntry, HttpMethod, Ledger, ReplicaId, Route, RouteWhy};
+
+    use super::{Exercise, untested};
+
+    /// One call planned and every fault fired; the client's only POST answered as `answer`.
+    fn judged(answer: AnswerEntry) -> Vec<String> {
+        let ledger = Ledger {
+            answers: vec![answer],
+            ..Ledger::default()
+        };
+        let exercise = Exercise {
+            calls_planned: 1,
+            faults_planned: 1,
+            faults_fired: 1,
+            ..Exercise::default()
+        };
+        untested(&ledger, exercise).map_or(Vec::new(), |u| u.reasons)
+    }
+
+    /// A POST the balancer refused itself (no replica up) was sent: the reason says no
+    /// call reached a server, not that the client never made it.
+    #[test]
+    fn a_call_the_balancer_refused_was_made() {
+        let refused = AnswerEntry {
+            route: Some(Route {
+                replica: ReplicaId(0),
+                why: RouteWhy::NoneHealthy,
+            }),
+            ..crate::test_answer::answer(1, 60_000, 503)
+        };
+        let reasons = judged(refused);
+        assert_eq!(reasons.len(), 1);
+        assert!(
+            reasons[0].contains("the balancer refused"),
+            "{}",
+            reasons[0]
+        );
+        assert!(!reasons[0].contains("never made"), "{}", reasons[0]);
+        // A GET (no call) is not a call refused: the client never made its call.
+        let get = AnswerEntry {
+            method: HttpMethod::Get,
+            ..crate::test_answer::answer(1, 60_000, 200)
+        };
+        assert!(judged(get)[0].contains("never made the scenario's call"));
+    }
 }

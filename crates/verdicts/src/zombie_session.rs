@@ -9,6 +9,13 @@
 //! of the client's order: the simulator by when its client read each answer, grade by the
 //! ledger's order. The evidence, and the sentence that tells it, are this file's.
 //!
+//! So the resumption counts when its 200 said nothing of the session: the server did not
+//! ask its session store (the ledger marks such an answer `session_unchecked`: the
+//! incident's server, whose session then expired under a client that took the replay for
+//! proof of life), or the session was already dead when it was answered. A server that
+//! checked the session and found it alive told the truth, and the 404 of a later expiry is
+//! an ordinary one, which the recovery rules judge.
+//!
 //! Guard: probe the session (a `ping`) before trusting a replay's 200; the guarded client
 //! does (`crates/sim/src/client.rs`), and a probe's 404 is the guard working, not a zombie.
 
@@ -105,6 +112,20 @@ impl Zombie {
     }
 }
 
+/// True when the resumption `entry` (of `session`, answered at `at_ms`) proved nothing of
+/// the session: its server did not check the session, or the ledger says the session had
+/// died at or before `at_ms` (the server runs what is due at an instant before it answers
+/// a request there). A session with no recorded death was alive.
+fn proved_nothing(ledger: &Ledger, entry: Option<&ResumeEntry>, session: &str, at_ms: u64) -> bool {
+    entry.is_some_and(|e| e.session_unchecked)
+        || ledger
+            .sessions
+            .iter()
+            .find(|s| s.wire_id == session)
+            .and_then(|s| s.died)
+            .is_some_and(|(died, _)| died <= at_ms)
+}
+
 /// The ids of the events replayed on `conn` (a resumption's answer), in order.
 pub fn replayed_ids(ledger: &Ledger, conn: ConnId) -> IdRanges {
     let mut ids: Vec<u64> = ledger
@@ -166,6 +187,10 @@ pub(crate) fn modelled(
             // The session lived on another replica: the 200 was right, the 404 a misroute.
             continue;
         }
+        if !proved_nothing(ledger, resumed.get(&r.conn).copied(), &r.session, r.at_ms) {
+            // The server checked the session and it was alive: the 200 was true.
+            continue;
+        }
         reported.insert(r.session.clone());
         let cursor = r.cursor.to_string();
         let zombie = Zombie::new(
@@ -214,7 +239,9 @@ pub(crate) fn real(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
         let Some(at) = ledger.answers.iter().position(|a| a.conn == r.conn) else {
             continue;
         };
-        if ledger.answers[at].status != 200 {
+        if ledger.answers[at].status != 200
+            || !proved_nothing(ledger, Some(r), session, ledger.answers[at].at_ms)
+        {
             continue;
         }
         let next = ledger.answers[at + 1..]
@@ -260,7 +287,10 @@ pub(crate) fn real(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
 mod tests {
     use std::collections::BTreeMap;
 
-    use faultline_model::{ConnId, Ledger};
+    use faultline_model::{
+        AnswerEntry, ConnId, CursorResolution, DeathCause, HttpMethod, Ledger, ResumeEntry,
+        SessionEntry, StreamId,
+    };
 
     use crate::client_record::{ClientRecord, RequestRecord, ResumeRecord, Task};
     use crate::dead_session::Misrouted;
@@ -283,9 +313,54 @@ mod tests {
         }
     }
 
-    /// A resumption of session `a` on connection 2 answered 200, then the session's next
-    /// POST answered `status`.
+    /// Session `a`, dead (idle) at `died_ms`.
+    fn ledger_with_a(died_ms: u64) -> Ledger {
+        Ledger {
+            sessions: vec![SessionEntry {
+                wire_id: "a".into(),
+                created_ms: 0,
+                generations: vec![0],
+                died: Some((died_ms, DeathCause::IdleTtl)),
+                held_by: None,
+                stateless: false,
+            }],
+            ..Ledger::default()
+        }
+    }
+
+    /// A resumption of session `a` on connection 2 at 3 s answered 200, then the session's
+    /// next POST (at 5 s) answered `status`; the session died at 2 s.
     fn judged(status: u16) -> Vec<Verdict> {
+        judged_dead_at(status, 2_000)
+    }
+
+    /// [`judged`], the session dead at `died_ms`, its GET answered by a server that checks
+    /// the session.
+    fn judged_dead_at(status: u16, died_ms: u64) -> Vec<Verdict> {
+        judged_as(status, died_ms, false)
+    }
+
+    /// The resumption as the ledger recorded it: `unchecked` when the server did not ask
+    /// its session store.
+    fn resumption(unchecked: bool) -> ResumeEntry {
+        ResumeEntry {
+            conn: ConnId(2),
+            at_ms: 3_000,
+            session_sent: Some("a".into()),
+            cursor: "7".into(),
+            resolution: CursorResolution::Honoured {
+                stream: StreamId(0),
+                generation: 0,
+                replayed: 1,
+            },
+            attached_to: Some(StreamId(0)),
+            session_sent_len: None,
+            cursor_len: None,
+            session_unchecked: unchecked,
+        }
+    }
+
+    fn judged_as(status: u16, died_ms: u64, unchecked: bool) -> Vec<Verdict> {
         let mut record = ClientRecord::default();
         record.requests.push(request(1, "POST", 200, 1));
         record.requests.push(request(2, "GET", 200, 3));
@@ -297,13 +372,16 @@ mod tests {
             cursor: 7,
             cursor_event: None,
         });
-        let ledger = Ledger::default();
+        let mut ledger = ledger_with_a(died_ms);
+        ledger.resumptions.push(resumption(unchecked));
+        let resumed: BTreeMap<ConnId, &ResumeEntry> =
+            ledger.resumptions.iter().map(|r| (r.conn, r)).collect();
         let mut verdicts = Vec::new();
         super::modelled(
             &ledger,
             &record,
             &LazyRequestIndex::new(&record),
-            &BTreeMap::new(),
+            &resumed,
             &Misrouted::default(),
             Words::Skipped,
             &mut verdicts,
@@ -321,5 +399,45 @@ mod tests {
             assert_eq!(verdicts.len(), 1, "{status}");
             assert_eq!(verdicts[0].kind, VerdictKind::ZombieSession);
         }
+    }
+
+    /// A session a checking server found alive when its resumption was answered (it died
+    /// at 4 s, between the replay at 3 s and the POST at 5 s) made the 200 true: no
+    /// zombie. Dead at the replay's instant, it is one; and so is a replay from a server
+    /// that never asked (the incident: the session expired later, under a client that
+    /// took the replay for proof of life).
+    #[test]
+    fn a_checked_session_that_died_after_the_replay_is_no_zombie() {
+        assert!(judged_dead_at(404, 4_000).is_empty());
+        assert_eq!(judged_dead_at(404, 3_000).len(), 1);
+        assert_eq!(judged_as(404, 4_000, true).len(), 1);
+    }
+
+    /// The real-client judge, on the ledger alone: a resumption on conn 2 at 3 s answered
+    /// 200 (by a server that checks the session unless `unchecked`), the session's next
+    /// POST at 5 s answered 404; the session died at `died_ms`.
+    fn judged_real(died_ms: u64, unchecked: bool) -> Vec<Verdict> {
+        let mut ledger = ledger_with_a(died_ms);
+        let answer = |conn: u64, at_ms: u64, method: HttpMethod, status: u16| AnswerEntry {
+            method,
+            session_sent: Some("a".into()),
+            rpc_method: (method == HttpMethod::Post).then(|| "tools/call".into()),
+            ..crate::test_answer::answer(conn, at_ms, status)
+        };
+        ledger.answers = vec![
+            answer(2, 3_000, HttpMethod::Get, 200),
+            answer(3, 5_000, HttpMethod::Post, 404),
+        ];
+        ledger.resumptions.push(resumption(unchecked));
+        let mut verdicts = Vec::new();
+        super::real(&ledger, Words::Skipped, &mut verdicts);
+        verdicts
+    }
+
+    #[test]
+    fn the_real_judge_reads_the_replay_alike() {
+        assert_eq!(judged_real(2_000, false).len(), 1);
+        assert!(judged_real(4_000, false).is_empty());
+        assert_eq!(judged_real(4_000, true).len(), 1);
     }
 }

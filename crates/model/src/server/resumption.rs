@@ -298,6 +298,7 @@ impl Server {
             attached_to,
             session_sent_len,
             cursor_len,
+            session_unchecked: !self.knobs.get_validates_session,
         });
     }
 
