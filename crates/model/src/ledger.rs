@@ -102,7 +102,8 @@ pub struct StreamEntry {
     #[serde(default, skip_serializing_if = "is_false")]
     pub modern: bool,
     /// When a 2026-07-28 request stream was cut before it completed (its connection closed
-    /// or dropped). Written only when set.
+    /// or dropped, or cut with the process in a restart or a replica's outage). Written
+    /// only when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closed_ms: Option<u64>,
 }

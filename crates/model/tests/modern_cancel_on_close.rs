@@ -218,3 +218,27 @@ fn place_order_refuses_an_order_key_longer_than_the_ledger_keeps() {
     server.handle(CONN, accepted, 0, &mut out);
     assert_eq!(server.ledger().jobs.len(), 1, "128 bytes is enough");
 }
+
+/// A restart cuts a request stream still being written as a dropped connection does: the
+/// ledger says when (what `duplicate_effect` names as the cut that made the client send
+/// the call again), though the job dies with the process. A stream that had completed
+/// before the restart was not cut.
+#[test]
+fn a_restart_cuts_a_request_stream_still_being_written() {
+    let (server, _) = run_cut(
+        ServerKnobs::default(),
+        call("long_job", json!({"steps": 5, "interval_ms": 10})),
+        15,
+        |server, out| server.restart(15, out),
+    );
+    let ledger = server.ledger();
+    assert_eq!(ledger.streams[0].closed_ms, Some(15));
+    assert_eq!(ledger.jobs[0].ended, Some((15, JobEnd::Killed)));
+    let (server, _) = run_cut(
+        ServerKnobs::default(),
+        call("long_job", json!({"steps": 1, "interval_ms": 10})),
+        15,
+        |server, out| server.restart(15, out),
+    );
+    assert_eq!(server.ledger().streams[0].closed_ms, None);
+}

@@ -39,6 +39,15 @@
 //!   to 2026-07-28 only, where a new session would be refused alike.
 //! - `untested`: "the client never made the scenario's call" of a call the balancer
 //!   refused itself, with no replica up.
+//!
+//! And by reading other seeds of each finding class than the smallest (the explorer keeps
+//! one): a checked resumption whose session a fault set off by the replay killed at the
+//! same instant (`zombie_session`); a cursor matched to its own event in a log a restart
+//! kept, the replay right after it (`cursor_reuse`: the loss is the `silent_gap` of an id
+//! skipped as seen); a client that had moved to a new session, or whose call a server
+//! that stopped keeping sessions served under the dead id (`refused_without_recovery`);
+//! a request stream a restart cut, which the ledger did not record (`duplicate_effect`
+//! named no cut); work that finished after its task's record was purged ("had finished").
 
 use faultline_model::{CursorResolution, EraAnswerKind, HttpMethod, RouteWhy};
 use faultline_sim::{ClientModel, Evidence, Scenario, VerdictKind, run};
@@ -328,5 +337,110 @@ fn a_call_the_balancer_refused_was_made() {
     assert!(
         !reasons.iter().any(|r| r.contains("never made")),
         "{reasons:?}"
+    );
+}
+
+#[test]
+fn a_session_killed_after_a_checked_replay_at_its_instant_is_no_zombie() {
+    let scenario = witness("session_died_at_the_replays_instant");
+    let outcome = run(&scenario, scenario.seed, ClientModel::Naive);
+    let ledger = &outcome.result.ledger;
+    // The evidence: a checked resumption answered 200 at the instant the session died.
+    let resumed = ledger
+        .resumptions
+        .iter()
+        .find(|r| matches!(r.resolution, CursorResolution::Honoured { .. }))
+        .expect("a replay");
+    assert!(!resumed.session_unchecked);
+    let (died, _) = ledger.sessions[0].died.expect("the session died");
+    assert_eq!(died, resumed.at_ms);
+    assert!(
+        !outcome.has(VerdictKind::ZombieSession),
+        "{:?}",
+        outcome.verdicts
+    );
+}
+
+#[test]
+fn a_replay_right_after_the_cursors_own_event_is_no_cursor_reuse() {
+    let scenario = witness("resumed_after_the_cursors_own_event");
+    let outcome = run(&scenario, scenario.seed, ClientModel::Naive);
+    let ledger = &outcome.result.ledger;
+    // The evidence: the cursor's event (generation 1) and the first event replayed after
+    // it (generation 2, numbered from 1 again) are neighbours on one stream.
+    let replayed = ledger.sends.iter().find(|s| s.replay).expect("a replay");
+    let first = ledger.event(replayed.event);
+    let before = ledger
+        .events
+        .iter()
+        .find(|e| e.stream == first.stream && e.ordinal + 1 == first.ordinal)
+        .expect("the event before it");
+    assert_eq!((before.generation, first.generation), (1, 2));
+    assert!(outcome.has(VerdictKind::SilentGap));
+    assert!(
+        !outcome.has(VerdictKind::CursorReuse),
+        "{:?}",
+        outcome.verdicts
+    );
+}
+
+#[test]
+fn a_client_on_a_new_session_or_served_under_the_dead_id_recovered() {
+    for name in [
+        "stale_task_after_a_new_session",
+        "dead_id_served_after_a_roll",
+    ] {
+        let scenario = witness(name);
+        let outcome = run(&scenario, scenario.seed, ClientModel::Naive);
+        let ledger = &outcome.result.ledger;
+        // The evidence: after the session died, some request succeeded (a POST, or one
+        // naming another session).
+        let dead = ledger
+            .sessions
+            .iter()
+            .filter_map(|s| s.died.map(|(at, _)| (s.wire_id.as_str(), at)))
+            .collect::<Vec<_>>();
+        assert!(
+            dead.iter()
+                .any(|&(wire, at)| ledger.answers.iter().any(|a| {
+                    a.at_ms >= at
+                        && (200..300).contains(&a.status)
+                        && (a.method == HttpMethod::Post || a.session_sent.as_deref() != Some(wire))
+                })),
+            "{name}"
+        );
+        assert!(
+            !outcome.has(VerdictKind::RefusedWithoutRecovery),
+            "{name}: {:?}",
+            outcome.verdicts
+        );
+    }
+}
+
+#[test]
+fn a_request_stream_a_restart_cut_is_named_as_cut() {
+    let scenario = witness("restart_cut_the_request_stream");
+    let outcome = run(&scenario, scenario.seed, ClientModel::Naive);
+    let restart = outcome.result.ledger.restarts[0];
+    let cut = outcome.verdicts.iter().find_map(|v| match &v.evidence {
+        Evidence::DuplicateEffect { cut_at_ms, .. } => Some(*cut_at_ms),
+        _ => None,
+    });
+    assert_eq!(cut, Some(Some(restart)), "{:?}", outcome.verdicts);
+}
+
+#[test]
+fn work_that_finished_after_its_task_was_purged_is_said_to() {
+    let scenario = witness("task_purged_before_its_work_finished");
+    let outcome = run(&scenario, scenario.seed, ClientModel::Naive);
+    let lost = outcome
+        .verdicts
+        .iter()
+        .find(|v| v.kind == VerdictKind::LostTask)
+        .expect("lost_task");
+    assert!(
+        lost.summary.contains("finished afterwards") && !lost.summary.contains("had finished"),
+        "{}",
+        lost.summary
     );
 }

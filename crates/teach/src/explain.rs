@@ -855,6 +855,10 @@ fn loss(v: &Verdict) -> String {
                 .map(|m| vtime(m.at_ms))
                 .unwrap_or_default(),
             match task.work_ended {
+                Some((at, JobEnd::Finished)) if at > task.lost_at_ms => format!(
+                    "The work finished afterwards, at {}, with no record left to hold its result.",
+                    vtime(at)
+                ),
                 Some((at, JobEnd::Finished)) => format!(
                     "The work had finished at {}, but its result went with the record.",
                     vtime(at)

@@ -53,16 +53,24 @@ impl<'a> CursorReuse<'a> {
         }
     }
 
-    /// The resumption answered `resolution` at `at_ms` with cursor value `cursor`, minted
-    /// by `cursor_event`: `Some` when the cursor was honoured in another numbering.
+    /// The resumption on `conn` answered `resolution` at `at_ms` with cursor value
+    /// `cursor`, minted by `cursor_event`: `Some` when the cursor was honoured in another
+    /// numbering.
     pub fn check(
         &mut self,
+        conn: ConnId,
         cursor: u64,
         cursor_event: EventRef,
         resolution: &CursorResolution,
         at_ms: u64,
     ) -> Option<ReusedCursor> {
         let ledger = self.ledger;
+        if resumed_right_after(ledger, conn, cursor_event) {
+            // The log matched the cursor's own event (a restart that kept the stream keeps
+            // the events of the generation that minted it) and replayed what came next:
+            // the cursor was read in its own numbering, whatever the generation now.
+            return None;
+        }
         let (stream, generation, replayed) = match *resolution {
             CursorResolution::Honoured {
                 stream,
@@ -125,6 +133,16 @@ impl ReusedCursor {
             )
         }
     }
+}
+
+/// True when the first event replayed on `conn` is the one that came right after
+/// `cursor_event` on its stream: the server resumed exactly where the cursor's event was.
+fn resumed_right_after(ledger: &Ledger, conn: ConnId, cursor_event: EventRef) -> bool {
+    let Some(first) = ledger.sends.iter().find(|s| s.conn == conn && s.replay) else {
+        return false;
+    };
+    let (minted, replayed) = (ledger.event(cursor_event), ledger.event(first.event));
+    replayed.stream == minted.stream && replayed.ordinal == minted.ordinal + 1
 }
 
 /// True when no id names an event on both streams: one counter numbered them (streams
@@ -216,7 +234,8 @@ pub(crate) fn modelled(
         let Some(entry) = resumed.get(&r.conn) else {
             continue;
         };
-        let Some(reused) = rule.check(r.cursor, cursor_event, &entry.resolution, r.at_ms) else {
+        let Some(reused) = rule.check(r.conn, r.cursor, cursor_event, &entry.resolution, r.at_ms)
+        else {
             continue;
         };
         if reused.replayed == 0 {
@@ -279,7 +298,7 @@ pub(crate) fn real(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
         let Some(minted) = minted else {
             continue;
         };
-        let Some(reused) = rule.check(cursor, minted.event, &r.resolution, r.at_ms) else {
+        let Some(reused) = rule.check(r.conn, cursor, minted.event, &r.resolution, r.at_ms) else {
             continue;
         };
         if reused.replayed == 0 {
@@ -324,11 +343,22 @@ mod tests {
     /// Behavior B on one stream: generation 1 numbered ids 1 and 2, a restart at 10 s
     /// started generation 2 again at 1; at 13 s the client resumed with cursor 2 (minted
     /// in generation 1), honoured against generation 2's numbering with `replayed` events
-    /// replayed, and then applied one event on that connection.
+    /// replayed (the first, generation 2's id 3), and then applied one event on that
+    /// connection.
     fn judged(replayed: u32) -> Vec<Verdict> {
-        let event = |id: u64, generation: u32, at_ms: u64| ProducedEvent {
-            generation,
-            ..crate::test_records::notification(id, 0, at_ms)
+        judged_replaying(replayed, 4)
+    }
+
+    /// [`judged`], the first event replayed being the stream's event at index `first`.
+    fn judged_replaying(replayed: u32, first: u32) -> Vec<Verdict> {
+        let mut ordinal = 0;
+        let mut event = |id: u64, generation: u32, at_ms: u64| {
+            ordinal += 1;
+            ProducedEvent {
+                generation,
+                ordinal,
+                ..crate::test_records::notification(id, 0, at_ms)
+            }
         };
         let mut ledger = Ledger {
             sessions: vec![SessionEntry {
@@ -384,6 +414,14 @@ mod tests {
             at_ms: 14_000,
             conn: ConnId(2),
         });
+        if replayed > 0 {
+            ledger.sends.push(faultline_model::SendEntry {
+                event: EventRef(first),
+                conn: ConnId(2),
+                at_ms: 13_000,
+                replay: true,
+            });
+        }
         let resumed: BTreeMap<ConnId, &ResumeEntry> =
             ledger.resumptions.iter().map(|r| (r.conn, r)).collect();
         let mut verdicts = Vec::new();
@@ -400,5 +438,14 @@ mod tests {
         assert_eq!(verdicts.len(), 1);
         assert_eq!(verdicts[0].kind, VerdictKind::CursorReuse);
         assert!(judged(0).is_empty());
+    }
+
+    /// A log that kept the cursor's own event (generation 1's id 2, the stream's second)
+    /// and replayed the event right after it (generation 2's id 1, the third) read the
+    /// cursor in its own numbering: no reuse, whatever the generation now.
+    #[test]
+    fn a_replay_right_after_the_cursors_own_event_is_no_reuse() {
+        assert!(judged_replaying(1, 2).is_empty());
+        assert_eq!(judged_replaying(1, 4).len(), 1);
     }
 }

@@ -261,7 +261,7 @@ pub(crate) fn modelled(
                     ));
                 }
                 summary.push_str(if kind == VerdictKind::SilentGap {
-                    "; no error anywhere"
+                    "; no error told the application of them"
                 } else {
                     "; an untyped error was surfaced"
                 });

@@ -128,6 +128,11 @@ fn verdicts(ledger: &Ledger, excused: impl Fn(&str) -> bool, words: Words, out: 
         let first = &task.misses[0];
         let summary = words.say(|| {
             let work = match task.work_ended {
+                // Work that finished after the record was gone had no record to keep its
+                // result in.
+                Some((at, JobEnd::Finished)) if at > task.lost_at_ms => {
+                    format!("its work finished afterwards, at {}, with no record left to hold the result", vtime(at))
+                }
                 Some((at, JobEnd::Finished)) => format!("its work had finished at {}", vtime(at)),
                 Some((at, how)) => format!("its work ended {how:?} at {}", vtime(at)),
                 None => "its work was still running".to_string(),
@@ -233,6 +238,23 @@ mod judged_tests {
             "{}",
             out[0].summary
         );
+    }
+
+    /// Work that finished after its task's record was purged is said to have finished
+    /// afterwards, not before ("had finished") as work whose result went with the record.
+    #[test]
+    fn work_that_finished_after_the_purge_is_said_to() {
+        let said = |finished_ms: u64| {
+            let mut l = ledger(vec![task("t", Some((2_500, TaskLoss::Purged)), 1)]);
+            l.jobs[0].ended = Some((finished_ms, JobEnd::Finished));
+            let mut out = Vec::new();
+            modelled(&l, &ClientRecord::default(), Words::Written, &mut out);
+            out[0].summary.clone()
+        };
+        let after = said(2_800);
+        assert!(after.contains("finished afterwards, at"), "{after}");
+        assert!(!after.contains("had finished"), "{after}");
+        assert!(said(2_000).contains("its work had finished at"));
     }
 
     #[test]

@@ -47,8 +47,9 @@ pub struct MissedChange {
     /// When the missed change was made, and the version it made.
     pub changed_at_ms: u64,
     pub changed_to: u32,
-    /// When the client's listen stream went down before the change, and when it listened
-    /// again (`None`: never, within the run).
+    /// When the client's listen stream went down before the change (a 2025 GET stream:
+    /// since when it was down or carried nothing, as far as the ledger shows), and when it
+    /// listened again (`None`: never, within the run).
     pub listen_down_from_ms: u64,
     pub listen_down_to_ms: Option<u64>,
     /// The call that used the stale list: its connection and when it was answered.
@@ -203,7 +204,25 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
             (at, Some(at))
         } else if via_standalone_stream {
             // Down since the restart or cut that last ended the GET stream, or, with none,
-            // since it opened (a stream that carries nothing was never up).
+            // since it opened (a stream that carries nothing was never up); and carrying
+            // nothing at least since the last event a standalone stream carried to the
+            // client (a fault's drop leaves no mark in the ledger: the stream was up, or
+            // idle, until then, so "down or carried nothing" starts there at the earliest).
+            let carried = ledger
+                .sends
+                .iter()
+                .filter(|send| send.at_ms <= at)
+                .filter(|send| {
+                    send.event
+                        .0
+                        .checked_sub(ledger.events_base)
+                        .and_then(|i| ledger.events.get(i as usize))
+                        .and_then(|e| e.stream.0.checked_sub(ledger.streams_base))
+                        .and_then(|i| ledger.streams.get(i as usize))
+                        .is_some_and(|s| s.kind == StreamKind::Standalone)
+                })
+                .map(|send| send.at_ms)
+                .max();
             let ended = ledger
                 .restarts
                 .iter()
@@ -211,7 +230,7 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
                 .chain(ledger.cuts.iter().map(|c| c.at_ms))
                 .filter(|&t| t <= at)
                 .max();
-            let opened = gets.iter().map(|&(t, _)| t).filter(|&t| t <= at).max();
+            let opened = gets.iter().map(|&(t, _)| t).filter(|&t| t < at).max();
             // Back with the first GET after the change that carries changes (a new stream
             // of a session, or a resumption); a sessionless one never is.
             let back = gets
@@ -221,7 +240,7 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
                 .chain(ledger.resumptions.iter().map(|r| r.at_ms))
                 .filter(|&t| t >= at)
                 .min();
-            (ended.or(opened).unwrap_or(0), back)
+            (ended.max(opened).max(carried).unwrap_or(0), back)
         } else {
             let closed = windows
                 .iter()
@@ -540,6 +559,32 @@ mod judged_tests {
             assert_eq!(found[0].listen_down_from_ms, 0);
             assert_eq!(found[0].listen_down_to_ms, None);
         }
+    }
+
+    /// A GET stream that carried an event at 10 s was not down from its opening: the
+    /// window of "down or carried nothing" starts at its last event (a fault's drop leaves
+    /// no mark in the ledger to start it later).
+    #[test]
+    fn a_get_stream_that_carried_events_was_up_until_its_last() {
+        let mut ledger = legacy(false, false);
+        ledger.events.push(faultline_model::ProducedEvent {
+            id: 1,
+            stream: StreamId(0),
+            ordinal: 1,
+            session: SessionKey(0),
+            generation: 1,
+            at_ms: 10_000,
+            payload: faultline_model::Payload::Notification { seq: 0 },
+        });
+        ledger.sends.push(faultline_model::SendEntry {
+            event: faultline_model::EventRef(0),
+            conn: ConnId(3),
+            at_ms: 10_000,
+            replay: false,
+        });
+        let found = missed_changes(&ledger);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].listen_down_from_ms, 10_000);
     }
 
     /// A 2025 change the server never published reaches no 2025 client, on any stream.

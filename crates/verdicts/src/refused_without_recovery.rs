@@ -16,9 +16,10 @@
 //! session the server no longer held alive (it died before the answer: expiry, restart,
 //! `DELETE`); a misrouted live session is not one (that is `misrouted_session`). A session
 //! that served the client (a request naming it answered with success), then at least
-//! [`REFUSALS`] POSTs naming it refused, and after the first refusal no
-//! POST that did not name the session answered with success (a new session's
-//! `initialize`, or sessionless work in another era): the client never recovered.
+//! [`REFUSALS`] POSTs naming it refused, and after its death no POST answered with success
+//! (a new session's `initialize`, sessionless work in another era, or a server that
+//! stopped keeping sessions serving the dead id itself) and no request naming another
+//! session either: the client never recovered.
 //!
 //! **The guard.** Read a 404 to a request that named the session as the session's end
 //! (the spec's rule), and a refusal in any other status as a question to settle (a
@@ -158,7 +159,7 @@ pub fn refused_without_recovery(ledger: &Ledger) -> Vec<Refusals> {
         .filter(|open| {
             open.posted >= REFUSALS
                 && worked(ledger, &open.refusals.session, open.first)
-                && !recovered(ledger, &open.refusals.session, open.first)
+                && !recovered(ledger, &open.refusals.session, open.refusals.died_at_ms)
         })
         .map(|open| open.refusals)
         .collect();
@@ -186,13 +187,18 @@ fn worked(ledger: &Ledger, session: &str, first: usize) -> bool {
         .any(|a| success(a) && a.session_sent.as_deref() == Some(session))
 }
 
-/// The client worked again after the answer at `first`: a POST that did not name the dead
-/// `session` (a new session's `initialize`, or work without a session in another era)
-/// was answered with success.
-fn recovered(ledger: &Ledger, session: &str, first: usize) -> bool {
-    ledger.answers[first..].iter().any(|a| {
-        a.method == HttpMethod::Post && success(a) && a.session_sent.as_deref() != Some(session)
-    })
+/// The client worked after `session` died at `died_at_ms`: a POST was answered with
+/// success, whether it named another session (a new session's `initialize`), none (work
+/// without a session in another era), or the dead one itself (a server that no longer
+/// keeps sessions serves whatever id a request carries: the call went through); or any
+/// request naming another session was (a client that had moved to a new session, while
+/// a stale task of its still names the old one: that is `reinit_collision`'s).
+fn recovered(ledger: &Ledger, session: &str, died_at_ms: u64) -> bool {
+    ledger
+        .answers
+        .iter()
+        .filter(|a| a.at_ms >= died_at_ms && success(a))
+        .any(|a| a.method == HttpMethod::Post || a.session_sent.as_deref() != Some(session))
 }
 
 /// The verdicts, for every kind of client ([`refused_without_recovery`]).
@@ -317,5 +323,39 @@ mod tests {
             });
         }
         assert!(refused_without_recovery(&ledger).is_empty());
+    }
+
+    /// A server that stopped keeping sessions (a deploy into a sessionless era) serves a
+    /// request that still names the dead session: the client works again.
+    #[test]
+    fn a_success_naming_the_dead_session_is_recovery() {
+        let mut served = ledger(2);
+        served
+            .answers
+            .push(answer(9, 75_000, "tools/call", Some("a"), 200));
+        assert!(refused_without_recovery(&served).is_empty());
+    }
+
+    /// A client that re-initialized after the death, before the refusals (a stale task of
+    /// its names the old session; its new session answers): it recovered, and the stale
+    /// task's refusals are `reinit_collision`'s.
+    #[test]
+    fn a_new_session_before_the_refusals_is_recovery() {
+        let mut moved_on = ledger(2);
+        moved_on
+            .answers
+            .insert(2, answer(9, 65_000, "initialize", None, 200));
+        assert!(refused_without_recovery(&moved_on).is_empty());
+        // Its GET answered on the new session counts too.
+        let mut listening = ledger(2);
+        listening.answers.insert(
+            2,
+            faultline_model::AnswerEntry {
+                method: faultline_model::HttpMethod::Get,
+                rpc_method: None,
+                ..answer(9, 65_000, "", Some("b"), 200)
+            },
+        );
+        assert!(refused_without_recovery(&listening).is_empty());
     }
 }

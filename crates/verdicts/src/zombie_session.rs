@@ -114,8 +114,9 @@ impl Zombie {
 
 /// True when the resumption `entry` (of `session`, answered at `at_ms`) proved nothing of
 /// the session: its server did not check the session, or the ledger says the session had
-/// died at or before `at_ms` (the server runs what is due at an instant before it answers
-/// a request there). A session with no recorded death was alive.
+/// died before `at_ms`. A death at the answer's instant came after it (a checking server
+/// found the session alive; a fault set off by the replay, a restart, kills it after),
+/// and a session with no recorded death was alive.
 fn proved_nothing(ledger: &Ledger, entry: Option<&ResumeEntry>, session: &str, at_ms: u64) -> bool {
     entry.is_some_and(|e| e.session_unchecked)
         || ledger
@@ -123,7 +124,7 @@ fn proved_nothing(ledger: &Ledger, entry: Option<&ResumeEntry>, session: &str, a
             .iter()
             .find(|s| s.wire_id == session)
             .and_then(|s| s.died)
-            .is_some_and(|(died, _)| died <= at_ms)
+            .is_some_and(|(died, _)| died < at_ms)
 }
 
 /// The ids of the events replayed on `conn` (a resumption's answer), in order.
@@ -402,14 +403,15 @@ mod tests {
     }
 
     /// A session a checking server found alive when its resumption was answered (it died
-    /// at 4 s, between the replay at 3 s and the POST at 5 s) made the 200 true: no
-    /// zombie. Dead at the replay's instant, it is one; and so is a replay from a server
-    /// that never asked (the incident: the session expired later, under a client that
-    /// took the replay for proof of life).
+    /// at 4 s, between the replay at 3 s and the POST at 5 s, or at the replay's instant,
+    /// after the check) made the 200 true: no zombie. Dead before the replay, it is one;
+    /// and so is a replay from a server that never asked (the incident: the session
+    /// expired later, under a client that took the replay for proof of life).
     #[test]
     fn a_checked_session_that_died_after_the_replay_is_no_zombie() {
         assert!(judged_dead_at(404, 4_000).is_empty());
-        assert_eq!(judged_dead_at(404, 3_000).len(), 1);
+        assert!(judged_dead_at(404, 3_000).is_empty());
+        assert_eq!(judged_dead_at(404, 2_999).len(), 1);
         assert_eq!(judged_as(404, 4_000, true).len(), 1);
     }
 

@@ -148,6 +148,7 @@ impl Server {
         self.ledger.restarts.push(now);
         let conns: Vec<ConnId> = self.conns.keys().copied().collect();
         for conn in conns {
+            self.note_request_stream_cut(conn);
             self.detach(conn);
             out.push(Output::End {
                 conn,

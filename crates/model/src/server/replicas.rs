@@ -147,6 +147,7 @@ impl Server {
             .map(|(&conn, _)| conn)
             .collect();
         for &conn in &conns {
+            self.note_request_stream_cut(conn);
             self.detach(conn);
             out.push(Output::End {
                 conn,

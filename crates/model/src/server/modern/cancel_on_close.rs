@@ -13,13 +13,26 @@
 //! <https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http>
 
 use crate::http::Output;
-use crate::ids::{JobId, StreamId};
+use crate::ids::{ConnId, JobId, StreamId};
 use crate::knobs::OnStreamCut;
 use crate::ledger::JobEnd;
 
 use super::super::Server;
 
 impl Server {
+    /// Records that the connection `conn`, about to be cut with the process (a restart, a
+    /// replica going down), was carrying a 2026-07-28 request stream still being written:
+    /// the stream was cut before it completed, as a dropped connection's is, though its job
+    /// dies with the process rather than reacting to the cut.
+    pub(in crate::server) fn note_request_stream_cut(&mut self, conn: ConnId) {
+        if let Some(stream) = self
+            .stream_of(conn)
+            .filter(|s| self.modern.is_request_stream(*s))
+        {
+            self.ledger.stream_mut(stream).closed_ms = Some(self.now_ms);
+        }
+    }
+
     /// `stream` (read by a connection that just closed, if any) lost its reader: if it is
     /// a 2026-07-28 request stream still being written, its job reacts to the cut; if it
     /// is a listen stream, its subscription ends ([`super::listen`]).
