@@ -167,6 +167,21 @@ fn mismatch(
             }
         });
     let reprobed = probes().any(|a| a.at_ms >= from_ms && a.conn > first_conn);
+    // The changes that bear on the failure: those before it, not counting a roll to the
+    // era the server already spoke (a restart), nor, when the client probed, rolls that
+    // brought the server back after the probe to the era it spoke then (it misread what
+    // the server still speaks; no deploy moved it).
+    let whole = |c: &&faultline_model::EraChange| c.replica.is_none();
+    let era_at = |t: u64| {
+        let changes = ledger.era_changes.iter().filter(whole);
+        match changes.clone().filter(|c| c.at_ms <= t).last() {
+            Some(c) => Some(c.to),
+            None => changes.clone().next().map(|c| c.from),
+        }
+    };
+    let probed_at = probe.as_ref().map(|p| p.at_ms);
+    let back_as_probed = ledger.era_changes.iter().all(|c| c.replica.is_none())
+        && probed_at.is_some_and(|t| era_at(t) == era_at(from_ms));
     let mut eras: Vec<String> = Vec::new();
     for a in failed {
         let era = format!("{:?}", a.server_era);
@@ -186,6 +201,7 @@ fn mismatch(
             .iter()
             // A roll to the era the server already spoke is a restart, not a change.
             .filter(|c| c.at_ms <= from_ms && c.from != c.to)
+            .filter(|c| !back_as_probed || probed_at.is_some_and(|t| c.at_ms <= t))
             .map(|c| {
                 // A rolling deploy moves one replica at a time: name it.
                 let to = match c.replica {
@@ -360,6 +376,46 @@ mod judged_tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].probe.as_ref().map(|p| p.conn), Some(ConnId(1)));
         assert!(found[0].reprobed);
+    }
+
+    /// Rolls that brought the server back, after the probe, to the era it spoke at the
+    /// probe moved nothing the client misread: none is named. A roll that left the server
+    /// in another era than at the probe is.
+    #[test]
+    fn rolls_back_to_the_probed_era_are_no_change() {
+        let ledger = |changes: Vec<(u64, Era, Era)>| Ledger {
+            answers: vec![
+                answer(1, 60_000, DISCOVER, 400),
+                answer(2, 960_000, "tools/call", 400),
+            ],
+            era_answers: vec![
+                refusal(1, 60_000, DISCOVER, Era::LegacyOnly, RequestEra::Modern),
+                refusal(
+                    2,
+                    960_000,
+                    "tools/call",
+                    Era::LegacyOnly,
+                    RequestEra::Modern,
+                ),
+            ],
+            era_changes: changes
+                .into_iter()
+                .map(|(at_ms, from, to)| EraChange {
+                    at_ms,
+                    from,
+                    to,
+                    replica: None,
+                })
+                .collect(),
+            ..Ledger::default()
+        };
+        let there_and_back = ledger(vec![
+            (480_000, Era::LegacyOnly, Era::ModernOnly),
+            (780_000, Era::ModernOnly, Era::LegacyOnly),
+        ]);
+        assert!(era_mismatches(&there_and_back)[0].era_changes.is_empty());
+        let moved = ledger(vec![(480_000, Era::DualStatefulLegacy, Era::LegacyOnly)]);
+        assert_eq!(era_mismatches(&moved)[0].era_changes.len(), 1);
     }
 
     /// A roll to the era the server already spoke is a restart: no era change is named.

@@ -92,6 +92,18 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
             .iter()
             .any(|&(from, to)| from <= t && to.is_none_or(|to| t < to))
     };
+    // Whether a listen was open when `change` was made: the times tell, except when a
+    // listen opened or closed at the change's very instant (a restart or a roll that closes
+    // the listens, shrunk onto the same minute as the change), where the ledger's word on
+    // the change does.
+    let open_for = |change: &faultline_model::ListChange| {
+        let t = change.at_ms;
+        if windows.iter().any(|&(from, to)| from == t || to == Some(t)) {
+            change.listening
+        } else {
+            open_at(t)
+        }
+    };
     // 2025: when standalone GET streams opened (the client's change channel, as it
     // believes), and when a GET resumed one.
     // A session's GET stream carries its changes; a sessionless server's carries nothing.
@@ -182,7 +194,7 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
         // whatever it does.
         let missed = ledger.list_changes.iter().enumerate().find(|&(i, c)| {
             let judged = match channel_at(c.at_ms) {
-                Some(Channel::Listen) => !open_at(c.at_ms) || c.notified,
+                Some(Channel::Listen) => !open_for(c) || c.notified,
                 Some(Channel::Get) => c.notified,
                 None => false,
             };
@@ -199,7 +211,7 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
         let via_standalone_stream = channel_at(at) == Some(Channel::Get);
         let published_elsewhere = change
             .published_on
-            .filter(|_| !via_standalone_stream && open_at(at));
+            .filter(|_| !via_standalone_stream && open_for(change));
         let (down_from, down_to) = if published_elsewhere.is_some() {
             (at, Some(at))
         } else if via_standalone_stream {
@@ -366,6 +378,7 @@ mod judged_tests {
             version,
             notified: true,
             published_on: None,
+            listening: false,
         }
     }
 
@@ -384,6 +397,23 @@ mod judged_tests {
             ],
             ..Ledger::default()
         }
+    }
+
+    /// A silent change at the instant the listen closed: the times cannot say which came
+    /// first, the change's `listening` does. Made while the listen was still open, no
+    /// client could hear it (not judged); made after, the client that listens again lists
+    /// again (missed).
+    #[test]
+    fn a_change_at_the_instant_the_listen_closed_is_read_by_its_listening() {
+        let tie = |listening: bool| {
+            let mut ledger = dropped_then_changed();
+            ledger.streams[0].closed_ms = Some(20_000);
+            ledger.list_changes[0].notified = false;
+            ledger.list_changes[0].listening = listening;
+            missed_changes(&ledger)
+        };
+        assert!(tie(true).is_empty());
+        assert_eq!(tie(false).len(), 1);
     }
 
     #[test]

@@ -93,7 +93,9 @@ impl ListenEnd {
 /// starts at version 1). `notified`: whether `list_changed` was published to the listen
 /// streams open then (a change can also be made silently). `published_on`: the one
 /// replica of a fleet that published it (the others did not); with a per-replica bus
-/// (`notifications: SameReplica`) only the listens held there heard it.
+/// (`notifications: SameReplica`) only the listens held there heard it. `listening`:
+/// some listen stream asking for this list was open when the change was made (told of it
+/// or not): what the times alone cannot say when a listen closed at the change's instant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ListChange {
     pub at_ms: u64,
@@ -102,6 +104,13 @@ pub struct ListChange {
     pub notified: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub published_on: Option<ReplicaId>,
+    /// Written only when true.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub listening: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A restart at `at_ms` after which the server speaks `to` instead of `from`: the whole

@@ -84,12 +84,14 @@ impl Server {
         let version = self.list_version(list) + 1;
         self.modern.list_versions[list as usize] = version;
         let change = self.ledger.list_changes_end();
+        let listening = self.modern.listens.values().any(|l| l.filter.wants(list));
         self.ledger.list_changes.push(ListChange {
             at_ms: self.now_ms,
             list,
             version,
             notified: notify,
             published_on: on,
+            listening,
         });
         if notify {
             // Open listens only, in the order they opened: no state outlives a listen. On a
