@@ -174,7 +174,7 @@ fn mismatch(
     let whole = |c: &&faultline_model::EraChange| c.replica.is_none();
     let era_at = |t: u64| {
         let changes = ledger.era_changes.iter().filter(whole);
-        match changes.clone().filter(|c| c.at_ms <= t).last() {
+        match changes.clone().rfind(|c| c.at_ms <= t) {
             Some(c) => Some(c.to),
             None => changes.clone().next().map(|c| c.from),
         }
