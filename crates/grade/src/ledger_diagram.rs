@@ -676,6 +676,7 @@ mod tests {
             status,
             route: None,
             list_version: None,
+            list_ttl_ms: None,
             dead_session: false,
         }
     }

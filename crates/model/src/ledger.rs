@@ -143,6 +143,10 @@ pub struct AnswerEntry {
     /// (see [`Ledger::list_changes`]). Written only then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_version: Option<u32>,
+    /// A 2026-07-28 `tools/list`'s `ttlMs`: how long the client may keep the list (0: not
+    /// at all). Written only then (a 2025 list carries no cache hint).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_ttl_ms: Option<u64>,
     /// The answer refused a dead or unknown session with a status that does not say so
     /// (`dead_session_answer: OkWithError200` or `Unavailable503`). A 4xx is a refusal by
     /// its status alone; a 200 or a 503 is not, and the judge, which reads the ledger

@@ -277,6 +277,7 @@ impl Server {
             session_sent_len,
             route: self.multi.then_some(self.serving),
             list_version: None,
+            list_ttl_ms: None,
             dead_session: false,
         });
         let mut response = response;

@@ -48,6 +48,9 @@
 //! that stopped keeping sessions served under the dead id (`refused_without_recovery`);
 //! a request stream a restart cut, which the ledger did not record (`duplicate_effect`
 //! named no cut); work that finished after its task's record was purged ("had finished").
+//!
+//! And a `clean` that was not: a 2026-07-28 list kept past its `ttlMs` and called from
+//! after a change no listen brought (made silently while the client listened).
 
 use faultline_model::{CursorResolution, EraAnswerKind, HttpMethod, RouteWhy};
 use faultline_sim::{ClientModel, Evidence, Scenario, VerdictKind, run};
@@ -442,5 +445,33 @@ fn work_that_finished_after_its_task_was_purged_is_said_to() {
         lost.summary.contains("finished afterwards") && !lost.summary.contains("had finished"),
         "{}",
         lost.summary
+    );
+}
+
+#[test]
+fn a_list_kept_past_its_ttl_after_a_silent_change_is_no_clean() {
+    let scenario = witness("list_kept_past_its_ttl");
+    let naive = run(&scenario, scenario.seed, ClientModel::Naive);
+    let ledger = &naive.result.ledger;
+    // The evidence: a silent change, and a call after the held list's ttlMs ran out.
+    let listed = ledger
+        .answers
+        .iter()
+        .find(|a| a.list_ttl_ms.is_some())
+        .expect("a 2026-07-28 list");
+    let expired = listed.at_ms + listed.list_ttl_ms.unwrap();
+    assert!(
+        ledger
+            .list_changes
+            .iter()
+            .any(|c| !c.notified && c.at_ms > expired)
+    );
+    assert!(naive.has(VerdictKind::MissedChange), "{:?}", naive.verdicts);
+    // The guarded client lists again when the hint runs out: nothing missed.
+    let guarded = run(&scenario, scenario.seed, ClientModel::Guarded);
+    assert!(
+        !guarded.has(VerdictKind::MissedChange),
+        "{:?}",
+        guarded.verdicts
     );
 }

@@ -10,9 +10,11 @@
 //! answered before it; the version current then comes from `list_changes`. A call that
 //! used an older version, where some change in between happened while the client had
 //! listened before but had no listen stream open, is a missed change: one verdict per
-//! change, at its first such use. A client that never listened relies on `ttlMs` alone and
-//! is not judged here; a change made while its listen was open reached it (or was made
-//! silently, which no client can hear).
+//! change, at its first such use. A change made while its listen was open reached it (or
+//! was made silently, which no listen can hear), and a client that never listened has no
+//! channel: for both, the list's `ttlMs` (2026-07-28's cache hint) is the way to know, so a
+//! call from a list kept past its `ttlMs`, after a change no channel brought, is a missed
+//! change too (the guarded client lists again when the hint runs out).
 //!
 //! A 2025 client's change channel is its standalone GET stream, where a session's
 //! `list_changed` is sent (and logged, for a resumption to replay). A sessionless server's
@@ -64,6 +66,25 @@ pub struct MissedChange {
     /// Written only when set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub published_elsewhere: Option<faultline_model::ReplicaId>,
+    /// The list the client called from had run out (a 2026-07-28 list's `ttlMs`) before the
+    /// call, and the change was one no channel brought it (made silently while it
+    /// listened, or while it never listened): the cache hint was the client's way to know.
+    /// Written only when set; the "down" window is then the change's instant.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expired_list: Option<ExpiredList>,
+}
+
+/// A tools list the client kept past its `ttlMs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ExpiredList {
+    pub listed_at_ms: u64,
+    pub ttl_ms: u64,
+}
+
+impl ExpiredList {
+    pub fn expired_at_ms(&self) -> u64 {
+        self.listed_at_ms.saturating_add(self.ttl_ms)
+    }
 }
 
 /// A client's change channel: a 2026-07-28 listen stream or a 2025 standalone GET stream.
@@ -166,11 +187,17 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
     };
     let mut found: Vec<MissedChange> = Vec::new();
     let mut held: Option<u32> = None;
+    // The held list's cache hint, when it came with one: when it was listed, its `ttlMs`.
+    let mut held_hint: Option<ExpiredList> = None;
     for answer in &ledger.answers {
         if answer.rpc_method.as_deref() == Some("tools/list")
             && let Some(v) = answer.list_version
         {
             held = Some(v);
+            held_hint = answer.list_ttl_ms.map(|ttl_ms| ExpiredList {
+                listed_at_ms: answer.at_ms,
+                ttl_ms,
+            });
             continue;
         }
         // A call refused or failed ran nothing, from any list.
@@ -200,6 +227,21 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
             };
             c.list == list && c.version > used && c.at_ms <= now && judged && !sent_by(i, now)
         });
+        // Else a change no channel brought, from a list kept past its `ttlMs` (what a client
+        // that honours the hint lists again on: the guarded one does).
+        let expired = held_hint.filter(|hint| hint.expired_at_ms() <= now);
+        let (missed, expired_list) = match missed {
+            Some(found) => (Some(found), None),
+            None => match expired {
+                Some(hint) => (
+                    ledger.list_changes.iter().enumerate().find(|&(i, c)| {
+                        c.list == list && c.version > used && c.at_ms <= now && !sent_by(i, now)
+                    }),
+                    Some(hint),
+                ),
+                None => (None, None),
+            },
+        };
         let Some((_, change)) = missed else { continue };
         if found
             .iter()
@@ -212,7 +254,7 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
         let published_elsewhere = change
             .published_on
             .filter(|_| !via_standalone_stream && open_for(change));
-        let (down_from, down_to) = if published_elsewhere.is_some() {
+        let (down_from, down_to) = if published_elsewhere.is_some() || expired_list.is_some() {
             (at, Some(at))
         } else if via_standalone_stream {
             // Down since the restart or cut that last ended the GET stream, or, with none,
@@ -278,6 +320,7 @@ pub fn missed_changes(ledger: &Ledger) -> Vec<MissedChange> {
             used_at_ms: now,
             via_standalone_stream,
             published_elsewhere,
+            expired_list,
         });
     }
     found
@@ -293,11 +336,17 @@ pub(crate) fn verdicts(ledger: &Ledger, words: Words, out: &mut Vec<Verdict>) {
             };
             // Why list_changed never reached the client: another replica's bus, or a channel
             // that was down.
-            let why = match m.published_elsewhere {
-                Some(r) => format!(
+            let why = match (m.expired_list, m.published_elsewhere) {
+                (Some(hint), _) => format!(
+                    ", which no channel brought the client (made silently while it listened, or with no listen open), but the list it held, listed at {} with ttlMs {}, had run out at {} and it did not list again",
+                    vtime(hint.listed_at_ms),
+                    hint.ttl_ms,
+                    vtime(hint.expired_at_ms())
+                ),
+                (None, Some(r)) => format!(
                     ", published by replica {r} alone, while the client's listen stream was open on another replica: a per-replica bus never carried list_changed to it"
                 ),
-                None => {
+                (None, None) => {
                     let channel = if m.via_standalone_stream {
                         "change channel (its GET stream) was down or carried nothing"
                     } else {
@@ -399,6 +448,39 @@ mod judged_tests {
         }
     }
 
+    /// A client that never listened, holding a list with `ttl_ms` listed at 0: the list
+    /// changed silently at 20 s and the client called at 30 s from the old list.
+    fn kept_past_ttl(ttl_ms: Option<u64>) -> Vec<MissedChange> {
+        let mut list = answer(1, 0, "tools/list", Some(1));
+        list.list_ttl_ms = ttl_ms;
+        let mut change = change(20_000, 2);
+        change.notified = false;
+        missed_changes(&Ledger {
+            list_changes: vec![change],
+            answers: vec![list, answer(2, 30_000, "tools/call", None)],
+            ..Ledger::default()
+        })
+    }
+
+    /// A list kept past its `ttlMs` (10 s: run out at 10 s) and called from after a change
+    /// nothing announced is a missed change; within its `ttlMs` (60 s), or with no cache
+    /// hint (a 2025 list), the client had no way to know, and it is not.
+    #[test]
+    fn a_list_kept_past_its_ttl_misses_a_change_nothing_announced() {
+        let found = kept_past_ttl(Some(10_000));
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            found[0].expired_list,
+            Some(ExpiredList {
+                listed_at_ms: 0,
+                ttl_ms: 10_000
+            })
+        );
+        assert_eq!((found[0].changed_to, found[0].used_at_ms), (2, 30_000));
+        assert!(kept_past_ttl(Some(60_000)).is_empty());
+        assert!(kept_past_ttl(None).is_empty());
+    }
+
     /// A silent change at the instant the listen closed: the times cannot say which came
     /// first, the change's `listening` does. Made while the listen was still open, no
     /// client could hear it (not judged); made after, the client that listens again lists
@@ -433,6 +515,7 @@ mod judged_tests {
                 used_at_ms: 30_000,
                 via_standalone_stream: false,
                 published_elsewhere: None,
+                expired_list: None,
             }],
             "one verdict per change, at its first use"
         );

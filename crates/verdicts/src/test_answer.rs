@@ -16,6 +16,7 @@ pub(crate) fn answer(conn: u64, at_ms: u64, status: u16) -> AnswerEntry {
         session_sent_len: None,
         route: None,
         list_version: None,
+        list_ttl_ms: None,
         dead_session: false,
     }
 }

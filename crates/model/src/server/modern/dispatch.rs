@@ -80,7 +80,7 @@ impl Server {
             Ok(Answer::Now(message)) => HttpResponse::answer(200, message),
             Ok(Answer::List(message, version)) => {
                 self.respond(conn, request, rpc, HttpResponse::answer(200, message), out);
-                self.note_list_version(version);
+                self.note_modern_list(version);
                 return;
             }
             Ok(Answer::Task(spec, order)) => match self.make_task_room() {

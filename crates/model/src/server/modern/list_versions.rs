@@ -72,6 +72,16 @@ impl Server {
         }
     }
 
+    /// [`note_list_version`](Server::note_list_version) for a 2026-07-28 list, which came
+    /// with a `ttlMs` (the `list_ttl` knob, 0 when unset).
+    pub(in crate::server) fn note_modern_list(&mut self, version: u32) {
+        let ttl_ms = super::discover::cache_ttl_ms(&self.knobs);
+        if let Some(answer) = self.ledger.answers.last_mut() {
+            answer.list_version = Some(version);
+            answer.list_ttl_ms = Some(ttl_ms);
+        }
+    }
+
     /// [`change_list`](Server::change_list) at the current instant.
     pub(in crate::server) fn publish_change(
         &mut self,
