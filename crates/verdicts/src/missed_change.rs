@@ -630,23 +630,32 @@ mod judged_tests {
             ..Ledger::default()
         };
         if sent {
-            ledger.events.push(faultline_model::ProducedEvent {
-                id: 1,
-                stream: StreamId(0),
-                ordinal: 1,
-                session: SessionKey(0),
-                generation: 1,
-                at_ms: 20_000,
-                payload: faultline_model::Payload::SessionListChanged { change: 0 },
-            });
-            ledger.sends.push(faultline_model::SendEntry {
-                event: faultline_model::EventRef(0),
-                conn: ConnId(3),
-                at_ms: 20_000,
-                replay: false,
-            });
+            carried(
+                &mut ledger,
+                20_000,
+                faultline_model::Payload::SessionListChanged { change: 0 },
+            );
         }
         ledger
+    }
+
+    /// The GET stream (stream 0, on conn 3) carries `payload` to the client at `at_ms`.
+    fn carried(ledger: &mut Ledger, at_ms: u64, payload: faultline_model::Payload) {
+        ledger.events.push(faultline_model::ProducedEvent {
+            id: 1,
+            stream: StreamId(0),
+            ordinal: 1,
+            session: SessionKey(0),
+            generation: 1,
+            at_ms,
+            payload,
+        });
+        ledger.sends.push(faultline_model::SendEntry {
+            event: faultline_model::EventRef(ledger.events.len() as u32 - 1),
+            conn: ConnId(3),
+            at_ms,
+            replay: false,
+        });
     }
 
     #[test]
@@ -680,21 +689,11 @@ mod judged_tests {
     #[test]
     fn a_get_stream_that_carried_events_was_up_until_its_last() {
         let mut ledger = legacy(false, false);
-        ledger.events.push(faultline_model::ProducedEvent {
-            id: 1,
-            stream: StreamId(0),
-            ordinal: 1,
-            session: SessionKey(0),
-            generation: 1,
-            at_ms: 10_000,
-            payload: faultline_model::Payload::Notification { seq: 0 },
-        });
-        ledger.sends.push(faultline_model::SendEntry {
-            event: faultline_model::EventRef(0),
-            conn: ConnId(3),
-            at_ms: 10_000,
-            replay: false,
-        });
+        carried(
+            &mut ledger,
+            10_000,
+            faultline_model::Payload::Notification { seq: 0 },
+        );
         let found = missed_changes(&ledger);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].listen_down_from_ms, 10_000);
