@@ -33,6 +33,14 @@ pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<V
             .map(|c| c.key.clone())
             .collect();
         let summary = words.say(|| {
+            // Calls that ended in a failure the application was told of (not lost silently,
+            // but not done either: "none needed" would hide them).
+            let failed: Vec<&str> = record
+                .calls
+                .iter()
+                .filter(|c| c.completed_at_ms.is_none() && c.failed_at_ms.is_some())
+                .map(|c| c.key.as_str())
+                .collect();
             // 2026-07-28 calls cut and deliberately not re-issued (not idempotent).
             let left: Vec<&str> = record
                 .errors
@@ -69,10 +77,15 @@ pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<V
                         left.join(", ")
                     ),
                 )
-            } else if recovered_calls.is_empty() {
+            } else if recovered_calls.is_empty() && failed.is_empty() {
                 (
                     "typed resumption error(s)",
                     "re-issued and completed: none needed".to_string(),
+                )
+            } else if recovered_calls.is_empty() {
+                (
+                    "typed resumption error(s)",
+                    "re-issued and completed: none".to_string(),
                 )
             } else {
                 (
@@ -80,8 +93,16 @@ pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<V
                     format!("re-issued and completed: {}", recovered_calls.join(", ")),
                 )
             };
+            let told = if failed.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; failed, and the application was told: {}",
+                    failed.join(", ")
+                )
+            };
             format!(
-                "the client raised {} {noun} and lost nothing silently; {outcome}",
+                "the client raised {} {noun} and lost nothing silently; {outcome}{told}",
                 typed.len(),
             )
         });
@@ -94,5 +115,46 @@ pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<V
                 recovered_calls,
             },
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::client_error::{ClientError, SessionResumptionError};
+    use crate::client_record::{CallRecord, ClientRecord, ErrorRecord, ErrorScope};
+    use crate::words::Words;
+
+    /// A typed error, and call-0 in the state given: completed at first try, or failed.
+    fn said(failed: bool) -> String {
+        let mut record = ClientRecord::default();
+        record.errors.push(ErrorRecord {
+            at_ms: 1_000,
+            error: ClientError::SessionResumption(SessionResumptionError {
+                session: "a".into(),
+                message: "gone".into(),
+            }),
+            scope: ErrorScope::Call(0),
+        });
+        record.calls.push(CallRecord {
+            key: "call-0".into(),
+            attempts: 1,
+            completed_at_ms: (!failed).then_some(2_000),
+            failed_at_ms: failed.then_some(2_000),
+        });
+        let mut verdicts = Vec::new();
+        super::modelled(&record, Words::Written, &mut verdicts);
+        verdicts[0].summary.clone()
+    }
+
+    /// "None needed" only when no call failed; a call that failed loudly is named.
+    #[test]
+    fn a_call_that_failed_loudly_is_not_none_needed() {
+        assert!(said(false).ends_with("re-issued and completed: none needed"));
+        let failed = said(true);
+        assert!(!failed.contains("none needed"), "{failed}");
+        assert!(
+            failed.ends_with("failed, and the application was told: call-0"),
+            "{failed}"
+        );
     }
 }
