@@ -68,11 +68,7 @@ pub struct Rejected {
 
 impl Zombie {
     pub fn new(ledger: &Ledger, resumed: Resumed<'_>, rejected: Rejected) -> Zombie {
-        let death = ledger
-            .sessions
-            .iter()
-            .find(|s| s.wire_id == resumed.session)
-            .and_then(|s| s.died);
+        let death = death_of(ledger, resumed.session);
         Zombie {
             session: resumed.session.to_string(),
             replay_at_ms: resumed.at_ms,
@@ -119,12 +115,16 @@ impl Zombie {
 /// and a session with no recorded death was alive.
 fn proved_nothing(ledger: &Ledger, entry: Option<&ResumeEntry>, session: &str, at_ms: u64) -> bool {
     entry.is_some_and(|e| e.session_unchecked)
-        || ledger
-            .sessions
-            .iter()
-            .find(|s| s.wire_id == session)
-            .and_then(|s| s.died)
-            .is_some_and(|(died, _)| died < at_ms)
+        || death_of(ledger, session).is_some_and(|(died, _)| died < at_ms)
+}
+
+/// When and why the session the wire knows as `session` died, if it did.
+fn death_of(ledger: &Ledger, session: &str) -> Option<(u64, faultline_model::DeathCause)> {
+    ledger
+        .sessions
+        .iter()
+        .find(|s| s.wire_id == session)
+        .and_then(|s| s.died)
 }
 
 /// The ids of the events replayed on `conn` (a resumption's answer), in order.
