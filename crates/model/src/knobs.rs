@@ -351,6 +351,21 @@ impl Default for ServerKnobs {
 }
 
 impl ServerKnobs {
+    /// What a restart keeps, as the timeline says it: `persistence: Everything`, and the
+    /// task store's persistence beside it when it differs from the default and the server
+    /// speaks 2026-07-28 (where tasks live), so that "Everything" is not read as the tasks
+    /// too.
+    pub fn restart_keeps(&self) -> String {
+        if self.task_persistence.is_default() || !self.era.speaks_modern() {
+            format!("persistence: {:?}", self.restart_persistence)
+        } else {
+            format!(
+                "persistence: {:?}; tasks: {:?}",
+                self.restart_persistence, self.task_persistence
+            )
+        }
+    }
+
     /// True when the capability the server advertises is one its numbering keeps: the
     /// precondition under which the guarded client's guards are proven to never lose silently.
     pub fn advertisement_is_honest(&self) -> bool {

@@ -464,3 +464,16 @@ fn the_session_cap_answers_503() {
 fn durations_print_as_written() {
     assert_eq!(DurationMs(31 * MIN).to_string(), "31m");
 }
+
+/// The timeline's restart note names the task store's persistence beside the restart's
+/// when they differ and the server serves 2026-07-28 (where tasks live), so "Everything"
+/// is not read as the tasks too; a 2025-only server has no tasks to name.
+#[test]
+fn a_restart_note_names_what_the_task_store_keeps() {
+    let mut k = knobs();
+    assert_eq!(k.restart_keeps(), "persistence: Everything");
+    k.task_persistence = faultline_model::TaskPersistence::Nothing;
+    assert_eq!(k.restart_keeps(), "persistence: Everything; tasks: Nothing");
+    k.era = faultline_model::Era::LegacyOnly;
+    assert_eq!(k.restart_keeps(), "persistence: Everything");
+}

@@ -706,11 +706,11 @@ impl Engine {
         self.advance_to(now, out);
         let conns = self.server.open_connections(None);
         let listening = self.listening_conns();
-        let persistence = self.server.knobs().restart_persistence;
+        let keeps = self.server.knobs().restart_keeps();
         let mut buf = Vec::new();
         self.server.restart(now, &mut buf);
         self.operator(
-            format!("operator restart (persistence: {persistence:?})"),
+            format!("operator restart ({keeps})"),
             &conns,
             &listening,
             out,

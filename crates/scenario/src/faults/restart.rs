@@ -13,10 +13,11 @@ impl FaultAction for Restart {
     fn strike(&self, target: &mut Target<'_>, now_ms: u64, out: &mut Vec<Output>) -> Strike {
         let server = target.server();
         let conns = server.open_connections(None);
-        let persistence = server.knobs().restart_persistence;
         server.restart(now_ms, out);
         Strike {
-            note: target.note(|| format!("server restart (persistence: {persistence:?})")),
+            // A restart keeps its knobs: what they say it kept is what it kept.
+            note: target
+                .note(|| format!("server restart ({})", target.server.knobs().restart_keeps())),
             conns,
             then: Vec::new(),
         }

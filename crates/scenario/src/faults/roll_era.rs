@@ -22,10 +22,15 @@ impl FaultAction for RollEra {
         server.roll_era(self.to, now_ms, out);
         Strike {
             note: target.note(|| {
-                format!(
-                    "server restart into another era ({from:?} to {:?})",
-                    self.to
-                )
+                if from == self.to {
+                    // The swarm draws such rolls: a redeploy of the same era.
+                    format!("server restart, redeployed in the same era ({from:?})")
+                } else {
+                    format!(
+                        "server restart into another era ({from:?} to {:?})",
+                        self.to
+                    )
+                }
             }),
             conns,
             then: Vec::new(),
