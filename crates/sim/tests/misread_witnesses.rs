@@ -50,7 +50,10 @@
 //! named no cut); work that finished after its task's record was purged ("had finished").
 //!
 //! And a `clean` that was not: a 2026-07-28 list kept past its `ttlMs` and called from
-//! after a change no listen brought (made silently while the client listened).
+//! after a change no listen brought (made silently while the client listened); and a
+//! `clean` over nothing, a shrunk scenario with no call, no fault and no event. And a
+//! `detected` that called "re-issued and completed" a call the guarded client had told
+//! the application it gave up on, whose result came afterwards.
 
 use faultline_model::{CursorResolution, EraAnswerKind, HttpMethod, RouteWhy};
 use faultline_sim::{ClientModel, Evidence, Scenario, VerdictKind, run};
@@ -294,6 +297,13 @@ fn a_roll_to_the_era_the_server_spoke_is_no_era_change() {
     let ledger = &outcome.result.ledger;
     assert!(ledger.era_changes.iter().any(|c| c.from == c.to));
     assert!(m.era_changes.is_empty(), "{:?}", m.era_changes);
+    // The timeline says so too, rather than "into another era (LegacyOnly to LegacyOnly)".
+    let trace = serde_json::to_string(&outcome.result.trace).unwrap();
+    assert!(
+        trace.contains("server restart, redeployed in the same era (LegacyOnly)")
+            && !trace.contains("into another era"),
+        "{trace}"
+    );
 }
 
 #[test]
@@ -473,5 +483,56 @@ fn a_list_kept_past_its_ttl_after_a_silent_change_is_no_clean() {
         !guarded.has(VerdictKind::MissedChange),
         "{:?}",
         guarded.verdicts
+    );
+}
+
+#[test]
+fn a_run_with_nothing_planned_or_produced_is_untested() {
+    let scenario = witness("planned_nothing");
+    assert!(scenario.workload.is_empty() && scenario.faults.is_empty());
+    let guarded = run(&scenario, scenario.seed, ClientModel::Guarded);
+    // The evidence: the client made its session and listened; nothing was produced.
+    let ledger = &guarded.result.ledger;
+    assert!(!ledger.answers.is_empty());
+    assert!(ledger.events.iter().all(|e| !e.payload.carries_data()));
+    let kinds: Vec<VerdictKind> = guarded.verdicts.iter().map(|v| v.kind).collect();
+    assert_eq!(kinds, [VerdictKind::Untested], "{:?}", guarded.verdicts);
+    // `untested` replaces only `clean`: the naive client's misrouted request (the finding
+    // the witness was shrunk for) still stands alone.
+    let naive = run(&scenario, scenario.seed, ClientModel::Naive);
+    let kinds: Vec<VerdictKind> = naive.verdicts.iter().map(|v| v.kind).collect();
+    assert_eq!(
+        kinds,
+        [VerdictKind::MisroutedSession],
+        "{:?}",
+        naive.verdicts
+    );
+}
+
+#[test]
+fn a_result_after_the_client_gave_up_is_not_a_recovery() {
+    let scenario = witness("result_after_giving_up");
+    let outcome = run(&scenario, scenario.seed, ClientModel::Guarded);
+    let record = &outcome.result.record;
+    // The evidence: call-1's failure told to the application, then its completion.
+    let told = record
+        .errors
+        .iter()
+        .find(|e| e.scope == faultline_verdicts::client_record::ErrorScope::Call(1))
+        .expect("call-1's failure was surfaced");
+    let completed = record.calls[1].completed_at_ms.expect("a result came");
+    assert!(told.at_ms < completed && record.calls[1].attempts > 1);
+    let detected = outcome
+        .verdicts
+        .iter()
+        .find(|v| v.kind == VerdictKind::Detected)
+        .expect("detected");
+    assert!(
+        detected.summary.contains("re-issued and completed: none;")
+            && detected
+                .summary
+                .contains("then its result arrived anyway: call-1 (at T+2m)"),
+        "{}",
+        detected.summary
     );
 }

@@ -7,7 +7,8 @@
 //! lost nothing is `clean`, with the error in the sentence.
 
 use crate::client_error::ClientError;
-use crate::client_record::ClientRecord;
+use crate::client_record::{ClientRecord, ErrorScope};
+use crate::spell::vtime;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
 use crate::words::Words;
 
@@ -26,11 +27,38 @@ pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<V
             .iter()
             .find(|e| e.error.is_typed())
             .map_or(0, |e| e.at_ms);
+        // When the application was first told call `i` failed, if it was: the record's
+        // failure (the 2025 client clears it when a result comes later) or the error the
+        // 2025 client surfaced for the call. A result that arrives afterwards (an earlier
+        // attempt's stream still open) does not make the call one the client recovered.
+        let told_failed = |i: usize| {
+            record.calls[i].failed_at_ms.or_else(|| {
+                record
+                    .errors
+                    .iter()
+                    .find(|e| e.scope == ErrorScope::Call(i) && !e.error.is_typed())
+                    .map(|e| e.at_ms)
+            })
+        };
+        let late = |i: usize, completed: u64| told_failed(i).is_some_and(|t| t <= completed);
+        // Calls the application was told failed whose result came afterwards anyway.
+        let came_late: Vec<(&str, u64)> = record
+            .calls
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                let done = c.completed_at_ms?;
+                late(i, done).then_some((c.key.as_str(), done))
+            })
+            .collect();
         let recovered_calls: Vec<String> = record
             .calls
             .iter()
-            .filter(|c| c.attempts > 1 && c.completed_at_ms.is_some())
-            .map(|c| c.key.clone())
+            .enumerate()
+            .filter(|(i, c)| {
+                c.attempts > 1 && c.completed_at_ms.is_some_and(|done| !late(*i, done))
+            })
+            .map(|(_, c)| c.key.clone())
             .collect();
         let summary = words.say(|| {
             // Calls that ended in a failure the application was told of (not lost silently,
@@ -77,7 +105,7 @@ pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<V
                         left.join(", ")
                     ),
                 )
-            } else if recovered_calls.is_empty() && failed.is_empty() {
+            } else if recovered_calls.is_empty() && failed.is_empty() && came_late.is_empty() {
                 (
                     "typed resumption error(s)",
                     "re-issued and completed: none needed".to_string(),
@@ -93,7 +121,7 @@ pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<V
                     format!("re-issued and completed: {}", recovered_calls.join(", ")),
                 )
             };
-            let told = if failed.is_empty() {
+            let mut told = if failed.is_empty() {
                 String::new()
             } else {
                 format!(
@@ -101,6 +129,16 @@ pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<V
                     failed.join(", ")
                 )
             };
+            if !came_late.is_empty() {
+                told.push_str(&format!(
+                    "; failed, and the application was told, then its result arrived anyway: {}",
+                    came_late
+                        .iter()
+                        .map(|(call, at)| format!("{call} (at {})", vtime(*at)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
             format!(
                 "the client raised {} {noun} and lost nothing silently; {outcome}{told}",
                 typed.len(),
@@ -155,6 +193,60 @@ mod tests {
         assert!(
             failed.ends_with("failed, and the application was told: call-0"),
             "{failed}"
+        );
+    }
+
+    /// A call the 2025 client gave up on (the application told, the record's failure
+    /// cleared when a result came later) is not "re-issued and completed": its late result
+    /// is named as such.
+    #[test]
+    fn a_result_after_the_application_was_told_is_no_recovery() {
+        let mut record = ClientRecord::default();
+        record.errors.push(ErrorRecord {
+            at_ms: 1_000,
+            error: ClientError::SessionResumption(SessionResumptionError {
+                session: "a".into(),
+                message: "gone".into(),
+            }),
+            scope: ErrorScope::Session("a".into()),
+        });
+        record.errors.push(ErrorRecord {
+            at_ms: 1_000,
+            error: ClientError::Surfaced {
+                message: "gave up after re-issuing the call 3 times".into(),
+            },
+            scope: ErrorScope::Call(0),
+        });
+        record.calls.push(CallRecord {
+            key: "call-0".into(),
+            attempts: 4,
+            completed_at_ms: Some(120_000),
+            failed_at_ms: None,
+        });
+        let mut verdicts = Vec::new();
+        super::modelled(&record, Words::Written, &mut verdicts);
+        let said = &verdicts[0].summary;
+        assert!(said.contains("re-issued and completed: none;"), "{said}");
+        assert!(
+            said.ends_with("then its result arrived anyway: call-0 (at T+2m)"),
+            "{said}"
+        );
+        match &verdicts[0].evidence {
+            crate::verdict::Evidence::Detected {
+                recovered_calls, ..
+            } => assert!(recovered_calls.is_empty()),
+            other => panic!("{other:?}"),
+        }
+        // Completed before any failure was told: recovered.
+        record.errors.pop();
+        let mut verdicts = Vec::new();
+        super::modelled(&record, Words::Written, &mut verdicts);
+        assert!(
+            verdicts[0]
+                .summary
+                .ends_with("re-issued and completed: call-0"),
+            "{}",
+            verdicts[0].summary
         );
     }
 }

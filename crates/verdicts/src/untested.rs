@@ -14,7 +14,9 @@
 //! alike, and it replaces only `clean`: a run that lost something says so whatever fired.
 //!
 //! Faults in force for the whole run (`IdleProxy`) have nothing to fire: they are not
-//! counted.
+//! counted. A scenario that plans no call and no fault tested something only if the server
+//! produced an event carrying data (a scripted notification) for the client to receive;
+//! with none, its `clean` would be "every one of the 0 events was applied": `untested`.
 
 use faultline_model::{HttpMethod, Ledger, RouteWhy};
 use serde::Serialize;
@@ -100,6 +102,20 @@ pub fn untested(ledger: &Ledger, exercise: Exercise) -> Option<Untested> {
             exercise.calls_planned
         ));
     }
+    let produced = ledger
+        .events
+        .iter()
+        .filter(|e| e.payload.carries_data())
+        .count();
+    if exercise.calls_planned == 0 && exercise.faults_planned == 0 && produced == 0 {
+        // A scenario that plans nothing (the shrinker can take a workload and its faults
+        // away) exercises nothing unless the server produced something on its own: `clean`
+        // over nothing would say "every one of the 0 events was applied".
+        reasons.push(
+            "the scenario plans no call and no fault, and the server produced no event carrying data for the client: there was nothing to lose"
+                .to_string(),
+        );
+    }
     if exercise.faults_planned > 0 && exercise.faults_fired == 0 {
         reasons.push(format!(
             "none of the scenario's {} fault(s) fired (each waited for an event or a moment that never came: an event of a stream the client never opened, progress of a call made without a progress token, a time after the client had left)",
@@ -161,5 +177,37 @@ mod tests {
             ..crate::test_answer::answer(1, 60_000, 200)
         };
         assert!(judged(get)[0].contains("never made the scenario's call"));
+    }
+
+    /// Nothing planned and nothing produced is `untested`; a scripted notification the
+    /// server produced is something to have received, and a planned call or fault makes the
+    /// other reasons the ones that count.
+    #[test]
+    fn a_run_that_planned_and_produced_nothing_tested_nothing() {
+        let nothing = Exercise::default();
+        let empty = Ledger::default();
+        let reasons = untested(&empty, nothing)
+            .expect("nothing was exercised")
+            .reasons;
+        assert_eq!(reasons.len(), 1);
+        assert!(
+            reasons[0].contains("plans no call and no fault"),
+            "{}",
+            reasons[0]
+        );
+
+        let notified = Ledger {
+            events: vec![crate::test_records::notification(0, 0, 1_000)],
+            ..Ledger::default()
+        };
+        assert!(notified.events[0].payload.carries_data());
+        assert_eq!(untested(&notified, nothing), None);
+
+        let fault_fired = Exercise {
+            faults_planned: 1,
+            faults_fired: 1,
+            ..Exercise::default()
+        };
+        assert_eq!(untested(&empty, fault_fired), None);
     }
 }
