@@ -332,3 +332,21 @@ fn a_server_block_starts_from_a_profile_and_an_unknown_one_is_named_with_the_kno
         "{err}"
     );
 }
+
+/// A call the workload times at or after the horizon would never be made: the file says
+/// a call the run never has.
+#[test]
+fn a_call_after_the_horizon_is_refused_where_it_stands() {
+    let (code, err) = run_text(
+        "late.ron",
+        &format!(
+            "{HEAD}    workload: [\n        CallTool(at: \"1m\", tool: Echo(text: \"a\")),\n        CallTool(at: \"2h\", tool: Echo(text: \"b\")),\n    ],\n    horizon: Some(\"1h\"),\n)"
+        ),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("late.ron:6:"), "{err}");
+    assert!(
+        err.contains("workload[1]: CallTool at 2h is at or after the horizon (1h)"),
+        "{err}"
+    );
+}

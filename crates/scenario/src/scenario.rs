@@ -573,6 +573,23 @@ impl Scenario {
             .filter(|w| matches!(w, Work::CallTool { .. }))
             .count();
         self.check_modern(calls)?;
+        if let Some(horizon) = self.horizon {
+            // A call the run ends before is never asked: it would test nothing, and a
+            // reader of the file would take it for part of the run.
+            for (i, work) in self.workload.iter().enumerate() {
+                if let Work::CallTool { at, .. } = work
+                    && at.lo.ms() >= horizon.ms()
+                {
+                    return Err((
+                        format!(
+                            "workload[{i}]: CallTool at {} is at or after the horizon ({}): the run ends before the call is made (move it earlier or the horizon later)",
+                            at.lo, horizon
+                        ),
+                        Some(("workload", i)),
+                    ));
+                }
+            }
+        }
         if let Some(sdk) = self.client.habits.like {
             sdk.fits(self.client.era)
                 .map_err(|e| (format!("client.habits.like: {e}"), None))?;

@@ -495,6 +495,7 @@ pub(crate) fn plan_call_into(
     });
     record.calls.push(CallRecord {
         key: call_key(index),
+        asked_at_ms: None,
         attempts: 0,
         completed_at_ms: None,
         failed_at_ms: None,

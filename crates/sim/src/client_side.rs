@@ -123,7 +123,11 @@ impl ClientSide {
     }
 
     pub fn on_call(&mut self, io: &mut ClientIo, now: u64, call: usize) {
-        each!(self, c => c.on_call(io, now, call))
+        each!(self, c => c.on_call(io, now, call));
+        // Asked now: from here on the application waits for it (`hung` reads this).
+        if let Some(asked) = self.record_mut().calls.get_mut(call) {
+            asked.asked_at_ms.get_or_insert(now);
+        }
     }
 
     pub fn on_wake(&mut self, io: &mut ClientIo, now: u64, token: u64) {

@@ -53,7 +53,8 @@
 //! after a change no listen brought (made silently while the client listened); and a
 //! `clean` over nothing, a shrunk scenario with no call, no fault and no event. And a
 //! `detected` that called "re-issued and completed" a call the guarded client had told
-//! the application it gave up on, whose result came afterwards.
+//! the application it gave up on, whose result came afterwards; a `detected` whose cut
+//! call hid the one re-issued; and a `clean` that did not say a call had failed.
 
 use faultline_model::{CursorResolution, EraAnswerKind, HttpMethod, RouteWhy};
 use faultline_sim::{ClientModel, Evidence, Scenario, VerdictKind, run};
@@ -532,6 +533,43 @@ fn a_result_after_the_client_gave_up_is_not_a_recovery() {
             && detected
                 .summary
                 .contains("then its result arrived anyway: call-1 (at T+2m)"),
+        "{}",
+        detected.summary
+    );
+}
+
+#[test]
+fn a_clean_run_names_the_call_that_failed_loudly() {
+    let scenario = witness("task_failed_after_a_restart");
+    let outcome = run(&scenario, scenario.seed, ClientModel::Guarded);
+    // The evidence: the call failed, the application was told, nothing was produced.
+    let record = &outcome.result.record;
+    assert!(record.calls[0].failed_at_ms.is_some() && record.calls[0].completed_at_ms.is_none());
+    let kinds: Vec<VerdictKind> = outcome.verdicts.iter().map(|v| v.kind).collect();
+    assert_eq!(kinds, [VerdictKind::Clean], "{:?}", outcome.verdicts);
+    let said = &outcome.verdicts[0].summary;
+    assert!(
+        said.contains("the application was told these calls failed: call-0 (task ")
+            && said.contains("ended failed"),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_call_cut_and_left_does_not_hide_the_call_re_issued() {
+    let scenario = witness("cut_and_left_beside_re_issued");
+    let outcome = run(&scenario, scenario.seed, ClientModel::Guarded);
+    let record = &outcome.result.record;
+    assert!(record.calls[0].attempts > 1 && record.calls[0].completed_at_ms.is_some());
+    let detected = outcome
+        .verdicts
+        .iter()
+        .find(|v| v.kind == VerdictKind::Detected)
+        .expect("detected");
+    assert!(
+        detected.summary.ends_with(
+            "cut and not re-issued, their outcome left to the application: call-1; re-issued and completed: call-0"
+        ),
         "{}",
         detected.summary
     );

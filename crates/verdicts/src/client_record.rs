@@ -97,6 +97,10 @@ pub struct ResumeRecord {
 #[derive(Debug, Clone, Serialize)]
 pub struct CallRecord {
     pub key: String,
+    /// When the application asked for the call (the workload's time for it); `None`: the
+    /// run ended before it did, so nothing was owed for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asked_at_ms: Option<u64>,
     pub attempts: u32,
     pub completed_at_ms: Option<u64>,
     pub failed_at_ms: Option<u64>,
@@ -127,6 +131,25 @@ pub struct ClientRecord {
 }
 
 impl ClientRecord {
+    /// The calls that ended in a failure the application was told of and never completed,
+    /// each with the first error the client raised for it (`None` when it raised none
+    /// scoped to the call).
+    pub fn calls_failed_loudly(&self) -> Vec<(&str, Option<&crate::client_error::ClientError>)> {
+        self.calls
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.completed_at_ms.is_none() && c.failed_at_ms.is_some())
+            .map(|(i, c)| {
+                let error = self
+                    .errors
+                    .iter()
+                    .find(|e| e.scope == ErrorScope::Call(i))
+                    .map(|e| &e.error);
+                (c.key.as_str(), error)
+            })
+            .collect()
+    }
+
     /// The session the client held at `at_ms` (None before the first initialize).
     pub fn session_at(&self, at_ms: u64) -> Option<&str> {
         self.sessions

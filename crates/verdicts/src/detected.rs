@@ -64,10 +64,9 @@ pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<V
             // Calls that ended in a failure the application was told of (not lost silently,
             // but not done either: "none needed" would hide them).
             let failed: Vec<&str> = record
-                .calls
-                .iter()
-                .filter(|c| c.completed_at_ms.is_none() && c.failed_at_ms.is_some())
-                .map(|c| c.key.as_str())
+                .calls_failed_loudly()
+                .into_iter()
+                .map(|(call, _)| call)
                 .collect();
             // 2026-07-28 calls cut and deliberately not re-issued (not idempotent).
             let left: Vec<&str> = record
@@ -89,38 +88,46 @@ pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<V
                     _ => None,
                 })
                 .collect();
-            let (noun, outcome) = if !vanished.is_empty() {
-                (
-                    "typed error(s)",
-                    format!(
-                        "task ids the server no longer knew, their outcome left to the application: {}",
-                        vanished.join(", ")
-                    ),
-                )
-            } else if !left.is_empty() {
-                (
-                    "typed error(s)",
-                    format!(
-                        "cut and not re-issued, their outcome left to the application: {}",
-                        left.join(", ")
-                    ),
-                )
-            } else if recovered_calls.is_empty() && failed.is_empty() && came_late.is_empty() {
-                (
-                    "typed resumption error(s)",
-                    "re-issued and completed: none needed".to_string(),
-                )
-            } else if recovered_calls.is_empty() {
-                (
-                    "typed resumption error(s)",
-                    "re-issued and completed: none".to_string(),
-                )
+            // What became of the calls: tasks the server forgot and calls cut and left (the
+            // 2026-07-28 client's typed errors), then the calls re-issued and completed;
+            // each part that applies, so that one does not hide another.
+            let mut parts = Vec::new();
+            if !vanished.is_empty() {
+                parts.push(format!(
+                    "task ids the server no longer knew, their outcome left to the application: {}",
+                    vanished.join(", ")
+                ));
+            }
+            if !left.is_empty() {
+                parts.push(format!(
+                    "cut and not re-issued, their outcome left to the application: {}",
+                    left.join(", ")
+                ));
+            }
+            let noun = if parts.is_empty() {
+                "typed resumption error(s)"
             } else {
-                (
-                    "typed resumption error(s)",
-                    format!("re-issued and completed: {}", recovered_calls.join(", ")),
-                )
+                "typed error(s)"
             };
+            if !recovered_calls.is_empty() {
+                parts.push(format!(
+                    "re-issued and completed: {}",
+                    recovered_calls.join(", ")
+                ));
+            } else if parts.is_empty() && failed.is_empty() && came_late.is_empty() {
+                parts.push("re-issued and completed: none needed".to_string());
+            } else if parts.is_empty() {
+                parts.push("re-issued and completed: none".to_string());
+            }
+            let outcome = parts.join("; ");
+            // A call already named as cut and left, or as a lost task, is not named again.
+            let failed: Vec<&str> = failed
+                .into_iter()
+                .filter(|call| {
+                    !left.contains(call)
+                        && !vanished.iter().any(|v| v.starts_with(&format!("{call} ")))
+                })
+                .collect();
             let mut told = if failed.is_empty() {
                 String::new()
             } else {
@@ -175,6 +182,7 @@ mod tests {
         });
         record.calls.push(CallRecord {
             key: "call-0".into(),
+            asked_at_ms: Some(0),
             attempts: 1,
             completed_at_ms: (!failed).then_some(2_000),
             failed_at_ms: failed.then_some(2_000),
@@ -219,6 +227,7 @@ mod tests {
         });
         record.calls.push(CallRecord {
             key: "call-0".into(),
+            asked_at_ms: Some(0),
             attempts: 4,
             completed_at_ms: Some(120_000),
             failed_at_ms: None,
@@ -247,6 +256,43 @@ mod tests {
                 .ends_with("re-issued and completed: call-0"),
             "{}",
             verdicts[0].summary
+        );
+    }
+
+    /// A call cut and left to the application does not hide another call the client
+    /// re-issued and completed in the same run, and is not named again as failed.
+    #[test]
+    fn a_call_cut_and_left_does_not_hide_one_re_issued() {
+        let mut record = ClientRecord::default();
+        record.errors.push(ErrorRecord {
+            at_ms: 1_000,
+            error: ClientError::CallCut(crate::client_error::CallCutError {
+                call: "call-1".into(),
+                tool: "place_order".into(),
+                message: "cut".into(),
+            }),
+            scope: ErrorScope::Call(1),
+        });
+        record.calls.push(CallRecord {
+            key: "call-0".into(),
+            asked_at_ms: Some(0),
+            attempts: 2,
+            completed_at_ms: Some(5_000),
+            failed_at_ms: None,
+        });
+        record.calls.push(CallRecord {
+            key: "call-1".into(),
+            asked_at_ms: Some(0),
+            attempts: 1,
+            completed_at_ms: None,
+            failed_at_ms: Some(1_000),
+        });
+        let mut verdicts = Vec::new();
+        super::modelled(&record, Words::Written, &mut verdicts);
+        assert_eq!(
+            verdicts[0].summary,
+            "the client raised 1 typed error(s) and lost nothing silently; cut and not re-issued, \
+             their outcome left to the application: call-1; re-issued and completed: call-0"
         );
     }
 }

@@ -21,7 +21,10 @@ pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<V
     let pending_calls: Vec<String> = record
         .calls
         .iter()
-        .filter(|c| c.completed_at_ms.is_none() && c.failed_at_ms.is_none())
+        // A call the workload had not asked for yet when the run ended is not awaited.
+        .filter(|c| {
+            c.asked_at_ms.is_some() && c.completed_at_ms.is_none() && c.failed_at_ms.is_none()
+        })
         .map(|c| c.key.clone())
         .collect();
     if pending_calls.is_empty() {
@@ -51,4 +54,42 @@ pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<V
             pending_calls,
         },
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::client_record::{CallRecord, ClientRecord};
+    use crate::verdict::Evidence;
+    use crate::words::Words;
+
+    fn call(key: &str, asked_at_ms: Option<u64>) -> CallRecord {
+        CallRecord {
+            key: key.into(),
+            asked_at_ms,
+            attempts: u32::from(asked_at_ms.is_some()),
+            completed_at_ms: None,
+            failed_at_ms: None,
+        }
+    }
+
+    /// Only a call the application asked for is awaited: one the workload would have
+    /// asked after the run ended (a time drawn past the horizon) is not hung.
+    #[test]
+    fn a_call_not_yet_asked_is_not_awaited() {
+        let mut record = ClientRecord {
+            horizon_cut_ms: Some(3_600_000),
+            ..ClientRecord::default()
+        };
+        record.calls = vec![call("call-0", Some(60_000)), call("call-1", None)];
+        let mut verdicts = Vec::new();
+        super::modelled(&record, Words::Written, &mut verdicts);
+        match &verdicts[0].evidence {
+            Evidence::Hung { pending_calls, .. } => assert_eq!(pending_calls, &["call-0"]),
+            other => panic!("{other:?}"),
+        }
+        record.calls.remove(0);
+        let mut verdicts = Vec::new();
+        super::modelled(&record, Words::Written, &mut verdicts);
+        assert!(verdicts.is_empty(), "{verdicts:?}");
+    }
 }

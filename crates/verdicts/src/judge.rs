@@ -122,7 +122,7 @@ fn modelled(
             .iter()
             .filter(|e| e.payload.carries_data())
             .count();
-        if superseded == 0 {
+        let applied = if superseded == 0 {
             format!(
                 "every one of the {produced} events produced for the client was applied exactly once"
             )
@@ -131,6 +131,27 @@ fn modelled(
                 "every one of the {} events owed to the client was applied exactly once; \
                  {superseded} more belonged to attempts of calls that a later attempt completed",
                 produced - superseded
+            )
+        };
+        // A call that failed and said so lost nothing produced, but it is not done: the
+        // sentence says so, as a real client's `clean` names the error its report carries.
+        let failed = record.calls_failed_loudly();
+        if failed.is_empty() {
+            applied
+        } else {
+            let calls: Vec<String> = failed
+                .iter()
+                .map(|(call, error)| match error {
+                    Some(crate::client_error::ClientError::Surfaced { message }) => {
+                        format!("{call} ({message})")
+                    }
+                    Some(error) => format!("{call} ({error})"),
+                    None => call.to_string(),
+                })
+                .collect();
+            format!(
+                "{applied}; nothing produced was lost, and the application was told these calls failed: {}",
+                calls.join("; ")
             )
         }
     });

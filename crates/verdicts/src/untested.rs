@@ -89,6 +89,14 @@ pub fn untested(ledger: &Ledger, exercise: Exercise) -> Option<Untested> {
             "no tools/call reached a server ({} planned): the balancer refused the client's {refused_by_balancer} POST(s) itself, 503 with no replica up",
             exercise.calls_planned
         ));
+    } else if exercise.calls_planned > 0 && calls_made == 0 && exercise.faults_fired > 0 {
+        // A fault fired: it may be what answered the call (a proxy window answers requests
+        // itself, and the ledger holds only what the server answered), so "never made"
+        // would claim more than the ledger shows.
+        reasons.push(format!(
+            "no tools/call reached the server ({} planned): the client never made it, or a fault in front of the server (a proxy window) answered it, which the server's ledger cannot show",
+            exercise.calls_planned
+        ));
     } else if exercise.calls_planned > 0 && calls_made == 0 {
         reasons.push(format!(
             "the client never made the scenario's call (no tools/call reached the server; {} planned)",
@@ -96,10 +104,16 @@ pub fn untested(ledger: &Ledger, exercise: Exercise) -> Option<Untested> {
         ));
     } else if calls_made < exercise.calls_planned {
         // Fewer calls reached the server than were planned (retries only add): at least
-        // one was never made, and what it would have met was not tested.
+        // one was never made or never got past what stands in front of the server, and
+        // what it would have met was not tested.
         reasons.push(format!(
-            "only {calls_made} of the scenario's {} planned calls reached the server: at least one was never made",
-            exercise.calls_planned
+            "only {calls_made} of the scenario's {} planned calls reached the server: at least one was never made{}",
+            exercise.calls_planned,
+            if exercise.faults_fired > 0 {
+                ", or a fault in front of the server answered it"
+            } else {
+                ""
+            }
         ));
     }
     let produced = ledger
@@ -176,7 +190,25 @@ mod tests {
             method: HttpMethod::Get,
             ..crate::test_answer::answer(1, 60_000, 200)
         };
-        assert!(judged(get)[0].contains("never made the scenario's call"));
+        assert!(judged(get)[0].contains("a proxy window"));
+        // With no fault fired, nothing stood in front of the server: never made.
+        let ledger = Ledger {
+            answers: vec![AnswerEntry {
+                method: HttpMethod::Get,
+                ..crate::test_answer::answer(1, 60_000, 200)
+            }],
+            ..Ledger::default()
+        };
+        let quiet = Exercise {
+            calls_planned: 1,
+            faults_planned: 1,
+            ..Exercise::default()
+        };
+        let reasons = untested(&ledger, quiet).unwrap().reasons;
+        assert!(
+            reasons[0].contains("never made the scenario's call"),
+            "{reasons:?}"
+        );
     }
 
     /// Nothing planned and nothing produced is `untested`; a scripted notification the
