@@ -936,6 +936,7 @@ mod tests {
                 missing_progress: vec![3, 4],
                 missing_notifications: vec![],
                 result_missing: true,
+                outcome_unreported: false,
                 produced_progress: 4,
                 produced_notifications: 0,
                 result_produced: true,

@@ -280,7 +280,8 @@ pub(crate) fn modelled(
 }
 
 /// A real client's resumptions: the cursor's event is the last one the server sent the
-/// client with that id before the resumption. A report does not say which stream an
+/// client with that id before the resumption, and a reuse is claimed only when every event
+/// the server had sent with that id reads as one. A report does not say which stream an
 /// applied value came from, so a resumption counts when the server replayed something
 /// after the cursor.
 pub(crate) fn real(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
@@ -289,19 +290,32 @@ pub(crate) fn real(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
         let Ok(cursor) = r.cursor.parse::<u64>() else {
             continue;
         };
-        let minted = ledger.sends.iter().rev().find(|s| {
+        // Every event the server had sent the client with that id in that session: under
+        // per-stream numbering several streams share ids, and a report does not say which
+        // stream the client resumed. The latest is the one reported; a reuse is claimed
+        // only when every one of them reads as one (if any explains the replay as coming
+        // right after it, the resumption may have been correct).
+        let mut candidates = ledger.sends.iter().rev().filter(|s| {
             let e = ledger.event(s.event);
             s.conn < r.conn
+                && s.at_ms <= r.at_ms
                 && e.id == cursor
                 && Some(ledger.session(e.session).wire_id.as_str()) == r.session_sent.as_deref()
         });
-        let Some(minted) = minted else {
+        let Some(minted) = candidates.next() else {
             continue;
         };
         let Some(reused) = rule.check(r.conn, cursor, minted.event, &r.resolution, r.at_ms) else {
             continue;
         };
         if reused.replayed == 0 {
+            continue;
+        }
+        let mut others = candidates.filter(|s| s.event != minted.event);
+        if others.any(|s| {
+            rule.check(r.conn, cursor, s.event, &r.resolution, r.at_ms)
+                .is_none()
+        }) {
             continue;
         }
         verdicts.push(Verdict {

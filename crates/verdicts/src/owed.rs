@@ -26,6 +26,8 @@ pub(crate) struct Owed {
     pub(crate) result: bool,
     /// The judged job was still running when the run ended: its result was on its way.
     pub(crate) result_pending: bool,
+    /// The call reached the server (a job of its tool, or a `tools/call` answered).
+    pub(crate) call_started: bool,
     /// seq -> how many times produced (per-session numbering: a re-initialized client
     /// meets each value again).
     pub(crate) notifications: BTreeMap<u64, usize>,
@@ -88,6 +90,11 @@ pub(crate) fn owed(ledger: &Ledger, context: &ClientContext, supports: Supports)
         }
     }
     owed.result_pending = judged.is_some_and(|job| ledger.job(job).ended.is_none());
+    owed.call_started = judged.is_some()
+        || ledger
+            .answers
+            .iter()
+            .any(|a| a.rpc_method.as_deref() == Some("tools/call"));
     owed.result = match judged {
         // A job's result is produced when it finishes.
         Some(job) => matches!(ledger.job(job).ended, Some((_, JobEnd::Finished))),
@@ -108,6 +115,11 @@ pub struct ValuesLost {
     pub missing_progress: Vec<u32>,
     pub missing_notifications: Vec<u64>,
     pub result_missing: bool,
+    /// The call reached the server, its work ended without a result (killed by a restart,
+    /// cut, refused), and the report has neither a result nor an error: the application
+    /// was told nothing of its outcome (a modelled client in that state is `hung`).
+    #[serde(skip_serializing_if = "is_false")]
+    pub outcome_unreported: bool,
     pub produced_progress: usize,
     pub produced_notifications: usize,
     pub result_produced: bool,
@@ -124,6 +136,11 @@ impl ValuesLost {
         for s in &report.notifications {
             *seen_seq.entry(*s).or_default() += 1;
         }
+        // A client that says the call succeeded (no error) without its result, while
+        // the server was still at work on it, gave up on it quietly: the result was
+        // owed. One that said it failed was told; what was never produced is no loss.
+        let result_missing = (owed.result || (owed.result_pending && report.error.is_none()))
+            && report.result.is_none();
         ValuesLost {
             missing_progress: owed
                 .steps
@@ -139,11 +156,11 @@ impl ValuesLost {
                     std::iter::repeat_n(seq, n.saturating_sub(seen))
                 })
                 .collect(),
-            // A client that says the call succeeded (no error) without its result, while
-            // the server was still at work on it, gave up on it quietly: the result was
-            // owed. One that said it failed was told; what was never produced is no loss.
-            result_missing: (owed.result || (owed.result_pending && report.error.is_none()))
-                && report.result.is_none(),
+            result_missing,
+            outcome_unreported: owed.call_started
+                && !result_missing
+                && report.result.is_none()
+                && report.error.is_none(),
             produced_progress: owed.steps.len(),
             produced_notifications: owed.notifications.values().sum(),
             result_produced: owed.result,
@@ -155,6 +172,7 @@ impl ValuesLost {
         self.missing_progress.is_empty()
             && self.missing_notifications.is_empty()
             && !self.result_missing
+            && !self.outcome_unreported
     }
 
     /// `progress 3..=5 of 10, notifications seq 2 (1 of 4), the result`.
@@ -178,6 +196,58 @@ impl ValuesLost {
         if self.result_missing {
             lost.push("the result".into());
         }
+        if self.outcome_unreported {
+            lost.push(
+                "the call's outcome (its work ended without a result, and the report has neither a result nor an error)"
+                    .into(),
+            );
+        }
         lost.join(", ")
+    }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::client_report::ClientReport;
+
+    use super::{Owed, ValuesLost};
+
+    /// A call that reached the server, whose work ended without a result, reported with
+    /// neither a result nor an error: the application was told nothing of its outcome,
+    /// which is a loss (a modelled client in that state is `hung`). With an error, or
+    /// before any call reached the server, it is not.
+    #[test]
+    fn a_call_reported_with_neither_result_nor_error_lost_its_outcome() {
+        let started = Owed {
+            call_started: true,
+            ..Owed::default()
+        };
+        let silent = ClientReport::default();
+        let lost = ValuesLost::of(&started, &silent);
+        assert!(lost.outcome_unreported && !lost.result_missing && !lost.is_empty());
+        assert!(
+            lost.what().starts_with("the call's outcome"),
+            "{}",
+            lost.what()
+        );
+
+        let told = ClientReport {
+            error: Some("connection reset".into()),
+            ..ClientReport::default()
+        };
+        assert!(ValuesLost::of(&started, &told).is_empty());
+        assert!(ValuesLost::of(&Owed::default(), &silent).is_empty());
+        // A result owed and missing is the result, not the outcome again.
+        let finished = Owed {
+            call_started: true,
+            result: true,
+            ..Owed::default()
+        };
+        let lost = ValuesLost::of(&finished, &silent);
+        assert!(lost.result_missing && !lost.outcome_unreported);
     }
 }

@@ -6,7 +6,7 @@
 //! The guard that prevents it: one place holds the session id, and every request reads it
 //! there when it is sent.
 
-use faultline_model::{HttpMethod, Ledger};
+use faultline_model::{HttpMethod, Ledger, SessionKey};
 
 use crate::client_record::{ClientRecord, RequestRecord};
 use crate::request_index::LazyRequestIndex;
@@ -56,7 +56,12 @@ pub(crate) fn modelled(
     }
 }
 
-/// After a second `initialize`, requests that still carried an older session id.
+/// After a later `initialize`, requests that still carried the session it replaced.
+///
+/// Each successful `initialize` is paired with the session it minted (the client's own
+/// session created at its instant: a fleet's tenant is no session of the client's), and,
+/// as in the simulator's judge, each session with the one minted after it: the requests
+/// answered after that `initialize` that still named the older one collide.
 pub(crate) fn real(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
     let inits: Vec<usize> = ledger
         .answers
@@ -65,51 +70,45 @@ pub(crate) fn real(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
         .filter(|(_, a)| a.rpc_method.as_deref() == Some("initialize") && a.status == 200)
         .map(|(i, _)| i)
         .collect();
-    let Some(&reinit) = inits.get(1) else {
+    if inits.len() < 2 {
         return;
-    };
-    let current: Vec<&str> = ledger
-        .sessions
+    }
+    let own = crate::owed::client_sessions(ledger);
+    let mut taken = std::collections::BTreeSet::new();
+    // (the answer's index, the session it minted), in the ledger's order.
+    let minted: Vec<(usize, &str)> = inits
         .iter()
-        .skip(1)
-        .map(|s| s.wire_id.as_str())
-        .collect();
-    let stale: Vec<_> = ledger.answers[reinit + 1..]
-        .iter()
-        .filter(|a| {
-            a.method != HttpMethod::Delete
-                && a.session_sent
-                    .as_deref()
-                    .is_some_and(|s| !current.contains(&s))
+        .filter_map(|&i| {
+            let at = ledger.answers[i].at_ms;
+            let (k, session) = ledger.sessions.iter().enumerate().find(|(k, s)| {
+                let key = SessionKey(ledger.sessions_base + *k as u32);
+                s.created_ms == at && own.contains(&key) && !taken.contains(k)
+            })?;
+            taken.insert(k);
+            Some((i, session.wire_id.as_str()))
         })
         .collect();
-    if stale.is_empty() {
-        return;
-    }
-    let new_session = current.first().copied().unwrap_or("?");
-    // One verdict per old session the stale requests carried, as the simulator's judge.
-    let mut old_sessions: Vec<&str> = Vec::new();
-    for a in &stale {
-        if let Some(s) = a.session_sent.as_deref()
-            && !old_sessions.contains(&s)
-        {
-            old_sessions.push(s);
+    for pair in minted.windows(2) {
+        let [(_, old), (reinit, new)] = pair else {
+            continue;
+        };
+        let stale: Vec<RequestNote> = ledger.answers[reinit + 1..]
+            .iter()
+            .filter(|a| a.method != HttpMethod::Delete && a.session_sent.as_deref() == Some(*old))
+            .map(RequestNote::of_answer)
+            .collect();
+        if stale.is_empty() {
+            continue;
         }
-    }
-    for old in old_sessions {
         let evidence = SessionRequests {
             session: old.to_string(),
-            since_ms: ledger.answers[reinit].at_ms,
-            requests: stale
-                .iter()
-                .filter(|a| a.session_sent.as_deref() == Some(old))
-                .map(|a| RequestNote::of_answer(a))
-                .collect(),
+            since_ms: ledger.answers[*reinit].at_ms,
+            requests: stale,
         };
         verdicts.push(Verdict {
             kind: VerdictKind::ReinitCollision,
             at_ms: evidence.requests[0].at_ms,
-            summary: words.say(|| evidence.collision_sentence(new_session)),
+            summary: words.say(|| evidence.collision_sentence(new)),
             evidence: Evidence::Requests(evidence),
         });
     }

@@ -68,8 +68,9 @@ pub(crate) fn modelled(
 ///
 /// A real client does not report when it *read* the death notice, so the rule concludes
 /// from the ledger what it can: a later request was sent knowing the session dead when it
-/// repeats a request already answered with the notice (a client re-sends what failed
-/// only after reading the failure), or when it arrived at a later virtual time than the
+/// repeats a request already answered with the notice (the same method, and for a
+/// resumption the same cursor: a client re-sends what failed only after reading the
+/// failure), or when it arrived at a later virtual time than the
 /// notice (the grading clock stands still while a client is between requests, so requests
 /// sent together share an instant). A request sent with the one that got the notice
 /// (a GET and `notifications/initialized` in one breath) is not a retry. A 404 that
@@ -84,15 +85,26 @@ pub(crate) fn real(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
             first_gone.entry(s).or_insert(i);
         }
     }
+    // A resumption's cursor is part of what it asks: two streams' GETs sent together
+    // (different cursors) are two requests, not one repeated.
+    let cursors: BTreeMap<faultline_model::ConnId, &str> = ledger
+        .resumptions
+        .iter()
+        .map(|r| (r.conn, r.cursor.as_str()))
+        .collect();
     for (session, i) in first_gone {
         let notice = &ledger.answers[i];
-        let mut failed: Vec<(HttpMethod, Option<&str>)> = Vec::new();
+        let mut failed: Vec<(HttpMethod, Option<&str>, Option<&str>)> = Vec::new();
         let mut later = Vec::new();
         for a in &ledger.answers[i..] {
             if a.session_sent.as_deref() != Some(session) || a.method == HttpMethod::Delete {
                 continue;
             }
-            let what = (a.method, a.rpc_method.as_deref());
+            let what = (
+                a.method,
+                a.rpc_method.as_deref(),
+                cursors.get(&a.conn).copied(),
+            );
             let knowing =
                 a.conn != notice.conn && (a.at_ms > notice.at_ms || failed.contains(&what));
             if knowing {

@@ -29,7 +29,7 @@ use crate::request_index::LazyRequestIndex;
 use crate::spell::vtime;
 use crate::verdict::{Evidence, Verdict, VerdictKind};
 use crate::words::Words;
-use faultline_model::{CursorResolution, HttpMethod, ResumeEntry};
+use faultline_model::{HttpMethod, ResumeEntry};
 use std::collections::BTreeMap;
 
 /// The evidence of one zombie session.
@@ -217,20 +217,18 @@ pub(crate) fn modelled(
     }
 }
 
-/// A resumption answered 200 with a replay, then the session's next POST got 404/410 (a
-/// death notice: a misroute of a live session is `misrouted_session`, not this).
+/// A resumption answered 200 (a replay, or a fresh stream for a cursor the server did not
+/// know), then the session's next POST got 404/410 (a death notice: a misroute of a live
+/// session is `misrouted_session`, not this).
 /// A real client's zombie: a real client does not say when it read the 200, so the
 /// next POST of the session after the resumption in the ledger's order.
 pub(crate) fn real(ledger: &Ledger, words: Words, verdicts: &mut Vec<Verdict>) {
     let misrouted = crate::dead_session::Misrouted::of(ledger);
     let mut reported = Vec::new();
     for r in &ledger.resumptions {
-        if !matches!(
-            r.resolution,
-            CursorResolution::Honoured { .. } | CursorResolution::Stale { .. }
-        ) {
-            continue;
-        }
+        // Whatever the cursor resolved to: a 200 to a resumption (a replay, or a fresh
+        // stream for a cursor the server did not know) told the client the session lived,
+        // as the modelled half reads it.
         let Some(session) = r.session_sent.as_deref() else {
             continue;
         };
@@ -441,5 +439,37 @@ mod tests {
         assert_eq!(judged_real(2_000, false).len(), 1);
         assert!(judged_real(4_000, false).is_empty());
         assert_eq!(judged_real(4_000, true).len(), 1);
+    }
+
+    /// A 200 that opened a fresh stream for a cursor the server did not know told the
+    /// client the session lived just as a replay does: both halves read it alike.
+    #[test]
+    fn a_fresh_stream_for_an_unknown_cursor_is_read_as_a_replay_by_both_halves() {
+        let fresh = |mut ledger: Ledger| {
+            ledger.resumptions[0].resolution = CursorResolution::Unknown {
+                answer: faultline_model::UnknownCursor::FreshStream,
+            };
+            ledger
+        };
+        let mut ledger = ledger_with_a(2_000);
+        ledger.answers = vec![
+            AnswerEntry {
+                method: HttpMethod::Get,
+                session_sent: Some("a".into()),
+                ..crate::test_answer::answer(2, 3_000, 200)
+            },
+            AnswerEntry {
+                method: HttpMethod::Post,
+                session_sent: Some("a".into()),
+                rpc_method: Some("tools/call".into()),
+                ..crate::test_answer::answer(3, 5_000, 404)
+            },
+        ];
+        ledger.resumptions.push(resumption(false));
+        let ledger = fresh(ledger);
+        let mut verdicts = Vec::new();
+        super::real(&ledger, Words::Skipped, &mut verdicts);
+        assert_eq!(verdicts.len(), 1, "{verdicts:?}");
+        assert_eq!(verdicts[0].kind, VerdictKind::ZombieSession);
     }
 }
