@@ -78,13 +78,11 @@ pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<V
                 })
                 .collect();
             // 2026-07-28 tasks the server forgot, flagged rather than taken for done.
-            let vanished: Vec<String> = record
+            let vanished: Vec<&crate::client_error::TaskLostError> = record
                 .errors
                 .iter()
                 .filter_map(|e| match &e.error {
-                    ClientError::TaskLost(lost) => {
-                        Some(format!("{} (task {})", lost.call, lost.task_id))
-                    }
+                    ClientError::TaskLost(lost) => Some(lost),
                     _ => None,
                 })
                 .collect();
@@ -93,9 +91,13 @@ pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<V
             // each part that applies, so that one does not hide another.
             let mut parts = Vec::new();
             if !vanished.is_empty() {
+                let tasks: Vec<String> = vanished
+                    .iter()
+                    .map(|lost| format!("{} (task {})", lost.call, lost.task_id))
+                    .collect();
                 parts.push(format!(
                     "task ids the server no longer knew, their outcome left to the application: {}",
-                    vanished.join(", ")
+                    tasks.join(", ")
                 ));
             }
             if !left.is_empty() {
@@ -123,10 +125,7 @@ pub(crate) fn modelled(record: &ClientRecord, words: Words, verdicts: &mut Vec<V
             // A call already named as cut and left, or as a lost task, is not named again.
             let failed: Vec<&str> = failed
                 .into_iter()
-                .filter(|call| {
-                    !left.contains(call)
-                        && !vanished.iter().any(|v| v.starts_with(&format!("{call} ")))
-                })
+                .filter(|call| !left.contains(call) && !vanished.iter().any(|v| v.call == *call))
                 .collect();
             let mut told = if failed.is_empty() {
                 String::new()
