@@ -27,6 +27,11 @@ bench-compare old new="target/release/faultline" seeds="100000" rounds="4" *args
     cargo build --release -p faultline
     tools/bench-compare.sh {{old}} {{new}} {{seeds}} {{rounds}} -- {{args}}
 
+# A profile-guided build for long explorations (target/pgo/release/faultline): the release
+# build laid out by a training run of the explorer. Needs llvm-profdata (see the script).
+pgo-build:
+    tools/pgo-build.sh
+
 # Serve a scenario over real HTTP with the control API.
 serve scenario="scenarios/behavior_a.ron":
     cargo run --release -- serve --scenario {{scenario}} --control
