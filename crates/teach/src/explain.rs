@@ -982,7 +982,31 @@ fn guards(outcome: &RunOutcome) -> Vec<String> {
                     )
                 }
             }
-            VerdictKind::Clean => format!("clean: {}; {}", g.name, g.rule),
+            VerdictKind::Clean => {
+                let failed = outcome.result.record.calls_failed_loudly();
+                if failed.is_empty() {
+                    format!("clean: {}; {}", g.name, g.rule)
+                } else {
+                    // Nothing produced was lost, but not everything asked for was done:
+                    // "no guard had to fire" would hide the calls that failed out loud.
+                    let keys: Vec<&str> = failed.iter().map(|(key, _)| *key).collect();
+                    format!(
+                        "clean: {} for what the server produced: nothing of it was lost or misapplied. \
+                         Not everything asked for was done: the application was told {} failed ({}), \
+                         which is the guard that worked here, a failure said out loud. Whether to \
+                         re-issue {} (under {} idempotency key) is the application's decision.",
+                        g.name,
+                        if keys.len() == 1 {
+                            "this call"
+                        } else {
+                            "these calls"
+                        },
+                        keys.join(", "),
+                        if keys.len() == 1 { "it" } else { "them" },
+                        if keys.len() == 1 { "its" } else { "their" },
+                    )
+                }
+            }
             kind if named.contains(&g.name) => {
                 format!("{}: caught by the same guard, \"{}\".", kind.name(), g.name)
             }

@@ -431,3 +431,56 @@ fn a_duplicate_the_server_made_by_re_running_a_task_is_told_as_the_servers() {
         );
     }
 }
+
+/// A `clean` run whose call failed, and the application was told, does not say "no guard
+/// had to fire": nothing produced was lost, but the call was not done, and the explanation
+/// names it.
+#[test]
+fn a_clean_run_with_a_call_that_failed_out_loud_names_the_call() {
+    let root: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", ".."].iter().collect();
+    let s = Scenario::load(
+        &root.join("crates/sim/tests/misread_witnesses/task_failed_after_a_restart.ron"),
+    )
+    .expect("loads");
+    let guarded = faultline_sim::run(&s, s.seed, ClientModel::Guarded);
+    assert_eq!(
+        guarded.kinds(),
+        vec![VerdictKind::Clean],
+        "{:?}",
+        guarded.verdicts
+    );
+    let failed = guarded.result.record.calls_failed_loudly();
+    assert!(!failed.is_empty(), "the witness's call must fail out loud");
+    let text = explain(&s, &guarded, None);
+    check("task_failed_after_a_restart", &s, &guarded, &text);
+    assert!(
+        !text.contains("so no guard had to fire"),
+        "a failed call told as nothing to guard:\n{text}"
+    );
+    for (key, _) in failed {
+        assert!(
+            text.contains(&format!(
+                "the application was told this call failed ({key})"
+            )),
+            "missing the failed call {key} in:\n{text}"
+        );
+    }
+    // Every bundled clean run with no failed call keeps the plain sentence.
+    let mut plain = 0;
+    for (name, s) in scenarios() {
+        for client in [ClientModel::Naive, ClientModel::Guarded] {
+            let o = faultline_sim::run(&s, s.seed, client);
+            if o.kinds() == vec![VerdictKind::Clean]
+                && o.result.record.calls_failed_loudly().is_empty()
+            {
+                let text = explain(&s, &o, None);
+                assert!(text.contains("so no guard had to fire"), "{name}:\n{text}");
+                plain += 1;
+            }
+        }
+    }
+    assert!(
+        plain > 0,
+        "no bundled clean run to check the plain sentence on"
+    );
+}
