@@ -437,6 +437,15 @@ impl Ledger {
         &self.messages[(message - self.messages_base) as usize]
     }
 
+    /// How many of the events produced carry data for the client (every one but the priming
+    /// events): what `clean` and `untested` count.
+    pub fn data_events(&self) -> usize {
+        self.events
+            .iter()
+            .filter(|e| e.payload.carries_data())
+            .count()
+    }
+
     /// The id the next event will get (ids keep counting across trims).
     pub fn next_event(&self) -> EventRef {
         EventRef(self.events_base + self.events.len() as u32)

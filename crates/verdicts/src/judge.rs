@@ -117,11 +117,7 @@ fn modelled(
     foreign_event::modelled(ledger, record, words, verdicts);
     misrouted_session::modelled(ledger, record, words, verdicts);
     let clean = words.say(|| {
-        let produced = ledger
-            .events
-            .iter()
-            .filter(|e| e.payload.carries_data())
-            .count();
+        let produced = ledger.data_events();
         let applied = if superseded == 0 {
             format!(
                 "every one of the {produced} events produced for the client was applied exactly once"

@@ -116,11 +116,7 @@ pub fn untested(ledger: &Ledger, exercise: Exercise) -> Option<Untested> {
             }
         ));
     }
-    let produced = ledger
-        .events
-        .iter()
-        .filter(|e| e.payload.carries_data())
-        .count();
+    let produced = ledger.data_events();
     if exercise.calls_planned == 0 && exercise.faults_planned == 0 && produced == 0 {
         // A scenario that plans nothing (the shrinker can take a workload and its faults
         // away) exercises nothing unless the server produced something on its own: `clean`
