@@ -7,12 +7,19 @@
 //! server answers the group's steps more like the probed server than the closest one
 //! does. A group whose steps no profile answers alike is said so, not papered over: its
 //! values stay the closest profile's, marked as a guess.
+//!
+//! What the steps cannot show is said too: the knobs no step reveals (the TTLs, the id
+//! scheme, what a restart keeps, …) are the closest profile's values, listed as such; a
+//! group whose steps show only part of a value says which part (`retry:` sent or not, not
+//! its value; a window of 40 events overflowed or not, not its size); and a step whose
+//! row reveals nothing (a resumption with a made-up cursor) counts for no group.
 
 use faultline_model::{ServerKnobs, profile};
 use serde::Serialize;
 
 use crate::closest::{Closeness, recorded};
 use crate::row::Row;
+use crate::walk::Untested;
 
 /// A group of knobs and the steps (and, for some, the one cell) that reveal them.
 struct KnobGroup {
@@ -20,6 +27,8 @@ struct KnobGroup {
     steps: &'static [&'static str],
     /// Compare only this cell of each step (the whole row when `None`).
     cell: Option<&'static str>,
+    /// What of the group's values the steps do not show, when they show only part.
+    caveat: Option<&'static str>,
 }
 
 const GROUPS: &[KnobGroup] = &[
@@ -33,36 +42,45 @@ const GROUPS: &[KnobGroup] = &[
         ],
         steps: &["init", "tools_list", "call", "echo"],
         cell: None,
+        caveat: Some("the rows show whether `retry:` is sent, not its value"),
     },
     KnobGroup {
         knobs: &["prime_standalone", "standalone_get"],
         steps: &["get"],
         cell: None,
+        caveat: None,
     },
     KnobGroup {
         knobs: &["second_standalone"],
         steps: &["get_second"],
         cell: None,
+        caveat: None,
     },
     KnobGroup {
         knobs: &["replay_from_cursor", "resumed_stream_end", "prime_resumed"],
         steps: &["resume_live"],
         cell: None,
+        caveat: None,
     },
     KnobGroup {
         knobs: &["keep_answered_streams"],
         steps: &["resume_finished"],
         cell: None,
+        caveat: None,
     },
     KnobGroup {
         knobs: &["event_log_capacity", "evicted_cursor"],
         steps: &["resume_evicted"],
         cell: None,
+        caveat: Some(
+            "the step shows whether a window of 40 events overflowed, not the window's size",
+        ),
     },
     KnobGroup {
         knobs: &["unknown_cursor"],
         steps: &["resume_unknown", "resume_malformed"],
         cell: None,
+        caveat: None,
     },
     KnobGroup {
         knobs: &["dead_session_answer", "refusal_body", "error_codes"],
@@ -76,16 +94,19 @@ const GROUPS: &[KnobGroup] = &[
             "get_deleted",
         ],
         cell: None,
+        caveat: None,
     },
     KnobGroup {
         knobs: &["accept_wildcard"],
         steps: &["accept_json_only", "accept_any"],
         cell: None,
+        caveat: None,
     },
     KnobGroup {
         knobs: &["delete_answer"],
         steps: &["delete", "delete_other"],
         cell: None,
+        caveat: None,
     },
     KnobGroup {
         knobs: &["session_id_header"],
@@ -98,6 +119,19 @@ const GROUPS: &[KnobGroup] = &[
             "delete",
         ],
         cell: Some("sid"),
+        caveat: None,
+    },
+    KnobGroup {
+        knobs: &["get_validates_session"],
+        steps: &["get_unknown_session", "get_deleted"],
+        cell: None,
+        caveat: None,
+    },
+    KnobGroup {
+        knobs: &["cursors_across_sessions"],
+        steps: &["resume_other_session"],
+        cell: None,
+        caveat: None,
     },
 ];
 
@@ -134,6 +168,12 @@ pub struct GroupSource {
     /// How many of the group's probed steps that profile's real server answers alike.
     pub matched: usize,
     pub probed: usize,
+    /// What of the values the steps do not show, when they show only part.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caveat: Option<&'static str>,
+    /// Why steps of the group that have a row counted for nothing (a made-up cursor).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unrevealing: Vec<String>,
 }
 
 /// The knobs a probe implies.
@@ -144,12 +184,22 @@ pub struct InferredKnobs {
     #[serde(skip)]
     pub knobs: ServerKnobs,
     pub groups: Vec<GroupSource>,
+    /// The knobs no step reveals: the base profile's values, not the server's.
+    pub unprobed: Vec<&'static str>,
 }
 
-fn group_matches(group: &KnobGroup, probed: &[Row], theirs: &[Row]) -> (usize, usize) {
+fn group_matches(
+    group: &KnobGroup,
+    probed: &[Row],
+    theirs: &[Row],
+    unrevealing: &[Untested],
+) -> (usize, usize) {
     let mut matched = 0;
     let mut compared = 0;
     for step in group.steps {
+        if unrevealing.iter().any(|u| u.step == *step) {
+            continue;
+        }
         let (Some(ours), Some(other)) = (
             probed.iter().find(|r| r.step == *step),
             theirs.iter().find(|r| r.step == *step),
@@ -166,8 +216,9 @@ fn group_matches(group: &KnobGroup, probed: &[Row], theirs: &[Row]) -> (usize, u
     (matched, compared)
 }
 
-/// Infers knobs from `probed`, given the profiles ranked closest first.
-pub fn infer(probed: &[Row], ranked: &[Closeness]) -> InferredKnobs {
+/// Infers knobs from `probed`, given the profiles ranked closest first; the steps in
+/// `unrevealing` have rows that count for no group.
+pub fn infer(probed: &[Row], ranked: &[Closeness], unrevealing: &[Untested]) -> InferredKnobs {
     let base = ranked[0].profile;
     let base_knobs = profile(base).expect("ranked profiles exist").knobs();
     let mut knobs = base_knobs.clone();
@@ -177,7 +228,7 @@ pub fn infer(probed: &[Row], ranked: &[Closeness]) -> InferredKnobs {
         let mut best: Option<(&'static str, usize, usize)> = None;
         for c in ranked {
             let theirs = recorded(c.profile).unwrap_or_default();
-            let (matched, probed_steps) = group_matches(group, probed, theirs);
+            let (matched, probed_steps) = group_matches(group, probed, theirs, unrevealing);
             if best.is_none_or(|(_, m, _)| matched > m) {
                 best = Some((c.profile, matched, probed_steps));
             }
@@ -195,12 +246,24 @@ pub fn infer(probed: &[Row], ranked: &[Closeness]) -> InferredKnobs {
             profile: source,
             matched,
             probed: probed_steps,
+            caveat: group.caveat,
+            unrevealing: unrevealing
+                .iter()
+                .filter(|u| group.steps.contains(&u.step.as_str()))
+                .map(|u| format!("{}: {}", u.step, u.reason))
+                .collect(),
         });
     }
+    let unprobed = knob_values(&knobs)
+        .into_iter()
+        .map(|(name, _)| name)
+        .filter(|name| !GROUPS.iter().any(|g| g.knobs.contains(name)))
+        .collect();
     InferredKnobs {
         base,
         knobs,
         groups,
+        unprobed,
     }
 }
 
@@ -215,7 +278,8 @@ impl InferredKnobs {
     }
 
     /// The scenario `server:` block: the base profile, each override with the steps and
-    /// profile it came from, and each group no profile answers alike said so.
+    /// profile it came from, each group no profile answers alike said so, what a group's
+    /// steps show only part of, and the knobs no step reveals.
     pub fn server_block(&self) -> String {
         let mut out = vec![
             "// The server knobs `faultline probe` inferred: the closest SDK profile, and each"
@@ -240,11 +304,21 @@ impl InferredKnobs {
                     group.matched,
                     group.probed
                 ));
+                if let Some(caveat) = group.caveat {
+                    out.push(format!("    // ({caveat})"));
+                }
                 out.extend(lines);
             } else if group.probed > 0 && group.matched == 0 {
                 out.push(format!(
                     "    // {}: no profile's server answers these as this server does; {} kept, a guess",
                     group.knobs.join(", "),
+                    group.profile
+                ));
+            } else if group.probed == 0 && !group.unrevealing.is_empty() {
+                out.push(format!(
+                    "    // {}: not probed: {} had no cursor of the server's to present (it put no id on the call's events); {} kept",
+                    group.knobs.join(", "),
+                    group.steps.join(", "),
                     group.profile
                 ));
             } else if group.probed == 0 {
@@ -254,8 +328,30 @@ impl InferredKnobs {
                     group.steps.join(", "),
                     group.profile
                 ));
+            } else if let Some(caveat) = group.caveat {
+                out.push(format!(
+                    "    // {}: answered as {} does ({}/{} steps), but {caveat}: {} kept",
+                    group.knobs.join(", "),
+                    group.profile,
+                    group.matched,
+                    group.probed,
+                    self.base
+                ));
             }
         }
+        out.push(format!(
+            "    // No step reveals these: {}'s values, not this server's:",
+            self.base
+        ));
+        let mut line = String::from("    //");
+        for (i, name) in self.unprobed.iter().enumerate() {
+            let sep = if i + 1 < self.unprobed.len() { "," } else { "" };
+            if line.len() + name.len() + 2 > 92 {
+                out.push(std::mem::replace(&mut line, String::from("    //")));
+            }
+            line.push_str(&format!(" {name}{sep}"));
+        }
+        out.push(line);
         out.push("),".to_string());
         out.join("\n")
     }
@@ -285,7 +381,7 @@ mod tests {
     fn a_real_server_infers_its_own_profile_unchanged() {
         for name in recorded_names() {
             let rows = recorded(name).unwrap();
-            let inferred = infer(rows, &rank(rows));
+            let inferred = infer(rows, &rank(rows), &[]);
             assert_eq!(inferred.base, name);
             assert!(
                 inferred.overrides().is_empty(),
@@ -303,7 +399,7 @@ mod tests {
             row.status = 202;
             row.sid = "-".into();
         }
-        let inferred = infer(&rows, &rank(&rows));
+        let inferred = infer(&rows, &rank(&rows), &[]);
         assert_eq!(inferred.base, "python-2.3-store");
         assert_eq!(
             inferred.overrides(),
@@ -340,11 +436,76 @@ mod tests {
         rows[i].status = 418;
         let j = rows.iter().position(|r| r.step == "delete_other").unwrap();
         rows[j].status = 418;
-        let inferred = infer(&rows, &rank(&rows));
+        let inferred = infer(&rows, &rank(&rows), &[]);
         assert!(
             inferred
                 .server_block()
                 .contains("delete_answer: no profile's server")
+        );
+    }
+
+    /// The knobs no step reveals are listed as the base profile's, by name: the TTLs, the
+    /// id scheme, what a restart keeps. A block that kept them silently would read as
+    /// though the probe had seen them.
+    #[test]
+    fn the_knobs_no_step_reveals_are_said_to_be_the_profiles() {
+        let rows = recorded("rmcp-3.11").unwrap();
+        let inferred = infer(rows, &rank(rows), &[]);
+        for knob in [
+            "session_idle_ttl",
+            "event_log_ttl",
+            "id_scheme",
+            "restart_persistence",
+        ] {
+            assert!(
+                inferred.unprobed.contains(&knob),
+                "{knob}: {:?}",
+                inferred.unprobed
+            );
+        }
+        for group in GROUPS {
+            for knob in group.knobs {
+                assert!(!inferred.unprobed.contains(knob), "{knob} is in a group");
+            }
+        }
+        let block = inferred.server_block();
+        assert!(
+            block.contains("No step reveals these: rmcp-3.11's values, not this server's:")
+                && block.contains("    // session_idle_ttl, session_absolute_ttl,"),
+            "{block}"
+        );
+    }
+
+    /// A resumption sent with a made-up cursor (the server numbered no events) counts for
+    /// no group: the group says why, and is not probed.
+    #[test]
+    fn a_step_with_a_made_up_cursor_counts_for_no_group() {
+        let rows = recorded("ts-1.32").unwrap();
+        let made_up = [Untested {
+            step: "resume_evicted".to_string(),
+            reason: "no cursor of its own".to_string(),
+        }];
+        let inferred = infer(rows, &rank(rows), &made_up);
+        let group = inferred
+            .groups
+            .iter()
+            .find(|g| g.knobs.contains(&"event_log_capacity"))
+            .unwrap();
+        assert_eq!(group.probed, 0);
+        assert_eq!(group.unrevealing, ["resume_evicted: no cursor of its own"]);
+        let block = inferred.server_block();
+        assert!(
+            block.contains("event_log_capacity, evicted_cursor: not probed: resume_evicted had no cursor of the server's to present"),
+            "{block}"
+        );
+        // Without the made-up cursor the same row counts, with what it cannot show.
+        let inferred = infer(rows, &rank(rows), &[]);
+        assert!(
+            inferred
+                .server_block()
+                .contains("not the window's size: ts-1.32 kept"),
+            "{}",
+            inferred.server_block()
         );
     }
 }

@@ -33,14 +33,17 @@ pub use walk::Untested;
 pub struct Probed {
     pub url: String,
     pub rows: Vec<Row>,
-    /// Steps the server gave the probe no way to take.
+    /// Steps the server gave the probe no way to take, or no answer to.
     pub untested: Vec<Untested>,
+    /// Steps whose row stands but reveals no knob, and why.
+    pub unrevealing: Vec<Untested>,
     /// Every SDK profile's real server beside this one, closest first.
     pub profiles: Vec<Closeness>,
     pub inferred: InferredKnobs,
 }
 
-/// Probes the server at `url` (about ten seconds against a local server).
+/// Probes the server at `url` (4 to 20 seconds against a local server: a stream a server
+/// holds open is read until it has been quiet a while).
 pub fn probe(url: &str) -> Result<Probed, String> {
     let endpoint = connection::Endpoint::parse(url)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -49,11 +52,12 @@ pub fn probe(url: &str) -> Result<Probed, String> {
         .map_err(|e| format!("cannot start the probe's runtime: {e}"))?;
     let walked = runtime.block_on(walk::walk(endpoint))?;
     let profiles = closest::rank(&walked.rows);
-    let inferred = inferred_knobs::infer(&walked.rows, &profiles);
+    let inferred = inferred_knobs::infer(&walked.rows, &profiles, &walked.unrevealing);
     Ok(Probed {
         url: url.to_string(),
         rows: walked.rows,
         untested: walked.untested,
+        unrevealing: walked.unrevealing,
         profiles,
         inferred,
     })
@@ -77,6 +81,12 @@ impl Probed {
             out.push(String::new());
             for u in &self.untested {
                 out.push(format!("untested: {}: {}", u.step, u.reason));
+            }
+        }
+        if !self.unrevealing.is_empty() {
+            out.push(String::new());
+            for u in &self.unrevealing {
+                out.push(format!("reveals no knob: {}: {}", u.step, u.reason));
             }
         }
         out.push(String::new());

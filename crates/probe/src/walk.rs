@@ -37,7 +37,7 @@ pub const JOB_TOOL: &str = "long_job";
 /// A step the probe could not take, and why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Untested {
-    pub step: &'static str,
+    pub step: String,
     pub reason: String,
 }
 
@@ -45,7 +45,11 @@ pub struct Untested {
 #[derive(Debug, Clone, Default)]
 pub struct Walked {
     pub rows: Vec<Row>,
+    /// Steps with no row: the server gave the probe no way to take them, or no answer.
     pub untested: Vec<Untested>,
+    /// Steps with a row that reveals no knob, and why: a resumption sent with a cursor the
+    /// server never issued (it numbered no events), which is what any made-up cursor gets.
+    pub unrevealing: Vec<Untested>,
 }
 
 /// The steps that need the job tool, and so go untested without it.
@@ -91,19 +95,6 @@ fn headers(session: Option<&str>, accept: Option<&'static str>) -> RequestHeader
         session: session.map(str::to_string),
         protocol_version: session.map(|_| PROTOCOL),
         last_event_id: None,
-    }
-}
-
-/// The row of a response that never came (the server hung or closed the connection).
-fn no_answer(step: &str) -> Row {
-    Row {
-        step: step.into(),
-        status: 0,
-        sid: "-".into(),
-        body: "no-answer".into(),
-        frames: "-".into(),
-        ids: "-".into(),
-        end: "-".into(),
     }
 }
 
@@ -159,11 +150,21 @@ impl Read {
     }
 }
 
-fn cursor_or_one(cursor: &Cursor) -> String {
-    cursor.id.clone().unwrap_or_else(|| "1".into())
-}
-
 impl Walk {
+    /// The cursor step `step` resumes with: the event id `cursor` holds, or, when the
+    /// server put no id on the call's events, `1`, and the step said to reveal nothing of
+    /// the server's resumption (a client holding no id has no cursor to present).
+    fn cursor_for(&mut self, step: &str, cursor: &Cursor) -> String {
+        if let Some(id) = &cursor.id {
+            return id.clone();
+        }
+        self.out.unrevealing.push(Untested {
+            step: step.to_string(),
+            reason: "the server put no event id on the call's events, so the probe had no cursor of its own to present: it sent `1`, and the row is what a made-up cursor gets".to_string(),
+        });
+        "1".to_string()
+    }
+
     fn request(&mut self, method: &str, params: Option<Value>) -> (u64, String) {
         let rid = self.next_id;
         self.next_id += 1;
@@ -203,7 +204,12 @@ impl Walk {
         let response = match send(&self.endpoint, method, &h, body, first_contact).await {
             Ok(response) => response,
             Err(e) => {
-                self.out.rows.push(no_answer(step));
+                // No row: a request that got no answer shows nothing of the server's
+                // answer, and a row of "no answer" would be compared as if it did.
+                self.out.untested.push(Untested {
+                    step: step.to_string(),
+                    reason: format!("no answer: {e}"),
+                });
                 self.last_error = Some(e);
                 return None;
             }
@@ -265,7 +271,7 @@ impl Walk {
                 "clientInfo": {"name": "faultline-probe", "version": env!("CARGO_PKG_VERSION")},
             })),
         );
-        let (head, _) = self
+        let (head, answer) = self
             .exchange(
                 step,
                 "POST",
@@ -280,6 +286,23 @@ impl Walk {
                 self.last_error.as_deref().unwrap_or("no reason given")
             ));
         };
+        if answer.as_ref().is_none_or(|a| a.get("result").is_none()) {
+            // Nothing after this would be an MCP server's answer: comparing it with the
+            // SDK servers' would name a closest profile for a server that is none.
+            let said = match answer.as_ref().and_then(|a| a["error"]["message"].as_str()) {
+                Some(message) => format!(", error {message:?}"),
+                None => String::new(),
+            };
+            let body = self
+                .out
+                .rows
+                .last()
+                .map_or(String::new(), |r| format!(" ({})", r.body));
+            return Err(format!(
+                "not an MCP server speaking {PROTOCOL} with sessions at this URL: initialize was answered {}{body}{said}, with no JSON-RPC result",
+                head.status
+            ));
+        }
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         self.exchange(
             &format!("{step}_initialized"),
@@ -418,27 +441,19 @@ impl Walk {
             // the second is produced (steps 250 ms apart).
             let live = self.cut_call(a, 4, 250).await;
             sleep(Duration::from_millis(300)).await;
-            self.resume(
-                "resume_live",
-                a,
-                &cursor_or_one(&live),
-                Self::resumed(&live, 4),
-            )
-            .await;
+            let cursor = self.cursor_for("resume_live", &live);
+            self.resume("resume_live", a, &cursor, Self::resumed(&live, 4))
+                .await;
             // Into the call finished above.
-            self.resume(
-                "resume_finished",
-                a,
-                &cursor_or_one(&done),
-                Self::resumed(&done, 3),
-            )
-            .await;
+            let cursor = self.cursor_for("resume_finished", &done);
+            self.resume("resume_finished", a, &cursor, Self::resumed(&done, 3))
+                .await;
             // A cursor that fell out of a bounded window: 40 steps 25 ms apart, away 700 ms.
             let evicted = self.cut_call(a, 40, 25).await;
             sleep(Duration::from_millis(700)).await;
             let cx = Self::resumed(&evicted, 40);
-            self.resume("resume_evicted", a, &cursor_or_one(&evicted), cx)
-                .await;
+            let cursor = self.cursor_for("resume_evicted", &evicted);
+            self.resume("resume_evicted", a, &cursor, cx).await;
             sleep(Duration::from_millis(500)).await;
         } else {
             let reason = if tools.is_empty() {
@@ -451,7 +466,7 @@ impl Walk {
             };
             for step in JOB_STEPS {
                 self.out.untested.push(Untested {
-                    step,
+                    step: step.to_string(),
                     reason: reason.clone(),
                 });
             }
@@ -472,8 +487,8 @@ impl Walk {
         let b = b.as_deref();
         if has_job {
             let cx = Self::resumed(&done, 3);
-            self.resume("resume_other_session", b, &cursor_or_one(&done), cx)
-                .await;
+            let cursor = self.cursor_for("resume_other_session", &done);
+            self.resume("resume_other_session", b, &cursor, cx).await;
         }
 
         // Requests the server should refuse.
@@ -563,8 +578,9 @@ impl Walk {
             Some(rid),
         )
         .await;
-        self.resume("get_deleted", a, &cursor_or_one(&done), nowhere)
-            .await;
+        // The session's refusal is what this step shows, whatever the cursor.
+        let cursor = done.id.clone().unwrap_or_else(|| "1".to_string());
+        self.resume("get_deleted", a, &cursor, nowhere).await;
         self.exchange("delete_other", "DELETE", headers(b, None), None, None)
             .await;
         Ok(())

@@ -14,7 +14,8 @@ pub struct Get {
     pub last_event_id: Option<String>,
 }
 
-/// What the server answers a GET: a status line (`"409 Conflict"`) and a JSON body.
+/// What the server answers a GET: a status line (`"409 Conflict"`) and a JSON body; an
+/// empty status line closes the connection with no answer at all.
 pub type GetAnswer = (&'static str, String);
 
 /// Serves on a loopback port until the test ends; returns the MCP URL.
@@ -56,7 +57,11 @@ fn answer(stream: TcpStream, on_get: &mut impl FnMut(&Get) -> GetAnswer) -> std:
         .ok()
         .and_then(|m| m.get("id").cloned());
     let (status, json) = if first.starts_with("GET") {
-        on_get(&Get { last_event_id })
+        let (status, json) = on_get(&Get { last_event_id });
+        if status.is_empty() {
+            return Ok(());
+        }
+        (status, json)
     } else if !first.starts_with("POST") {
         ("404 Not Found", String::new())
     } else if body.contains("\"initialize\"") {
