@@ -71,6 +71,21 @@ fn a_step_with_no_answer_is_untested_not_a_row() {
         );
     }
     assert!(probed.rows.iter().all(|r| r.status != 0));
+    // The DELETE was refused (404): the deleted-session POST after it asks a session that
+    // may still live, and its row reveals nothing of a deleted one.
+    let post_deleted = probed
+        .unrevealing
+        .iter()
+        .find(|u| u.step == "post_deleted")
+        .unwrap_or_else(|| panic!("{:?}", probed.unrevealing));
+    assert!(
+        post_deleted.reason.contains("the DELETE before it"),
+        "{post_deleted:?}"
+    );
+    assert!(
+        probed.unrevealing.iter().all(|u| u.step != "get_deleted"),
+        "no row, so untested only"
+    );
     let block = probed.inferred.server_block();
     assert!(
         block.contains("prime_standalone, standalone_get: not probed (get)"),

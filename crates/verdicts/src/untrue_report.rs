@@ -1,0 +1,265 @@
+//! A real client's report that claims what the server never sent: `bad_report`, never
+//! `clean`.
+//!
+//! A report is the client's word for what its application was handed. The judge checks
+//! it against the ledger for what is missing or repeated, and must check it for what is
+//! invented too: a progress step no job of the call's tool produced, a notification number
+//! no session was sent, a result while the call's work never finished (or the call was
+//! refused). A report with such a claim cannot be judged: a client that lost the result
+//! and one that made one up would read alike, and `clean` over a made-up result says the
+//! application got what the server never produced. So the run is judged as one with no
+//! report that reads (`bad_report`), with the claims as evidence; the rules that read the
+//! ledger alone still judge the wire.
+//!
+//! Only what the ledger rules out is claimed: a ledger trimmed to a window (a long-lived
+//! `serve`) has dropped entries a claim may rest on, and then nothing is ruled out.
+
+use faultline_model::{JobEnd, JobId, Ledger, Payload};
+use serde::Serialize;
+
+use crate::client_context::ClientContext;
+use crate::client_report::ClientReport;
+use crate::id_ranges::ranges;
+
+/// What a report claims that the server never sent, and what it did produce.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnsentClaims {
+    /// Progress steps reported that no job of the call's tool produced.
+    pub progress: Vec<u32>,
+    /// Notification numbers (`data.seq`) reported that no session was sent.
+    pub notifications: Vec<u64>,
+    /// A result reported while the call produced none.
+    pub result: bool,
+    /// Whether any call reached the server (a job of the call's tool, or a `tools/call`
+    /// answered): what the result's claim is set against.
+    pub call_reached_server: bool,
+    /// The steps the call's jobs did produce (each once).
+    pub produced_progress: Vec<u32>,
+}
+
+impl UnsentClaims {
+    /// What the report claims, in one sentence.
+    pub fn sentence(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.progress.is_empty() {
+            parts.push(format!(
+                "progress {} (the call's jobs produced {})",
+                ranges(&self.progress),
+                if self.produced_progress.is_empty() {
+                    "none".to_string()
+                } else {
+                    ranges(&self.produced_progress)
+                }
+            ));
+        }
+        if !self.notifications.is_empty() {
+            parts.push(format!("notifications seq {}", ranges(&self.notifications)));
+        }
+        if self.result && !self.call_reached_server {
+            parts.push("a result, while no call reached the server".to_string());
+        } else if self.result {
+            parts.push(
+                "a result, while the call's work never finished (or the call was refused)"
+                    .to_string(),
+            );
+        }
+        format!(
+            "the report claims what the server never sent: {}; it cannot be judged (a report lists only what the application was handed)",
+            parts.join("; ")
+        )
+    }
+}
+
+/// The claims of `report` the ledger rules out, if any.
+pub(crate) fn unsent_claims(
+    ledger: &Ledger,
+    context: &ClientContext,
+    report: &ClientReport,
+) -> Option<UnsentClaims> {
+    let tool = context.call.tool.as_str();
+    let jobs = || ledger.jobs.iter().filter(|j| j.tool == tool);
+    let tool_jobs: Vec<JobId> = ledger
+        .jobs
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| j.tool == tool)
+        .map(|(i, _)| JobId(ledger.jobs_base + i as u32))
+        .collect();
+    let whole_events = ledger.events_base == 0 && ledger.jobs_base == 0;
+    let mut produced_progress: Vec<u32> = Vec::new();
+    let mut produced_seq: Vec<u64> = Vec::new();
+    for event in &ledger.events {
+        match event.payload {
+            Payload::Progress { job, step, .. } if tool_jobs.contains(&job) => {
+                produced_progress.push(step);
+            }
+            Payload::Notification { seq } => produced_seq.push(seq),
+            _ => {}
+        }
+    }
+    produced_progress.sort_unstable();
+    produced_progress.dedup();
+    produced_seq.sort_unstable();
+    produced_seq.dedup();
+    let mut progress: Vec<u32> = Vec::new();
+    let mut notifications: Vec<u64> = Vec::new();
+    if whole_events {
+        progress = report
+            .progress
+            .iter()
+            // As the loss rule reads a value (`ValuesLost::of`).
+            .map(|p| p.round() as u32)
+            .filter(|step| produced_progress.binary_search(step).is_err())
+            .collect();
+        progress.sort_unstable();
+        progress.dedup();
+        notifications = report
+            .notifications
+            .iter()
+            .copied()
+            .filter(|seq| produced_seq.binary_search(seq).is_err())
+            .collect();
+        notifications.sort_unstable();
+        notifications.dedup();
+    }
+    let result_produced = if jobs().next().is_some() {
+        // A job's result is produced when it finishes.
+        jobs().any(|j| matches!(j.ended, Some((_, JobEnd::Finished))))
+    } else {
+        // An immediate tool's result is a successful answer to a call.
+        ledger.answers.iter().any(|a| {
+            a.rpc_method.as_deref() == Some("tools/call") && a.status == 200 && !a.dead_session
+        })
+    };
+    let result = report.result.is_some() && !result_produced && ledger.jobs_base == 0;
+    let call_reached_server = jobs().next().is_some()
+        || ledger
+            .answers
+            .iter()
+            .any(|a| a.rpc_method.as_deref() == Some("tools/call"));
+    (!progress.is_empty() || !notifications.is_empty() || result).then_some(UnsentClaims {
+        progress,
+        notifications,
+        result,
+        call_reached_server,
+        produced_progress,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use faultline_model::{AnswerEntry, JobEnd, JobEntry, JobId, Ledger, Payload, SessionKey};
+    use serde_json::json;
+
+    use super::unsent_claims;
+    use crate::client_context::{CallSpec, ClientContext};
+    use crate::client_report::ClientReport;
+
+    fn context() -> ClientContext {
+        ClientContext {
+            call: CallSpec {
+                tool: "long_job".into(),
+                arguments: json!({}),
+                progress: true,
+            },
+            followup_echo: 0,
+            lists_tools: false,
+            use_tasks: false,
+        }
+    }
+
+    fn report(line: &str) -> ClientReport {
+        ClientReport::from_stdout(line).expect("reads")
+    }
+
+    /// One job of the call's tool that produced steps 1..=3 and is still running.
+    fn ledger(finished: bool) -> Ledger {
+        let mut ledger = Ledger::default();
+        ledger.jobs.push(JobEntry {
+            session: SessionKey(0),
+            generation: 0,
+            tool: "long_job".into(),
+            request_id: json!(1),
+            progress_token: Some(json!("p")),
+            idempotency_key: None,
+            steps: 10,
+            started_ms: 0,
+            ended: finished.then_some((3_000, JobEnd::Finished)),
+        });
+        for step in 1..=3 {
+            ledger.events.push(faultline_model::ProducedEvent {
+                payload: Payload::Progress {
+                    job: JobId(0),
+                    step,
+                    total: 10,
+                },
+                ..crate::test_records::notification(u64::from(step), 0, u64::from(step) * 100)
+            });
+        }
+        ledger
+    }
+
+    #[test]
+    fn a_report_of_what_was_produced_claims_nothing_unsent() {
+        let l = ledger(true);
+        let r = report(r#"{"progress": [1, 2, 3], "result": "done"}"#);
+        assert_eq!(unsent_claims(&l, &context(), &r), None);
+        // Fewer than produced is a loss, for the loss rule: nothing invented.
+        let r = report(r#"{"progress": [1]}"#);
+        assert_eq!(unsent_claims(&l, &context(), &r), None);
+    }
+
+    #[test]
+    fn steps_never_produced_and_a_result_never_finished_are_claims() {
+        let l = ledger(false);
+        let r =
+            report(r#"{"progress": [1, 2, 3, 4, 5], "notifications": [777], "result": "done"}"#);
+        let claims = unsent_claims(&l, &context(), &r).expect("claims");
+        assert_eq!(claims.progress, [4, 5]);
+        assert_eq!(claims.notifications, [777]);
+        assert!(claims.result);
+        let sentence = claims.sentence();
+        assert!(
+            sentence.contains("progress 4..=5 (the call's jobs produced 1..=3)")
+                && sentence.contains("notifications seq 777")
+                && sentence.contains("a result, while the call's work never finished"),
+            "{sentence}"
+        );
+    }
+
+    #[test]
+    fn an_immediate_tools_result_needs_a_successful_answer() {
+        let mut l = Ledger::default();
+        let refused = AnswerEntry {
+            rpc_method: Some("tools/call".into()),
+            ..crate::test_answer::answer(1, 1_000, 404)
+        };
+        l.answers.push(refused.clone());
+        let r = report(r#"{"result": "done"}"#);
+        let claims = unsent_claims(&l, &context(), &r).expect("a claim");
+        assert!(claims.result && claims.call_reached_server);
+        assert!(claims.sentence().contains("or the call was refused"));
+        // With no call at all, the sentence says so.
+        let none = unsent_claims(&Ledger::default(), &context(), &r).expect("a claim");
+        assert!(
+            none.sentence()
+                .contains("a result, while no call reached the server"),
+            "{}",
+            none.sentence()
+        );
+        l.answers.push(AnswerEntry {
+            status: 200,
+            ..refused
+        });
+        assert_eq!(unsent_claims(&l, &context(), &r), None);
+    }
+
+    #[test]
+    fn a_trimmed_ledger_rules_nothing_out() {
+        let mut l = ledger(false);
+        l.events_base = 10;
+        l.jobs_base = 1;
+        let r = report(r#"{"progress": [9], "notifications": [5], "result": "x"}"#);
+        assert_eq!(unsent_claims(&l, &context(), &r), None);
+    }
+}
