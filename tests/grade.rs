@@ -501,6 +501,39 @@ fn a_client_that_never_resumes_loses_the_result_silently() {
     );
 }
 
+/// The same client, handing its application an empty result when the stream ends (as a
+/// client that resolves a pending request on stream end does), was `clean`: "everything
+/// produced reached the application", over a result the server never sent. The call's
+/// real outcome was lost behind it: `silent_gap`, with `result_not_sent`.
+#[test]
+fn a_client_that_resolves_a_cut_call_lost_its_outcome_behind_a_result_never_sent() {
+    let (code, stdout, stderr) = grade(&[
+        "--command",
+        "python3 tests/grade/toy_client.py --careful --never-resume --resolve-on-cut",
+        "--scenario",
+        "drop_close",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "a silent loss\n{stdout}\n{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    assert_eq!(
+        report["scenarios"][0]["client_report"]["result"], "",
+        "{report}"
+    );
+    let verdicts = report["scenarios"][0]["verdicts"].as_array().unwrap();
+    let kinds: Vec<&str> = verdicts.iter().filter_map(|v| v["kind"].as_str()).collect();
+    assert_eq!(kinds, ["silent_gap"], "{verdicts:?}\n{stderr}");
+    assert_eq!(verdicts[0]["result_not_sent"], true, "{}", verdicts[0]);
+    assert!(
+        verdicts[0]["why"]
+            .as_str()
+            .is_some_and(|w| w.contains("a result the server never sent")),
+        "{}",
+        verdicts[0]
+    );
+}
+
 /// A client that never connects (a mis-wired adapter that prints an empty report) tested
 /// nothing: `untested`, with the reason, never `clean`, and grade exits 1.
 #[test]

@@ -98,11 +98,81 @@ fn sdk_objects_in_a_report_are_judged_not_refused() {
     let command = format!("python3 -c 'print({printed:?})'");
     let (code, report, stderr) = graded(&command, &["baseline"]);
     let verdicts = &report["scenarios"][0]["verdicts"];
+    // Read, not refused: the result's text is the report's, and it is a result no call
+    // was ever answered with (the client never called): a claim the ledger rules out.
     assert_eq!(
-        verdicts[0]["kind"], "untested",
-        "it never called: {verdicts}\n{stderr}"
+        report["scenarios"][0]["client_report"]["result"]["content"][0]["text"], "x",
+        "{report}"
+    );
+    assert_eq!(
+        verdicts[0]["kind"], "bad_report",
+        "it never called, yet reports a result: {verdicts}\n{stderr}"
+    );
+    assert!(
+        verdicts[0]["why"]
+            .as_str()
+            .is_some_and(|w| w.contains("a result, while no call reached the server")),
+        "{verdicts}"
     );
     assert_eq!(code, 1);
+}
+
+/// A report that claims what the server never sent (progress steps no job produced) is
+/// `bad_report` with the claims, not `clean`: a client that lost values and one that made
+/// them up would otherwise read alike. The report is kept beside it.
+#[test]
+fn a_report_of_values_never_sent_is_bad_report() {
+    let (code, report, stderr) = graded(
+        "python3 tests/grade/toy_client.py --careful --invent",
+        &["baseline"],
+    );
+    assert_eq!(code, 1, "an untrue report is no pass: {report}\n{stderr}");
+    let verdicts = report["scenarios"][0]["verdicts"].as_array().unwrap();
+    assert_eq!(verdicts.len(), 1, "{verdicts:?}");
+    let v = &verdicts[0];
+    assert_eq!(v["kind"], "bad_report", "{v}");
+    assert_eq!(v["ended"], "untrue", "{v}");
+    let claimed: Vec<u64> = v["progress"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_u64().unwrap())
+        .collect();
+    let produced: Vec<u64> = v["sent_progress"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_u64().unwrap())
+        .collect();
+    // Exactly the invented steps: every one the ledger lacks, none it has.
+    let expected: Vec<u64> = (1..=100).filter(|p| !produced.contains(p)).collect();
+    assert!(!produced.is_empty() && !expected.is_empty(), "{v}");
+    assert_eq!(claimed, expected, "{v}");
+    assert!(
+        v["why"]
+            .as_str()
+            .is_some_and(|w| w.contains("the report claims what the server never sent")),
+        "{v}"
+    );
+}
+
+/// An error beside the call's result is not the call failing: the clean sentence says
+/// the result came, and the error besides.
+#[test]
+fn an_error_beside_the_result_is_not_a_failed_call() {
+    let (code, report, stderr) = graded(
+        "python3 tests/grade/toy_client.py --careful --also-error",
+        &["baseline"],
+    );
+    let v = &report["scenarios"][0]["verdicts"][0];
+    assert_eq!(v["kind"], "clean", "{v}\n{stderr}");
+    let why = v["why"].as_str().unwrap();
+    assert!(
+        why.contains("the call's result with it; the application also saw an error")
+            && !why.contains("failed loudly"),
+        "{why}"
+    );
+    assert_eq!(code, 0);
 }
 
 /// A client without a progress handler says so (`supports.progress: false`): a scenario
@@ -128,6 +198,13 @@ fn a_client_without_a_progress_handler_that_says_so_is_not_applicable() {
         code, 0,
         "not_applicable is not a failure: {report}\n{stderr}"
     );
+    // A declaration the report's own progress values contradict does not stand: the
+    // careful client that handled progress is judged as one that can.
+    let (_, report, _) = graded(
+        "python3 tests/grade/toy_client.py --careful --declare-no-progress",
+        &["drop_reset"],
+    );
+    assert_eq!(named("drop_reset", &kinds(&report)), ["clean"], "{report}");
     // Without the declaration the same client is a mis-wired one: `untested`.
     let (code, report, _) = graded(
         r#"python3 -c 'print("{\"progress\": [], \"result\": null, \"error\": null}")'"#,
@@ -193,4 +270,48 @@ fn a_client_of_the_other_era_is_told_the_set_did_not_apply() {
     // And the 2025 client is not told so on the 2025 set.
     let (_, report, _) = graded(CAREFUL, &["baseline"]);
     assert_eq!(named("baseline", &kinds(&report)), ["clean"]);
+}
+
+/// A client that ran, then exited 127 (its own status: a wrapper's, a missing
+/// subcommand's) ended the whole grade as "the command was not found", with the scenarios
+/// already graded thrown away. Only the shell's 127 before anything ran is that: this run
+/// is judged on its report, and every scenario is graded.
+#[test]
+fn a_client_that_exits_127_after_running_is_judged() {
+    let (code, report, stderr) = graded(
+        // grade appends the URL: the function passes it on, then exits 127.
+        r#"f() { python3 tests/grade/toy_client.py --careful "$@"; exit 127; }; f"#,
+        &["baseline", "drop_close"],
+    );
+    assert_ne!(code, 2, "not bad input: {report}\n{stderr}");
+    let list = kinds(&report);
+    assert_eq!(named("baseline", &list), ["clean"], "{report}");
+    assert_eq!(named("drop_close", &list), ["clean"], "{report}");
+}
+
+/// A client that printed its report and exited, leaving something it started holding its
+/// stdout (a helper in the background), was graded `hung` at the timeout with its report
+/// thrown away: grade waited for the pipe to close, not for the client to exit. It is
+/// judged on its report.
+#[test]
+fn a_client_that_exits_leaving_its_stdout_open_is_judged_on_its_report() {
+    let command = r#"f() { python3 tests/grade/toy_client.py --careful "$@"; sleep 600 & }; f"#;
+    let (code, stdout, stderr) = grade(&[
+        "--command",
+        command,
+        "--format",
+        "json",
+        "--timeout-s",
+        "20",
+        "--scenario",
+        "baseline",
+    ]);
+    let report: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("one JSON document ({e}), exit {code}: {stdout}\n{stderr}"));
+    assert_eq!(named("baseline", &kinds(&report)), ["clean"], "{report}");
+    assert!(
+        report["scenarios"][0]["client_report"].is_object(),
+        "{report}"
+    );
+    assert_eq!(code, 0, "{report}\n{stderr}");
 }

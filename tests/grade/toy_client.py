@@ -43,13 +43,27 @@
                        no report (`crashed`).
   --bad-report         (with any of the above) makes the call, then prints a summary line
                        that is not JSON as its last line and exits 0 (`bad_report`).
+  --invent             (with any of the above) reports what it expected rather than what
+                       it got: progress 1..=100 and a result, whatever came (`bad_report`,
+                       with the claims the server's ledger rules out).
+  --declare-no-progress
+                       (with any of the above) handles progress as ever but declares no
+                       progress handler in its report: a declaration its own progress
+                       values contradict, which does not make a scenario `not_applicable`.
+  --resolve-on-cut     (with --never-resume) hands the application an empty result when
+                       the call's stream ends without one, as a client that resolves a
+                       pending request on stream end does: a result the server never sent.
+  --also-error         (with any of the above) reports an error besides whatever came (an
+                       application that saw an error from elsewhere): with the result in
+                       hand, the call did not fail.
 
 It exists to test the grader with a client known to be right and one known to be wrong.
 Transport: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports; SSE
 parsing after https://html.spec.whatwg.org/multipage/server-sent-events.html, simplified.
 
     python3 tests/grade/toy_client.py [--careful|--broken|--loops] [--late-listen]
-        [--double-listen] [--no-progress] [--reorder] [--modern] [--crash|--bad-report] URL
+        [--double-listen] [--no-progress] [--reorder] [--modern] [--crash|--bad-report]
+        [--invent] [--declare-no-progress] [--resolve-on-cut] [--also-error] URL
 """
 
 from __future__ import annotations
@@ -400,6 +414,8 @@ def main() -> None:
             answer = client.call(call["tool"], call.get("arguments") or {}, progress)
             client.settle_progress()
             client.report["result"] = client.text_of("call", answer)
+            if answer is None and "--resolve-on-cut" in flags:
+                client.report["result"] = ""
             last = (client.received or [0])[-1]
             if careful and answer and client.total is not None and last < client.total:
                 client.fail(f"call: result after progress {last} of {client.total}")
@@ -418,6 +434,13 @@ def main() -> None:
     if "--crash" in flags:
         print("toy: Warning: Detected unsettled top-level await", file=sys.stderr, flush=True)
         sys.exit(13)
+    if "--invent" in flags:
+        client.report["progress"] = list(range(1, 101))
+        client.report["result"] = client.report["result"] or "done"
+    if "--declare-no-progress" in flags:
+        client.report["supports"] = {"progress": False}
+    if "--also-error" in flags:
+        client.report["error"] = "a warning the application logged as an error"
     if "--bad-report" in flags:
         print(f"done: {len(client.report['progress'])} progress values, result {client.report['result']!r}", flush=True)
         return

@@ -13,6 +13,13 @@ use crate::ClientReport;
 use crate::client_context::GradingPlan;
 use faultline_verdicts::MissingReport;
 
+/// How long the client's stdout and stderr are read after the client exited with them
+/// still open (something it started holds them: a helper left in the background). Its
+/// report is its last line, printed before it exited; what comes later is not its.
+/// Wall time, as the timeout is: a pipe only the client held closes when it exits, so a
+/// client that leaves nothing behind never waits on it.
+const PIPES_AFTER_EXIT: Duration = Duration::from_secs(1);
+
 /// What one run produced.
 #[derive(Debug)]
 pub struct RawRun {
@@ -74,15 +81,35 @@ pub fn run_client(command: &str, plan: &GradingPlan, timeout: Duration) -> Resul
         let read = async {
             use tokio::io::AsyncReadExt;
             let (mut out, mut err) = (Vec::new(), Vec::new());
-            let (a, b) = tokio::join!(stdout.read_to_end(&mut out), stderr.read_to_end(&mut err));
-            let status = child.wait().await;
-            (a.and(b).and(status), out, err)
+            let (status, left_behind) = {
+                let pipes = async {
+                    let (a, b) =
+                        tokio::join!(stdout.read_to_end(&mut out), stderr.read_to_end(&mut err));
+                    a.and(b)
+                };
+                tokio::pin!(pipes);
+                // Whichever ends first: the pipes (the usual order: they close as the
+                // client exits), or the client with its pipes still held by what it left
+                // running, which must not turn a client that reported into a hung one.
+                let exited = tokio::select! {
+                    read = &mut pipes => Err(read),
+                    status = child.wait() => Ok(status),
+                };
+                match exited {
+                    Err(read) => (read.and(child.wait().await), false),
+                    Ok(status) => {
+                        let closed = tokio::time::timeout(PIPES_AFTER_EXIT, &mut pipes).await;
+                        (status, closed.is_err())
+                    }
+                }
+            };
+            (status, out, err, left_behind)
         };
         let finished = tokio::time::timeout(timeout, read).await;
         let wall = started.elapsed();
         let ledger = running.app.with_engine(|e| e.server().ledger().clone());
         let faults = running.app.fired_faults();
-        let Ok((status, out, err)) = finished else {
+        let Ok((status, out, err, left_behind)) = finished else {
             if let Some(pid) = pid {
                 kill_group(pid);
             }
@@ -96,15 +123,24 @@ pub fn run_client(command: &str, plan: &GradingPlan, timeout: Duration) -> Resul
                 wall,
             });
         };
+        if left_behind && let Some(pid) = pid {
+            // What it left running goes with it, as at a timeout.
+            kill_group(pid);
+        }
         let stderr_tail = tail(&String::from_utf8_lossy(&err), 12);
         let status = status.map_err(|e| format!("lost the client process: {e}"))?;
-        if status.code() == Some(127) {
+        let report = ClientReport::from_stdout(&String::from_utf8_lossy(&out));
+        // The shell's "not found" is exit 127 before anything ran: no request reached the
+        // server and nothing was printed that reads. A client that itself exits 127 after
+        // it ran (a missing subcommand, a wrapper's own status) is that run's crash, not
+        // bad input that ends the whole grade.
+        if status.code() == Some(127) && ledger.answers.is_empty() && report.is_err() {
             return Err(format!(
                 "the command was not found: `{command}` (sh: {})",
                 stderr_tail.trim()
             ));
         }
-        let report = ClientReport::from_stdout(&String::from_utf8_lossy(&out)).map_err(|why| {
+        let report = report.map_err(|why| {
             use std::os::unix::process::ExitStatusExt;
             MissingReport::ended(status.code(), status.signal(), why, stderr_tail.clone())
         });

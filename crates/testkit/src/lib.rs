@@ -937,6 +937,7 @@ mod tests {
                 missing_notifications: vec![],
                 result_missing: true,
                 outcome_unreported: false,
+                result_not_sent: false,
                 produced_progress: 4,
                 produced_notifications: 0,
                 result_produced: true,

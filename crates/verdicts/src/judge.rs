@@ -31,6 +31,29 @@ use crate::{
 
 /// The verdicts of one run, whoever the client was, sorted by kind and time.
 pub fn judge(observation: &Observation, words: Words) -> Vec<Verdict> {
+    // A real report that claims what the server never sent is judged as no report.
+    let untrue = match observation.client {
+        ClientSide::Real {
+            context,
+            report: Ok(report),
+        } => crate::untrue_report::unsent_claims(observation.ledger, context, report)
+            .map(|claims| (context, MissingReport::Untrue { claims })),
+        _ => None,
+    };
+    let believed;
+    let observation = match &untrue {
+        Some((context, missing)) => {
+            believed = Observation {
+                client: ClientSide::Real {
+                    context,
+                    report: Err(missing),
+                },
+                ..*observation
+            };
+            &believed
+        }
+        None => observation,
+    };
     let ledger = observation.ledger;
     let mut verdicts = Vec::new();
     // What the client's own side shows: losses, duplicates, and the verdicts only one
@@ -53,6 +76,13 @@ pub fn judge(observation: &Observation, words: Words) -> Vec<Verdict> {
         }
         ClientSide::Real { report, .. } => {
             lost_task::real(ledger, report.ok(), words, &mut verdicts);
+            // A task lost in a restart that the client took for finished is the result
+            // the server never sent, named by its cause: one verdict, not two.
+            if verdicts.iter().any(|v| v.kind == VerdictKind::LostTask) {
+                verdicts.retain(|v| {
+                    !matches!(&v.evidence, Evidence::Values(lost) if lost.only_result_not_sent())
+                });
+            }
         }
     }
     // Typed errors and nothing lost: the client knew.
@@ -176,16 +206,22 @@ fn real(
             return (String::new(), Evidence::None);
         }
     };
-    let owed = owed::owed(ledger, context, report.supports);
+    let supports = crate::not_applicable::supports_shown(report);
+    let owed = owed::owed(ledger, context, supports);
     let clean = match gap::real(ledger, &owed, context, report, words) {
         Ok(loss) => {
             verdicts.push(loss);
             (String::new(), Evidence::None)
         }
         Err(nothing_lost) => {
-            let summary = words.say(|| match &report.error {
-                None => "everything produced reached the application".to_string(),
-                Some(error) => {
+            let summary = words.say(|| match (&report.error, &report.result) {
+                (None, _) => "everything produced reached the application".to_string(),
+                // The call's result came: the error the application saw was not the
+                // call's failure.
+                (Some(error), Some(_)) => format!(
+                    "everything produced reached the application, the call's result with it; the application also saw an error: {error}"
+                ),
+                (Some(error), None) => {
                     format!("nothing produced was lost; the call failed loudly: {error}")
                 }
             });
@@ -217,8 +253,10 @@ fn nothing_found(
 ) -> Verdict {
     let ledger = observation.ledger;
     if let Some(report) = observation.report()
-        && let Some(not_applicable) =
-            crate::not_applicable::not_applicable(observation.exercise.needs, report.supports)
+        && let Some(not_applicable) = crate::not_applicable::not_applicable(
+            observation.exercise.needs,
+            crate::not_applicable::supports_shown(report),
+        )
     {
         return Verdict {
             kind: VerdictKind::NotApplicable,

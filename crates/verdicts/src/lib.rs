@@ -67,6 +67,7 @@ mod test_answer;
 #[cfg(test)]
 mod test_records;
 pub mod untested;
+pub mod untrue_report;
 pub mod verdict;
 mod words;
 pub mod zombie_session;

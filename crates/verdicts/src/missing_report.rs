@@ -6,8 +6,9 @@
 //! itself). Which verdict says what happened to the process: it was still running at the
 //! timeout (`hung`, with the time waited: a client without its own timeout costs the whole
 //! `--timeout-s` per scenario), it ended with a failure status or a signal (`crashed`), or
-//! it exited 0 with no report that reads (`bad_report`: the adapter is broken). The
-//! ledger-only rules still judge the wire.
+//! it exited 0 with no report that reads (`bad_report`: the adapter is broken), or its
+//! report claims what the server never sent (`bad_report` too: see
+//! [`crate::untrue_report`]). The ledger-only rules still judge the wire.
 
 use serde::Serialize;
 
@@ -42,6 +43,11 @@ pub enum MissingReport {
     BadReport {
         report_problem: String,
         stderr_tail: String,
+    },
+    /// A report that reads, but claims what the server never sent: it cannot be judged.
+    Untrue {
+        #[serde(flatten)]
+        claims: crate::untrue_report::UnsentClaims,
     },
 }
 
@@ -113,6 +119,7 @@ impl MissingReport {
                     last_line(stderr_tail)
                 ),
             ),
+            MissingReport::Untrue { claims } => (VerdictKind::BadReport, claims.sentence()),
         };
         Verdict {
             kind,

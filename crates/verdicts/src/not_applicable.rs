@@ -47,6 +47,19 @@ impl NotApplicable {
     }
 }
 
+/// What the client can do, as its report declares it and as the report itself shows: a
+/// declaration the report contradicts (progress values, or notifications, handed to the
+/// application that declared no handler for them) does not stand, so a client cannot
+/// declare its way out of a scenario it took part in. (A progress token on the wire is
+/// no such proof: an SDK may send one whether or not the application listens.)
+pub(crate) fn supports_shown(report: &crate::ClientReport) -> Supports {
+    let declared = report.supports;
+    Supports {
+        progress: declared.progress || !report.progress.is_empty(),
+        notifications: declared.notifications || !report.notifications.is_empty(),
+    }
+}
+
 /// The run's `not_applicable`, when the scenario needs what the client declared it cannot
 /// do.
 pub fn not_applicable(needs: Needs, supports: Supports) -> Option<NotApplicable> {

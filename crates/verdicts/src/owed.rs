@@ -28,6 +28,9 @@ pub(crate) struct Owed {
     pub(crate) result_pending: bool,
     /// The call reached the server (a job of its tool, or a `tools/call` answered).
     pub(crate) call_started: bool,
+    /// Some attempt of the call produced a result (a job of its tool finished, or a
+    /// `tools/call` was answered with success): what a result in the report can be.
+    pub(crate) any_result: bool,
     /// seq -> how many times produced (per-session numbering: a re-initialized client
     /// meets each value again).
     pub(crate) notifications: BTreeMap<u64, usize>,
@@ -48,6 +51,19 @@ pub fn client_sessions(ledger: &Ledger) -> std::collections::BTreeSet<faultline_
         .filter(|(_, s)| named.contains(s.wire_id.as_str()))
         .map(|(i, _)| faultline_model::SessionKey(ledger.sessions_base + i as u32))
         .collect()
+}
+
+/// Whether some attempt of a call of `tool` produced a result: a job of the tool finished,
+/// or, for a tool without jobs (one that answers at once), a `tools/call` was answered
+/// with success.
+pub(crate) fn any_result(ledger: &Ledger, tool: &str) -> bool {
+    let mut jobs = ledger.jobs.iter().filter(|j| j.tool == tool).peekable();
+    if jobs.peek().is_some() {
+        return jobs.any(|j| matches!(j.ended, Some((_, JobEnd::Finished))));
+    }
+    ledger.answers.iter().any(|a| {
+        a.rpc_method.as_deref() == Some("tools/call") && a.status == 200 && !a.dead_session
+    })
 }
 
 /// What was owed to a client that can do what `supports` says: progress only to one with a
@@ -95,6 +111,7 @@ pub(crate) fn owed(ledger: &Ledger, context: &ClientContext, supports: Supports)
             .answers
             .iter()
             .any(|a| a.rpc_method.as_deref() == Some("tools/call"));
+    owed.any_result = any_result(ledger, tool);
     owed.result = match judged {
         // A job's result is produced when it finishes.
         Some(job) => matches!(ledger.job(job).ended, Some((_, JobEnd::Finished))),
@@ -120,6 +137,12 @@ pub struct ValuesLost {
     /// was told nothing of its outcome (a modelled client in that state is `hung`).
     #[serde(skip_serializing_if = "is_false")]
     pub outcome_unreported: bool,
+    /// The call reached the server and produced no result (its work never finished, or
+    /// the call was refused), yet the report has one: the application was handed a result
+    /// the server never sent (a client that resolves a call when its stream ends, or takes
+    /// an error for completion), and the call's real outcome never reached it.
+    #[serde(skip_serializing_if = "is_false")]
+    pub result_not_sent: bool,
     pub produced_progress: usize,
     pub produced_notifications: usize,
     pub result_produced: bool,
@@ -161,6 +184,7 @@ impl ValuesLost {
                 && !result_missing
                 && report.result.is_none()
                 && report.error.is_none(),
+            result_not_sent: owed.call_started && !owed.any_result && report.result.is_some(),
             produced_progress: owed.steps.len(),
             produced_notifications: owed.notifications.values().sum(),
             result_produced: owed.result,
@@ -170,6 +194,16 @@ impl ValuesLost {
     /// Nothing owed is missing.
     pub fn is_empty(&self) -> bool {
         self.missing_progress.is_empty()
+            && self.missing_notifications.is_empty()
+            && !self.result_missing
+            && !self.outcome_unreported
+            && !self.result_not_sent
+    }
+
+    /// The only thing lost is the call's outcome behind a result the server never sent.
+    pub(crate) fn only_result_not_sent(&self) -> bool {
+        self.result_not_sent
+            && self.missing_progress.is_empty()
             && self.missing_notifications.is_empty()
             && !self.result_missing
             && !self.outcome_unreported
@@ -202,6 +236,12 @@ impl ValuesLost {
                     .into(),
             );
         }
+        if self.result_not_sent {
+            lost.push(
+                "the call's outcome (the application was handed a result the server never sent: the call's work never finished, or the call was refused)"
+                    .into(),
+            );
+        }
         lost.join(", ")
     }
 }
@@ -215,6 +255,35 @@ mod tests {
     use crate::client_report::ClientReport;
 
     use super::{Owed, ValuesLost};
+
+    /// A result in the report for a call that reached the server and produced none is the
+    /// call's outcome lost behind a result the server never sent; with the result
+    /// produced, or with no call at all (then the report is untrue, not a loss), it is not.
+    #[test]
+    fn a_result_the_server_never_sent_is_the_outcome_lost() {
+        let started = Owed {
+            call_started: true,
+            result_pending: true,
+            ..Owed::default()
+        };
+        let resolved = ClientReport {
+            result: Some(String::new()),
+            ..ClientReport::default()
+        };
+        let lost = ValuesLost::of(&started, &resolved);
+        assert!(lost.result_not_sent && lost.only_result_not_sent() && !lost.is_empty());
+        assert!(
+            lost.what().contains("a result the server never sent"),
+            "{}",
+            lost.what()
+        );
+        let produced = Owed {
+            any_result: true,
+            ..started
+        };
+        assert!(ValuesLost::of(&produced, &resolved).is_empty());
+        assert!(!ValuesLost::of(&Owed::default(), &resolved).result_not_sent);
+    }
 
     /// A call that reached the server, whose work ended without a result, reported with
     /// neither a result nor an error: the application was told nothing of its outcome,

@@ -3,18 +3,26 @@
 //!
 //! A report is the client's word for what its application was handed. The judge checks
 //! it against the ledger for what is missing or repeated, and must check it for what is
-//! invented too: a progress step no job of the call's tool produced, a notification number
-//! no session was sent, a result while the call's work never finished (or the call was
-//! refused). A report with such a claim cannot be judged: a client that lost the result
-//! and one that made one up would read alike, and `clean` over a made-up result says the
-//! application got what the server never produced. So the run is judged as one with no
+//! invented too: a progress step of the call's tool, or a notification number, that no
+//! event the server sent carried (whatever it produced, only what it sent can have reached
+//! the client; no client library makes such values up), or a result while no call reached
+//! the server at all. A report with such a claim cannot be judged: a client that lost a
+//! value and one that made it up would read alike, and `clean` over made-up values says
+//! the application got what the server never sent. So the run is judged as one with no
 //! report that reads (`bad_report`), with the claims as evidence; the rules that read the
 //! ledger alone still judge the wire.
+//!
+//! A result for a call that did reach the server, which produced none (its work never
+//! finished, or the call was refused), is another matter: a client library can hand one
+//! over itself (it resolves a call when its stream ends, or takes an error for
+//! completion), and then the application really was handed it. That is the call's outcome
+//! lost behind a result the server never sent, the loss rule's to name
+//! (`ValuesLost::result_not_sent`).
 //!
 //! Only what the ledger rules out is claimed: a ledger trimmed to a window (a long-lived
 //! `serve`) has dropped entries a claim may rest on, and then nothing is ruled out.
 
-use faultline_model::{JobEnd, JobId, Ledger, Payload};
+use faultline_model::{JobId, Ledger, Payload};
 use serde::Serialize;
 
 use crate::client_context::ClientContext;
@@ -24,17 +32,18 @@ use crate::id_ranges::ranges;
 /// What a report claims that the server never sent, and what it did produce.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct UnsentClaims {
-    /// Progress steps reported that no job of the call's tool produced.
+    /// Progress steps reported that no event the server sent carried (for a job of the
+    /// call's tool).
     pub progress: Vec<u32>,
-    /// Notification numbers (`data.seq`) reported that no session was sent.
+    /// Notification numbers (`data.seq`) reported that no event the server sent carried.
     pub notifications: Vec<u64>,
     /// A result reported while the call produced none.
     pub result: bool,
     /// Whether any call reached the server (a job of the call's tool, or a `tools/call`
     /// answered): what the result's claim is set against.
     pub call_reached_server: bool,
-    /// The steps the call's jobs did produce (each once).
-    pub produced_progress: Vec<u32>,
+    /// The steps the server did send for the call's jobs (each once).
+    pub sent_progress: Vec<u32>,
 }
 
 impl UnsentClaims {
@@ -43,25 +52,20 @@ impl UnsentClaims {
         let mut parts = Vec::new();
         if !self.progress.is_empty() {
             parts.push(format!(
-                "progress {} (the call's jobs produced {})",
+                "progress {} (the server sent {})",
                 ranges(&self.progress),
-                if self.produced_progress.is_empty() {
+                if self.sent_progress.is_empty() {
                     "none".to_string()
                 } else {
-                    ranges(&self.produced_progress)
+                    ranges(&self.sent_progress)
                 }
             ));
         }
         if !self.notifications.is_empty() {
             parts.push(format!("notifications seq {}", ranges(&self.notifications)));
         }
-        if self.result && !self.call_reached_server {
+        if self.result {
             parts.push("a result, while no call reached the server".to_string());
-        } else if self.result {
-            parts.push(
-                "a result, while the call's work never finished (or the call was refused)"
-                    .to_string(),
-            );
         }
         format!(
             "the report claims what the server never sent: {}; it cannot be judged (a report lists only what the application was handed)",
@@ -86,21 +90,27 @@ pub(crate) fn unsent_claims(
         .map(|(i, _)| JobId(ledger.jobs_base + i as u32))
         .collect();
     let whole_events = ledger.events_base == 0 && ledger.jobs_base == 0;
-    let mut produced_progress: Vec<u32> = Vec::new();
-    let mut produced_seq: Vec<u64> = Vec::new();
-    for event in &ledger.events {
+    let mut sent_progress: Vec<u32> = Vec::new();
+    let mut sent_seq: Vec<u64> = Vec::new();
+    for send in &ledger.sends {
+        let Some(index) = send.event.0.checked_sub(ledger.events_base) else {
+            continue;
+        };
+        let Some(event) = ledger.events.get(index as usize) else {
+            continue;
+        };
         match event.payload {
             Payload::Progress { job, step, .. } if tool_jobs.contains(&job) => {
-                produced_progress.push(step);
+                sent_progress.push(step);
             }
-            Payload::Notification { seq } => produced_seq.push(seq),
+            Payload::Notification { seq } => sent_seq.push(seq),
             _ => {}
         }
     }
-    produced_progress.sort_unstable();
-    produced_progress.dedup();
-    produced_seq.sort_unstable();
-    produced_seq.dedup();
+    sent_progress.sort_unstable();
+    sent_progress.dedup();
+    sent_seq.sort_unstable();
+    sent_seq.dedup();
     let mut progress: Vec<u32> = Vec::new();
     let mut notifications: Vec<u64> = Vec::new();
     if whole_events {
@@ -109,7 +119,7 @@ pub(crate) fn unsent_claims(
             .iter()
             // As the loss rule reads a value (`ValuesLost::of`).
             .map(|p| p.round() as u32)
-            .filter(|step| produced_progress.binary_search(step).is_err())
+            .filter(|step| sent_progress.binary_search(step).is_err())
             .collect();
         progress.sort_unstable();
         progress.dedup();
@@ -117,32 +127,32 @@ pub(crate) fn unsent_claims(
             .notifications
             .iter()
             .copied()
-            .filter(|seq| produced_seq.binary_search(seq).is_err())
+            .filter(|seq| sent_seq.binary_search(seq).is_err())
             .collect();
         notifications.sort_unstable();
         notifications.dedup();
     }
-    let result_produced = if jobs().next().is_some() {
-        // A job's result is produced when it finishes.
-        jobs().any(|j| matches!(j.ended, Some((_, JobEnd::Finished))))
-    } else {
-        // An immediate tool's result is a successful answer to a call.
-        ledger.answers.iter().any(|a| {
-            a.rpc_method.as_deref() == Some("tools/call") && a.status == 200 && !a.dead_session
-        })
-    };
-    let result = report.result.is_some() && !result_produced && ledger.jobs_base == 0;
+    let result_produced = crate::owed::any_result(ledger, tool);
     let call_reached_server = jobs().next().is_some()
         || ledger
             .answers
             .iter()
             .any(|a| a.rpc_method.as_deref() == Some("tools/call"));
+    // A result for a call that reached the server and produced none may be the client's
+    // own doing (it resolved the call when its stream ended, or took an error for
+    // completion): the application really was handed it, and the loss rule names the
+    // outcome lost. With no call at all, nothing could have answered it: the report is
+    // untrue.
+    let result = report.result.is_some()
+        && !result_produced
+        && !call_reached_server
+        && ledger.jobs_base == 0;
     (!progress.is_empty() || !notifications.is_empty() || result).then_some(UnsentClaims {
         progress,
         notifications,
         result,
         call_reached_server,
-        produced_progress,
+        sent_progress,
     })
 }
 
@@ -172,7 +182,8 @@ mod tests {
         ClientReport::from_stdout(line).expect("reads")
     }
 
-    /// One job of the call's tool that produced steps 1..=3 and is still running.
+    /// One job of the call's tool that produced steps 1..=3, each sent, and is still
+    /// running (or finished).
     fn ledger(finished: bool) -> Ledger {
         let mut ledger = Ledger::default();
         ledger.jobs.push(JobEntry {
@@ -187,6 +198,12 @@ mod tests {
             ended: finished.then_some((3_000, JobEnd::Finished)),
         });
         for step in 1..=3 {
+            ledger.sends.push(faultline_model::SendEntry {
+                event: faultline_model::EventRef(step - 1),
+                conn: faultline_model::ConnId(1),
+                at_ms: u64::from(step) * 100,
+                replay: false,
+            });
             ledger.events.push(faultline_model::ProducedEvent {
                 payload: Payload::Progress {
                     job: JobId(0),
@@ -210,19 +227,20 @@ mod tests {
     }
 
     #[test]
-    fn steps_never_produced_and_a_result_never_finished_are_claims() {
+    fn steps_and_notifications_never_sent_are_claims() {
         let l = ledger(false);
         let r =
             report(r#"{"progress": [1, 2, 3, 4, 5], "notifications": [777], "result": "done"}"#);
         let claims = unsent_claims(&l, &context(), &r).expect("claims");
         assert_eq!(claims.progress, [4, 5]);
         assert_eq!(claims.notifications, [777]);
-        assert!(claims.result);
+        // The call reached the server: its result is the loss rule's to judge.
+        assert!(!claims.result);
         let sentence = claims.sentence();
         assert!(
-            sentence.contains("progress 4..=5 (the call's jobs produced 1..=3)")
+            sentence.contains("progress 4..=5 (the server sent 1..=3)")
                 && sentence.contains("notifications seq 777")
-                && sentence.contains("a result, while the call's work never finished"),
+                && !sentence.contains("a result"),
             "{sentence}"
         );
     }
@@ -236,10 +254,10 @@ mod tests {
         };
         l.answers.push(refused.clone());
         let r = report(r#"{"result": "done"}"#);
-        let claims = unsent_claims(&l, &context(), &r).expect("a claim");
-        assert!(claims.result && claims.call_reached_server);
-        assert!(claims.sentence().contains("or the call was refused"));
-        // With no call at all, the sentence says so.
+        // The call reached the server: a result it never answered with is the loss
+        // rule's (the outcome lost), not a claim against the report.
+        assert_eq!(unsent_claims(&l, &context(), &r), None);
+        // With no call at all, it is a claim, and the sentence says so.
         let none = unsent_claims(&Ledger::default(), &context(), &r).expect("a claim");
         assert!(
             none.sentence()
@@ -261,5 +279,17 @@ mod tests {
         l.jobs_base = 1;
         let r = report(r#"{"progress": [9], "notifications": [5], "result": "x"}"#);
         assert_eq!(unsent_claims(&l, &context(), &r), None);
+    }
+
+    /// A value produced but never sent (no connection took it) cannot have reached the
+    /// client: claiming it is claiming what the server never sent.
+    #[test]
+    fn a_value_produced_but_never_sent_is_a_claim() {
+        let mut l = ledger(true);
+        l.sends.pop();
+        let r = report(r#"{"progress": [1, 2, 3], "result": "done"}"#);
+        let claims = unsent_claims(&l, &context(), &r).expect("claims");
+        assert_eq!(claims.progress, [3]);
+        assert_eq!(claims.sent_progress, [1, 2]);
     }
 }
