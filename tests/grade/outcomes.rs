@@ -132,11 +132,12 @@ fn a_report_of_values_never_sent_is_bad_report() {
     let v = &verdicts[0];
     assert_eq!(v["kind"], "bad_report", "{v}");
     assert_eq!(v["ended"], "untrue", "{v}");
+    // Claimed values as reported (numbers, whole here).
     let claimed: Vec<u64> = v["progress"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| p.as_u64().unwrap())
+        .map(|p| p.as_f64().unwrap() as u64)
         .collect();
     let produced: Vec<u64> = v["sent_progress"]
         .as_array()

@@ -53,13 +53,27 @@ pub fn client_sessions(ledger: &Ledger) -> std::collections::BTreeSet<faultline_
         .collect()
 }
 
-/// Whether some attempt of a call of `tool` produced a result: a job of the tool finished,
-/// or, for a tool without jobs (one that answers at once), a `tools/call` was answered
-/// with success.
-pub(crate) fn any_result(ledger: &Ledger, tool: &str) -> bool {
-    let mut jobs = ledger.jobs.iter().filter(|j| j.tool == tool).peekable();
-    if jobs.peek().is_some() {
-        return jobs.any(|j| matches!(j.ended, Some((_, JobEnd::Finished))));
+/// Whether the call runs as a job on the server (`long_job`), so that it reached the
+/// server only as a job of its tool; otherwise it is answered at once.
+pub(crate) fn is_job_tool(context: &ClientContext) -> bool {
+    matches!(
+        faultline_model::tools::call(&serde_json::json!({
+            "name": context.call.tool,
+            "arguments": context.call.arguments,
+        })),
+        faultline_model::tools::ToolCall::Job { .. }
+    )
+}
+
+/// Whether some attempt of the call produced a result: a job of its tool finished, or,
+/// for a tool answered at once, a `tools/call` was answered with success.
+pub(crate) fn any_result(ledger: &Ledger, context: &ClientContext) -> bool {
+    let tool = context.call.tool.as_str();
+    if is_job_tool(context) {
+        return ledger
+            .jobs
+            .iter()
+            .any(|j| j.tool == tool && matches!(j.ended, Some((_, JobEnd::Finished))));
     }
     ledger.answers.iter().any(|a| {
         a.rpc_method.as_deref() == Some("tools/call") && a.status == 200 && !a.dead_session
@@ -111,7 +125,7 @@ pub(crate) fn owed(ledger: &Ledger, context: &ClientContext, supports: Supports)
             .answers
             .iter()
             .any(|a| a.rpc_method.as_deref() == Some("tools/call"));
-    owed.any_result = any_result(ledger, tool);
+    owed.any_result = any_result(ledger, context);
     owed.result = match judged {
         // A job's result is produced when it finishes.
         Some(job) => matches!(ledger.job(job).ended, Some((_, JobEnd::Finished))),

@@ -30,11 +30,12 @@ use crate::client_report::ClientReport;
 use crate::id_ranges::ranges;
 
 /// What a report claims that the server never sent, and what it did produce.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UnsentClaims {
-    /// Progress steps reported that no event the server sent carried (for a job of the
-    /// call's tool).
-    pub progress: Vec<u32>,
+    /// Progress values reported that no event the server sent carried (for a job of the
+    /// call's tool), as reported, each once: the server's values are whole steps, so
+    /// `2.4` or a fraction `0.1` is a claim, not a value to round.
+    pub progress: Vec<f64>,
     /// Notification numbers (`data.seq`) reported that no event the server sent carried.
     pub notifications: Vec<u64>,
     /// A result reported while the call produced none.
@@ -53,7 +54,7 @@ impl UnsentClaims {
         if !self.progress.is_empty() {
             parts.push(format!(
                 "progress {} (the server sent {})",
-                ranges(&self.progress),
+                values(&self.progress),
                 if self.sent_progress.is_empty() {
                     "none".to_string()
                 } else {
@@ -71,6 +72,26 @@ impl UnsentClaims {
             "the report claims what the server never sent: {}; it cannot be judged (a report lists only what the application was handed)",
             parts.join("; ")
         )
+    }
+}
+
+/// Reported values as a sentence shows them: whole numbers as ranges (`4..=81`), others
+/// as the first few, as reported.
+fn values(progress: &[f64]) -> String {
+    let whole: Option<Vec<u32>> = progress
+        .iter()
+        .map(|&p| {
+            (p.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&p)).then_some(p as u32)
+        })
+        .collect();
+    if let Some(whole) = whole {
+        return ranges(&whole);
+    }
+    let shown: Vec<String> = progress.iter().take(5).map(|p| p.to_string()).collect();
+    if progress.len() > shown.len() {
+        format!("{}, … ({} values)", shown.join(", "), progress.len())
+    } else {
+        shown.join(", ")
     }
 }
 
@@ -111,18 +132,16 @@ pub(crate) fn unsent_claims(
     sent_progress.dedup();
     sent_seq.sort_unstable();
     sent_seq.dedup();
-    let mut progress: Vec<u32> = Vec::new();
+    let mut progress: Vec<f64> = Vec::new();
     let mut notifications: Vec<u64> = Vec::new();
     if whole_events {
-        progress = report
-            .progress
-            .iter()
-            // As the loss rule reads a value (`ValuesLost::of`).
-            .map(|p| p.round() as u32)
-            .filter(|step| sent_progress.binary_search(step).is_err())
-            .collect();
-        progress.sort_unstable();
-        progress.dedup();
+        for &p in &report.progress {
+            let sent = sent_progress.iter().any(|&step| f64::from(step) == p);
+            if !sent && !progress.contains(&p) {
+                progress.push(p);
+            }
+        }
+        progress.sort_by(f64::total_cmp);
         notifications = report
             .notifications
             .iter()
@@ -132,12 +151,16 @@ pub(crate) fn unsent_claims(
         notifications.sort_unstable();
         notifications.dedup();
     }
-    let result_produced = crate::owed::any_result(ledger, tool);
+    let result_produced = crate::owed::any_result(ledger, context);
+    // A tool that runs as a job reached the server only as a job of its own; any
+    // `tools/call` answered may be another tool's (a follow-up `echo`).
+    let job_tool = crate::owed::is_job_tool(context);
     let call_reached_server = jobs().next().is_some()
-        || ledger
-            .answers
-            .iter()
-            .any(|a| a.rpc_method.as_deref() == Some("tools/call"));
+        || (!job_tool
+            && ledger
+                .answers
+                .iter()
+                .any(|a| a.rpc_method.as_deref() == Some("tools/call")));
     // A result for a call that reached the server and produced none may be the client's
     // own doing (it resolved the call when its stream ended, or took an error for
     // completion): the application really was handed it, and the loss rule names the
@@ -175,6 +198,18 @@ mod tests {
             followup_echo: 0,
             lists_tools: false,
             use_tasks: false,
+        }
+    }
+
+    /// A call of `echo`, a tool answered at once (no job).
+    fn echo_context() -> ClientContext {
+        ClientContext {
+            call: CallSpec {
+                tool: "echo".into(),
+                arguments: json!({"text": "x"}),
+                progress: false,
+            },
+            ..context()
         }
     }
 
@@ -232,7 +267,7 @@ mod tests {
         let r =
             report(r#"{"progress": [1, 2, 3, 4, 5], "notifications": [777], "result": "done"}"#);
         let claims = unsent_claims(&l, &context(), &r).expect("claims");
-        assert_eq!(claims.progress, [4, 5]);
+        assert_eq!(claims.progress, [4.0, 5.0]);
         assert_eq!(claims.notifications, [777]);
         // The call reached the server: its result is the loss rule's to judge.
         assert!(!claims.result);
@@ -256,9 +291,9 @@ mod tests {
         let r = report(r#"{"result": "done"}"#);
         // The call reached the server: a result it never answered with is the loss
         // rule's (the outcome lost), not a claim against the report.
-        assert_eq!(unsent_claims(&l, &context(), &r), None);
+        assert_eq!(unsent_claims(&l, &echo_context(), &r), None);
         // With no call at all, it is a claim, and the sentence says so.
-        let none = unsent_claims(&Ledger::default(), &context(), &r).expect("a claim");
+        let none = unsent_claims(&Ledger::default(), &echo_context(), &r).expect("a claim");
         assert!(
             none.sentence()
                 .contains("a result, while no call reached the server"),
@@ -269,7 +304,7 @@ mod tests {
             status: 200,
             ..refused
         });
-        assert_eq!(unsent_claims(&l, &context(), &r), None);
+        assert_eq!(unsent_claims(&l, &echo_context(), &r), None);
     }
 
     #[test]
@@ -289,7 +324,38 @@ mod tests {
         l.sends.pop();
         let r = report(r#"{"progress": [1, 2, 3], "result": "done"}"#);
         let claims = unsent_claims(&l, &context(), &r).expect("claims");
-        assert_eq!(claims.progress, [3]);
+        assert_eq!(claims.progress, [3.0]);
         assert_eq!(claims.sent_progress, [1, 2]);
+    }
+
+    /// Values are compared as reported: a fraction, or a step off by 0.4, was never sent,
+    /// and the sentence shows it as reported (not rounded to a step).
+    #[test]
+    fn progress_is_compared_as_reported_not_rounded() {
+        let l = ledger(true);
+        let r = report(r#"{"progress": [0.1, 0.2, 1.4], "result": "done"}"#);
+        let claims = unsent_claims(&l, &context(), &r).expect("claims");
+        assert_eq!(claims.progress, [0.1, 0.2, 1.4]);
+        assert!(
+            claims
+                .sentence()
+                .contains("progress 0.1, 0.2, 1.4 (the server sent 1..=3)"),
+            "{}",
+            claims.sentence()
+        );
+    }
+
+    /// A job tool's call reached the server only as a job: a follow-up `echo` answered
+    /// is not the call, and a result reported for it is a claim.
+    #[test]
+    fn another_tools_answer_is_not_the_calls() {
+        let mut l = Ledger::default();
+        l.answers.push(AnswerEntry {
+            rpc_method: Some("tools/call".into()),
+            ..crate::test_answer::answer(1, 1_000, 200)
+        });
+        let r = report(r#"{"result": "done"}"#);
+        let claims = unsent_claims(&l, &context(), &r).expect("a claim");
+        assert!(claims.result && !claims.call_reached_server);
     }
 }
