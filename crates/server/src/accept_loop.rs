@@ -110,13 +110,31 @@ async fn connection(
     let body_timeout = limits.header_timeout;
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
         let in_flight = requests.request_started();
+        // A body declared over the limit is refused before it is read: waiting for it
+        // (a `Content-Length` of 10 GB and a trickle) would hold the connection until
+        // the body timeout only to refuse it then. The connection closes after.
+        let declared_too_long = request
+            .headers()
+            .get(hyper::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok())
+            .is_some_and(|length| length > crate::MAX_BODY_BYTES as u64);
         let mut request = request.map(|body| TimedBody::new(body, body_timeout, requests.clone()));
         request.extensions_mut().insert(ConnectInfo(PeerAddr(peer)));
         request.extensions_mut().insert(TcpConn(requests.clone()));
         // A Router is always ready: `call` needs no `poll_ready` first.
-        let answer = router.clone().call(request);
+        let answer = (!declared_too_long).then(|| router.clone().call(request));
         async move {
-            let response = answer.await?;
+            let response = match answer {
+                Some(answer) => answer.await?,
+                None => {
+                    let mut refused = crate::http::payload_too_large();
+                    refused.headers_mut().insert(
+                        hyper::header::CONNECTION,
+                        hyper::header::HeaderValue::from_static("close"),
+                    );
+                    refused
+                }
+            };
             Ok::<_, Infallible>(response.map(|body| Body::new(Served { body, in_flight })))
         }
     });
@@ -171,13 +189,16 @@ impl TimedBody {
     }
 }
 
+/// What a body that did not arrive in time is told (the handler answers it 408).
+pub(crate) const BODY_TIMEOUT: &str = "the request body did not arrive within the header timeout";
+
 /// The request body did not arrive in time.
 #[derive(Debug)]
 struct BodyTimeout;
 
 impl std::fmt::Display for BodyTimeout {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the request body did not arrive within the header timeout")
+        f.write_str(BODY_TIMEOUT)
     }
 }
 

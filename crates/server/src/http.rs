@@ -144,17 +144,38 @@ pub(crate) fn to_model_request(method: &Method, headers: &HeaderMap, body: Bytes
 
 fn body_rejected(rejection: &BytesRejection) -> Response {
     let status = rejection.status();
-    let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
-        format!(
-            "Payload Too Large: the body exceeds {} bytes",
-            crate::MAX_BODY_BYTES
+    let text = rejection.body_text();
+    if status == StatusCode::PAYLOAD_TOO_LARGE {
+        return payload_too_large();
+    }
+    // A body that did not arrive in time is the client's delay, not a malformed request:
+    // 408 (RFC 9110, section 15.5.9), as for headers that never end.
+    let (status, message) = if text.contains(crate::accept_loop::BODY_TIMEOUT) {
+        (
+            StatusCode::REQUEST_TIMEOUT,
+            format!("Request Timeout: {text}"),
         )
     } else {
-        format!("Bad Request: {}", rejection.body_text())
+        (status, format!("Bad Request: {text}"))
     };
     json_response(
         status,
         &jsonrpc::error_without_id(jsonrpc::INVALID_REQUEST, &message),
+    )
+}
+
+/// `413 Payload Too Large`, for a body over [`crate::MAX_BODY_BYTES`]: read and found too
+/// long, or declared too long by its `Content-Length` (then refused before it is read).
+pub(crate) fn payload_too_large() -> Response {
+    json_response(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &jsonrpc::error_without_id(
+            jsonrpc::INVALID_REQUEST,
+            &format!(
+                "Payload Too Large: the body exceeds {} bytes",
+                crate::MAX_BODY_BYTES
+            ),
+        ),
     )
 }
 

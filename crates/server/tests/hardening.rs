@@ -397,11 +397,33 @@ async fn a_withheld_request_body_closes_the_connection() {
     .await
     .unwrap();
     let answered = read_to_eof(&mut tcp).await;
+    // The client's delay, not a malformed request: 408 (RFC 9110, section 15.5.9).
     assert!(
-        !answered.starts_with(b"HTTP/1.1 200"),
+        answered.starts_with(b"HTTP/1.1 408"),
         "{}",
         String::from_utf8_lossy(&answered)
     );
+    server.shutdown().await.unwrap();
+}
+
+/// A body declared longer than the limit is refused with 413 at once, before any of it
+/// is read: waiting for it held the connection until the body timeout, then answered 400.
+#[tokio::test]
+async fn a_body_declared_over_the_limit_is_refused_at_once_with_413() {
+    let server = control_server(Limits {
+        // Long enough that a 413 cannot be the timeout's answer.
+        header_timeout: Duration::from_secs(60),
+        ..limits()
+    })
+    .await;
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (status, body) = exchange(
+        &mut tcp,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 10000000000\r\n\r\n{\"jsonrpc\"",
+    )
+    .await;
+    assert!(status.starts_with("HTTP/1.1 413"), "{status}: {body}");
+    assert!(body.contains("Payload Too Large"), "{body}");
     server.shutdown().await.unwrap();
 }
 
