@@ -53,6 +53,18 @@ pub fn client_sessions(ledger: &Ledger) -> std::collections::BTreeSet<faultline_
         .collect()
 }
 
+/// The ids of the jobs of `tool` the ledger holds, in order: every attempt of the call
+/// that reached the server as a job.
+pub(crate) fn tool_jobs(ledger: &Ledger, tool: &str) -> Vec<JobId> {
+    ledger
+        .jobs
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| j.tool == tool)
+        .map(|(i, _)| JobId(ledger.jobs_base + i as u32))
+        .collect()
+}
+
 /// Whether the call runs as a job on the server (`long_job`), so that it reached the
 /// server only as a job of its tool; otherwise it is answered at once.
 pub(crate) fn is_job_tool(context: &ClientContext) -> bool {
@@ -84,13 +96,7 @@ pub(crate) fn any_result(ledger: &Ledger, context: &ClientContext) -> bool {
 /// progress handler, notifications only to one with a notification handler.
 pub(crate) fn owed(ledger: &Ledger, context: &ClientContext, supports: Supports) -> Owed {
     let tool = context.call.tool.as_str();
-    let jobs: Vec<JobId> = ledger
-        .jobs
-        .iter()
-        .enumerate()
-        .filter(|(_, j)| j.tool == tool)
-        .map(|(i, _)| JobId(ledger.jobs_base + i as u32))
-        .collect();
+    let jobs = tool_jobs(ledger, tool);
     let judged = jobs.last().copied();
     // A notification produced before the client's last request was answered (any
     // request: a follow-up, a retry, a reconnect) was owed to it: the client was still at

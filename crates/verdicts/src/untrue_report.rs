@@ -22,7 +22,7 @@
 //! Only what the ledger rules out is claimed: a ledger trimmed to a window (a long-lived
 //! `serve`) has dropped entries a claim may rest on, and then nothing is ruled out.
 
-use faultline_model::{JobId, Ledger, Payload};
+use faultline_model::{Ledger, Payload};
 use serde::Serialize;
 
 use crate::client_context::ClientContext;
@@ -101,15 +101,7 @@ pub(crate) fn unsent_claims(
     context: &ClientContext,
     report: &ClientReport,
 ) -> Option<UnsentClaims> {
-    let tool = context.call.tool.as_str();
-    let jobs = || ledger.jobs.iter().filter(|j| j.tool == tool);
-    let tool_jobs: Vec<JobId> = ledger
-        .jobs
-        .iter()
-        .enumerate()
-        .filter(|(_, j)| j.tool == tool)
-        .map(|(i, _)| JobId(ledger.jobs_base + i as u32))
-        .collect();
+    let tool_jobs = crate::owed::tool_jobs(ledger, &context.call.tool);
     let whole_events = ledger.events_base == 0 && ledger.jobs_base == 0;
     let mut sent_progress: Vec<u32> = Vec::new();
     let mut sent_seq: Vec<u64> = Vec::new();
@@ -155,7 +147,7 @@ pub(crate) fn unsent_claims(
     // A tool that runs as a job reached the server only as a job of its own; any
     // `tools/call` answered may be another tool's (a follow-up `echo`).
     let job_tool = crate::owed::is_job_tool(context);
-    let call_reached_server = jobs().next().is_some()
+    let call_reached_server = !tool_jobs.is_empty()
         || (!job_tool
             && ledger
                 .answers
