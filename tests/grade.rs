@@ -534,6 +534,76 @@ fn a_client_that_resolves_a_cut_call_lost_its_outcome_behind_a_result_never_sent
     );
 }
 
+/// A client that fails the call loudly when its stream is cut, and exits, gave up on a
+/// result the server was still at work on. The grading clock stops with the client, so
+/// the job never finished in its ledger; the simulator's run goes on to the horizon and
+/// produces the result the modelled client no longer waits for. One judge: both are
+/// `surfaced_loss` (it was `clean`, "nothing produced was lost", for the real client
+/// alone).
+#[test]
+fn a_client_that_fails_loudly_at_the_cut_lost_the_result_and_said_so() {
+    let (code, stdout, stderr) = grade(&[
+        "--command",
+        "python3 tests/grade/toy_client.py --careful --fail-on-cut",
+        "--scenario",
+        "drop_close",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        code, 0,
+        "a loss the application was told of\n{stdout}\n{stderr}"
+    );
+    let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    let run = &report["scenarios"][0];
+    assert!(
+        run["client_report"]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("SSE stream ended without a response")),
+        "{run}"
+    );
+    let verdicts = run["verdicts"].as_array().unwrap();
+    let kinds: Vec<&str> = verdicts.iter().filter_map(|v| v["kind"].as_str()).collect();
+    assert_eq!(kinds, ["surfaced_loss"], "{verdicts:?}\n{stderr}");
+    assert_eq!(verdicts[0]["result_missing"], true, "{}", verdicts[0]);
+    assert_eq!(verdicts[0]["result_pending"], true, "{}", verdicts[0]);
+    assert_eq!(verdicts[0]["result_produced"], false, "{}", verdicts[0]);
+
+    // The modelled client with the same habit (it gives up at the first cut, loudly).
+    let scenario = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/grade/drop_close.ron"),
+    )
+    .expect("drop_close");
+    let habit =
+        "client: (standalone_stream: false, habits: (like: Python2, reconnect: GiveUpAfter(0))),";
+    let modelled = scenario.replace("client: (standalone_stream: false),", habit);
+    assert_ne!(modelled, scenario, "the habit went in");
+    let file =
+        std::env::temp_dir().join(format!("faultline-fail-on-cut-{}.ron", std::process::id()));
+    std::fs::write(&file, modelled).expect("a temp file");
+    let sim = Command::new(env!("CARGO_BIN_EXE_faultline"))
+        .args([
+            "grade",
+            "--like",
+            "python-2",
+            "--format",
+            "json",
+            "--scenario",
+        ])
+        .arg(&file)
+        .output()
+        .expect("faultline runs");
+    let _ = std::fs::remove_file(&file);
+    let sim: Value = serde_json::from_slice(&sim.stdout).expect("one JSON document");
+    let sim_kinds: Vec<&str> = sim["scenarios"][0]["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v["kind"].as_str())
+        .collect();
+    assert_eq!(sim_kinds, kinds, "simulated: {sim}");
+}
+
 /// A client that never connects (a mis-wired adapter that prints an empty report) tested
 /// nothing: `untested`, with the reason, never `clean`, and grade exits 1.
 #[test]

@@ -53,6 +53,11 @@
   --resolve-on-cut     (with --never-resume) hands the application an empty result when
                        the call's stream ends without one, as a client that resolves a
                        pending request on stream end does: a result the server never sent.
+  --fail-on-cut        (with any of the above) fails the call loudly when its stream ends
+                       without the result ("SSE stream ended without a response", as the
+                       Python SDK does when a response stream ends before any event id),
+                       and exits while the server is still at work on it: the result it
+                       gave up on is lost, and the application was told (`surfaced_loss`).
   --also-error         (with any of the above) reports an error besides whatever came (an
                        application that saw an error from elsewhere): with the result in
                        hand, the call did not fail.
@@ -63,7 +68,7 @@ parsing after https://html.spec.whatwg.org/multipage/server-sent-events.html, si
 
     python3 tests/grade/toy_client.py [--careful|--broken|--loops] [--late-listen]
         [--double-listen] [--no-progress] [--reorder] [--modern] [--crash|--bad-report]
-        [--invent] [--declare-no-progress] [--resolve-on-cut] [--also-error] URL
+        [--invent] [--declare-no-progress] [--resolve-on-cut] [--fail-on-cut] [--also-error] URL
 """
 
 from __future__ import annotations
@@ -100,6 +105,7 @@ class ToyClient:
         self.held: list[Any] = []  # --reorder: a value not yet handed to the application
         self.modern = modern
         self.never_resume = False  # --never-resume: a stream that ends ends the call, quietly
+        self.fail_on_cut = False  # --fail-on-cut: a stream that ends fails the call, loudly
         self.method: str | None = None  # --modern: the request's Mcp-Method
         self.name: str | None = None  # --modern: the request's Mcp-Name
         self.listener: threading.Thread | None = None
@@ -290,6 +296,8 @@ class ToyClient:
         if answer is None and self.late_listen and self.listener is None:
             self.open_listener()
         while answer is None:
+            if self.fail_on_cut:
+                raise Failed(f"{tool}: SSE stream ended without a response")
             if self.never_resume:
                 return None  # --never-resume: the stream ended, so the call is "done"
             if resumes >= limit or self.cursor is None:
@@ -396,6 +404,7 @@ def main() -> None:
     client = ToyClient(sys.argv[-1], careful, loops="--loops" in flags, late_listen="--late-listen" in flags,
                        reorder="--reorder" in flags, modern="--modern" in flags)
     client.never_resume = "--never-resume" in flags
+    client.fail_on_cut = "--fail-on-cut" in flags
     no_progress = "--no-progress" in flags
     if no_progress:
         client.report["supports"] = {"progress": False}

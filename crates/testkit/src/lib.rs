@@ -936,6 +936,7 @@ mod tests {
                 missing_progress: vec![3, 4],
                 missing_notifications: vec![],
                 result_missing: true,
+                result_pending: false,
                 outcome_unreported: false,
                 result_not_sent: false,
                 produced_progress: 4,

@@ -287,6 +287,63 @@ pub(crate) fn modelled(
     superseded_events
 }
 
+/// Calls the modelled client failed loudly (with an untyped error, or none scoped to the
+/// call) while the server was still at work on them when the run ended: their result was
+/// on its way, and the client will not take it. A real client that leaves at such a
+/// failure stops the grading clock with it, so its ledger holds the job unfinished; this
+/// is the same loss read the same way (a typed error that covers the call is `detected`).
+/// Asked only when no event loss was found: a call whose produced events were lost is
+/// already named.
+pub(crate) fn given_up_while_pending(
+    ledger: &Ledger,
+    record: &ClientRecord,
+    words: Words,
+    verdicts: &mut Vec<Verdict>,
+) {
+    for (key, error) in record.calls_failed_loudly() {
+        if error.is_some_and(|e| e.is_typed()) {
+            continue;
+        }
+        let named = |job: &faultline_model::JobEntry| {
+            job.idempotency_key.as_deref() == Some(key)
+                || job.progress_token.as_ref().and_then(|t| t.as_str()) == Some(key)
+        };
+        let Some(job) = ledger.jobs.iter().rev().find(|j| named(j)) else {
+            continue;
+        };
+        if job.ended.is_some() {
+            continue;
+        }
+        let failed_at = call_of_key(key)
+            .and_then(|i| record.calls.get(i))
+            .and_then(|c| c.failed_at_ms)
+            .unwrap_or(0);
+        let lost = ValuesLost {
+            missing_progress: Vec::new(),
+            missing_notifications: Vec::new(),
+            result_missing: true,
+            result_pending: true,
+            outcome_unreported: false,
+            result_not_sent: false,
+            produced_progress: 0,
+            produced_notifications: 0,
+            result_produced: false,
+        };
+        verdicts.push(Verdict {
+            kind: VerdictKind::SurfacedLoss,
+            at_ms: failed_at,
+            summary: words.say(|| {
+                let told = match error {
+                    Some(error) => format!("; the client said: {error}"),
+                    None => String::new(),
+                };
+                format!("{key} lost {}{told}", lost.what())
+            }),
+            evidence: Evidence::Values(lost),
+        });
+    }
+}
+
 /// A real client's losses: the values owed that its report lacks; `None` when nothing
 /// owed is missing (the evidence then backs a `clean`).
 pub(crate) fn real(
@@ -318,9 +375,14 @@ pub(crate) fn real(
     })
 }
 
-/// When the first value the report lacks was produced.
+/// When the first value the report lacks was produced; a result still on its way was
+/// lost when the client left, after the last answer it had.
 fn first_missing_at(ledger: &Ledger, context: &ClientContext, lost: &ValuesLost) -> u64 {
     let tool = context.call.tool.as_str();
+    let left_at = lost
+        .result_pending
+        .then(|| ledger.answers.iter().map(|a| a.at_ms).max())
+        .flatten();
     ledger
         .events
         .iter()
@@ -333,6 +395,7 @@ fn first_missing_at(ledger: &Ledger, context: &ClientContext, lost: &ValuesLost)
             _ => false,
         })
         .map(|e| e.at_ms)
+        .chain(left_at)
         .min()
         .unwrap_or(0)
 }
@@ -431,5 +494,78 @@ mod tests {
             panic!("a gap's evidence");
         };
         assert_eq!(session, "a");
+    }
+
+    /// A modelled call failed loudly while its job was still running when the run ended
+    /// is the result lost and told (`surfaced_loss`, the result pending), as a real
+    /// client's report with an error is when it left the job unfinished; a typed error
+    /// that covers the call, a job that ended, or a call that did not fail is nothing.
+    #[test]
+    fn a_call_failed_loudly_while_its_job_ran_on_lost_its_result() {
+        use crate::client_error::{CallCutError, ClientError};
+        use crate::client_record::{CallRecord, ErrorRecord, ErrorScope};
+        use faultline_model::{JobEnd, JobEntry};
+
+        let ledger = |ended: Option<(u64, JobEnd)>| Ledger {
+            jobs: vec![JobEntry {
+                session: SessionKey(0),
+                generation: 0,
+                tool: "long_job".into(),
+                request_id: serde_json::json!(2),
+                progress_token: Some(serde_json::json!("call-0")),
+                idempotency_key: None,
+                steps: 20,
+                started_ms: 0,
+                ended,
+            }],
+            ..Ledger::default()
+        };
+        let record = |error: ClientError, failed: bool| ClientRecord {
+            calls: vec![CallRecord {
+                key: "call-0".into(),
+                asked_at_ms: Some(0),
+                attempts: 1,
+                completed_at_ms: None,
+                failed_at_ms: failed.then_some(7_000),
+            }],
+            errors: vec![ErrorRecord {
+                at_ms: 7_000,
+                error,
+                scope: ErrorScope::Call(0),
+            }],
+            ..ClientRecord::default()
+        };
+        let surfaced = ClientError::Surfaced {
+            message: "gave up".into(),
+        };
+        let judged = |ledger: &Ledger, record: &ClientRecord| {
+            let mut verdicts = Vec::new();
+            super::given_up_while_pending(ledger, record, Words::Written, &mut verdicts);
+            verdicts
+        };
+        let verdicts = judged(&ledger(None), &record(surfaced.clone(), true));
+        assert_eq!(verdicts.len(), 1, "{verdicts:?}");
+        assert_eq!(verdicts[0].kind, VerdictKind::SurfacedLoss);
+        assert_eq!(verdicts[0].at_ms, 7_000);
+        let Evidence::Values(lost) = &verdicts[0].evidence else {
+            panic!("the values lost: {verdicts:?}");
+        };
+        assert!(lost.result_missing && lost.result_pending, "{lost:?}");
+        assert!(
+            verdicts[0]
+                .summary
+                .contains("call-0 lost the result (the server was still at work"),
+            "{}",
+            verdicts[0].summary
+        );
+        let typed = ClientError::CallCut(CallCutError {
+            call: "call-0".into(),
+            tool: "long_job".into(),
+            message: "cut".into(),
+        });
+        assert!(judged(&ledger(None), &record(typed, true)).is_empty());
+        let finished = ledger(Some((9_000, JobEnd::Finished)));
+        assert!(judged(&finished, &record(surfaced.clone(), true)).is_empty());
+        assert!(judged(&ledger(None), &record(surfaced, false)).is_empty());
     }
 }

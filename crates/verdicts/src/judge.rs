@@ -133,6 +133,9 @@ fn modelled(
 ) -> (String, Evidence) {
     let applied = applied_counts(ledger, record);
     let superseded = gap::modelled(ledger, record, &applied, words, verdicts);
+    if verdicts.is_empty() {
+        gap::given_up_while_pending(ledger, record, words, verdicts);
+    }
     duplicate::modelled(ledger, record, &applied, words, verdicts);
     let requests = LazyRequestIndex::new(record);
     let resumed = resumptions_by_conn(ledger, record);

@@ -152,6 +152,11 @@ pub struct ValuesLost {
     pub missing_progress: Vec<u32>,
     pub missing_notifications: Vec<u64>,
     pub result_missing: bool,
+    /// The missing result was still on its way: the server was at work on the call when
+    /// the client left (the grading clock stops with the client, so it was never
+    /// produced).
+    #[serde(skip_serializing_if = "is_false")]
+    pub result_pending: bool,
     /// The call reached the server, its work ended without a result (killed by a restart,
     /// cut, refused), and the report has neither a result nor an error: the application
     /// was told nothing of its outcome (a modelled client in that state is `hung`).
@@ -179,11 +184,13 @@ impl ValuesLost {
         for s in &report.notifications {
             *seen_seq.entry(*s).or_default() += 1;
         }
-        // A client that says the call succeeded (no error) without its result, while
-        // the server was still at work on it, gave up on it quietly: the result was
-        // owed. One that said it failed was told; what was never produced is no loss.
-        let result_missing = (owed.result || (owed.result_pending && report.error.is_none()))
-            && report.result.is_none();
+        // A client that left while the server was still at work on the call gave up on
+        // its result: the grading clock stops when the client does, so the result was
+        // never produced, but it was on its way and no one will take it. Quietly (no
+        // error) that is a silent loss; loudly, a loss the application was told of, as a
+        // modelled client that fails the call is, whose run goes on to the horizon and
+        // produces the result it no longer waits for.
+        let result_missing = (owed.result || owed.result_pending) && report.result.is_none();
         ValuesLost {
             missing_progress: owed
                 .steps
@@ -200,6 +207,7 @@ impl ValuesLost {
                 })
                 .collect(),
             result_missing,
+            result_pending: result_missing && !owed.result && owed.result_pending,
             outcome_unreported: owed.call_started
                 && !result_missing
                 && report.result.is_none()
@@ -247,7 +255,11 @@ impl ValuesLost {
                 self.produced_notifications
             ));
         }
-        if self.result_missing {
+        if self.result_pending {
+            lost.push(
+                "the result (the server was still at work on the call when the client left)".into(),
+            );
+        } else if self.result_missing {
             lost.push("the result".into());
         }
         if self.outcome_unreported {
@@ -338,5 +350,38 @@ mod tests {
         };
         let lost = ValuesLost::of(&finished, &silent);
         assert!(lost.result_missing && !lost.outcome_unreported);
+    }
+
+    /// A client that left while the server was still at work on its call gave up on the
+    /// result, quietly or loudly: the result is missing either way (the error decides
+    /// silent or surfaced), and the evidence says it was still on its way. A result
+    /// produced and missing is not called pending.
+    #[test]
+    fn a_result_still_on_its_way_when_the_client_left_is_lost() {
+        let pending = Owed {
+            call_started: true,
+            result_pending: true,
+            ..Owed::default()
+        };
+        for report in [
+            ClientReport::default(),
+            ClientReport {
+                error: Some("SSE stream ended without a response".into()),
+                ..ClientReport::default()
+            },
+        ] {
+            let lost = ValuesLost::of(&pending, &report);
+            assert!(lost.result_missing && lost.result_pending, "{lost:?}");
+            assert!(!lost.outcome_unreported && !lost.is_empty(), "{lost:?}");
+            assert!(lost.what().contains("still at work"), "{}", lost.what());
+        }
+        let finished = Owed {
+            result: true,
+            result_pending: false,
+            ..pending
+        };
+        let lost = ValuesLost::of(&finished, &ClientReport::default());
+        assert!(lost.result_missing && !lost.result_pending, "{lost:?}");
+        assert_eq!(lost.what(), "the result");
     }
 }
