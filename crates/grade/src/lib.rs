@@ -387,7 +387,7 @@ pub fn text_report(command: &str, grades: &[ScenarioGrade]) -> String {
         .collect();
     if !untested.is_empty() {
         out.push_str(&format!(
-            "{} scenario(s) tested nothing (the client never made the call, or no fault fired): {}; they vouch for nothing.\n",
+            "{} scenario(s) tested nothing, or not all they plan (the client never made the call, or a fault never met it): {}; they vouch for nothing.\n",
             untested.len(),
             untested.join(", ")
         ));

@@ -73,6 +73,12 @@ pub struct FiredFault {
     /// before the cut, and delivered after it, for the client coming back.
     #[serde(skip)]
     pub cut_a_listen: bool,
+    /// It fired at its moment and met nothing: a fault that acts only by cutting
+    /// connections found none of the streams it names open (a drop of the standalone
+    /// stream of a client that never opened one). It exercised nothing, so it does not
+    /// count as fired for `untested`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub missed: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -511,6 +517,7 @@ impl Engine {
             away_ms,
             client_effect: action.client_effect(),
             cut_a_listen: strike.conns.iter().any(|c| listening.contains(c)),
+            missed: action.only_cuts() && strike.conns.is_empty(),
         })));
         for (delay_ms, next) in strike.then {
             self.thens.push((i, next));
@@ -733,6 +740,7 @@ impl Engine {
             away_ms: None,
             client_effect: None,
             cut_a_listen: conns.iter().any(|c| listening.contains(c)),
+            missed: false,
         })));
     }
 

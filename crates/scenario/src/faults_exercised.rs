@@ -13,7 +13,13 @@ pub struct FaultsExercised {
 
 impl FaultsExercised {
     pub fn of(scenario: &Scenario, fired: &[FiredFault]) -> FaultsExercised {
-        let mut indices: Vec<usize> = fired.iter().filter_map(|f| f.fault).collect();
+        // A fault met something if any of its strikes did (a rolling deploy strikes once
+        // a replica); one that only ever missed exercised nothing.
+        let mut indices: Vec<usize> = fired
+            .iter()
+            .filter(|f| !f.missed)
+            .filter_map(|f| f.fault)
+            .collect();
         indices.sort_unstable();
         indices.dedup();
         FaultsExercised {

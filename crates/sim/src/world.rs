@@ -388,7 +388,9 @@ impl<L: Link> World<L> {
 
     fn on_fired(&mut self, fired: FiredFault) {
         let now = self.now;
-        if let Some(i) = fired.fault {
+        if let Some(i) = fired.fault
+            && !fired.missed
+        {
             self.faults_fired.insert(i);
         }
         if let Some(away) = fired.away_ms {

@@ -22,4 +22,5 @@ mod properties;
 mod proxy_faults;
 mod rolling_deploy;
 mod server_answers;
+mod unmet_faults;
 mod wire_ids;

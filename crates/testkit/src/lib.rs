@@ -70,7 +70,7 @@
 //! `Observed`, or the client must have returned an error. The judge is the one of
 //! `faultline run` and `faultline grade` (`faultline_verdicts::judge`, reading the client
 //! as a real one, from what its application was handed), so a step handed over twice is
-//! `duplicate` here as there, and a case whose faults never fired is `untested`, not
+//! `duplicate` here as there, and a case with a fault that never met the client is `untested`, not
 //! `clean`.
 
 use std::fmt::{self, Write as _};
@@ -274,8 +274,9 @@ pub enum Verdict {
         /// The judge's sentence.
         summary: String,
     },
-    /// Nothing lost, and nothing tested either: the call never reached the server, or
-    /// none of the case's faults fired (a fault timed after an event that never came).
+    /// Nothing lost, and not all of it tested: the call never reached the server, or one
+    /// of the case's faults never met the client (a fault timed after an event that never
+    /// came, or a drop of a stream the client did not have open).
     Untested { reasons: Vec<String> },
     /// The client returned an error: loud, whatever was lost.
     Surfaced { error: String },

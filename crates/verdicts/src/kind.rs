@@ -92,8 +92,8 @@ pub enum VerdictKind {
     /// `faultline_verdicts::session_abandoned`).
     #[serde(alias = "session_abandoned")]
     SessionAbandoned,
-    /// Nothing the scenario tests happened (the client never made its call, or none of
-    /// the scenario's faults fired), so `clean` would claim what was not exercised; it
+    /// Not all the scenario tests happened (the client never made its call, or one of
+    /// the scenario's faults never met it), so `clean` would claim what was not exercised; it
     /// stands where `clean` would have (see `faultline_verdicts::untested`).
     #[serde(alias = "untested")]
     Untested,

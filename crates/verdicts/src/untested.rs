@@ -4,10 +4,12 @@
 //! A verdict is a claim. `clean` says the scenario's faults met the client's call and
 //! everything produced was handed over; a run in which the client never made its call (a
 //! mis-wired adapter, a swallowed exception, a client that only initializes), or in which
-//! none of the scenario's faults fired (a fault timed after an event that never came: a
-//! client that sends no progress token gets no progress events to count), tested nothing.
+//! none of the scenario's faults met the client (a fault timed after an event that never
+//! came: a client that sends no progress token gets no progress events to count), tested nothing.
 //! Such a run is `untested`, with the reasons, wherever `clean` would have stood; so is
-//! one in which fewer calls reached the server than the scenario planned (a client that
+//! one in which some of the scenario's faults never met the client (a drop of a stream it
+//! did not have open met nothing: it fired, and counts as not fired), and one in which
+//! fewer calls reached the server than the scenario planned (a client that
 //! closed itself after a read timeout makes no more calls: what they would have met was
 //! not tested). It is
 //! judged from the ledger and the faults that fired alone, for simulated and real clients
@@ -126,9 +128,20 @@ pub fn untested(ledger: &Ledger, exercise: Exercise) -> Option<Untested> {
                 .to_string(),
         );
     }
+    // Why a fault meets nothing: it waited for what never came, or it came and found
+    // nothing of the client's to act on.
+    const NEVER_MET: &str = "an event of a stream the client never opened, progress of a call made without a progress token, a time after the client had left, or a drop of a stream the client did not have open";
     if exercise.faults_planned > 0 && exercise.faults_fired == 0 {
         reasons.push(format!(
-            "none of the scenario's {} fault(s) fired (each waited for an event or a moment that never came: an event of a stream the client never opened, progress of a call made without a progress token, a time after the client had left)",
+            "none of the scenario's {} fault(s) met the client (each waited for what never came or found nothing to act on: {NEVER_MET})",
+            exercise.faults_planned
+        ));
+    } else if exercise.faults_fired < exercise.faults_planned {
+        // One fault that met nothing is a part of the scenario not tested: `clean` would
+        // claim the client came through faults it never met.
+        reasons.push(format!(
+            "{} of the scenario's {} faults never met the client ({NEVER_MET}): what it would have done there was not tested",
+            exercise.faults_planned - exercise.faults_fired,
             exercise.faults_planned
         ));
     }
@@ -237,5 +250,42 @@ mod tests {
             ..Exercise::default()
         };
         assert_eq!(untested(&empty, fault_fired), None);
+    }
+
+    /// A call made and one of two faults met: part of the scenario was not tested, and
+    /// `untested` says which part; both met is nothing to say.
+    #[test]
+    fn a_fault_that_never_met_the_client_leaves_the_run_untested() {
+        let ledger = Ledger {
+            answers: vec![crate::test_answer::answer(1, 60_000, 200)],
+            ..Ledger::default()
+        };
+        let mut ledger = ledger;
+        ledger.answers[0].rpc_method = Some("tools/call".into());
+        let half = Exercise {
+            calls_planned: 1,
+            faults_planned: 2,
+            faults_fired: 1,
+            ..Exercise::default()
+        };
+        let found = untested(&ledger, half).expect("one fault never met the client");
+        assert_eq!(found.reasons.len(), 1, "{found:?}");
+        assert!(
+            found.reasons[0].starts_with("1 of the scenario's 2 faults never met the client"),
+            "{}",
+            found.reasons[0]
+        );
+        assert!(
+            found
+                .sentence()
+                .starts_with("not all the scenario tests happened"),
+            "{}",
+            found.sentence()
+        );
+        let all = Exercise {
+            faults_fired: 2,
+            ..half
+        };
+        assert_eq!(untested(&ledger, all), None);
     }
 }

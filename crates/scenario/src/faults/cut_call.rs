@@ -21,6 +21,10 @@ pub(crate) struct CutCall {
 }
 
 impl FaultAction for CutCall {
+    fn only_cuts(&self) -> bool {
+        true
+    }
+
     fn strike(&self, target: &mut Target<'_>, now_ms: u64, out: &mut Vec<Output>) -> Strike {
         let conns: Vec<_> = target
             .connections_on(StreamSel::Call(self.call))

@@ -15,6 +15,10 @@ pub(crate) struct DropStreams {
 }
 
 impl FaultAction for DropStreams {
+    fn only_cuts(&self) -> bool {
+        true
+    }
+
     fn strike(&self, target: &mut Target<'_>, now_ms: u64, out: &mut Vec<Output>) -> Strike {
         let conns = target.connections_on(self.stream);
         super::drop_all(target, &conns, self.mode, now_ms, out);

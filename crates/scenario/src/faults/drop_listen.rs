@@ -18,6 +18,10 @@ pub(crate) struct DropListen {
 }
 
 impl FaultAction for DropListen {
+    fn only_cuts(&self) -> bool {
+        true
+    }
+
     fn strike(&self, target: &mut Target<'_>, now_ms: u64, out: &mut Vec<Output>) -> Strike {
         let conns = target.server().end_listens(self.end, now_ms, out);
         let note = target.note(|| {

@@ -51,6 +51,14 @@ pub trait FaultAction: fmt::Debug + Send + Sync {
     fn due(&self, _server: &Server, _proxy: &Proxy) -> Option<u64> {
         None
     }
+
+    /// Whether the fault acts only by cutting connections (a drop, a cut request stream,
+    /// an ended listen), so that a strike that cut none did nothing at all: it fired at
+    /// its moment, but met no stream of the client's, and exercised nothing (see
+    /// [`FiredFault::missed`](crate::FiredFault::missed)).
+    fn only_cuts(&self) -> bool {
+        false
+    }
 }
 
 /// The result of a fault firing.

@@ -1,0 +1,50 @@
+//! A fault that meets nothing of the client's exercised nothing: a drop of the standalone
+//! stream of a client that never opened one fires at its moment and cuts no connection.
+//! The run is `untested` (not `clean`), and so is one in which one of two faults met the
+//! client and the other did not: `clean` would claim the client came through both.
+
+use faultline_sim::{ClientModel, VerdictKind, run};
+
+use crate::common::scenario;
+
+/// A call, then the faults in `faults`, against a client that opens the standalone
+/// stream when `listens`.
+fn judged(listens: bool, faults: &str) -> Vec<VerdictKind> {
+    let s = scenario(&format!(
+        r#"Scenario(
+    name: "unmet",
+    summary: "inline",
+    seed: 1,
+    horizon: Some("30m"),
+    server: (session_idle_ttl: Some("2h"), event_log_ttl: Some("1h"), id_scheme: SessionMonotonic),
+    client: (model: Naive, standalone_stream: {listens}),
+    workload: [CallTool(at: "0s", tool: LongJob(steps: 10, interval: "1m"))],
+    faults: [{faults}],
+)"#
+    ));
+    let outcome = run(&s, s.seed, ClientModel::Naive);
+    let fired = &outcome.result.record.exercise;
+    assert_eq!(
+        fired.faults_planned,
+        faults.matches("Drop(").count(),
+        "the faults are planned"
+    );
+    outcome.verdicts.iter().map(|v| v.kind).collect()
+}
+
+const STANDALONE: &str = r#"Drop(when: At("3m"), mode: Reset, stream: Standalone, away: None)"#;
+const CALL: &str = r#"Drop(when: At("4m"), mode: Close, stream: Call(0), away: None)"#;
+
+#[test]
+fn a_drop_of_a_stream_the_client_never_opened_tested_nothing() {
+    assert_eq!(judged(true, STANDALONE), [VerdictKind::Clean]);
+    assert_eq!(judged(false, STANDALONE), [VerdictKind::Untested]);
+}
+
+#[test]
+fn one_fault_of_two_unmet_leaves_the_run_untested() {
+    let both = format!("{STANDALONE}, {CALL}");
+    assert_eq!(judged(true, &both), [VerdictKind::Clean]);
+    assert_eq!(judged(false, &both), [VerdictKind::Untested]);
+    assert_eq!(judged(false, CALL), [VerdictKind::Clean]);
+}
