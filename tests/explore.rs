@@ -744,7 +744,9 @@ fn the_migration_era_finds_era_mismatch_and_missed_change_for_the_naive_client_o
     assert_eq!(code, 0, "{stderr}");
     assert!(findings_of(&stdout).is_empty(), "{stdout}");
     let guarded = verdicts_of(&stdout);
-    assert_eq!(guarded, ["clean", "detected"], "{stdout}");
+    // `untested`: seeds with a drawn fault that met nothing of the client's (a drop
+    // while no stream was open), never a finding.
+    assert_eq!(guarded, ["clean", "detected", "untested"], "{stdout}");
 }
 
 /// A 2025-only server whose answer to a 2026-07-28 probe carries a 2026-07-28 error code

@@ -112,11 +112,17 @@ fn a_careful_client_loses_nothing_silently_on_the_default_set() {
     let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
     assert_eq!(report["lost_silently"], false);
     // The toy client never opens the standalone GET, so Behavior B's restart (after the
-    // 41st event of that stream) never fires: that run tested nothing, and says so, and a
-    // grade that tested nothing somewhere is no pass.
+    // 41st event of that stream) never fires, the cascade's drop of that stream cuts
+    // nothing, and shared_store_cross_session has no standalone stream to resume: those
+    // runs did not test what they plan, and say so, and a grade that left something
+    // untested is no pass.
     assert_eq!(
         report["untested"],
-        serde_json::json!(["behavior_b"]),
+        serde_json::json!([
+            "behavior_b",
+            "replay_404_cascade",
+            "shared_store_cross_session"
+        ]),
         "{stdout}"
     );
     assert_eq!(code, 1, "untested is no pass\n{stdout}\n{stderr}");
@@ -626,7 +632,7 @@ fn a_client_that_never_connects_is_untested_not_clean() {
     assert_eq!(kinds, ["untested"], "{verdicts:?}");
     let why = verdicts[0]["why"].as_str().unwrap();
     assert!(why.contains("never made the scenario's call"), "{why}");
-    assert!(why.contains("fault(s) fired"), "{why}");
+    assert!(why.contains("fault(s) met the client"), "{why}");
     assert_eq!(report["untested"], serde_json::json!(["drop_reset"]));
 }
 
