@@ -194,6 +194,8 @@ pub fn exercise(
     let faults = faultline_scenario::FaultsExercised::of(scenario, fired);
     faultline_verdicts::untested::Exercise {
         calls_planned: 1,
+        // The judge tells the contract's call from the follow-ups where it can.
+        calls_reached: None,
         faults_planned: faults.planned,
         faults_fired: faults.fired,
         needs: needs(scenario),

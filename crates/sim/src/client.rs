@@ -679,6 +679,10 @@ impl Client {
             .and_then(|s| s.parse().ok());
         self.request_index.insert(conn, self.record.requests.len());
         let sent_seq = self.tick();
+        let call = match &purpose {
+            Purpose::Call { call, .. } => Some(*call),
+            _ => None,
+        };
         self.record.requests.push(RequestRecord {
             at_ms: now,
             conn,
@@ -690,6 +694,7 @@ impl Client {
             status: None,
             sent_seq,
             answered_seq: None,
+            call,
         });
         self.purposes.insert(conn, purpose);
         io.sends.push((conn, request, task));

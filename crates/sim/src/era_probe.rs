@@ -316,6 +316,7 @@ impl AutoClient {
             status: None,
             sent_seq,
             answered_seq: None,
+            call: None,
         });
         self.probe = Some(conn);
         io.sends.push((conn, request, Task::Main));

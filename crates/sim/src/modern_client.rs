@@ -361,6 +361,10 @@ impl ModernClient {
             status: None,
             sent_seq,
             answered_seq: None,
+            call: match purpose {
+                Purpose::Call(call) => Some(call),
+                _ => None,
+            },
         });
         self.purposes.insert(conn, purpose);
         io.sends.push((conn, request, Task::Main));

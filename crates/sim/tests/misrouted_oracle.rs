@@ -29,6 +29,7 @@ fn request(conn: u64, at_ms: u64, session: &str) -> RequestRecord {
         status: Some(404),
         sent_seq: conn,
         answered_seq: Some(conn + 1),
+        call: Some(0),
     }
 }
 

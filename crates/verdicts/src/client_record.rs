@@ -44,6 +44,9 @@ pub struct RequestRecord {
     pub sent_seq: u64,
     /// ...and when it read the answer (`None`: never answered).
     pub answered_seq: Option<u64>,
+    /// The workload call a `tools/call` was an attempt of.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call: Option<usize>,
 }
 
 impl RequestRecord {
@@ -150,6 +153,30 @@ impl ClientRecord {
             .collect()
     }
 
+    /// How many of the workload's calls reached the server: those with an attempt the
+    /// server answered (a connection of the ledger's answers; a fleet's balancer that
+    /// refused a POST itself read no call). Retries of one call count once.
+    pub fn calls_reached(&self, ledger: &faultline_model::Ledger) -> usize {
+        let answered: std::collections::BTreeSet<ConnId> = ledger
+            .answers
+            .iter()
+            .filter(|a| {
+                a.route
+                    .is_none_or(|r| r.why != faultline_model::RouteWhy::NoneHealthy)
+            })
+            .map(|a| a.conn)
+            .collect();
+        let mut reached: Vec<usize> = self
+            .requests
+            .iter()
+            .filter(|q| answered.contains(&q.conn))
+            .filter_map(|q| q.call)
+            .collect();
+        reached.sort_unstable();
+        reached.dedup();
+        reached.len()
+    }
+
     /// The session the client held at `at_ms` (None before the first initialize).
     pub fn session_at(&self, at_ms: u64) -> Option<&str> {
         self.sessions
@@ -168,4 +195,51 @@ pub fn call_key(call: usize) -> String {
 /// The workload call an idempotency key names (`call-k`, see [`call_key`]).
 pub fn call_of_key(key: &str) -> Option<usize> {
     key.strip_prefix("call-")?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use faultline_model::{AnswerEntry, ConnId, Ledger, Route, RouteWhy};
+
+    use super::ClientRecord;
+
+    /// A call reached the server when an attempt of it was answered by the server: two
+    /// answered attempts of one call are one call, an attempt the server never answered
+    /// (no ledger entry for its connection) or a POST a balancer refused itself is none.
+    #[test]
+    fn calls_reached_counts_calls_not_attempts() {
+        let mut record = ClientRecord::default();
+        for (conn, call) in [
+            (1, Some(0)),
+            (2, Some(0)),
+            (3, Some(1)),
+            (4, Some(2)),
+            (5, None),
+        ] {
+            let mut q = crate::test_records::get(conn, "a");
+            q.http = "POST";
+            q.call = call;
+            record.requests.push(q);
+        }
+        let ledger = Ledger {
+            answers: vec![
+                crate::test_answer::answer(1, 0, 200),
+                crate::test_answer::answer(2, 10, 200),
+                AnswerEntry {
+                    route: Some(Route {
+                        replica: faultline_model::ReplicaId(0),
+                        why: RouteWhy::NoneHealthy,
+                    }),
+                    ..crate::test_answer::answer(4, 20, 503)
+                },
+                crate::test_answer::answer(5, 30, 200),
+            ],
+            ..Ledger::default()
+        };
+        assert_eq!(record.calls_reached(&ledger), 1);
+        let mut all = ledger.clone();
+        all.answers.push(crate::test_answer::answer(3, 40, 404));
+        assert_eq!(record.calls_reached(&all), 2);
+        assert_eq!(ConnId(3), record.requests[2].conn);
+    }
 }

@@ -268,7 +268,16 @@ fn nothing_found(
             evidence: Evidence::NotApplicable(not_applicable),
         };
     }
-    if let Some(untested) = crate::untested::untested(ledger, observation.exercise) {
+    // Which calls reached the server, as the client's side tells them apart: a retry of
+    // one call is not another call made.
+    let mut exercise = observation.exercise;
+    if exercise.calls_reached.is_none() {
+        exercise.calls_reached = match observation.client {
+            ClientSide::Modelled(record) => Some(record.calls_reached(ledger)),
+            ClientSide::Real { context, .. } => owed::contract_call_reached(ledger, context),
+        };
+    }
+    if let Some(untested) = crate::untested::untested(ledger, exercise) {
         return Verdict {
             kind: VerdictKind::Untested,
             at_ms: 0,

@@ -92,6 +92,22 @@ pub(crate) fn any_result(ledger: &Ledger, context: &ClientContext) -> bool {
     })
 }
 
+/// Whether the contract's call reached the server (1) or not (0), when the ledger can
+/// tell it from the follow-up `echo` calls: for a job tool, a job of its tool, or a
+/// `tools/call` the server refused (which call it was is not written, so a refusal counts
+/// for it). `None` for a tool answered at once: then every `tools/call` is counted.
+pub(crate) fn contract_call_reached(ledger: &Ledger, context: &ClientContext) -> Option<usize> {
+    if !is_job_tool(context) {
+        return None;
+    }
+    let started = !tool_jobs(ledger, &context.call.tool).is_empty();
+    let refused = ledger
+        .answers
+        .iter()
+        .any(|a| a.rpc_method.as_deref() == Some("tools/call") && a.status >= 300);
+    Some(usize::from(started || refused))
+}
+
 /// What was owed to a client that can do what `supports` says: progress only to one with a
 /// progress handler, notifications only to one with a notification handler.
 pub(crate) fn owed(ledger: &Ledger, context: &ClientContext, supports: Supports) -> Owed {
@@ -383,5 +399,60 @@ mod tests {
         let lost = ValuesLost::of(&finished, &ClientReport::default());
         assert!(lost.result_missing && !lost.result_pending, "{lost:?}");
         assert_eq!(lost.what(), "the result");
+    }
+
+    /// The contract's call of a job tool reached the server when a job of its tool
+    /// started or a `tools/call` was refused; follow-up `echo` calls answered 200 are not
+    /// it. A tool answered at once cannot be told from the follow-ups: `None`.
+    #[test]
+    fn the_contract_call_reached_the_server_only_as_a_job_or_a_refusal() {
+        use crate::client_context::{CallSpec, ClientContext};
+        use faultline_model::{AnswerEntry, JobEntry, Ledger, SessionKey};
+        use serde_json::json;
+
+        let context = |tool: &str| ClientContext {
+            call: CallSpec {
+                tool: tool.into(),
+                arguments: json!({"steps": 3, "interval_ms": 1000}),
+                progress: true,
+            },
+            followup_echo: 1,
+            lists_tools: false,
+            use_tasks: false,
+        };
+        let call = |status: u16| AnswerEntry {
+            rpc_method: Some("tools/call".into()),
+            ..crate::test_answer::answer(1, 0, status)
+        };
+        let echoes_only = Ledger {
+            answers: vec![call(200)],
+            ..Ledger::default()
+        };
+        let reached = |ledger: &Ledger| super::contract_call_reached(ledger, &context("long_job"));
+        assert_eq!(reached(&echoes_only), Some(0));
+        let refused = Ledger {
+            answers: vec![call(404)],
+            ..Ledger::default()
+        };
+        assert_eq!(reached(&refused), Some(1));
+        let started = Ledger {
+            jobs: vec![JobEntry {
+                session: SessionKey(0),
+                generation: 0,
+                tool: "long_job".into(),
+                request_id: json!(2),
+                progress_token: None,
+                idempotency_key: None,
+                steps: 3,
+                started_ms: 0,
+                ended: None,
+            }],
+            ..echoes_only.clone()
+        };
+        assert_eq!(reached(&started), Some(1));
+        assert_eq!(
+            super::contract_call_reached(&echoes_only, &context("echo")),
+            None
+        );
     }
 }

@@ -144,6 +144,7 @@ mod tests {
             status: Some(status),
             sent_seq,
             answered_seq: Some(sent_seq + 1),
+            call: None,
         }
     }
 

@@ -32,5 +32,6 @@ pub(crate) fn get(conn: u64, session: &str) -> RequestRecord {
         status: Some(200),
         sent_seq: 1,
         answered_seq: Some(2),
+        call: None,
     }
 }

@@ -28,6 +28,11 @@ use serde::Serialize;
 pub struct Exercise {
     /// Workload calls the scenario plans (the grading contract's call counts as one).
     pub calls_planned: usize,
+    /// How many of those reached the server, when the client's side tells which request
+    /// was which call (a modelled client's record; a real client's call of a job tool,
+    /// whose jobs the ledger names). `None`: the `tools/call` requests the server
+    /// answered are counted, a retry as another call.
+    pub calls_reached: Option<usize>,
     /// The scenario's faults that fire at a moment (not the standing ones).
     pub faults_planned: usize,
     /// How many of those fired.
@@ -47,7 +52,8 @@ pub struct Untested {
     /// Each reason in one sentence.
     pub reasons: Vec<String>,
     pub calls_planned: usize,
-    /// `tools/call` requests that reached the server.
+    /// Calls that reached the server ([`Exercise::calls_reached`], or the `tools/call`
+    /// requests it answered).
     pub calls_made: usize,
     pub faults_planned: usize,
     pub faults_fired: usize,
@@ -71,11 +77,13 @@ impl Untested {
 
 /// The run's `untested`, if it tested nothing (see the module doc).
 pub fn untested(ledger: &Ledger, exercise: Exercise) -> Option<Untested> {
-    let calls_made = ledger
-        .answers
-        .iter()
-        .filter(|a| a.rpc_method.as_deref() == Some("tools/call"))
-        .count();
+    let calls_made = exercise.calls_reached.unwrap_or_else(|| {
+        ledger
+            .answers
+            .iter()
+            .filter(|a| a.rpc_method.as_deref() == Some("tools/call"))
+            .count()
+    });
     // POSTs a fleet's balancer answered itself (503, no replica up): no server read
     // them, so the ledger has no JSON-RPC method for them, but the client sent them.
     let refused_by_balancer = ledger
@@ -88,7 +96,7 @@ pub fn untested(ledger: &Ledger, exercise: Exercise) -> Option<Untested> {
     let mut reasons = Vec::new();
     if exercise.calls_planned > 0 && calls_made == 0 && refused_by_balancer > 0 {
         reasons.push(format!(
-            "no tools/call reached a server ({} planned): the balancer refused the client's {refused_by_balancer} POST(s) itself, 503 with no replica up",
+            "no call of the scenario's reached a server ({} planned): the balancer refused the client's {refused_by_balancer} POST(s) itself, 503 with no replica up",
             exercise.calls_planned
         ));
     } else if exercise.calls_planned > 0 && calls_made == 0 && exercise.faults_fired > 0 {
@@ -96,16 +104,17 @@ pub fn untested(ledger: &Ledger, exercise: Exercise) -> Option<Untested> {
         // itself, and the ledger holds only what the server answered), so "never made"
         // would claim more than the ledger shows.
         reasons.push(format!(
-            "no tools/call reached the server ({} planned): the client never made it, or a fault in front of the server (a proxy window) answered it, which the server's ledger cannot show",
+            "no call of the scenario's reached the server ({} planned): the client never made it, or a fault in front of the server (a proxy window) answered it, which the server's ledger cannot show",
             exercise.calls_planned
         ));
     } else if exercise.calls_planned > 0 && calls_made == 0 {
         reasons.push(format!(
-            "the client never made the scenario's call (no tools/call reached the server; {} planned)",
+            "the client never made the scenario's call (no call of the scenario's reached the server; {} planned)",
             exercise.calls_planned
         ));
     } else if calls_made < exercise.calls_planned {
-        // Fewer calls reached the server than were planned (retries only add): at least
+        // Fewer calls reached the server than were planned (counted by call where the
+        // client's side tells them apart; otherwise retries only add): at least
         // one was never made or never got past what stands in front of the server, and
         // what it would have met was not tested.
         reasons.push(format!(

@@ -309,6 +309,7 @@ mod tests {
             status: Some(status),
             sent_seq: seq,
             answered_seq: Some(seq + 1),
+            call: None,
         }
     }
 

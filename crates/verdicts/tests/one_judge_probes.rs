@@ -65,6 +65,8 @@ fn req(
         status: Some(status),
         sent_seq: sent,
         answered_seq: Some(answered),
+        // The one workload call's attempts, as the modelled clients mark them.
+        call: (rpc == Some("tools/call")).then_some(0),
     }
 }
 
@@ -564,4 +566,77 @@ fn two_streams_resumed_together_are_not_a_retry() {
     again.resumptions[1].cursor = "3".into();
     let (_, r) = both(&again, &record, &report(vec![], vec![], None, Some("x")));
     assert!(r.contains("retry_amplification"), "{r:?}");
+}
+
+/// A call sent twice is one call made: a run that planned two calls, whose client sent
+/// the first twice and never the second, did not test the second. It was `clean` while
+/// the judge counted `tools/call` answers (two answers, two calls planned).
+#[test]
+fn a_retried_call_is_one_call_and_the_other_planned_call_is_untested() {
+    let ledger = Ledger {
+        sessions: vec![sess("s", 0, None)],
+        answers: vec![
+            ans(1, 0, HttpMethod::Post, Some("initialize"), None, 200),
+            ans(
+                2,
+                1_000,
+                HttpMethod::Post,
+                Some("tools/call"),
+                Some("s"),
+                200,
+            ),
+            ans(
+                3,
+                2_000,
+                HttpMethod::Post,
+                Some("tools/call"),
+                Some("s"),
+                200,
+            ),
+        ],
+        ..Ledger::default()
+    };
+    let mut record = ClientRecord {
+        requests: vec![
+            req(1, 0, "POST", Some("initialize"), None, 200, (1, 2)),
+            req(2, 1_000, "POST", Some("tools/call"), Some("s"), 200, (3, 4)),
+            req(3, 2_000, "POST", Some("tools/call"), Some("s"), 200, (5, 6)),
+        ],
+        sessions: vec![(0, "s".into())],
+        calls: vec![
+            CallRecord {
+                key: "call-0".into(),
+                asked_at_ms: Some(1_000),
+                attempts: 2,
+                completed_at_ms: Some(2_000),
+                failed_at_ms: None,
+            },
+            CallRecord {
+                key: "call-1".into(),
+                asked_at_ms: None,
+                attempts: 0,
+                completed_at_ms: None,
+                failed_at_ms: None,
+            },
+        ],
+        ..ClientRecord::default()
+    };
+    record.exercise = Exercise {
+        calls_planned: 2,
+        ..exercise()
+    };
+    let judged = judge(&Observation::modelled(&ledger, &record), Words::Written);
+    assert_eq!(
+        kinds(judged.clone()),
+        BTreeSet::from(["untested".to_string()])
+    );
+    let verdict::Evidence::Untested(untested) = &judged[0].evidence else {
+        panic!("untested's evidence: {judged:?}");
+    };
+    assert_eq!(untested.calls_made, 1, "{untested:?}");
+    assert!(
+        untested.reasons[0].starts_with("only 1 of the scenario's 2 planned calls"),
+        "{:?}",
+        untested.reasons
+    );
 }
