@@ -198,6 +198,7 @@ pub fn exercise(
         calls_reached: None,
         faults_planned: faults.planned,
         faults_fired: faults.fired,
+        faults_unmet: faults.unmet,
         needs: needs(scenario),
         era: match scenario.client.era {
             ClientEra::Legacy => Some(faultline_model::RequestEra::Legacy),

@@ -42,6 +42,7 @@ pub fn grade_modelled(
     let sim = outcome.result.record.exercise;
     let mut exercise = crate::exercise(&plan.scenario, &[]);
     exercise.faults_fired = sim.faults_fired;
+    exercise.faults_unmet = sim.faults_unmet;
     exercise.faults_planned = sim.faults_planned;
     let verdicts = judge(
         &outcome.result.ledger,

@@ -4,11 +4,14 @@
 use crate::{FaultWhen, FiredFault, Scenario};
 
 /// The faults that fire at a moment (the standing ones, in force all along, fire at
-/// none), and how many distinct ones of them fired.
+/// none), how many distinct ones of them fired, and which did not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FaultsExercised {
     pub planned: usize,
     pub fired: usize,
+    /// Bit `i` set: the scenario's `faults[i]` (one of the first 64) was planned and
+    /// never met the client.
+    pub unmet: u64,
 }
 
 impl FaultsExercised {
@@ -22,13 +25,20 @@ impl FaultsExercised {
             .collect();
         indices.sort_unstable();
         indices.dedup();
-        FaultsExercised {
-            planned: scenario
+        let planned = || {
+            scenario
                 .faults
                 .iter()
-                .filter(|f| !matches!(f.when(), FaultWhen::Always))
-                .count(),
+                .enumerate()
+                .filter(|(_, f)| !matches!(f.when(), FaultWhen::Always))
+                .map(|(i, _)| i)
+        };
+        FaultsExercised {
+            planned: planned().count(),
             fired: indices.len(),
+            unmet: planned()
+                .filter(|i| *i < 64 && indices.binary_search(i).is_err())
+                .fold(0, |mask, i| mask | 1 << i),
         }
     }
 }

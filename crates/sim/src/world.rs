@@ -70,7 +70,7 @@ pub struct World<L: Link> {
     horizon: u64,
     choices: Vec<faultline_scenario::ArmedChoice>,
     /// The scenario's faults that fire at a moment, and those of them that fired.
-    faults_planned: usize,
+    faults_planned: Vec<usize>,
     faults_fired: BTreeSet<usize>,
 }
 
@@ -108,8 +108,10 @@ impl<L: Link> World<L> {
             faults_planned: armed
                 .faults
                 .iter()
-                .filter(|f| !matches!(f.trigger, ArmedTrigger::Standing))
-                .count(),
+                .enumerate()
+                .filter(|(_, f)| !matches!(f.trigger, ArmedTrigger::Standing))
+                .map(|(i, _)| i)
+                .collect(),
             faults_fired: BTreeSet::new(),
         };
         world.io = io;
@@ -185,8 +187,13 @@ impl<L: Link> World<L> {
         record.quiet_at_ms = (!cut_at_horizon).then_some(end_ms);
         record.exercise = faultline_verdicts::untested::Exercise {
             calls_planned: record.calls.len(),
-            faults_planned: self.faults_planned,
+            faults_planned: self.faults_planned.len(),
             faults_fired: self.faults_fired.len(),
+            faults_unmet: self
+                .faults_planned
+                .iter()
+                .filter(|i| **i < 64 && !self.faults_fired.contains(i))
+                .fold(0, |mask, i| mask | 1 << i),
             // A modelled client can do everything and speaks the scenario's era.
             ..Default::default()
         };

@@ -48,3 +48,31 @@ fn one_fault_of_two_unmet_leaves_the_run_untested() {
     assert_eq!(judged(false, &both), [VerdictKind::Untested]);
     assert_eq!(judged(false, CALL), [VerdictKind::Clean]);
 }
+
+/// The reason names the fault that never met the client, by its place in `faults`.
+#[test]
+fn the_reason_names_the_fault_that_never_met_the_client() {
+    let s = scenario(&format!(
+        r#"Scenario(
+    name: "unmet",
+    summary: "inline",
+    seed: 1,
+    horizon: Some("30m"),
+    server: (session_idle_ttl: Some("2h"), event_log_ttl: Some("1h"), id_scheme: SessionMonotonic),
+    client: (model: Naive, standalone_stream: false),
+    workload: [CallTool(at: "0s", tool: LongJob(steps: 10, interval: "1m"))],
+    faults: [{CALL}, {STANDALONE}],
+)"#
+    ));
+    let outcome = run(&s, s.seed, ClientModel::Naive);
+    assert_eq!(outcome.result.record.exercise.faults_unmet, 0b10);
+    let untested = &outcome.verdicts[0];
+    assert_eq!(untested.kind, VerdictKind::Untested);
+    assert!(
+        untested
+            .summary
+            .contains("1 of the scenario's 2 faults never met the client: faults[1] ("),
+        "{}",
+        untested.summary
+    );
+}

@@ -667,6 +667,7 @@ fn exercise(scenario: &Scenario, fired: &[FiredFault]) -> Exercise {
         calls_planned: 1,
         faults_planned: faults.planned,
         faults_fired: faults.fired,
+        faults_unmet: faults.unmet,
         ..Exercise::default()
     }
 }

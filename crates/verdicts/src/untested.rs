@@ -37,6 +37,9 @@ pub struct Exercise {
     pub faults_planned: usize,
     /// How many of those fired.
     pub faults_fired: usize,
+    /// Which of those never met the client: bit `i` for the scenario's `faults[i]` (the
+    /// first 64), so that the reason can name them.
+    pub faults_unmet: u64,
     /// What of the client the scenario's faults act on (for `not_applicable`; a modelled
     /// client can do everything, so the simulator leaves it empty).
     pub needs: crate::not_applicable::Needs,
@@ -149,9 +152,10 @@ pub fn untested(ledger: &Ledger, exercise: Exercise) -> Option<Untested> {
         // One fault that met nothing is a part of the scenario not tested: `clean` would
         // claim the client came through faults it never met.
         reasons.push(format!(
-            "{} of the scenario's {} faults never met the client ({NEVER_MET}): what it would have done there was not tested",
+            "{} of the scenario's {} faults never met the client{} ({NEVER_MET}): what it would have done there was not tested",
             exercise.faults_planned - exercise.faults_fired,
-            exercise.faults_planned
+            exercise.faults_planned,
+            named_faults(exercise.faults_unmet)
         ));
     }
     (!reasons.is_empty()).then_some(Untested {
@@ -161,6 +165,19 @@ pub fn untested(ledger: &Ledger, exercise: Exercise) -> Option<Untested> {
         faults_planned: exercise.faults_planned,
         faults_fired: exercise.faults_fired,
     })
+}
+
+/// `: faults[1], faults[3]` for the bits of `unmet`, or nothing when none is known.
+fn named_faults(unmet: u64) -> String {
+    let named: Vec<String> = (0..64)
+        .filter(|i| unmet & (1 << i) != 0)
+        .map(|i| format!("faults[{i}]"))
+        .collect();
+    if named.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", named.join(", "))
+    }
 }
 
 #[cfg(test)]
@@ -275,12 +292,14 @@ mod tests {
             calls_planned: 1,
             faults_planned: 2,
             faults_fired: 1,
+            faults_unmet: 0b10,
             ..Exercise::default()
         };
         let found = untested(&ledger, half).expect("one fault never met the client");
         assert_eq!(found.reasons.len(), 1, "{found:?}");
         assert!(
-            found.reasons[0].starts_with("1 of the scenario's 2 faults never met the client"),
+            found.reasons[0]
+                .starts_with("1 of the scenario's 2 faults never met the client: faults[1] ("),
             "{}",
             found.reasons[0]
         );
@@ -293,6 +312,7 @@ mod tests {
         );
         let all = Exercise {
             faults_fired: 2,
+            faults_unmet: 0,
             ..half
         };
         assert_eq!(untested(&ledger, all), None);
