@@ -106,6 +106,7 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios/grade" / "restart_mid_call",
     "scenarios/grade" / "session_expiry_mid_call",
     "scenarios/grade" / "evicted_buffer",
+    "scenarios/grade" / "call_cut_before_an_id",
 ];
 
 /// The incidents `bench` measures by default.

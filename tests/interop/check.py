@@ -52,6 +52,15 @@ MODERN = {"typescript-modern", "python-modern", "rmcp-modern"}
 # once and 1..=20 in order the next time. An outcome of such a client matches an accepted one
 # with or without these verdicts; what each run gave is in RESULTS.md.
 SCHEDULING = {"rmcp": ("out_of_order",), "rmcp-modern": ("out_of_order",)}
+# `call_stream_without_id` (docs/client-habits.md), shown by call_cut_before_an_id: the
+# error each 2025 client's report must carry there, and whether it waits for its request
+# timeout (the TypeScript SDK 1.x resumes a POST stream only after an id, so the call
+# waits for its 60 s timeout: `Wait`) or fails the call at once (`Fail`).
+HABITS = {
+    "typescript": ("timed out", True),
+    "python": ("SSE stream ended without a response", False),
+    "rmcp": ("", False),  # any error ("Transport closed" in 3.11)
+}
 
 
 def essential(kinds, client):
@@ -82,7 +91,8 @@ def last_json_line(text):
 
 
 def grade_of(out, client):
-    """(exit code, report or None, problems)"""
+    """(exit code, report or None, problems): the default set's grade, with the runs of
+    the scenarios graded by name to show a habit (CLIENT.habits.json) added after it."""
     code = int(read(os.path.join(out, f"{client}.grade.exit"), "-1").strip() or -1)
     text = read(os.path.join(out, f"{client}.grade.json"), "")
     try:
@@ -90,7 +100,38 @@ def grade_of(out, client):
     except json.JSONDecodeError:
         err = read(os.path.join(out, f"{client}.grade.err"), "")
         return code, None, [f"grade printed no JSON (exit {code}); stderr: {err.strip()[-600:]}"]
-    return code, report, []
+    problems = []
+    # run.sh writes CLIENT.habits.json for every 2025 client (the redirect creates it
+    # whatever grade does); a run that has none graded no habit scenario.
+    habits = read(os.path.join(out, f"{client}.habits.json"))
+    if client in HABITS and habits is not None:
+        try:
+            report["scenarios"] += json.loads(habits)["scenarios"]
+            report["habits_graded"] = True
+        except (json.JSONDecodeError, KeyError, TypeError):
+            err = read(os.path.join(out, f"{client}.habits.err"), "")
+            problems.append(f"the habit scenarios printed no JSON; stderr: {err.strip()[-600:]}")
+    return code, report, problems
+
+
+def habit_facts(report, client):
+    """What docs/client-habits.md says the client does where a call's stream ends before
+    any event id (`call_stream_without_id`), held against its run of
+    call_cut_before_an_id: the error its report carries, and when."""
+    run = next((r for r in report["scenarios"] if r["scenario"] == "call_cut_before_an_id"), None)
+    if run is None:
+        return ["call_cut_before_an_id was not graded"]
+    error = (run.get("client_report") or {}).get("error") or ""
+    want, waits = HABITS[client]
+    problems = []
+    if not error or want.lower() not in str(error).lower():
+        problems.append(f"call_cut_before_an_id: the error is {error!r}, not one with {want!r}")
+    wall = run.get("wall_ms") or 0
+    if waits and wall < 60_000:
+        problems.append(f"call_cut_before_an_id: failed after {wall} ms, before its 60 s request timeout")
+    if not waits and wall >= 30_000:
+        problems.append(f"call_cut_before_an_id: failed after {wall} ms, not at once")
+    return problems
 
 
 def known_facts(code, report, modern=False, client=None):
@@ -195,6 +236,8 @@ def main(argv):
         problems += [f"{client}: {p}" for p in trouble]
         if report is not None:
             problems += [f"{client}: {p}" for p in known_facts(code, report, client in MODERN, client)]
+            if report.get("habits_graded"):
+                problems += [f"{client}: {p}" for p in habit_facts(report, client)]
             observed[client] = {}
             for run in report["scenarios"]:
                 kinds = [v["kind"] for v in run["verdicts"]]
@@ -236,8 +279,11 @@ def main(argv):
                 match = next((o for o in outcomes if essential(list(o["verdicts"]), client) == essential(kinds, client)), None)
                 if match is not None:
                     match["seen"] = int(match.get("seen") or 0) + 1
+                    # (The dict first: `d.setdefault(..)[k] = d[..].get(..)` reads the
+                    # right side first and fails on an outcome that has none yet.)
+                    seen_with = match.setdefault("seen_with", {}) if came_too else {}
                     for k in came_too:
-                        match.setdefault("seen_with", {})[k] = match["seen_with"].get(k, 0) + 1
+                        seen_with[k] = seen_with.get(k, 0) + 1
                     continue
                 why = accepted_reason(accepts, client, scenario)
                 if why is None:

@@ -19,7 +19,10 @@
 #    clients with `--era modern`). check.py compares every scenario's verdicts with
 #    expectations.json and insists on what is known of the libraries: for 2025 the
 #    baseline is clean and Behavior B is silent_gap; for 2026-07-28 a cut call is not
-#    re-issued and a dropped listen is not re-opened; grade exits 1.
+#    re-issued and a dropped listen is not re-opened; grade exits 1. The 2025 clients are
+#    also graded by name on call_cut_before_an_id (a call's stream cut before any event
+#    id), where check.py holds each to its documented habit: the TypeScript SDK waits for
+#    its 60 s request timeout, the Python SDK and rmcp fail the call at once.
 # 2. auto_long_job: each adapter against the fault-free `faultline serve --time-scale auto`
 #    (no grading harness): an 81-minute long_job must deliver every progress value and the
 #    result; the wall time is printed.
@@ -147,6 +150,14 @@ for client in "${CLIENTS[@]}"; do
   echo $? >"$OUT/$client.grade.exit"
   set -e
   log "$client: graded in $(( $(date +%s) - start )) s (exit $(cat "$OUT/$client.grade.exit"))"
+  # The scenarios outside the default set that show an SDK client's habit (check.py holds
+  # each client to the habit docs/client-habits.md gives it there).
+  if [ "$(era_of "$client")" = legacy ]; then
+    set +e
+    "$FAULTLINE" grade --command "$cmd" --jobs 2 --format json --ledgers "$OUT/$client-ledgers" \
+      --scenario call_cut_before_an_id >"$OUT/$client.habits.json" 2>"$OUT/$client.habits.err"
+    set -e
+  fi
 done
 
 # ---- 2. auto_long_job: serve --time-scale auto moves its own clock ----------------------

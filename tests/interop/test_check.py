@@ -268,5 +268,64 @@ class CheckTest(unittest.TestCase):
         self.assertEqual(code, 1, printed)
 
 
+
+class HabitTest(unittest.TestCase):
+    """call_cut_before_an_id, graded by name, holds each 2025 client to its documented
+    `call_stream_without_id` habit: the error its report carries, and when."""
+
+    # CheckTest's helpers, not its tests.
+    setUp = CheckTest.setUp
+    write_run = CheckTest.write_run
+    run_check = CheckTest.run_check
+    KNOWN = CheckTest.KNOWN
+
+    def write_habit(self, client, error, wall_ms, kinds=("surfaced_loss",)):
+        run = {
+            "scenario": "call_cut_before_an_id",
+            "verdicts": [{"kind": k, "why": k} for k in kinds],
+            "client_report": {"error": error, "result": None},
+            "wall_ms": wall_ms,
+        }
+        with open(os.path.join(self.out, f"{client}.habits.json"), "w") as f:
+            json.dump({"command": "x", "scenarios": [run]}, f)
+
+    def expect(self, client, kinds=("surfaced_loss",)):
+        return {client: accepted({**self.KNOWN, "call_cut_before_an_id": list(kinds)})}
+
+    def test_the_typescript_sdk_waits_for_its_request_timeout(self):
+        self.write_run("typescript", self.KNOWN)
+        self.write_habit("typescript", "call: McpError: MCP error -32001: Request timed out", 60_494)
+        code, out = self.run_check("typescript", expectations=self.expect("typescript"))
+        self.assertEqual(code, 0, out)
+        self.write_habit("typescript", "call: McpError: MCP error -32001: Request timed out", 1_200)
+        code, out = self.run_check("typescript", expectations=self.expect("typescript"))
+        self.assertEqual(code, 1, out)
+        self.assertIn("before its 60 s request timeout", out)
+
+    def test_the_python_sdk_fails_the_call_at_once_with_its_message(self):
+        self.write_run("python", self.KNOWN)
+        self.write_habit("python", "call: MCPError: SSE stream ended without a response", 1_011, ["clean"])
+        code, out = self.run_check("python", expectations=self.expect("python", ["clean"]))
+        self.assertEqual(code, 0, out)
+        self.write_habit("python", "call: McpError: Request timed out", 60_000, ["clean"])
+        code, out = self.run_check("python", expectations=self.expect("python", ["clean"]))
+        self.assertEqual(code, 1, out)
+        self.assertIn("not one with 'SSE stream ended without a response'", out)
+        self.assertIn("not at once", out)
+
+    def test_no_error_is_no_habit_shown(self):
+        self.write_run("rmcp", self.KNOWN)
+        self.write_habit("rmcp", None, 18, ["clean"])
+        code, out = self.run_check("rmcp", expectations=self.expect("rmcp", ["clean"]))
+        self.assertEqual(code, 1, out)
+
+    def test_habits_output_that_is_not_json_fails(self):
+        self.write_run("python", self.KNOWN)
+        with open(os.path.join(self.out, "python.habits.json"), "w") as f:
+            f.write("")
+        code, out = self.run_check("python", expectations=self.expect("python", ["clean"]))
+        self.assertEqual(code, 1, out)
+        self.assertIn("the habit scenarios printed no JSON", out)
+
 if __name__ == "__main__":
     unittest.main()
