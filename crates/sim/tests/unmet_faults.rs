@@ -3,13 +3,13 @@
 //! The run is `untested` (not `clean`), and so is one in which one of two faults met the
 //! client and the other did not: `clean` would claim the client came through both.
 
-use faultline_sim::{ClientModel, VerdictKind, run};
+use faultline_sim::{ClientModel, RunOutcome, VerdictKind, run};
 
 use crate::common::scenario;
 
-/// A call, then the faults in `faults`, against a client that opens the standalone
+/// A call, then the faults in `faults`, against a naive client that opens the standalone
 /// stream when `listens`.
-fn judged(listens: bool, faults: &str) -> Vec<VerdictKind> {
+fn played(listens: bool, faults: &str) -> RunOutcome {
     let s = scenario(&format!(
         r#"Scenario(
     name: "unmet",
@@ -22,7 +22,12 @@ fn judged(listens: bool, faults: &str) -> Vec<VerdictKind> {
     faults: [{faults}],
 )"#
     ));
-    let outcome = run(&s, s.seed, ClientModel::Naive);
+    run(&s, s.seed, ClientModel::Naive)
+}
+
+/// [`played`]'s verdict kinds.
+fn judged(listens: bool, faults: &str) -> Vec<VerdictKind> {
+    let outcome = played(listens, faults);
     let fired = &outcome.result.record.exercise;
     assert_eq!(
         fired.faults_planned,
@@ -52,19 +57,7 @@ fn one_fault_of_two_unmet_leaves_the_run_untested() {
 /// The reason names the fault that never met the client, by its place in `faults`.
 #[test]
 fn the_reason_names_the_fault_that_never_met_the_client() {
-    let s = scenario(&format!(
-        r#"Scenario(
-    name: "unmet",
-    summary: "inline",
-    seed: 1,
-    horizon: Some("30m"),
-    server: (session_idle_ttl: Some("2h"), event_log_ttl: Some("1h"), id_scheme: SessionMonotonic),
-    client: (model: Naive, standalone_stream: false),
-    workload: [CallTool(at: "0s", tool: LongJob(steps: 10, interval: "1m"))],
-    faults: [{CALL}, {STANDALONE}],
-)"#
-    ));
-    let outcome = run(&s, s.seed, ClientModel::Naive);
+    let outcome = played(false, &format!("{CALL}, {STANDALONE}"));
     assert_eq!(outcome.result.record.exercise.faults_unmet, 0b10);
     let untested = &outcome.verdicts[0];
     assert_eq!(untested.kind, VerdictKind::Untested);
