@@ -114,8 +114,8 @@ pub fn guard_for(kind: VerdictKind) -> Guard {
         },
         VerdictKind::Untested => Guard {
             name: "exercise what you test",
-            rule: "a verdict is a claim: the scenario's call must reach the server and its faults must fire on it before anything can be called clean; a run that did neither tested nothing.",
-            fix: "harness: check the client is wired (URL, call, progress token) so the scenario's faults have something to act on; scenario: time faults by events the client will cause.",
+            rule: "a verdict is a claim: every call the scenario plans must reach the server and every one of its faults must meet the client before anything can be called clean; a run where one did not tested only part of what it plans.",
+            fix: "harness: check the client is wired (URL, call, progress token, the standalone GET stream) so the scenario's faults have something to act on; scenario: time faults by events the client will cause, and aim a drop at a stream the client has open.",
         },
         VerdictKind::Hung => Guard {
             name: "a deadline on every call",
