@@ -36,9 +36,16 @@ impl FaultsExercised {
         FaultsExercised {
             planned: planned().count(),
             fired: indices.len(),
-            unmet: planned()
-                .filter(|i| *i < 64 && indices.binary_search(i).is_err())
-                .fold(0, |mask, i| mask | 1 << i),
+            unmet: unmet_mask(planned(), |i| indices.binary_search(&i).is_ok()),
         }
     }
+}
+
+/// [`FaultsExercised::unmet`] of the `planned` faults (by their place in the scenario)
+/// that `met` says never met the client: bit `i` for `faults[i]`, the first 64 only.
+pub fn unmet_mask(planned: impl IntoIterator<Item = usize>, met: impl Fn(usize) -> bool) -> u64 {
+    planned
+        .into_iter()
+        .filter(|&i| i < 64 && !met(i))
+        .fold(0, |mask, i| mask | 1 << i)
 }

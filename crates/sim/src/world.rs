@@ -189,11 +189,10 @@ impl<L: Link> World<L> {
             calls_planned: record.calls.len(),
             faults_planned: self.faults_planned.len(),
             faults_fired: self.faults_fired.len(),
-            faults_unmet: self
-                .faults_planned
-                .iter()
-                .filter(|i| **i < 64 && !self.faults_fired.contains(i))
-                .fold(0, |mask, i| mask | 1 << i),
+            faults_unmet: faultline_scenario::unmet_mask(
+                self.faults_planned.iter().copied(),
+                |i| self.faults_fired.contains(&i),
+            ),
             // A modelled client can do everything and speaks the scenario's era.
             ..Default::default()
         };

@@ -369,7 +369,7 @@ pub(crate) fn real(
     };
     Ok(Verdict {
         kind,
-        at_ms: first_missing_at(ledger, context, &lost),
+        at_ms: first_missing_at(ledger, context, owed, &lost),
         summary,
         evidence: Evidence::Values(lost),
     })
@@ -377,12 +377,14 @@ pub(crate) fn real(
 
 /// When the first value the report lacks was produced; a result still on its way was
 /// lost when the client left, after the last answer it had.
-fn first_missing_at(ledger: &Ledger, context: &ClientContext, lost: &ValuesLost) -> u64 {
+fn first_missing_at(
+    ledger: &Ledger,
+    context: &ClientContext,
+    owed: &Owed,
+    lost: &ValuesLost,
+) -> u64 {
     let tool = context.call.tool.as_str();
-    let left_at = lost
-        .result_pending
-        .then(|| ledger.answers.iter().map(|a| a.at_ms).max())
-        .flatten();
+    let left_at = owed.last_answer_ms.filter(|_| lost.result_pending);
     ledger
         .events
         .iter()

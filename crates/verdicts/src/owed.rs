@@ -34,6 +34,9 @@ pub(crate) struct Owed {
     /// seq -> how many times produced (per-session numbering: a re-initialized client
     /// meets each value again).
     pub(crate) notifications: BTreeMap<u64, usize>,
+    /// When the server answered the client's last request: the client was there until
+    /// then (`None`: no request was answered).
+    pub(crate) last_answer_ms: Option<u64>,
 }
 
 /// The sessions that are the graded client's own: those some request of its named (a
@@ -118,11 +121,15 @@ pub(crate) fn owed(ledger: &Ledger, context: &ClientContext, supports: Supports)
     // request: a follow-up, a retry, a reconnect) was owed to it: the client was still at
     // work after it. One produced later may have reached a client that had already
     // reported: its report says nothing of it either way.
-    let client_there_until = ledger.answers.iter().map(|a| a.at_ms).max().unwrap_or(0);
+    let last_answer_ms = ledger.answers.iter().map(|a| a.at_ms).max();
+    let client_there_until = last_answer_ms.unwrap_or(0);
     let own = client_sessions(ledger);
     let clients_session =
         |key: faultline_model::SessionKey| key.0 < ledger.sessions_base || own.contains(&key);
-    let mut owed = Owed::default();
+    let mut owed = Owed {
+        last_answer_ms,
+        ..Owed::default()
+    };
     for event in &ledger.events {
         match event.payload {
             Payload::Progress { job, step, .. } if jobs.contains(&job) => {
