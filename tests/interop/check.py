@@ -63,6 +63,12 @@ HABITS = {
 }
 
 
+# Whether the SDK's transport deletes its session as the client closes (the `on_close`
+# habit of docs/client-habits.md: the presets' `Abandon` and `DeleteSession`), held
+# against every run in which the client printed a report, so closed as it meant to.
+DELETES_SESSION = {"typescript": False, "python": True, "rmcp": True}
+
+
 def essential(kinds, client):
     """The verdicts that say what the faults did: without the client's scheduling verdicts
     (clean when nothing else is left)."""
@@ -131,6 +137,31 @@ def habit_facts(report, client):
         problems.append(f"call_cut_before_an_id: failed after {wall} ms, before its 60 s request timeout")
     if not waits and wall >= 30_000:
         problems.append(f"call_cut_before_an_id: failed after {wall} ms, not at once")
+    return problems
+
+
+def close_facts(out, report, client):
+    """What docs/client-habits.md says the client's transport does as it closes
+    (`on_close`), held against the ledgers: a DELETE of its session in every run in which
+    it made its call (a `tools/call` answered) and printed its report, so closed as it
+    meant to (`DeleteSession`: a transport that died connecting, or a client that hung,
+    deletes nothing); or none in any run (`Abandon`)."""
+    deletes = DELETES_SESSION[client]
+    problems = []
+    for run in report["scenarios"]:
+        path = os.path.join(out, f"{client}-ledgers", f"{run['scenario']}.ledger.json")
+        ledger = read(path)
+        if ledger is None:
+            if run.get("client_report"):
+                problems.append(f"{run['scenario']}: no ledger written")
+            continue
+        answers = json.loads(ledger).get("answers", [])
+        sent = any(a.get("method") == "Delete" for a in answers)
+        called = any(a.get("rpc_method") == "tools/call" for a in answers)
+        if sent and not deletes:
+            problems.append(f"{run['scenario']}: the client deleted its session as it exited (on_close: Abandon)")
+        if deletes and not sent and called and run.get("client_report"):
+            problems.append(f"{run['scenario']}: the client sent no DELETE as it exited (on_close: DeleteSession)")
     return problems
 
 
@@ -238,6 +269,8 @@ def main(argv):
             problems += [f"{client}: {p}" for p in known_facts(code, report, client in MODERN, client)]
             if report.get("habits_graded"):
                 problems += [f"{client}: {p}" for p in habit_facts(report, client)]
+            if client in DELETES_SESSION:
+                problems += [f"{client}: {p}" for p in close_facts(out, report, client)]
             observed[client] = {}
             for run in report["scenarios"]:
                 kinds = [v["kind"] for v in run["verdicts"]]

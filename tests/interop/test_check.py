@@ -279,15 +279,25 @@ class HabitTest(unittest.TestCase):
     run_check = CheckTest.run_check
     KNOWN = CheckTest.KNOWN
 
-    def write_habit(self, client, error, wall_ms, kinds=("surfaced_loss",)):
+    def write_habit(self, client, error, wall_ms, kinds=("surfaced_loss",), deleted=None, report=True):
         run = {
             "scenario": "call_cut_before_an_id",
             "verdicts": [{"kind": k, "why": k} for k in kinds],
-            "client_report": {"error": error, "result": None},
+            "client_report": {"error": error, "result": None} if report else None,
             "wall_ms": wall_ms,
         }
         with open(os.path.join(self.out, f"{client}.habits.json"), "w") as f:
             json.dump({"command": "x", "scenarios": [run]}, f)
+        # Its ledger: a DELETE at the end where the SDK's transport sends one (unless
+        # `deleted` says otherwise); none at all for a run without a report.
+        if report:
+            ledgers = os.path.join(self.out, f"{client}-ledgers")
+            os.makedirs(ledgers, exist_ok=True)
+            deleted = check.DELETES_SESSION[client] if deleted is None else deleted
+            answers = [{"method": "Post", "rpc_method": "tools/call", "status": 200}]
+            answers += [{"method": "Delete", "status": 200}] if deleted else []
+            with open(os.path.join(ledgers, "call_cut_before_an_id.ledger.json"), "w") as f:
+                json.dump({"answers": answers}, f)
 
     def expect(self, client, kinds=("surfaced_loss",)):
         return {client: accepted({**self.KNOWN, "call_cut_before_an_id": list(kinds)})}
@@ -326,6 +336,59 @@ class HabitTest(unittest.TestCase):
         code, out = self.run_check("python", expectations=self.expect("python", ["clean"]))
         self.assertEqual(code, 1, out)
         self.assertIn("the habit scenarios printed no JSON", out)
+
+class CloseTest(unittest.TestCase):
+    """Every run in which a 2025 client printed its report holds its transport to its
+    documented `on_close`: a DELETE of its session as it exits (Python, rmcp), or none
+    (TypeScript)."""
+
+    setUp = CheckTest.setUp
+    write_run = CheckTest.write_run
+    run_check = CheckTest.run_check
+    write_habit = HabitTest.write_habit
+    expect = HabitTest.expect
+    KNOWN = CheckTest.KNOWN
+
+    def test_a_python_client_that_deleted_nothing_fails(self):
+        self.write_run("python", self.KNOWN)
+        self.write_habit("python", "SSE stream ended without a response", 900, ["clean"], deleted=False)
+        code, out = self.run_check("python", expectations=self.expect("python", ["clean"]))
+        self.assertEqual(code, 1, out)
+        self.assertIn("call_cut_before_an_id: the client sent no DELETE as it exited (on_close: DeleteSession)", out)
+
+    def test_a_typescript_client_that_deleted_its_session_fails(self):
+        self.write_run("typescript", self.KNOWN)
+        self.write_habit("typescript", "Request timed out", 60_400, deleted=True)
+        code, out = self.run_check("typescript", expectations=self.expect("typescript"))
+        self.assertEqual(code, 1, out)
+        self.assertIn("the client deleted its session as it exited (on_close: Abandon)", out)
+
+    def test_a_run_without_a_report_is_not_held_to_its_close(self):
+        self.write_run("rmcp", self.KNOWN)
+        self.write_habit("rmcp", None, 75_000, ["hung"], report=False)
+        code, out = self.run_check("rmcp", expectations=self.expect("rmcp", ["hung"]))
+        self.assertNotIn("as it exited", out)
+        self.assertNotIn("no ledger written", out)
+
+    def test_a_client_whose_call_never_reached_the_server_is_not_held_to_its_close(self):
+        # rmcp's transport can die connecting (its initialized notification refused): it
+        # then has no session to delete.
+        self.write_run("rmcp", self.KNOWN)
+        self.write_habit("rmcp", "connect: Transport channel closed", 300, ["misrouted_session"], deleted=False)
+        path = os.path.join(self.out, "rmcp-ledgers", "call_cut_before_an_id.ledger.json")
+        with open(path, "w") as f:
+            json.dump({"answers": [{"method": "Post", "rpc_method": "initialize", "status": 200}]}, f)
+        code, out = self.run_check("rmcp", expectations=self.expect("rmcp", ["misrouted_session"]))
+        self.assertEqual(code, 0, out)
+
+    def test_a_reported_run_without_its_ledger_fails(self):
+        self.write_run("python", self.KNOWN)
+        self.write_habit("python", "SSE stream ended without a response", 900, ["clean"])
+        os.remove(os.path.join(self.out, "python-ledgers", "call_cut_before_an_id.ledger.json"))
+        code, out = self.run_check("python", expectations=self.expect("python", ["clean"]))
+        self.assertEqual(code, 1, out)
+        self.assertIn("call_cut_before_an_id: no ledger written", out)
+
 
 if __name__ == "__main__":
     unittest.main()

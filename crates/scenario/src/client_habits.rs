@@ -86,6 +86,17 @@ pub struct ClientHabits {
     /// client with a cookie jar), which keeps it pinned behind a cookie-affinity balancer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cookies: Option<Cookies>,
+    /// What the client's transport does as it closes: end its session with a `DELETE`, or
+    /// leave it to the server's TTL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_close: Option<OnClose>,
+    /// What the application does once every call it made has ended (its result handed
+    /// over, or its failure told): stays connected to the end of the run, or exits,
+    /// closing the client (see `on_close`). The application's habit, not the SDK's: no
+    /// `like` sets it, and `faultline grade --like` sets `Exit`, as the client contract
+    /// asks of a real client.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when_done: Option<WhenDone>,
 }
 
 impl ClientHabits {
@@ -175,6 +186,8 @@ impl SdkClient {
                 read_timeout_ends: Some(ReadTimeoutEnds::Stream),
                 result_check: Some(ResultCheck::None),
                 cookies: Some(Cookies::Dropped),
+                on_close: Some(OnClose::Abandon),
+                when_done: None,
             },
             SdkClient::Python2 => ClientHabits {
                 like: None,
@@ -194,6 +207,8 @@ impl SdkClient {
                 read_timeout_ends: Some(ReadTimeoutEnds::Stream),
                 result_check: Some(ResultCheck::ListsToolsFirst),
                 cookies: Some(Cookies::Kept),
+                on_close: Some(OnClose::DeleteSession),
+                when_done: None,
             },
             SdkClient::Rmcp311 => ClientHabits {
                 like: None,
@@ -216,6 +231,8 @@ impl SdkClient {
                 read_timeout_ends: Some(ReadTimeoutEnds::Stream),
                 result_check: Some(ResultCheck::None),
                 cookies: Some(Cookies::Dropped),
+                on_close: Some(OnClose::DeleteSession),
+                when_done: None,
             },
         }
     }
@@ -361,6 +378,36 @@ pub enum Cookies {
     Dropped,
 }
 
+/// What an application does once every call it made has ended: its result handed over,
+/// or its failure told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WhenDone {
+    /// Stays connected to the end of the run, listening and reconnecting (a long-lived
+    /// application; the modelled clients' default).
+    Stay,
+    /// Exits: the client closes (as its `on_close` says), every connection is cut and
+    /// nothing more is sent (a script, or the client of `faultline grade`'s contract).
+    Exit,
+}
+
+/// What a client's transport does with its session as it closes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OnClose {
+    /// Nothing: the session is left to the server's TTL. The TypeScript SDK 1.x:
+    /// `StreamableHTTPClientTransport.close()` aborts its requests and ends no session;
+    /// that takes an explicit `terminateSession()`
+    /// (<https://github.com/modelcontextprotocol/typescript-sdk/blob/v1.x/src/client/streamableHttp.ts>).
+    Abandon,
+    /// A `DELETE` with the session id, which ends the session and whatever the server was
+    /// still doing in it. The Python SDK's `terminate_on_close`, on by default
+    /// (<https://github.com/modelcontextprotocol/python-sdk/blob/main/src/mcp/client/streamable_http.py>),
+    /// and rmcp's client worker as it shuts down
+    /// (<https://github.com/modelcontextprotocol/rust-sdk/blob/main/crates/rmcp/src/transport/streamable_http_client.rs>).
+    /// The spec: a client that no longer needs its session SHOULD send one
+    /// (<https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management>).
+    DeleteSession,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -418,8 +465,10 @@ mod tests {
                     && h.cookies.is_some()
                     && h.call_stream_without_id.is_some()
                     && h.read_timeout_ends.is_some()
-                    && h.result_check.is_some(),
-                "{sdk:?}"
+                    && h.result_check.is_some()
+                    && h.on_close.is_some()
+                    && h.when_done.is_none(),
+                "{sdk:?}: every habit of the SDK's, and not the application's `when_done`"
             );
         }
     }

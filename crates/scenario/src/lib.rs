@@ -43,7 +43,7 @@ pub use arming::{Armed, ArmedCall, ArmedChoice, ArmedFault, ArmedNotify, ArmedTr
 pub use balancer::{Balancer, COOKIE_NAME, Pick};
 pub use client_habits::{
     Backoff, ClientHabits, Cookies, CursorAfterDrop, Dedup, GetFailure, ListChanged, NoIdCall,
-    Progress, ReadTimeoutEnds, Reinit, ResultCheck, SdkClient, Timeout,
+    OnClose, Progress, ReadTimeoutEnds, Reinit, ResultCheck, SdkClient, Timeout, WhenDone,
 };
 pub use engine::{Emitted, Engine, FiredFault};
 pub use fault_shape::{FaultWhen, FaultWhenMut, Moment};

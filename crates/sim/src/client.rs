@@ -27,7 +27,8 @@ use crate::conn_map::ConnMap;
 use crate::legacy_tools_list::LegacyToolsList;
 use faultline_scenario::{
     Backoff, ClientConfig, ClientHabits, ClientModel, Cookies, CursorAfterDrop, Dedup, GetFailure,
-    ListChanged, NoIdCall, Progress, ReadTimeoutEnds, Reconnect, Reinit, ResultCheck, Tool,
+    ListChanged, NoIdCall, OnClose, Progress, ReadTimeoutEnds, Reconnect, Reinit, ResultCheck,
+    Tool, WhenDone,
 };
 
 /// The guards, each switchable on its own.
@@ -127,6 +128,12 @@ pub struct Policy {
     /// A 2025 client whatever the scenario's `client.era` says: the SDK clients of
     /// `habits.like` initialize and never probe for 2026-07-28.
     pub speaks_2025_only: bool,
+    /// (2025 client) Once every call has ended, the application exits and the client
+    /// closes (`habits: (when_done: Exit)`); without it the client stays to the end.
+    pub exits_when_done: bool,
+    /// (2025 client) Closing, the client first ends its session with a `DELETE`
+    /// (`habits: (on_close: DeleteSession)`).
+    pub deletes_session_on_close: bool,
 }
 
 impl Policy {
@@ -161,6 +168,8 @@ impl Policy {
             speaks_2025_only: false,
             call_waits_without_id: false,
             read_timeout_fatal: false,
+            exits_when_done: false,
+            deletes_session_on_close: false,
             lists_before_result: false,
         };
         match model {
@@ -254,6 +263,12 @@ impl Policy {
         }
         if let Some(c) = habits.result_check {
             p.lists_before_result = c == ResultCheck::ListsToolsFirst;
+        }
+        if let Some(c) = habits.on_close {
+            p.deletes_session_on_close = c == OnClose::DeleteSession;
+        }
+        if let Some(w) = habits.when_done {
+            p.exits_when_done = w == WhenDone::Exit;
         }
         p
     }
@@ -1626,6 +1641,41 @@ impl Client {
             let why = format!("its standalone GET in session {session} failed with HTTP {status}");
             self.close_client(io, now, &why);
         }
+    }
+
+    /// `when_done: Exit`: once every call the workload planned has ended (its result handed
+    /// over or its failure told), the application exits. Every connection closes, the
+    /// session is deleted first when the transport does so (`on_close: DeleteSession`),
+    /// nothing more is sent, and the record keeps when the client left: nothing the server
+    /// produces after that is owed to it. Asked after every callback (the world does);
+    /// does nothing until then, or when the client stays.
+    pub fn leave_if_done(&mut self, io: &mut ClientIo, now: u64) {
+        if !self.policy.exits_when_done
+            || self.record.left_at_ms.is_some()
+            || self.calls.is_empty()
+            || !self.calls.iter().all(|c| c.done || c.failed)
+        {
+            return;
+        }
+        self.record.left_at_ms = Some(now);
+        let conns: Vec<ConnId> = self.purposes.keys().collect();
+        for conn in conns {
+            self.purposes.remove(&conn);
+            io.closes.push(conn);
+        }
+        self.wakes.clear();
+        if self.policy.deletes_session_on_close
+            && let Some(session) = self.session.take().filter(|s| !s.is_empty())
+        {
+            let request = HttpRequest {
+                protocol_version: Some(self.protocol_version.clone()),
+                ..HttpRequest::delete(Some(session))
+            };
+            self.send(io, now, Task::Main, Purpose::Ignore, request);
+        }
+        self.session = None;
+        self.gave_up = true;
+        self.closed_why = Some("the application exited, its calls done".to_string());
     }
 
     /// `get_failure: Fatal`: the failed standalone GET ends the client. Every unfinished

@@ -165,4 +165,14 @@ impl ClientSide {
     pub fn on_end(&mut self, io: &mut ClientIo, now: u64, conn: ConnId, how: EndMode) {
         each!(self, c => c.on_end(io, now, conn, how))
     }
+
+    /// After a callback: a 2025 client whose application exits when its calls are done
+    /// (`when_done: Exit`) leaves once they are. The 2026-07-28 client has no session to
+    /// end and stays, as does a client that probes for its era.
+    #[inline]
+    pub fn leave_if_done(&mut self, io: &mut ClientIo, now: u64) {
+        if let ClientSide::Legacy(c) = self {
+            c.leave_if_done(io, now);
+        }
+    }
 }

@@ -243,6 +243,7 @@ impl<L: Link> World<L> {
     /// a callback that asks for nothing (most events) costs three length checks, and one
     /// that sends allocates nothing.
     fn absorb_client_io(&mut self) {
+        self.client.leave_if_done(&mut self.io, self.now);
         if !self.io.closes.is_empty() {
             let mut closes = std::mem::take(&mut self.io.closes);
             for conn in closes.drain(..) {

@@ -491,3 +491,106 @@ fn a_result_checked_against_a_listed_schema_fails_when_the_list_does() {
     assert_eq!(answered_at(&single, "tools/list").len(), 1);
     assert!(single.result.record.calls[0].completed_at_ms.is_some());
 }
+
+/// One call at the start, a minute of job, then notifications on the standalone stream
+/// for the next ten minutes: what an application that exits when its call is done never
+/// hears.
+fn done_then_notified(habits: &str) -> String {
+    format!(
+        r#"Scenario(
+    name: "done",
+    summary: "inline",
+    seed: 1,
+    horizon: Some("30m"),
+    client: (model: Naive, habits: ({habits})),
+    workload: [
+        CallTool(at: "0s", tool: LongJob(steps: 2, interval: "30s")),
+        Notify(from: "2m", every: "1m", count: 10),
+    ],
+)"#
+    )
+}
+
+#[test]
+fn an_application_that_exits_when_done_closes_and_deletes_its_session_as_its_transport_does() {
+    let stays = naive(&done_then_notified(""));
+    let done_at = stays.result.record.calls[0].completed_at_ms.expect("done");
+    assert_eq!(stays.result.record.left_at_ms, None);
+    assert_eq!(
+        stays.result.record.applied.len(),
+        stays.result.ledger.events.len(),
+        "the client that stays hears every notification"
+    );
+    assert!(stays.has(VerdictKind::Clean));
+
+    let deletes = naive(&done_then_notified(
+        "when_done: Exit, on_close: DeleteSession",
+    ));
+    let ledger = &deletes.result.ledger;
+    let record = &deletes.result.record;
+    assert_eq!(record.left_at_ms, Some(done_at));
+    let deleted: Vec<u64> = ledger
+        .answers
+        .iter()
+        .filter(|a| a.method == faultline_model::HttpMethod::Delete)
+        .map(|a| a.at_ms)
+        .collect();
+    assert_eq!(deleted, vec![done_at], "one DELETE, as the call is done");
+    assert_eq!(
+        ledger.sessions[0].died,
+        Some((done_at, faultline_model::DeathCause::Deleted))
+    );
+    assert!(
+        !ledger.events.iter().any(|e| e.at_ms > done_at),
+        "a deleted session is sent no notification"
+    );
+    assert_eq!(
+        answered_at(&deletes, "GET"),
+        answered_at(&stays, "GET")[..1]
+    );
+    assert!(deletes.has(VerdictKind::Clean));
+
+    let abandons = naive(&done_then_notified("when_done: Exit, on_close: Abandon"));
+    let ledger = &abandons.result.ledger;
+    assert!(
+        !ledger
+            .answers
+            .iter()
+            .any(|a| a.method == faultline_model::HttpMethod::Delete),
+        "the session is left to its TTL"
+    );
+    assert_eq!(ledger.sessions[0].died, None);
+    let after: Vec<_> = ledger.events.iter().filter(|e| e.at_ms > done_at).collect();
+    assert_eq!(
+        after.len(),
+        10,
+        "the server goes on producing for the session"
+    );
+    assert!(
+        abandons.has(VerdictKind::Clean),
+        "nothing produced after the client left is owed to it: {:?}",
+        abandons.verdicts
+    );
+}
+
+#[test]
+fn a_call_failed_then_the_session_deleted_ends_the_work_the_client_gave_up_on() {
+    // call_cut_before_an_id: the call's stream is cut before any id, the Python SDK fails
+    // the call at once. Staying, the client gives up on a result the server goes on to
+    // produce; exiting, its DELETE ends the job before it has one.
+    let text = bundled("scenarios/grade/call_cut_before_an_id.ron");
+    let stays = naive_with(&text, "like: Python2");
+    assert!(stays.has(VerdictKind::SurfacedLoss), "{:?}", stays.verdicts);
+    let exits = naive_with(&text, "like: Python2, when_done: Exit");
+    let job = &exits.result.ledger.jobs[0];
+    assert_eq!(
+        job.ended.map(|(_, how)| how),
+        Some(faultline_model::JobEnd::Killed)
+    );
+    assert!(
+        !exits.has(VerdictKind::SurfacedLoss),
+        "{:?}",
+        exits.verdicts
+    );
+    assert!(exits.has(VerdictKind::Clean), "{:?}", exits.verdicts);
+}

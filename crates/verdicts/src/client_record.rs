@@ -127,6 +127,11 @@ pub struct ClientRecord {
     /// when the horizon cut it). A call neither completed nor failed by then never will be.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quiet_at_ms: Option<u64>,
+    /// The application exited at this time, its calls done (`habits: (when_done: Exit)`):
+    /// the client closed and heard nothing more, so nothing produced after it is owed.
+    /// `None`: it stayed to the end of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_at_ms: Option<u64>,
     /// What the run was meant to exercise and what of it happened (the world fills it
     /// in, not the client): for `untested`.
     #[serde(skip)]

@@ -170,12 +170,14 @@ pub(crate) fn modelled(
             superseded_events += 1;
             continue;
         }
+        // Nor to a client that had left: its application exited, its calls done.
         if matches!(
             produced.payload,
             Payload::Notification { .. } | Payload::SessionListChanged { .. }
-        ) && !listening
-            .get_or_insert_with(|| listening_sessions(record))
-            .contains(ledger.session(produced.session).wire_id.as_str())
+        ) && (record.left_at_ms.is_some_and(|left| produced.at_ms >= left)
+            || !listening
+                .get_or_insert_with(|| listening_sessions(record))
+                .contains(ledger.session(produced.session).wire_id.as_str()))
         {
             continue;
         }
