@@ -199,6 +199,7 @@ pub fn exercise(
         faults_planned: faults.planned,
         faults_fired: faults.fired,
         faults_unmet: faults.unmet,
+        faults_cut_nothing: faults.cut_nothing,
         needs: needs(scenario),
         era: match scenario.client.era {
             ClientEra::Legacy => Some(faultline_model::RequestEra::Legacy),

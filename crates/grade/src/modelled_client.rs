@@ -46,6 +46,7 @@ pub fn grade_modelled(
     let mut exercise = crate::exercise(&plan.scenario, &[]);
     exercise.faults_fired = sim.faults_fired;
     exercise.faults_unmet = sim.faults_unmet;
+    exercise.faults_cut_nothing = sim.faults_cut_nothing;
     exercise.faults_planned = sim.faults_planned;
     let verdicts = judge(
         &outcome.result.ledger,

@@ -12,6 +12,9 @@ pub struct FaultsExercised {
     /// Bit `i` set: the scenario's `faults[i]` (one of the first 64) was planned and
     /// never met the client.
     pub unmet: u64,
+    /// Of those, the ones that fired and cut nothing (every strike missed: no connection
+    /// of the kind it cuts was open); the others never fired.
+    pub cut_nothing: u64,
 }
 
 impl FaultsExercised {
@@ -33,10 +36,18 @@ impl FaultsExercised {
                 .filter(|(_, f)| !matches!(f.when(), FaultWhen::Always))
                 .map(|(i, _)| i)
         };
+        let unmet = unmet_mask(planned(), |i| indices.binary_search(&i).is_ok());
+        let missed = fired
+            .iter()
+            .filter(|f| f.missed)
+            .filter_map(|f| f.fault)
+            .filter(|&i| i < 64)
+            .fold(0, |mask, i| mask | 1 << i);
         FaultsExercised {
             planned: planned().count(),
             fired: indices.len(),
-            unmet: unmet_mask(planned(), |i| indices.binary_search(&i).is_ok()),
+            unmet,
+            cut_nothing: unmet & missed,
         }
     }
 }

@@ -72,6 +72,9 @@ pub struct World<L: Link> {
     /// The scenario's faults that fire at a moment, and those of them that fired.
     faults_planned: Vec<usize>,
     faults_fired: BTreeSet<usize>,
+    /// Bit `i`: a strike of `faults[i]` fired and cut nothing (one that also met the
+    /// client is not unmet, whatever this says).
+    faults_cut_nothing: u64,
 }
 
 impl<L: Link> World<L> {
@@ -113,6 +116,7 @@ impl<L: Link> World<L> {
                 .map(|(i, _)| i)
                 .collect(),
             faults_fired: BTreeSet::new(),
+            faults_cut_nothing: 0,
         };
         world.io = io;
         world.absorb_client_io();
@@ -185,14 +189,16 @@ impl<L: Link> World<L> {
         let mut record = self.client.into_record();
         record.horizon_cut_ms = cut_at_horizon.then_some(self.horizon);
         record.quiet_at_ms = (!cut_at_horizon).then_some(end_ms);
+        let faults_unmet =
+            faultline_scenario::unmet_mask(self.faults_planned.iter().copied(), |i| {
+                self.faults_fired.contains(&i)
+            });
         record.exercise = faultline_verdicts::untested::Exercise {
             calls_planned: record.calls.len(),
             faults_planned: self.faults_planned.len(),
             faults_fired: self.faults_fired.len(),
-            faults_unmet: faultline_scenario::unmet_mask(
-                self.faults_planned.iter().copied(),
-                |i| self.faults_fired.contains(&i),
-            ),
+            faults_unmet,
+            faults_cut_nothing: faults_unmet & self.faults_cut_nothing,
             // A modelled client can do everything and speaks the scenario's era.
             ..Default::default()
         };
@@ -399,6 +405,8 @@ impl<L: Link> World<L> {
             && !fired.missed
         {
             self.faults_fired.insert(i);
+        } else if let Some(i) = fired.fault.filter(|&i| i < 64) {
+            self.faults_cut_nothing |= 1 << i;
         }
         if let Some(away) = fired.away_ms {
             self.away_until = self.away_until.max(now + away);

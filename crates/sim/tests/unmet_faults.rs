@@ -54,18 +54,32 @@ fn one_fault_of_two_unmet_leaves_the_run_untested() {
     assert_eq!(judged(false, CALL), [VerdictKind::Clean]);
 }
 
-/// The reason names the fault that never met the client, by its place in `faults`.
+/// The reason names the fault that never met the client, by its place in `faults`, and
+/// how it missed: a drop that fired and cut nothing, or a fault that never fired.
 #[test]
-fn the_reason_names_the_fault_that_never_met_the_client() {
+fn the_reason_names_the_fault_that_never_met_the_client_and_how() {
     let outcome = played(false, &format!("{CALL}, {STANDALONE}"));
     assert_eq!(outcome.result.record.exercise.faults_unmet, 0b10);
+    assert_eq!(outcome.result.record.exercise.faults_cut_nothing, 0b10);
     let untested = &outcome.verdicts[0];
     assert_eq!(untested.kind, VerdictKind::Untested);
     assert!(
-        untested
-            .summary
-            .contains("1 of the scenario's 2 faults never met the client: faults[1] ("),
+        untested.summary.contains(
+            "1 of the scenario's 2 faults never met the client: faults[1] fired and cut nothing"
+        ),
         "{}",
         untested.summary
     );
+    // A drop after the 30th event of a call whose job makes ten and a result: never fired.
+    let never =
+        r#"Drop(when: AfterEvent(on: Call(0), n: 30), mode: Close, stream: Call(0), away: None)"#;
+    let outcome = played(true, &format!("{CALL}, {never}"));
+    assert_eq!(outcome.result.record.exercise.faults_unmet, 0b10);
+    assert_eq!(outcome.result.record.exercise.faults_cut_nothing, 0);
+    let summary = &outcome.verdicts[0].summary;
+    assert!(
+        summary.contains("faults[1] never fired: it waited for what never came"),
+        "{summary}"
+    );
+    assert!(!summary.contains("cut nothing"), "{summary}");
 }

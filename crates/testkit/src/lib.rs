@@ -668,6 +668,7 @@ fn exercise(scenario: &Scenario, fired: &[FiredFault]) -> Exercise {
         faults_planned: faults.planned,
         faults_fired: faults.fired,
         faults_unmet: faults.unmet,
+        faults_cut_nothing: faults.cut_nothing,
         ..Exercise::default()
     }
 }

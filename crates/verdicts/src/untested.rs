@@ -40,6 +40,9 @@ pub struct Exercise {
     /// Which of those never met the client: bit `i` for the scenario's `faults[i]` (the
     /// first 64), so that the reason can name them.
     pub faults_unmet: u64,
+    /// Of those, the ones that fired and found nothing to cut (a drop of a stream the
+    /// client did not have open); the others never fired.
+    pub faults_cut_nothing: u64,
     /// What of the client the scenario's faults act on (for `not_applicable`; a modelled
     /// client can do everything, so the simulator leaves it empty).
     pub needs: crate::not_applicable::Needs,
@@ -140,22 +143,20 @@ pub fn untested(ledger: &Ledger, exercise: Exercise) -> Option<Untested> {
                 .to_string(),
         );
     }
-    // Why a fault meets nothing: it waited for what never came, or it came and found
-    // nothing of the client's to act on.
-    const NEVER_MET: &str = "an event of a stream the client never opened, progress of a call made without a progress token, a time after the client had left, or a drop of a stream the client did not have open";
     if exercise.faults_planned > 0 && exercise.faults_fired == 0 {
         reasons.push(format!(
-            "none of the scenario's {} fault(s) met the client (each waited for what never came or found nothing to act on: {NEVER_MET})",
-            exercise.faults_planned
+            "none of the scenario's {} fault(s) met the client{}",
+            exercise.faults_planned,
+            how_unmet(exercise)
         ));
     } else if exercise.faults_fired < exercise.faults_planned {
         // One fault that met nothing is a part of the scenario not tested: `clean` would
         // claim the client came through faults it never met.
         reasons.push(format!(
-            "{} of the scenario's {} faults never met the client{} ({NEVER_MET}): what it would have done there was not tested",
+            "{} of the scenario's {} faults never met the client{}: what it would have done there was not tested",
             exercise.faults_planned - exercise.faults_fired,
             exercise.faults_planned,
-            named_faults(exercise.faults_unmet)
+            how_unmet(exercise)
         ));
     }
     (!reasons.is_empty()).then_some(Untested {
@@ -167,17 +168,34 @@ pub fn untested(ledger: &Ledger, exercise: Exercise) -> Option<Untested> {
     })
 }
 
-/// `: faults[1], faults[3]` for the bits of `unmet`, or nothing when none is known.
-fn named_faults(unmet: u64) -> String {
-    let named: Vec<String> = (0..64)
-        .filter(|i| unmet & (1 << i) != 0)
-        .map(|i| format!("faults[{i}]"))
-        .collect();
-    if named.is_empty() {
-        String::new()
-    } else {
-        format!(": {}", named.join(", "))
+/// Why a fault meets nothing: it waited for what never came.
+const NEVER_FIRED: &str = "never fired: it waited for what never came (an event of a stream the client never opened, progress of a call made without a progress token, or a time after the client had left)";
+/// Or it came and found nothing of the client's to act on.
+const CUT_NOTHING: &str =
+    "fired and cut nothing: the client had no stream of the kind it drops open then";
+
+/// `: faults[1] fired and cut nothing ...; faults[3] never fired ...` for the unmet faults,
+/// each with the way it missed, or both ways when the faults are not known by place.
+fn how_unmet(exercise: Exercise) -> String {
+    let named = |mask: u64| -> Vec<String> {
+        (0..64)
+            .filter(|i| mask & (1 << i) != 0)
+            .map(|i| format!("faults[{i}]"))
+            .collect()
+    };
+    let missed = named(exercise.faults_unmet & exercise.faults_cut_nothing);
+    let never = named(exercise.faults_unmet & !exercise.faults_cut_nothing);
+    if missed.is_empty() && never.is_empty() {
+        return format!(" (a fault that {NEVER_FIRED}, or that {CUT_NOTHING})");
     }
+    let mut parts = Vec::new();
+    if !missed.is_empty() {
+        parts.push(format!("{} {CUT_NOTHING}", missed.join(", ")));
+    }
+    if !never.is_empty() {
+        parts.push(format!("{} {NEVER_FIRED}", never.join(", ")));
+    }
+    format!(": {}", parts.join("; "))
 }
 
 #[cfg(test)]
@@ -298,8 +316,27 @@ mod tests {
         let found = untested(&ledger, half).expect("one fault never met the client");
         assert_eq!(found.reasons.len(), 1, "{found:?}");
         assert!(
+            found.reasons[0].starts_with(
+                "1 of the scenario's 2 faults never met the client: faults[1] never fired: it waited for what never came"
+            ),
+            "{}",
             found.reasons[0]
-                .starts_with("1 of the scenario's 2 faults never met the client: faults[1] ("),
+        );
+        // The way it missed is named: a fault that fired and cut nothing says so.
+        let cut_nothing = Exercise {
+            faults_cut_nothing: 0b10,
+            ..half
+        };
+        let found = untested(&ledger, cut_nothing).expect("it met nothing");
+        assert!(
+            found.reasons[0].starts_with(
+                "1 of the scenario's 2 faults never met the client: faults[1] fired and cut nothing: the client had no stream"
+            ),
+            "{}",
+            found.reasons[0]
+        );
+        assert!(
+            !found.reasons[0].contains("never fired"),
             "{}",
             found.reasons[0]
         );
