@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use faultline_model::{JobEnd, JobId, Ledger, Payload};
+use faultline_model::{JobEnd, JobId, Ledger, Payload, RouteWhy};
 use serde::Serialize;
 
 use crate::client_context::ClientContext;
@@ -26,7 +26,7 @@ pub(crate) struct Owed {
     pub(crate) result: bool,
     /// The judged job was still running when the run ended: its result was on its way.
     pub(crate) result_pending: bool,
-    /// The call reached the server (a job of its tool, or a `tools/call` answered).
+    /// The call reached the server ([`call_reached`]).
     pub(crate) call_started: bool,
     /// Some attempt of the call produced a result (a job of its tool finished, or a
     /// `tools/call` was answered with success): what a result in the report can be.
@@ -95,20 +95,31 @@ pub(crate) fn any_result(ledger: &Ledger, context: &ClientContext) -> bool {
     })
 }
 
-/// Whether the contract's call reached the server (1) or not (0), when the ledger can
-/// tell it from the follow-up `echo` calls: for a job tool, a job of its tool, or a
-/// `tools/call` the server refused (which call it was is not written, so a refusal counts
-/// for it). `None` for a tool answered at once: then every `tools/call` is counted.
-pub(crate) fn contract_call_reached(ledger: &Ledger, context: &ClientContext) -> Option<usize> {
-    if !is_job_tool(context) {
-        return None;
+/// Whether the contract's call reached the server: the one answer every rule that asks
+/// reads (`untested`'s count of calls made, the report's claims, the outcome owed). For a
+/// tool that runs as a job, a job of its tool or a `tools/call` a server refused (which
+/// call a refusal answered is not written, so it counts for the call; a follow-up `echo`
+/// answered is not the call); for a tool answered at once, any `tools/call` a server
+/// answered. A 503 the fleet's balancer gave itself, with no replica up, reached no
+/// server.
+pub(crate) fn call_reached(ledger: &Ledger, context: &ClientContext) -> bool {
+    let mut calls = ledger.answers.iter().filter(|a| {
+        a.rpc_method.as_deref() == Some("tools/call")
+            && a.route.is_none_or(|r| r.why != RouteWhy::NoneHealthy)
+    });
+    if is_job_tool(context) {
+        !tool_jobs(ledger, &context.call.tool).is_empty()
+            || calls.any(|a| a.status >= 300 || a.dead_session)
+    } else {
+        calls.next().is_some()
     }
-    let started = !tool_jobs(ledger, &context.call.tool).is_empty();
-    let refused = ledger
-        .answers
-        .iter()
-        .any(|a| a.rpc_method.as_deref() == Some("tools/call") && a.status >= 300);
-    Some(usize::from(started || refused))
+}
+
+/// [`call_reached`] as `untested` counts it: 1 or 0 for a job tool, whose call the
+/// ledger tells from the follow-ups; `None` for a tool answered at once, whose every
+/// `tools/call` answered is counted.
+pub(crate) fn contract_call_reached(ledger: &Ledger, context: &ClientContext) -> Option<usize> {
+    is_job_tool(context).then(|| usize::from(call_reached(ledger, context)))
 }
 
 /// What was owed to a client that can do what `supports` says: progress only to one with a
@@ -149,11 +160,7 @@ pub(crate) fn owed(ledger: &Ledger, context: &ClientContext, supports: Supports)
         }
     }
     owed.result_pending = judged.is_some_and(|job| ledger.job(job).ended.is_none());
-    owed.call_started = judged.is_some()
-        || ledger
-            .answers
-            .iter()
-            .any(|a| a.rpc_method.as_deref() == Some("tools/call"));
+    owed.call_started = call_reached(ledger, context);
     owed.any_result = any_result(ledger, context);
     owed.result = match judged {
         // A job's result is produced when it finishes.
@@ -412,7 +419,7 @@ mod tests {
     /// started or a `tools/call` was refused; follow-up `echo` calls answered 200 are not
     /// it. A tool answered at once cannot be told from the follow-ups: `None`.
     #[test]
-    fn the_contract_call_reached_the_server_only_as_a_job_or_a_refusal() {
+    fn one_answer_to_whether_the_contract_call_reached_the_server() {
         use crate::client_context::{CallSpec, ClientContext};
         use faultline_model::{AnswerEntry, JobEntry, Ledger, SessionKey};
         use serde_json::json;
@@ -461,5 +468,49 @@ mod tests {
             super::contract_call_reached(&echoes_only, &context("echo")),
             None
         );
+        // A 503 the balancer gave itself, with no replica up, reached no server.
+        let balancer_refused = Ledger {
+            answers: vec![AnswerEntry {
+                route: Some(faultline_model::Route {
+                    replica: faultline_model::ReplicaId(0),
+                    why: faultline_model::RouteWhy::NoneHealthy,
+                }),
+                ..call(503)
+            }],
+            ..Ledger::default()
+        };
+        assert_eq!(reached(&balancer_refused), Some(0));
+
+        // Every rule that asks gets the same answer: untested's count, the report's
+        // claims, and the outcome owed (a refusal is the call, a follow-up is not).
+        let job = context("long_job");
+        let supports = crate::client_report::Supports::default();
+        let with_result = ClientReport::from_stdout(r#"{"result": "done"}"#).expect("a report");
+        let with_nothing = ClientReport::from_stdout("{}").expect("a report");
+        for (ledger, reached) in [
+            (&echoes_only, false),
+            (&refused, true),
+            (&started, true),
+            (&balancer_refused, false),
+        ] {
+            assert_eq!(super::call_reached(ledger, &job), reached);
+            assert_eq!(super::owed(ledger, &job, supports).call_started, reached);
+            let claims = crate::untrue_report::unsent_claims(ledger, &job, &with_result);
+            assert_eq!(
+                claims.is_some_and(|c| c.result),
+                !reached,
+                "a result is claimed against the ledger only where no call reached it"
+            );
+            let lost = ValuesLost::of(&super::owed(ledger, &job, supports), &with_nothing);
+            assert_eq!(
+                lost.outcome_unreported,
+                reached && !started_and_running(ledger)
+            );
+        }
+    }
+
+    /// A job still running owes its result (`result_missing`), not an outcome unreported.
+    fn started_and_running(ledger: &faultline_model::Ledger) -> bool {
+        ledger.jobs.iter().any(|j| j.ended.is_none())
     }
 }

@@ -40,8 +40,8 @@ pub struct UnsentClaims {
     pub notifications: Vec<u64>,
     /// A result reported while the call produced none.
     pub result: bool,
-    /// Whether any call reached the server (a job of the call's tool, or a `tools/call`
-    /// answered): what the result's claim is set against.
+    /// Whether the call reached the server (`owed::call_reached`): what the result's
+    /// claim is set against.
     pub call_reached_server: bool,
     /// The steps the server did send for the call's jobs (each once).
     pub sent_progress: Vec<u32>,
@@ -144,15 +144,9 @@ pub(crate) fn unsent_claims(
         notifications.dedup();
     }
     let result_produced = crate::owed::any_result(ledger, context);
-    // A tool that runs as a job reached the server only as a job of its own; any
-    // `tools/call` answered may be another tool's (a follow-up `echo`).
-    let job_tool = crate::owed::is_job_tool(context);
-    let call_reached_server = !tool_jobs.is_empty()
-        || (!job_tool
-            && ledger
-                .answers
-                .iter()
-                .any(|a| a.rpc_method.as_deref() == Some("tools/call")));
+    // A tool that runs as a job reached the server as a job of its own or a refusal; a
+    // follow-up `echo` answered is not the call.
+    let call_reached_server = crate::owed::call_reached(ledger, context);
     // A result for a call that reached the server and produced none may be the client's
     // own doing (it resolved the call when its stream ended, or took an error for
     // completion): the application really was handed it, and the loss rule names the
