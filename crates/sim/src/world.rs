@@ -244,8 +244,9 @@ impl<L: Link> World<L> {
         self.absorb_client_io();
     }
 
-    /// Executes what the client asked for in its last callback (`self.io`): closes,
-    /// timers, sends (held back while away). The buffers go back into `self.io`, emptied:
+    /// Executes what the client asked for in its last callback (`self.io`), after letting
+    /// a client whose calls are all done leave (`when_done: Exit`): closes, timers, sends
+    /// (held back while away). The buffers go back into `self.io`, emptied:
     /// a callback that asks for nothing (most events) costs three length checks, and one
     /// that sends allocates nothing.
     fn absorb_client_io(&mut self) {
