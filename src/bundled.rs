@@ -89,6 +89,7 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios/field" / "reasonix_4734_go_client_404",
     "scenarios/field" / "render_26_stale_get_400",
     "scenarios/field" / "rubymcp_168_no_cursor_on_get",
+    "scenarios/field" / "rubysdk_504_retry_unbounded",
     "scenarios/field" / "rust_689_dead_session_401",
     "scenarios/field" / "rust_733_no_reinit",
     "scenarios/field" / "rust_791_priming_id_zero",

@@ -31,6 +31,10 @@ use faultline_scenario::{
     Tool, WhenDone,
 };
 
+/// The longest wait the guarded client takes from a server's `retry:` (the TypeScript SDK's
+/// own longest reconnect wait by default, `maxReconnectionDelay`).
+const SERVER_RETRY_CAP_MS: u64 = 30_000;
+
 /// The guards, each switchable on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Policy {
@@ -134,6 +138,11 @@ pub struct Policy {
     /// (2025 client) Closing, the client first ends its session with a `DELETE`
     /// (`habits: (on_close: DeleteSession)`).
     pub deletes_session_on_close: bool,
+    /// (2025 client) A server's `retry:` is honoured up to this many ms, never longer: a
+    /// server that asks for an hour keeps no call waiting an hour
+    /// (<https://github.com/modelcontextprotocol/ruby-sdk/pull/504>). `None`: honoured
+    /// whatever it asks.
+    pub server_retry_cap_ms: Option<u64>,
 }
 
 impl Policy {
@@ -171,6 +180,7 @@ impl Policy {
             exits_when_done: false,
             deletes_session_on_close: false,
             lists_before_result: false,
+            server_retry_cap_ms: Some(SERVER_RETRY_CAP_MS),
         };
         match model {
             ClientModel::Naive => Policy {
@@ -190,6 +200,7 @@ impl Policy {
                 requires_session: true,
                 era_fallback_by_spec: false,
                 reprobe_on_failure: false,
+                server_retry_cap_ms: None,
                 ..reference
             },
             ClientModel::Guarded => reference,
@@ -1703,10 +1714,14 @@ impl Client {
     }
 
     /// The wait before reconnect `attempt` (1 for the first in a row): the server's
-    /// `retry:` if it sent one, else the client's delay grown by its back-off.
+    /// `retry:` if it sent one (up to the policy's cap), else the client's delay grown by its
+    /// back-off.
     fn reconnect_delay(&self, attempt: u32) -> u64 {
         if let Some(retry) = self.server_retry_ms {
-            return retry;
+            return self
+                .policy
+                .server_retry_cap_ms
+                .map_or(retry, |cap| retry.min(cap));
         }
         match self.policy.backoff {
             Backoff::Fixed => self.reconnect_delay_ms,

@@ -119,8 +119,8 @@ pub fn guard_for(kind: VerdictKind) -> Guard {
         },
         VerdictKind::Hung => Guard {
             name: "a deadline on every call",
-            rule: "every call the application waits on has a deadline: when it passes, the client stops trying and fails the call with an error the application sees, whatever the transport is still doing.",
-            fix: "client: give every call (and every resumption of its stream) an overall timeout that ends in an error; never leave the application waiting on a retry loop.",
+            rule: "every call the application waits on has a deadline: when it passes, the client stops trying and fails the call with an error the application sees, whatever the transport is still doing; a server's `retry:` is honoured only up to the client's own longest wait (the guarded client's: 30 s).",
+            fix: "client: give every call (and every resumption of its stream) an overall timeout that ends in an error, and cap a server's `retry:` by it; never leave the application waiting on a retry loop.",
         },
         VerdictKind::Crashed => Guard {
             name: "fail the call, not the process",
