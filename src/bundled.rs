@@ -64,6 +64,7 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios/field" / "csharp_1713_get_reconnect_400",
     "scenarios/field" / "csharp_663_idle_74s",
     "scenarios/field" / "dbx_8499_idle_404_never_heals",
+    "scenarios/field" / "executor_1345_dead_pipe",
     "scenarios/field" / "executor_1622_dead_get_forever",
     "scenarios/field" / "executor_818_idle_alarm",
     "scenarios/field" / "gitlabmcp_697_expired_session_429",

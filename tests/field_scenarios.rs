@@ -908,3 +908,31 @@ fn grade_like_grades_the_preset_on_the_default_set() {
         .expect("runs");
     assert_eq!(both.status.code(), Some(2), "one client at a time");
 }
+
+/// executor PR#1345: a call's every stream is cut before it carries an id. No client gets
+/// the result; the guarded one stops re-issuing once its reconnects make no progress (no
+/// job left running for ever), and the server's priming event (PR#1351) is the fix: with it
+/// the naive client resumes after the cut and loses nothing.
+#[test]
+fn a_call_cut_before_any_id_loses_its_result_until_the_server_primes_its_streams() {
+    let scenario = "scenarios/field/executor_1345_dead_pipe.ron";
+    let (guarded, text) = run_traced(scenario, "guarded", "executor_1345");
+    assert!(
+        text.contains("gave up resuming after 5 reconnects without progress"),
+        "the guarded client says why it stopped"
+    );
+    let lost = kinds(&guarded);
+    assert!(lost.iter().all(|k| *k == "surfaced_loss"), "{lost:?}");
+    assert!(
+        guarded["end_ms"].as_u64().unwrap() < 600_000,
+        "it stops before the horizon"
+    );
+    assert_eq!(guarded["expectation"]["holds"], true);
+    let primed = naive_run_of_variant(
+        scenario,
+        "priming_events: false",
+        "priming_events: true",
+        "executor_1345_primed",
+    );
+    assert_eq!(kinds(&primed), vec!["clean"], "{primed}");
+}
