@@ -74,6 +74,7 @@ pub const BUNDLED: &[Bundled] = bundle![
     "scenarios/field" / "langchain4j_3802_no_session_renewal",
     "scenarios/field" / "librechat_11868_get_404_ignored",
     "scenarios/field" / "lobster_1625_python_restart",
+    "scenarios/field" / "mcphub_196_multiprocess_400",
     "scenarios/field" / "mcpplugin_105_cursor_get_400",
     "scenarios/field" / "mcpremote_106_gateway_ttl",
     "scenarios/field" / "neotoma_1923_unknown_session_503",

@@ -525,6 +525,7 @@ pub(crate) fn plan_call_into(
         attempts: 0,
         completed_at_ms: None,
         failed_at_ms: None,
+        result_dropped: false,
     });
     index
 }
@@ -2166,6 +2167,8 @@ impl Client {
         } else {
             if held.is_some() {
                 self.stream_done(Logical::Call(call));
+            } else if !self.calls[call].done && !self.calls[call].failed {
+                self.record.calls[call].result_dropped = true;
             }
             self.fail_call(
                 now,

@@ -594,3 +594,45 @@ fn a_call_failed_then_the_session_deleted_ends_the_work_the_client_gave_up_on() 
     );
     assert!(exits.has(VerdictKind::Clean), "{:?}", exits.verdicts);
 }
+
+#[test]
+fn a_json_result_dropped_because_its_list_failed_is_lost_loudly() {
+    // The call's answer is the result itself (JSON, not an event); the list sent before
+    // handing it over meets the replica without the session. Nothing in the ledger's
+    // events shows the loss: the client's record says it failed the call with the result
+    // in hand.
+    let text = |habits: &str| {
+        format!(
+            r#"Scenario(
+    name: "dropped",
+    summary: "inline",
+    seed: 196,
+    horizon: Some("10m"),
+    server: (dead_session_answer: BadRequest),
+    fleet: (replicas: 2, balancer: RoundRobin, session_store: PerReplica),
+    client: (model: Naive, standalone_stream: false, habits: ({habits})),
+    workload: [CallTool(at: "0s", tool: Echo(text: "one"))],
+)"#
+        )
+    };
+    let as_is = naive(&text(""));
+    assert!(as_is.result.ledger.events.is_empty(), "a JSON answer");
+    assert!(!as_is.result.record.calls[0].result_dropped);
+    assert!(!as_is.has(VerdictKind::SurfacedLoss), "{:?}", as_is.kinds());
+    let checked = naive(&text("result_check: ListsToolsFirst"));
+    let call = &checked.result.record.calls[0];
+    assert!(
+        call.result_dropped && call.failed_at_ms.is_some(),
+        "{call:?}"
+    );
+    let lost = checked
+        .verdicts
+        .iter()
+        .find(|v| v.kind == VerdictKind::SurfacedLoss)
+        .unwrap_or_else(|| panic!("{:?}", checked.kinds()));
+    assert!(
+        lost.summary.starts_with("call-0 lost the result"),
+        "{}",
+        lost.summary
+    );
+}

@@ -107,6 +107,12 @@ pub struct CallRecord {
     pub attempts: u32,
     pub completed_at_ms: Option<u64>,
     pub failed_at_ms: Option<u64>,
+    /// The call's result came as a JSON answer, and the client failed the call with it in
+    /// hand (`result_check: ListsToolsFirst`, whose list failed): the application never
+    /// got the result the server sent. A result that came as an SSE event is in the
+    /// ledger's events, and its loss is read from there.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub result_dropped: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

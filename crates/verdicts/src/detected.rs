@@ -185,6 +185,7 @@ mod tests {
             attempts: 1,
             completed_at_ms: (!failed).then_some(2_000),
             failed_at_ms: failed.then_some(2_000),
+            result_dropped: false,
         });
         let mut verdicts = Vec::new();
         super::modelled(&record, Words::Written, &mut verdicts);
@@ -230,6 +231,7 @@ mod tests {
             attempts: 4,
             completed_at_ms: Some(120_000),
             failed_at_ms: None,
+            result_dropped: false,
         });
         let mut verdicts = Vec::new();
         super::modelled(&record, Words::Written, &mut verdicts);
@@ -278,6 +280,7 @@ mod tests {
             attempts: 2,
             completed_at_ms: Some(5_000),
             failed_at_ms: None,
+            result_dropped: false,
         });
         record.calls.push(CallRecord {
             key: "call-1".into(),
@@ -285,6 +288,7 @@ mod tests {
             attempts: 1,
             completed_at_ms: None,
             failed_at_ms: Some(1_000),
+            result_dropped: false,
         });
         let mut verdicts = Vec::new();
         super::modelled(&record, Words::Written, &mut verdicts);

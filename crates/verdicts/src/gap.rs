@@ -290,12 +290,15 @@ pub(crate) fn modelled(
 }
 
 /// Calls the modelled client failed loudly (with an untyped error, or none scoped to the
-/// call) while the server was still at work on them when the run ended: their result was
-/// on its way, and the client will not take it. A real client that leaves at such a
-/// failure stops the grading clock with it, so its ledger holds the job unfinished; this
-/// is the same loss read the same way (a typed error that covers the call is `detected`).
-/// Asked only when no event loss was found: a call whose produced events were lost is
-/// already named.
+/// call) whose result it will never hand over though the server made or sent it: the
+/// server was still at work on the call when the run ended (the result was on its way), or
+/// the result had come as a JSON answer and the client failed the call with it in hand
+/// (`CallRecord::result_dropped`; a result that came as an event is in the ledger, and
+/// [`modelled`] reads its loss). A real client that leaves at such a failure stops the
+/// grading clock with it, so its ledger holds the job unfinished, and a real client's
+/// report without the result its call was answered with lost it: this is the same loss
+/// read the same way (a typed error that covers the call is `detected`). Asked only when
+/// no event loss was found: a call whose produced events were lost is already named.
 pub(crate) fn given_up_while_pending(
     ledger: &Ledger,
     record: &ClientRecord,
@@ -306,30 +309,32 @@ pub(crate) fn given_up_while_pending(
         if error.is_some_and(|e| e.is_typed()) {
             continue;
         }
+        let call = call_of_key(key).and_then(|i| record.calls.get(i));
+        let dropped = call.is_some_and(|c| c.result_dropped);
         let named = |job: &faultline_model::JobEntry| {
             job.idempotency_key.as_deref() == Some(key)
                 || job.progress_token.as_ref().and_then(|t| t.as_str()) == Some(key)
         };
-        let Some(job) = ledger.jobs.iter().rev().find(|j| named(j)) else {
-            continue;
-        };
-        if job.ended.is_some() {
+        let pending = ledger
+            .jobs
+            .iter()
+            .rev()
+            .find(|j| named(j))
+            .is_some_and(|job| job.ended.is_none());
+        if !dropped && !pending {
             continue;
         }
-        let failed_at = call_of_key(key)
-            .and_then(|i| record.calls.get(i))
-            .and_then(|c| c.failed_at_ms)
-            .unwrap_or(0);
+        let failed_at = call.and_then(|c| c.failed_at_ms).unwrap_or(0);
         let lost = ValuesLost {
             missing_progress: Vec::new(),
             missing_notifications: Vec::new(),
             result_missing: true,
-            result_pending: true,
+            result_pending: !dropped,
             outcome_unreported: false,
             result_not_sent: false,
             produced_progress: 0,
             produced_notifications: 0,
-            result_produced: false,
+            result_produced: dropped,
         };
         verdicts.push(Verdict {
             kind: VerdictKind::SurfacedLoss,
@@ -531,6 +536,7 @@ mod tests {
                 attempts: 1,
                 completed_at_ms: None,
                 failed_at_ms: failed.then_some(7_000),
+                result_dropped: false,
             }],
             errors: vec![ErrorRecord {
                 at_ms: 7_000,

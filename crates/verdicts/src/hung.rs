@@ -69,6 +69,7 @@ mod tests {
             attempts: u32::from(asked_at_ms.is_some()),
             completed_at_ms: None,
             failed_at_ms: None,
+            result_dropped: false,
         }
     }
 

@@ -224,6 +224,7 @@ fn a_killed_job_reported_with_neither_result_nor_error_is_not_clean() {
         attempts: 1,
         completed_at_ms: None,
         failed_at_ms: None,
+        result_dropped: false,
     }];
     record.quiet_at_ms = Some(6_000);
     record.exercise = exercise();
@@ -408,6 +409,7 @@ fn a_cursor_id_two_streams_share_is_no_reuse_when_one_explains_the_replay() {
         attempts: 1,
         completed_at_ms: Some(8_000),
         failed_at_ms: None,
+        result_dropped: false,
     }];
     record.exercise = exercise();
     let (m, r) = both(
@@ -482,6 +484,7 @@ fn a_collision_with_the_second_session_is_found_by_both_halves() {
         attempts: 3,
         completed_at_ms: None,
         failed_at_ms: Some(2_500),
+        result_dropped: false,
     }];
     record.exercise = exercise();
     let (m, r) = both(
@@ -549,6 +552,7 @@ fn two_streams_resumed_together_are_not_a_retry() {
         attempts: 1,
         completed_at_ms: None,
         failed_at_ms: Some(5_000),
+        result_dropped: false,
     }];
     record.errors = vec![ErrorRecord {
         at_ms: 5_000,
@@ -610,6 +614,7 @@ fn a_retried_call_is_one_call_and_the_other_planned_call_is_untested() {
                 attempts: 2,
                 completed_at_ms: Some(2_000),
                 failed_at_ms: None,
+                result_dropped: false,
             },
             CallRecord {
                 key: "call-1".into(),
@@ -617,6 +622,7 @@ fn a_retried_call_is_one_call_and_the_other_planned_call_is_untested() {
                 attempts: 0,
                 completed_at_ms: None,
                 failed_at_ms: None,
+                result_dropped: false,
             },
         ],
         ..ClientRecord::default()
