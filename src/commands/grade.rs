@@ -28,7 +28,8 @@ pub struct GradeArgs {
     pub command: Option<String>,
     /// Grade the naive modelled client with an SDK client's habits (`ts-1`, `python-2`,
     /// `rmcp-3.11`; docs/client-habits.md) instead of a command: the same plan and judge
-    /// as a real client's grade, in simulation, to set beside that client's grade.
+    /// as a real client's grade, in simulation, to set beside that client's grade (the
+    /// client exits once its calls are done, as the contract asks of a real one).
     #[arg(long, value_parser = crate::commands::run::parse_sdk_client)]
     pub like: Option<faultline_scenario::SdkClient>,
     /// A scenario to grade on, by file or bundled name (repeatable; default: every bundled
