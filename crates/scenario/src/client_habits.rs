@@ -86,8 +86,9 @@ pub struct ClientHabits {
     /// client with a cookie jar), which keeps it pinned behind a cookie-affinity balancer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cookies: Option<Cookies>,
-    /// What the client's transport does as it closes: end its session with a `DELETE`, or
-    /// leave it to the server's TTL.
+    /// What the client's transport does as it closes (whatever closes it: the
+    /// application's exit, a fatal GET failure or read timeout): end its session with a
+    /// `DELETE`, or leave it to the server's TTL.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub on_close: Option<OnClose>,
     /// What the application does once every call it made has ended (its result handed

@@ -1670,12 +1670,21 @@ impl Client {
             return;
         }
         self.record.left_at_ms = Some(now);
+        self.wakes.clear();
+        self.close_transport(io, now, "the application exited, its calls done");
+        self.session = None;
+    }
+
+    /// The transport closes, whatever closed it (the application's exit, a fatal error):
+    /// every connection is cut, the session is deleted first when the transport does so
+    /// (`on_close: DeleteSession`), and nothing more is sent.
+    fn close_transport(&mut self, io: &mut ClientIo, now: u64, why: &str) {
+        self.closed_why = Some(why.to_string());
         let conns: Vec<ConnId> = self.purposes.keys().collect();
         for conn in conns {
             self.purposes.remove(&conn);
             io.closes.push(conn);
         }
-        self.wakes.clear();
         if self.policy.deletes_session_on_close
             && let Some(session) = self.session.take().filter(|s| !s.is_empty())
         {
@@ -1685,21 +1694,14 @@ impl Client {
             };
             self.send(io, now, Task::Main, Purpose::Ignore, request);
         }
-        self.session = None;
         self.gave_up = true;
-        self.closed_why = Some("the application exited, its calls done".to_string());
     }
 
-    /// `get_failure: Fatal`: the failed standalone GET ends the client. Every unfinished
-    /// call fails, every connection closes, nothing more is sent.
+    /// `get_failure: Fatal` (or `read_timeout_ends: Client`): the failure ends the client.
+    /// Its transport closes ([`close_transport`](Self::close_transport)) and every
+    /// unfinished call fails.
     fn close_client(&mut self, io: &mut ClientIo, now: u64, why: &str) {
-        self.closed_why = Some(why.to_string());
-        let conns: Vec<ConnId> = self.purposes.keys().collect();
-        for conn in conns {
-            self.purposes.remove(&conn);
-            io.closes.push(conn);
-        }
-        self.gave_up = true;
+        self.close_transport(io, now, why);
         for call in 0..self.calls.len() {
             let state = &self.calls[call];
             if !state.done && (state.deferred || !state.request_ids.is_empty()) {

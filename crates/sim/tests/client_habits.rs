@@ -363,6 +363,26 @@ fn a_fatal_read_timeout_closes_the_client() {
     );
     let call = &fatal.result.record.calls[0];
     assert!(call.failed_at_ms.is_some(), "{call:?}");
+    // Closing, the transport ends its session as it would at the application's exit.
+    let deletes = |o: &RunOutcome| {
+        o.result
+            .ledger
+            .answers
+            .iter()
+            .any(|a| a.method == faultline_model::HttpMethod::Delete)
+    };
+    assert!(!deletes(&fatal), "on_close: Abandon, the naive preset's");
+    let deleting = naive(&text(
+        r#"read_timeout: After("30s"), read_timeout_ends: Client, on_close: DeleteSession"#,
+    ));
+    assert!(
+        deletes(&deleting),
+        "the session is deleted as the client closes"
+    );
+    assert_eq!(
+        deleting.result.ledger.sessions[0].died.map(|(_, why)| why),
+        Some(faultline_model::DeathCause::Deleted)
+    );
 }
 
 #[test]
