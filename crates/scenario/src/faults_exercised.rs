@@ -41,8 +41,7 @@ impl FaultsExercised {
             .iter()
             .filter(|f| f.missed)
             .filter_map(|f| f.fault)
-            .filter(|&i| i < 64)
-            .fold(0, |mask, i| mask | 1 << i);
+            .fold(0, |mask, i| mask | fault_bit(i));
         FaultsExercised {
             planned: planned().count(),
             fired: indices.len(),
@@ -57,6 +56,12 @@ impl FaultsExercised {
 pub fn unmet_mask(planned: impl IntoIterator<Item = usize>, met: impl Fn(usize) -> bool) -> u64 {
     planned
         .into_iter()
-        .filter(|&i| i < 64 && !met(i))
-        .fold(0, |mask, i| mask | 1 << i)
+        .filter(|&i| !met(i))
+        .fold(0, |mask, i| mask | fault_bit(i))
+}
+
+/// The bit of `faults[i]` in a fault mask ([`FaultsExercised::unmet`], `cut_nothing`):
+/// `1 << i` for the first 64 faults, none for the others.
+pub fn fault_bit(i: usize) -> u64 {
+    if i < 64 { 1 << i } else { 0 }
 }

@@ -49,7 +49,7 @@ pub use engine::{Emitted, Engine, FiredFault};
 pub use fault_shape::{FaultWhen, FaultWhenMut, Moment};
 pub use faultline_verdicts::VerdictKind;
 pub use faults::{ClientEffect, FaultAction};
-pub use faults_exercised::{FaultsExercised, unmet_mask};
+pub use faults_exercised::{FaultsExercised, fault_bit, unmet_mask};
 pub use pick::{PickCount, PickDuration};
 pub use reconnect::Reconnect;
 pub use scenario::{

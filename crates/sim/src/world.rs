@@ -406,8 +406,8 @@ impl<L: Link> World<L> {
             && !fired.missed
         {
             self.faults_fired.insert(i);
-        } else if let Some(i) = fired.fault.filter(|&i| i < 64) {
-            self.faults_cut_nothing |= 1 << i;
+        } else if let Some(i) = fired.fault {
+            self.faults_cut_nothing |= faultline_scenario::fault_bit(i);
         }
         if let Some(away) = fired.away_ms {
             self.away_until = self.away_until.max(now + away);
