@@ -9,6 +9,8 @@ use serde_json::Value;
 
 #[path = "grade/outcomes.rs"]
 mod outcomes;
+#[path = "grade/time_scale.rs"]
+mod time_scale;
 
 fn grade(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_faultline"))

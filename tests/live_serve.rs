@@ -182,6 +182,47 @@ fn serve_refuses_a_frozen_clock_without_control() {
     assert!(stderr.contains("--control"), "{stderr}");
 }
 
+/// `serve --grading` replays a grade: with `--time-scale N`, a grade run at that pace
+/// (`grade --time-scale N`), which the control API shows; a pace must be positive.
+#[test]
+fn serve_grading_keeps_the_grades_pace() {
+    let (served, addr) = spawn_serve(&[
+        "--scenario",
+        "baseline",
+        "--grading",
+        "--control",
+        "--time-scale",
+        "50",
+    ]);
+    let ledger = http(addr, "GET /_chaos/ledger HTTP/1.1", "");
+    assert!(
+        ledger.contains(r#""time_scale":"auto","pace":50.0"#),
+        "{ledger}"
+    );
+    drop(served);
+    let (served, addr) = spawn_serve(&["--scenario", "baseline", "--grading", "--control"]);
+    let ledger = http(addr, "GET /_chaos/ledger HTTP/1.1", "");
+    assert!(
+        ledger.contains(r#""time_scale":"auto","scenario""#),
+        "{ledger}"
+    );
+    drop(served);
+    let out = faultline()
+        .args([
+            "serve",
+            "--scenario",
+            "baseline",
+            "--grading",
+            "--time-scale",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("pace must be positive"), "{stderr}");
+}
+
 /// Starts `faultline serve ARGS`, reads its first stdout line (the address), stops it, and
 /// returns that line and what it printed on stderr (the scenario's notes).
 fn serve_notes(args: &[&str]) -> (String, String) {

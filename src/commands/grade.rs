@@ -11,7 +11,6 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use faultline_grade::{
@@ -52,15 +51,33 @@ pub struct GradeArgs {
     /// Write each scenario's ledger (the server's ground truth) to DIR/SCENARIO.ledger.json.
     #[arg(long, value_name = "DIR")]
     pub ledgers: Option<PathBuf>,
-    /// Seconds of wall time a client gets per scenario before it is graded `hung` (the
-    /// default outlasts the TypeScript SDK's 60 s request timeout, so its error is seen).
-    #[arg(long, default_value_t = faultline_grade::DEFAULT_TIMEOUT.as_secs())]
-    pub timeout_s: u64,
+    /// Seconds of wall time a client gets per scenario before it is graded `hung` (default:
+    /// 75, which outlasts the TypeScript SDK's 60 s request timeout, so its error is seen;
+    /// with --time-scale, 75 plus the scenario's time at that pace).
+    #[arg(long)]
+    pub timeout_s: Option<u64>,
+    /// Run each scenario's clock at most N virtual ms per wall ms (1: the scenario's own
+    /// time, as in the field) rather than as fast as the client lets it: the client's own
+    /// wall-clock timers (a request timeout, a read timeout, a backoff) then meet the waits
+    /// they meet in the field. Default: compressed (a 20-minute job passes in a moment).
+    #[arg(long, value_name = "N", conflicts_with = "like", value_parser = parse_pace)]
+    pub time_scale: Option<f64>,
     /// Scenarios graded at once, each with its own server and client process (default:
     /// this machine's cores, as `explore`; the verdicts do not depend on it, a client's
     /// wall-clock timers may).
     #[arg(long, default_value_t = crate::cores())]
     pub jobs: usize,
+}
+
+/// A pace: a positive, finite number of virtual ms per wall ms, at most the live server's.
+fn parse_pace(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= faultline_server::MAX_TIME_SCALE => Ok(v),
+        _ => Err(format!(
+            "{text:?}: use a positive number of virtual ms per wall ms, at most {} (1: the scenario's own time)",
+            faultline_server::MAX_TIME_SCALE
+        )),
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, ValueEnum)]
@@ -144,7 +161,8 @@ fn load(args: &[PathBuf]) -> Result<Vec<Scenario>, String> {
 fn grade_all(
     client: &Graded,
     scenarios: &[Scenario],
-    timeout: Duration,
+    timeout_s: Option<u64>,
+    pace: Option<f64>,
     jobs: usize,
 ) -> Vec<Result<ScenarioGrade, String>> {
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -161,7 +179,10 @@ fn grade_all(
                         return;
                     };
                     let result = match client {
-                        Graded::Command(command) => grade_scenario(command, scenario, timeout),
+                        Graded::Command(command) => {
+                            let timeout = faultline_grade::timeout_for(scenario, timeout_s, pace);
+                            grade_scenario(command, scenario, timeout, pace)
+                        }
                         Graded::Like(sdk) => {
                             grade_modelled(scenario, ClientModel::Naive, Some(*sdk))
                         }
@@ -246,8 +267,13 @@ pub fn grade(args: GradeArgs) -> ExitCode {
         eprintln!("error: --ledgers {}: {e}", dir.display());
         return ExitCode::from(2);
     }
-    let timeout = Duration::from_secs(args.timeout_s.max(1));
-    let results = grade_all(&client, &scenarios, timeout, args.jobs.max(1));
+    let results = grade_all(
+        &client,
+        &scenarios,
+        args.timeout_s,
+        args.time_scale,
+        args.jobs.max(1),
+    );
     let mut grades: Vec<ScenarioGrade> = Vec::new();
     for (i, result) in results.into_iter().enumerate() {
         match result {

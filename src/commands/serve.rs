@@ -50,9 +50,10 @@ pub struct ServeArgs {
     /// Virtual milliseconds per wall millisecond (60 = a minute of TTL per second;
     /// 0 = frozen: only POST /_chaos/clock/advance moves time, so it needs --control), or
     /// `auto`: time jumps to the next due server event whenever every client waits on the
-    /// server (see --auto-grace-ms).
-    #[arg(long, default_value = "1", value_parser = parse_time_scale)]
-    pub time_scale: TimeScaleArg,
+    /// server (see --auto-grace-ms). With --grading, a number is the grading clock's pace,
+    /// as `grade --time-scale`: at most that many virtual ms per wall ms. [default: 1]
+    #[arg(long, value_parser = parse_time_scale)]
+    pub time_scale: Option<TimeScaleArg>,
     /// With --time-scale auto: real milliseconds of quiet, when no client waits on a POST
     /// stream, before time jumps (a client between two requests gets this long to send);
     /// `never`: time moves only while a client waits on the server, never because wall
@@ -243,7 +244,14 @@ fn parse_auto_grace(text: &str) -> Result<std::time::Duration, String> {
 }
 
 pub fn serve(args: ServeArgs) -> ExitCode {
-    if args.time_scale == TimeScaleArg::Scaled(0.0) && !args.control {
+    let time_scale = args.time_scale.unwrap_or(TimeScaleArg::Scaled(1.0));
+    if args.grading && args.time_scale == Some(TimeScaleArg::Scaled(0.0)) {
+        eprintln!(
+            "error: --grading --time-scale 0: a grading clock's pace must be positive (at most that many virtual ms per wall ms), or leave --time-scale out"
+        );
+        return ExitCode::from(2);
+    }
+    if time_scale == TimeScaleArg::Scaled(0.0) && !args.control {
         eprintln!(
             "error: --time-scale 0 freezes virtual time, and only POST /_chaos/clock/advance moves a frozen clock: add --control, or use a positive scale or --time-scale auto"
         );
@@ -285,7 +293,11 @@ pub fn serve(args: ServeArgs) -> ExitCode {
                                 scenario.name,
                                 context.replace('\'', "'\\''")
                             );
-                            faultline_grade::grading_config(&plan)
+                            let pace = match args.time_scale {
+                                Some(TimeScaleArg::Scaled(pace)) => Some(pace),
+                                _ => None,
+                            };
+                            faultline_grade::grading_config(&plan, pace)
                         }
                         Err(why) => {
                             eprintln!("error: --grading: {}: {why}", scenario.name);
@@ -338,7 +350,7 @@ pub fn serve(args: ServeArgs) -> ExitCode {
     }
     let limits = args.limits(config.limits);
     let config = config.with_control(args.control).with_limits(limits);
-    let config = match args.time_scale {
+    let config = match time_scale {
         // The grading server brings its own clock.
         _ if args.grading => config,
         TimeScaleArg::Scaled(scale) => config.with_time_scale(scale),

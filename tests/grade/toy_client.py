@@ -53,6 +53,13 @@
   --resolve-on-cut     (with --never-resume) hands the application an empty result when
                        the call's stream ends without one, as a client that resolves a
                        pending request on stream end does: a result the server never sent.
+  --request-timeout-s N
+                       (with any of the above) fails a call loudly when its answer has not
+                       come N seconds of wall time after it was sent, progress or not, as
+                       the TypeScript SDK's request timeout does (60 s by default,
+                       DEFAULT_REQUEST_TIMEOUT_MSEC in its protocol layer): under
+                       grade's compressed clock it never fires on a long job, under
+                       `grade --time-scale` it does.
   --fail-on-cut        (with any of the above) fails the call loudly when its stream ends
                        without the result ("SSE stream ended without a response", as the
                        Python SDK does when a response stream ends before any event id),
@@ -78,6 +85,7 @@ import json
 import os
 import sys
 import threading
+import time
 import urllib.parse
 from typing import Any, Iterator
 
@@ -106,6 +114,8 @@ class ToyClient:
         self.modern = modern
         self.never_resume = False  # --never-resume: a stream that ends ends the call, quietly
         self.fail_on_cut = False  # --fail-on-cut: a stream that ends fails the call, loudly
+        self.request_timeout_s: float | None = None  # --request-timeout-s: wall seconds a call may take
+        self.deadline: float | None = None  # the current call's, on the monotonic clock
         self.method: str | None = None  # --modern: the request's Mcp-Method
         self.name: str | None = None  # --modern: the request's Mcp-Name
         self.listener: threading.Thread | None = None
@@ -131,7 +141,8 @@ class ToyClient:
 
     # ---- HTTP and SSE -------------------------------------------------------------------
     def http(self, method: str, body: Any = None, last_event_id: str | None = None):
-        conn = http.client.HTTPConnection(self.host, self.port)
+        left = None if self.deadline is None else max(0.001, self.deadline - time.monotonic())
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=left)
         headers = {"accept": "application/json, text/event-stream", "mcp-session-id": self.session,
                    "content-type": "application/json" if body is not None else None,
                    "mcp-protocol-version": MODERN_VERSION if self.modern else self.protocol,
@@ -178,6 +189,7 @@ class ToyClient:
             if not ctype.startswith("text/event-stream"):
                 raise Failed(f"HTTP {resp.status} with content-type {ctype!r}")
             for etype, eid, data in self.events(resp):
+                self.check_deadline()
                 if etype == "faultline.quiet":
                     return None
                 if eid is not None:
@@ -188,9 +200,15 @@ class ToyClient:
                     self.cursor = eid
                 if etype == "message" and data and (answer := self.handle(json.loads(data), rid)):
                     return answer
+            self.check_deadline()
             return None
         finally:
             conn.close()
+
+    def check_deadline(self) -> None:
+        """--request-timeout-s: the call has had its time."""
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise Failed(f"request timed out after {self.request_timeout_s:g} s of wall time")
 
     def handle(self, msg: Any, rid: int) -> dict | None:
         if not isinstance(msg, dict):
@@ -289,6 +307,14 @@ class ToyClient:
             self.token = rid
             params["_meta"] = {"progressToken": rid}
         self.cursor, self.drop_upto = None, None
+        if self.request_timeout_s is not None:
+            self.deadline = time.monotonic() + self.request_timeout_s
+        try:
+            return self.attempt_until_answered(tool, rid, params)
+        finally:
+            self.deadline = None
+
+    def attempt_until_answered(self, tool: str, rid: int, params: dict[str, Any]) -> dict | None:
         conn, resp = self.http("POST", {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params})
         self.check_status(conn, resp, f"{tool}: POST")
         answer = self.read(conn, resp, rid)
@@ -405,6 +431,8 @@ def main() -> None:
                        reorder="--reorder" in flags, modern="--modern" in flags)
     client.never_resume = "--never-resume" in flags
     client.fail_on_cut = "--fail-on-cut" in flags
+    if "--request-timeout-s" in flags:
+        client.request_timeout_s = float(flags[flags.index("--request-timeout-s") + 1])
     no_progress = "--no-progress" in flags
     if no_progress:
         client.report["supports"] = {"progress": False}

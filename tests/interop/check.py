@@ -69,6 +69,15 @@ HABITS = {
 DELETES_SESSION = {"typescript": False, "python": True, "rmcp": True}
 
 
+# A wall-time timer that grade's compressed clock never lets fire (a difference
+# tests/interop/preset_differences.json lists between a preset and its real client),
+# shown by grading the real client again with `--time-scale`, at a pace where the timer
+# meets the scenario's wait: CLIENT -> (scenario, pace). The TypeScript SDK's 60 s request
+# timeout at pace 10 is 10 minutes of baseline's 20-minute job: the run must give the
+# preset's verdict, and the compressed run of the same scenario must say what it hid.
+PACED = {"typescript": ("baseline", 10)}
+
+
 def essential(kinds, client):
     """The verdicts that say what the faults did: without the client's scheduling verdicts
     (clean when nothing else is left)."""
@@ -162,6 +171,38 @@ def close_facts(out, report, client):
             problems.append(f"{run['scenario']}: the client deleted its session as it exited (on_close: Abandon)")
         if deletes and not sent and called and run.get("client_report"):
             problems.append(f"{run['scenario']}: the client sent no DELETE as it exited (on_close: DeleteSession)")
+    return problems
+
+
+def paced_facts(out, report, client):
+    """The preset's verdict where its wall-time timer meets the wait (PACED), held against
+    the paced run (CLIENT.paced.json, which run.sh writes for each client of PACED); and
+    the compressed run of that scenario, if clean, saying how long its call waited
+    (`compressed_wait`)."""
+    scenario, pace = PACED[client]
+    text = read(os.path.join(out, f"{client}.paced.json"))
+    if text is None:
+        return []
+    try:
+        paced = json.loads(text)["scenarios"][0]
+    except (json.JSONDecodeError, KeyError, IndexError, TypeError):
+        err = read(os.path.join(out, f"{client}.paced.err"), "")
+        return [f"the paced grade (--time-scale {pace}) printed no JSON; stderr: {err.strip()[-600:]}"]
+    here = os.path.dirname(os.path.abspath(__file__))
+    differences = json.loads(read(os.path.join(here, "preset_differences.json"), "{}")).get("differences", [])
+    listed = next((d for d in differences if d["client"] == client and d["scenario"] == scenario), None)
+    if listed is None:
+        return [f"{scenario}: no preset difference listed to show at --time-scale {pace}"]
+    problems = []
+    kinds = essential([v["kind"] for v in paced["verdicts"]], client)
+    if kinds != listed["preset"]:
+        problems.append(
+            f"{scenario} at --time-scale {pace}: {kinds}, not the preset's {listed['preset']} "
+            f"(preset_differences.json says: {listed['why'][:120]})")
+    compressed = next((r for r in report["scenarios"] if r["scenario"] == scenario), None)
+    if compressed is not None and essential([v["kind"] for v in compressed["verdicts"]], client) == ["clean"] \
+            and not compressed.get("compressed_wait"):
+        problems.append(f"{scenario}: clean on compressed time without saying how long the call waited (compressed_wait)")
     return problems
 
 
@@ -271,6 +312,8 @@ def main(argv):
                 problems += [f"{client}: {p}" for p in habit_facts(report, client)]
             if client in DELETES_SESSION:
                 problems += [f"{client}: {p}" for p in close_facts(out, report, client)]
+            if client in PACED:
+                problems += [f"{client}: {p}" for p in paced_facts(out, report, client)]
             observed[client] = {}
             for run in report["scenarios"]:
                 kinds = [v["kind"] for v in run["verdicts"]]

@@ -337,6 +337,62 @@ class HabitTest(unittest.TestCase):
         self.assertEqual(code, 1, out)
         self.assertIn("the habit scenarios printed no JSON", out)
 
+class PacedTest(unittest.TestCase):
+    """The TypeScript SDK's wall-time request timeout, which grade's compressed clock hides,
+    shown by a paced run: it must give the preset's verdict (preset_differences.json), and
+    the compressed run must say how long the call waited."""
+
+    setUp = CheckTest.setUp
+    write_run = CheckTest.write_run
+    run_check = CheckTest.run_check
+    KNOWN = CheckTest.KNOWN
+
+    def write_paced(self, kinds, text=None):
+        run = {"scenario": "baseline", "verdicts": [{"kind": k, "why": k} for k in kinds],
+               "client_report": {"error": "call: McpError: MCP error -32001: Request timed out"}}
+        with open(os.path.join(self.out, "typescript.paced.json"), "w") as f:
+            f.write(text if text is not None else json.dumps({"command": "x", "scenarios": [run]}))
+
+    def say_compressed(self, wait):
+        path = os.path.join(self.out, "typescript.grade.json")
+        with open(path) as f:
+            graded = json.load(f)
+        for run in graded["scenarios"]:
+            if run["scenario"] == "baseline":
+                run["compressed_wait"] = wait
+        with open(path, "w") as f:
+            json.dump(graded, f)
+
+    def expectations(self):
+        return {"typescript": accepted(self.KNOWN)}
+
+    def test_the_paced_run_gives_the_presets_verdict(self):
+        self.write_run("typescript", self.KNOWN)
+        self.say_compressed({"call_waited_ms": 1_200_000, "wall_ms": 480})
+        self.write_paced(["surfaced_loss"])
+        code, out = self.run_check("typescript", expectations=self.expectations())
+        self.assertEqual(code, 0, out)
+        self.write_paced(["clean"])
+        code, out = self.run_check("typescript", expectations=self.expectations())
+        self.assertEqual(code, 1, out)
+        self.assertIn("baseline at --time-scale 10: ['clean'], not the preset's ['surfaced_loss']", out)
+
+    def test_a_compressed_clean_must_say_how_long_the_call_waited(self):
+        self.write_run("typescript", self.KNOWN)
+        self.write_paced(["surfaced_loss"])
+        code, out = self.run_check("typescript", expectations=self.expectations())
+        self.assertEqual(code, 1, out)
+        self.assertIn("without saying how long the call waited", out)
+
+    def test_a_paced_run_that_printed_no_json_fails(self):
+        self.write_run("typescript", self.KNOWN)
+        self.say_compressed({"call_waited_ms": 1_200_000, "wall_ms": 480})
+        self.write_paced([], text="")
+        code, out = self.run_check("typescript", expectations=self.expectations())
+        self.assertEqual(code, 1, out)
+        self.assertIn("the paced grade (--time-scale 10) printed no JSON", out)
+
+
 class CloseTest(unittest.TestCase):
     """Every run in which a 2025 client printed its report holds its transport to its
     documented `on_close`: a DELETE of its session as it exits (Python, rmcp), or none

@@ -127,19 +127,40 @@ def explanation(verdicts, stderr=""):
 
 
 def cells(run):
-    """scenario -> (kinds, explanation or None); a kind that came twice (two sessions
-    misrouted) is shown once."""
+    """scenario -> (kinds, explanation or None, compressed or None); a kind that came
+    twice (two sessions misrouted) is shown once. `compressed`: the call's wait in
+    scenario time and the run's wall time, where grade's clock passed the one in the
+    other (`compressed_wait`)."""
     out = {}
     for scenario in (run["grade"] or {}).get("scenarios", []):
         kinds = list(dict.fromkeys(v["kind"] for v in scenario["verdicts"]))
         why = None if kinds == ["clean"] else explanation(scenario["verdicts"], scenario.get("client_stderr", ""))
-        out[scenario["scenario"]] = (kinds, why)
+        out[scenario["scenario"]] = (kinds, why, scenario.get("compressed_wait"))
     return out
+
+
+def span(ms):
+    """A duration as grade spells one: 20m, 4m30s, 1.5s."""
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:g}s"
+    minutes, rest = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    text = (f"{hours}h" if hours else "") + (f"{minutes}m" if minutes else "") + (f"{rest}s" if rest else "")
+    return text
+
+
+def clean_text(compressed):
+    """What a clean cell says: `clean`, and where grade's clock compressed the call's wait,
+    how much of it the client's own timers never met."""
+    if not compressed:
+        return "clean"
+    return f"clean (waited {span(compressed['call_waited_ms'])} in {compressed['wall_ms'] / 1000:.1f} s)"
 
 
 def summary(run):
     counts = {key: 0 for key, _, _ in CATEGORIES}
-    for kinds, _ in cells(run).values():
+    for kinds, _, _ in cells(run).values():
         counts[category(kinds)] += 1
     return counts
 
@@ -176,6 +197,10 @@ def render_md(runs, meta):
         f"{meta.get('faultline', 'faultline')}; do not edit by hand. Real clients run on wall-clock timers of",
         "their own, so a run may differ from another in a verdict that depends on timing",
         "(`tests/interop/expectations.json` records the outcomes CI accepts for the SDK clients, and why).",
+        "A `clean (waited 20m in 0.4 s)` was graded on compressed time: the call waited 20 minutes of the",
+        "scenario's time in 0.4 s of wall time, so a timer of the client's own on the wall clock in between",
+        "(the TypeScript SDK's 60 s request timeout) never met that wait; `faultline grade --time-scale 1`",
+        "runs the scenario at the wall's pace ([grade.md](grade.md#compressed-time-and---time-scale)).",
         "",
         "## Summary",
         "",
@@ -216,18 +241,18 @@ def render_md(runs, meta):
         for scenario in scenarios_of(era_runs):
             row = [scenario]
             for run, c in zip(era_runs, by_run):
-                kinds, why = c.get(scenario, (None, None))
+                kinds, why, compressed = c.get(scenario, (None, None, None))
                 if kinds is None:
                     row.append("(not graded)")
                 elif why is None:
-                    row.append("clean")
+                    row.append(clean_text(compressed))
                 else:
                     row.append(f"[{', '.join(kinds)}](#{anchor(run, scenario)})")
             lines.append("| " + " | ".join(row) + " |")
         lines += ["", f"### What happened: {era_title}", ""]
         for scenario in scenarios_of(era_runs):
             for run, c in zip(era_runs, by_run):
-                kinds, why = c.get(scenario, (None, None))
+                kinds, why, _ = c.get(scenario, (None, None, None))
                 if why is None:
                     continue
                 lines.append(
@@ -296,11 +321,11 @@ def render_html(runs, meta):
         for scenario in scenarios_of(era_runs):
             row = [f"<td><code>{e(scenario)}</code></td>"]
             for run, c in zip(era_runs, by_run):
-                kinds, why = c.get(scenario, (None, None))
+                kinds, why, compressed = c.get(scenario, (None, None, None))
                 if kinds is None:
                     row.append("<td>(not graded)</td>")
                 elif why is None:
-                    row.append("<td class=\"clean\">clean</td>")
+                    row.append(f"<td class=\"clean\">{e(clean_text(compressed))}</td>")
                 else:
                     row.append(
                         f"<td class=\"{category(kinds)}\" id=\"{anchor(run, scenario)}\"><details><summary>{e(', '.join(kinds))}</summary>"

@@ -103,6 +103,26 @@ class RenderTest(unittest.TestCase):
         self.assertIn("rmcp_window_gap went silent_gap | badly", page)
         self.assertIn("faultline grade --era modern --scenario tasks_lost_on_restart --command &quot;node ai.mjs&quot;", page)
 
+    def test_a_clean_on_compressed_time_says_how_long_the_call_waited_in_how_little_wall_time(self):
+        self.add("ts", "legacy", {"baseline": ["clean"], "drop_close": ["clean"]})
+        path = os.path.join(self.out, "ts.legacy.grade.json")
+        with open(path) as f:
+            graded = json.load(f)
+        graded["scenarios"][0]["compressed_wait"] = {"call_waited_ms": 1_200_000, "wall_ms": 430}
+        graded["scenarios"][1]["compressed_wait"] = None
+        with open(path, "w") as f:
+            json.dump(graded, f)
+        md, page = self.render()
+        self.assertIn("| baseline | clean (waited 20m in 0.4 s) |", md)
+        self.assertIn("| drop_close | clean |", md)
+        self.assertIn("`faultline grade --time-scale 1`", md)
+        self.assertIn('<td class="clean">clean (waited 20m in 0.4 s)</td>', page)
+        # Counted as clean all the same.
+        self.assertIn("| TS | lib 1.2.3 | MCP 2025-11-25 | 2 | 0 | 0 | 0 | 0 | 0 | 2 | 1 | 12 s |", md)
+        self.assertEqual(render.span(270_000), "4m30s")
+        self.assertEqual(render.span(1_500), "1.5s")
+        self.assertEqual(render.span(3_600_000), "1h")
+
     def test_the_page_is_self_contained(self):
         self.add("ts", "legacy", {"baseline": ["clean"], "drop_twice": ["duplicate"]})
         _, page = self.render()

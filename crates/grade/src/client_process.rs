@@ -35,12 +35,14 @@ pub struct RawRun {
 }
 
 /// The server the client meets: the scenario's knobs and faults on the harness's clock
-/// (time moves only while the client waits on the server), calls held until their
+/// (time moves only while the client waits on the server, and with a `pace` no faster
+/// than that many virtual milliseconds per wall millisecond), calls held until their
 /// scenario time, the quiescence marker on.
-pub fn grading_config(plan: &GradingPlan) -> Config {
+pub fn grading_config(plan: &GradingPlan, pace: Option<f64>) -> Config {
     Config::from_scenario(plan.scenario.clone())
         .with_control(true)
         .with_auto_time(NO_GRACE)
+        .with_pace(pace)
         .with_call_gates(true)
         .with_quiet_marker(true)
 }
@@ -48,14 +50,19 @@ pub fn grading_config(plan: &GradingPlan) -> Config {
 /// Runs `command` against a fresh server for `plan`. `Err` is bad input to grade itself
 /// (the command cannot start, or the shell does not find it), said in a sentence; a client
 /// that crashes or prints no report that reads is that run's outcome.
-pub fn run_client(command: &str, plan: &GradingPlan, timeout: Duration) -> Result<RawRun, String> {
+pub fn run_client(
+    command: &str,
+    plan: &GradingPlan,
+    timeout: Duration,
+    pace: Option<f64>,
+) -> Result<RawRun, String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start a runtime: {e}"))?;
     let result = runtime.block_on(async {
-        let config = grading_config(plan);
+        let config = grading_config(plan, pace);
         let running = faultline_server::start(config, "127.0.0.1:0".parse().expect("an address"))
             .await
             .map_err(|e| format!("cannot start the server on 127.0.0.1:0: {e}"))?;

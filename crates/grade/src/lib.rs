@@ -6,6 +6,8 @@
 //! `faultline serve`) is started on loopback, on the harness's clock: virtual time jumps
 //! to the next due event only while the client waits on the server, so an hour of TTLs
 //! passes in milliseconds and nothing the client does in wall time reaches the ledger.
+//! What that compression hides, the client's own wall-clock timers, each grade says
+//! (`compressed_time`), and `--time-scale` paces the clock so that they meet the scenario.
 //! The client runs as a subprocess; what it reports its application was handed is judged
 //! against what the server produced for it (the ledger).
 //!
@@ -41,6 +43,7 @@
 
 mod client_context;
 mod client_process;
+mod compressed_time;
 mod ledger_diagram;
 mod modelled_client;
 mod report_card;
@@ -53,6 +56,7 @@ use serde_json::{Value, json};
 
 pub use client_context::{CallSpec, ClientContext, GradingPlan, plan};
 pub use client_process::grading_config;
+pub use compressed_time::CompressedWait;
 
 /// The one judge's verdicts on a real client's run (`faultline_verdicts::judge`),
 /// as grade prints them.
@@ -76,6 +80,26 @@ pub use report_card::report_card;
 /// How long a client may take on one scenario before it is `hung`: longer than the
 /// TypeScript SDK's 60 s request timeout, so a client that gives up after it is seen to.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(75);
+
+/// How long a real client gets on `scenario` before it is `hung`: `timeout_s` when given,
+/// else [`DEFAULT_TIMEOUT`], plus, with a `pace`, the scenario's time at that pace (how
+/// long the guarded modelled client's run of it lasts, in virtual time: a client that
+/// waits the scenario out on a clock of the wall's pace needs that much wall time).
+pub fn timeout_for(scenario: &Scenario, timeout_s: Option<u64>, pace: Option<f64>) -> Duration {
+    if let Some(seconds) = timeout_s {
+        return Duration::from_secs(seconds.max(1));
+    }
+    let Some(pace) = pace.filter(|p| p.is_finite() && *p > 0.0) else {
+        return DEFAULT_TIMEOUT;
+    };
+    let mut lasting = scenario.clone();
+    lasting.client.habits.when_done = Some(faultline_scenario::WhenDone::Exit);
+    let span_ms =
+        faultline_sim::run_untraced(&lasting, lasting.seed, faultline_sim::ClientModel::Guarded)
+            .result
+            .end_ms;
+    DEFAULT_TIMEOUT + Duration::from_secs_f64(span_ms as f64 / pace / 1000.0)
+}
 
 /// One scenario's grade.
 #[derive(Debug, Clone)]
@@ -103,6 +127,11 @@ pub struct ScenarioGrade {
     /// Graded is the naive modelled client with this SDK client's habits (`grade --like`),
     /// not a real client: it replays with `faultline run`.
     pub like: Option<faultline_scenario::SdkClient>,
+    /// A real client's call waited longer in scenario time than its whole run took in
+    /// wall time: its own wall-clock timers did not meet that wait ([`CompressedWait`]).
+    pub compressed: Option<CompressedWait>,
+    /// The grading clock's pace (`--time-scale`), if it had one: the replay keeps it.
+    pub pace: Option<f64>,
 }
 
 impl ScenarioGrade {
@@ -144,21 +173,28 @@ impl ScenarioGrade {
                 sdk.name()
             );
         }
+        let pace = self
+            .pace
+            .map(|p| format!(" --time-scale {p}"))
+            .unwrap_or_default();
         format!(
-            "faultline serve --scenario {} --grading --control",
+            "faultline serve --scenario {} --grading --control{pace}",
             shell_word(&self.source)
         )
     }
 }
 
-/// Grades `command` on one scenario. `Err`: bad input, in a sentence.
+/// Grades `command` on one scenario. `pace`: at most that many virtual milliseconds per
+/// wall millisecond (`--time-scale`; `None`: as fast as the client allows). `Err`: bad
+/// input, in a sentence.
 pub fn grade_scenario(
     command: &str,
     scenario: &Scenario,
     timeout: Duration,
+    pace: Option<f64>,
 ) -> Result<ScenarioGrade, String> {
     let plan = plan(scenario).map_err(|why| format!("{}: {why}", scenario.name))?;
-    let run = client_process::run_client(command, &plan, timeout)
+    let run = client_process::run_client(command, &plan, timeout, pace)
         .map_err(|why| format!("{}: {why}", scenario.name))?;
     let verdicts = judge(
         &run.ledger,
@@ -167,6 +203,7 @@ pub fn grade_scenario(
         exercise(&plan.scenario, &run.faults),
     );
     let client_report = run.report.ok().map(|r| r.raw);
+    let compressed = CompressedWait::of(&run.ledger, &plan.context, run.wall);
     let ledger_json = serde_json::to_string(&run.ledger).expect("a ledger serializes");
     Ok(ScenarioGrade {
         scenario: scenario.name.clone(),
@@ -181,6 +218,8 @@ pub fn grade_scenario(
         ledger: run.ledger,
         faults: run.faults,
         like: None,
+        compressed,
+        pace,
     })
 }
 
@@ -264,6 +303,7 @@ pub fn json_report(command: &str, grades: &[ScenarioGrade]) -> Value {
             "ledger_sha256": g.ledger_sha256,
             "client_stderr": g.client_stderr,
             "wall_ms": g.wall.as_millis() as u64,
+            "compressed_wait": g.compressed.as_ref().map(CompressedWait::json),
         })).collect::<Vec<_>>(),
         "lost_silently": grades.iter().any(ScenarioGrade::lost_silently),
         "untested": names_with(grades, &[VerdictKind::Untested]),
@@ -364,6 +404,14 @@ pub fn text_report(command: &str, grades: &[ScenarioGrade]) -> String {
         }
         for note in &g.notes {
             out.push_str(&format!("{:width$}  {:20}  (note: {note})\n", "", ""));
+        }
+        if let Some(wait) = &g.compressed {
+            out.push_str(&format!(
+                "{:width$}  {:20}  ({})\n",
+                "",
+                "",
+                wait.sentence()
+            ));
         }
     }
     let lost: Vec<&str> = grades

@@ -69,6 +69,9 @@ pub fn grade_modelled(
         ledger,
         faults: Vec::new(),
         like: plan.scenario.client.habits.like,
+        // Its timers run on the scenario's time, as the SDK's do in the field.
+        compressed: None,
+        pace: None,
     })
 }
 

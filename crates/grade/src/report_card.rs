@@ -66,7 +66,10 @@ pub fn report_card(command: &str, grades: &[ScenarioGrade]) -> String {
         } else {
             escape(&g.scenario)
         };
-        let whys: Vec<String> = g.verdicts.iter().map(|v| escape(&v.why)).collect();
+        let mut whys: Vec<String> = g.verdicts.iter().map(|v| escape(&v.why)).collect();
+        if let Some(wait) = &g.compressed {
+            whys.push(format!("<i>{}</i>", escape(&wait.sentence())));
+        }
         main.push_str(&format!(
             "<tr><td>{name}</td><td>{}</td><td>{}</td></tr>\n",
             badges(g),

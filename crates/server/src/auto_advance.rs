@@ -35,6 +35,17 @@
 //! standalone stream was still handing over, events that on a real clock came seconds
 //! earlier. What the client receives is unchanged; only the wall-clock gap grows.
 //!
+//! ## A pace (`grade --time-scale`)
+//!
+//! Compressed time passes a 20-minute job in a moment, so a client's own wall-clock timers
+//! (a request timeout, a read timeout, a backoff) never meet the waits they meet in the
+//! field. With a pace, a jump to `t` waits until the wall clock has caught up with it:
+//! virtual time runs at most `pace` virtual milliseconds per wall millisecond, counted from
+//! the first moment it moves ([`Pacer`]). Everything else stays as above: the clock still
+//! stands still while no client waits on the server, and still jumps rather than ticks,
+//! so what the client receives is the same bytes in the same order; only the wall-clock
+//! gaps grow, to what they would be on a clock of that pace.
+//!
 //! ## Why a client cannot observe the jump
 //!
 //! A client learns the server's time only from what the server sends it. A jump happens
@@ -73,6 +84,34 @@ const RETURN_GRACE: Duration = Duration::from_secs(5);
 /// before its call is answered or goes on, as it would have on a real clock.
 const SETTLE: Duration = Duration::from_millis(300);
 
+/// How fast an auto clock may run: at most `pace` virtual milliseconds per wall
+/// millisecond from the first moment it moves (see the module docs). Without a pace it
+/// holds nothing back.
+pub(crate) struct Pacer {
+    pace: Option<f64>,
+    /// The wall instant and virtual time of the first move.
+    origin: Option<(Instant, u64)>,
+}
+
+impl Pacer {
+    pub(crate) fn new(pace: Option<f64>) -> Pacer {
+        Pacer {
+            pace: pace.filter(|p| p.is_finite() && *p > 0.0),
+            origin: None,
+        }
+    }
+
+    /// The wall instant before which the clock, now at `now_ms`, may not move to
+    /// `target_ms`; `None` when it may now.
+    fn hold_until(&mut self, now_ms: u64, target_ms: u64) -> Option<Instant> {
+        let pace = self.pace?;
+        let (wall, virtual_ms) = *self.origin.get_or_insert((Instant::now(), now_ms));
+        let ahead_ms = target_ms.saturating_sub(virtual_ms) as f64 / pace;
+        let at = wall + Duration::from_secs_f64(ahead_ms / 1000.0);
+        (at > Instant::now()).then_some(at)
+    }
+}
+
 /// With call gates: true when [`SETTLE`] has passed since the last SSE event went out
 /// (or none went out); otherwise waits out the rest of it and returns false, for the
 /// ticker to decide again. `None` when the server stops.
@@ -89,7 +128,12 @@ async fn settle(app: &App, stop: &mut watch::Receiver<bool>) -> Option<bool> {
 }
 
 /// The ticker of an auto-advancing clock.
-pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Receiver<bool>) {
+pub(crate) async fn auto_ticker(
+    app: App,
+    grace: Duration,
+    mut pacer: Pacer,
+    mut stop: watch::Receiver<bool>,
+) {
     // A quiet period in progress: the activity count when it began and when it ends.
     // Wake-ups that are not client activity (control calls, the ticker's own jumps) do
     // not restart it.
@@ -99,17 +143,18 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
     // not restart it for ever.
     let mut grace_until: Option<(AutoStep, Instant)> = None;
     loop {
-        let step = {
+        let (now_ms, step) = {
             let mut state = app.lock();
-            state.sync();
-            if state.steps_waiting() {
+            let now_ms = state.sync();
+            let step = if state.steps_waiting() {
                 None
             } else {
                 Some(match state.auto_step(app.open_tcp()) {
                     AutoStep::Quiet(_) if grace == NO_GRACE => AutoStep::Nothing,
                     step => step,
                 })
-            }
+            };
+            (now_ms, step)
         };
         let Some(step) = step else {
             // A turn's budget of job steps ran and more are due: requests first.
@@ -119,6 +164,20 @@ pub(crate) async fn auto_ticker(app: App, grace: Duration, mut stop: watch::Rece
         tracing::trace!(?step, "auto clock");
         if !matches!(step, AutoStep::AwaitReturn(_) | AutoStep::AwaitListener) {
             grace_until = None;
+        }
+        if let AutoStep::Jump(to)
+        | AutoStep::Release(to)
+        | AutoStep::OpenGate(to)
+        | AutoStep::Answer(to) = step
+            && let Some(at) = pacer.hold_until(now_ms, to)
+        {
+            // Not before the wall clock has caught up with it; a request may come first.
+            tokio::select! {
+                _ = tokio::time::sleep_until(at.into()) => {}
+                _ = app.inner.wake.notified() => {}
+                _ = stop.changed() => return,
+            }
+            continue;
         }
         if step == AutoStep::Nothing && app.quiet_marker() {
             // Nothing moves time until a client acts: say so on every open stream.
@@ -242,6 +301,24 @@ fn grace_deadline(
 #[cfg(test)]
 mod grace_tests {
     use super::*;
+
+    #[test]
+    fn a_pace_holds_a_move_until_the_wall_clock_catches_up() {
+        assert_eq!(Pacer::new(None).hold_until(0, 3_600_000), None);
+        let mut pacer = Pacer::new(Some(1.0));
+        // The first move sets the origin: an hour ahead is an hour of wall time away.
+        let at = pacer.hold_until(5_000, 3_605_000).expect("held");
+        assert!(at > Instant::now() + Duration::from_secs(3_500));
+        // A target at or before the origin's virtual time may go now.
+        assert_eq!(pacer.hold_until(5_000, 5_000), None);
+        // Pace 1000: a second of virtual time is a millisecond of wall time.
+        let mut fast = Pacer::new(Some(1000.0));
+        let at = fast.hold_until(0, 60_000).expect("held");
+        assert!(at <= Instant::now() + Duration::from_millis(60));
+        // Nonsense paces hold nothing back.
+        assert_eq!(Pacer::new(Some(0.0)).hold_until(0, 1), None);
+        assert_eq!(Pacer::new(Some(f64::NAN)).hold_until(0, 1), None);
+    }
 
     /// The stall sweep wakes the ticker every 5 s, as long as `RETURN_GRACE`: a grace
     /// restarted on every wake-up never ran out, and a graded client waiting for its held

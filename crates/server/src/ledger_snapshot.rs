@@ -27,6 +27,10 @@ pub(crate) struct LedgerSnapshot<'a> {
     /// Virtual time when the ledger was read.
     pub now_ms: u64,
     pub time_scale: TimeScale,
+    /// An auto clock's pace: at most this many virtual ms per wall ms (`grade
+    /// --time-scale`, `serve --grading --time-scale`). Not written without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pace: Option<f64>,
     /// The scenario played live (its `name`), if any.
     pub scenario: Option<&'a str>,
     pub knobs: &'a ServerKnobs,
@@ -48,6 +52,7 @@ pub(crate) struct LedgerSnapshot<'a> {
 pub(crate) struct LedgerCopy {
     now_ms: u64,
     time_scale: TimeScale,
+    pace: Option<f64>,
     scenario: Option<String>,
     knobs: ServerKnobs,
     live_sessions: Vec<SessionKey>,
@@ -69,6 +74,7 @@ impl LedgerCopy {
         LedgerCopy {
             now_ms: server.now_ms(),
             time_scale: state.time_scale(),
+            pace: state.config().auto_grace.and(state.config().pace),
             scenario: state.config().scenario.as_ref().map(|s| s.name.clone()),
             knobs: server.knobs().clone(),
             live_sessions,
@@ -83,6 +89,7 @@ impl LedgerCopy {
         LedgerSnapshot {
             now_ms: self.now_ms,
             time_scale: self.time_scale,
+            pace: self.pace,
             scenario: self.scenario.as_deref(),
             knobs: &self.knobs,
             live_sessions: self.live_sessions.clone(),

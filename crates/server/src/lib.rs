@@ -88,6 +88,10 @@ pub struct Config {
     /// `Some(grace)`: the clock auto-advances (`--time-scale auto`, see `auto_advance`)
     /// and `time_scale` is ignored.
     pub auto_grace: Option<Duration>,
+    /// With an auto clock: virtual time runs at most this many virtual milliseconds per
+    /// wall millisecond, counted from the first moment it moves (`grade --time-scale`;
+    /// see `auto_advance`'s pace). `None`: as fast as the clients let it.
+    pub pace: Option<f64>,
     /// Keep everything the engine emits, in order, for an embedding driver (`run --live`)
     /// to read with [`App::take_journal`]; also keeps the whole ledger.
     pub journal: bool,
@@ -132,6 +136,7 @@ impl Config {
             control: false,
             time_scale: 1.0,
             auto_grace: None,
+            pace: None,
             journal: false,
             quiet_marker: false,
             call_gates: false,
@@ -149,6 +154,7 @@ impl Config {
             control: false,
             time_scale: 1.0,
             auto_grace: None,
+            pace: None,
             journal: false,
             quiet_marker: false,
             call_gates: false,
@@ -170,6 +176,13 @@ impl Config {
     /// An auto-advancing clock with this real-time grace (see `auto_advance`).
     pub fn with_auto_time(mut self, grace: Duration) -> Config {
         self.auto_grace = Some(grace);
+        self
+    }
+
+    /// An auto clock that runs at most `pace` virtual milliseconds per wall millisecond
+    /// (see [`Config::pace`]).
+    pub fn with_pace(mut self, pace: Option<f64>) -> Config {
+        self.pace = pace;
         self
     }
 
@@ -750,10 +763,15 @@ async fn start_with_events(
         limits.stream_stall,
         stopped.clone(),
     ));
-    match app.lock().config().auto_grace {
+    let (auto_grace, pace) = {
+        let state = app.lock();
+        (state.config().auto_grace, state.config().pace)
+    };
+    match auto_grace {
         Some(grace) => tokio::spawn(auto_advance::auto_ticker(
             app.clone(),
             grace,
+            auto_advance::Pacer::new(pace),
             stopped.clone(),
         )),
         None => tokio::spawn(ticker(app.clone(), stopped.clone())),
