@@ -96,17 +96,11 @@ pub enum GradeFormat {
 /// recorded what they do there (`tests/interop/expectations.json`); `grade` still takes
 /// them by name. (`era_probe_fallback` and `stateless_strict_gateway` make a second call
 /// that is not an echo, which the client contract has no room for; the adapters of
-/// `leftover_get_after_deploy`'s 2025 clients do not work from a tools list;
-/// `zilla_2525_inactivity_60s` and `rubysdk_504_retry_unbounded` are new and their real
-/// clients' runs are not yet recorded: a first run of the latter saw the TypeScript SDK
-/// fail the call at its 60 s request timeout and the Python SDK and rmcp wait out the
-/// server's `retry: 1h`, `hung`.)
+/// `leftover_get_after_deploy`'s 2025 clients do not work from a tools list.)
 const NOT_YET_RECORDED: &[&str] = &[
     "era_probe_fallback",
     "stateless_strict_gateway",
     "leftover_get_after_deploy",
-    "zilla_2525_inactivity_60s",
-    "rubysdk_504_retry_unbounded",
 ];
 
 /// Bundled scenarios the interop run grades by name to show what the SDK clients do
