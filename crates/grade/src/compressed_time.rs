@@ -16,7 +16,7 @@
 
 use std::time::Duration;
 
-use faultline_model::{DurationMs, Ledger};
+use faultline_model::{DurationMs, JobEntry, Ledger};
 use serde_json::{Value, json};
 
 use crate::ClientContext;
@@ -43,10 +43,15 @@ impl CompressedWait {
             .chain(ledger.events.iter().map(|e| e.at_ms))
             .max()
             .unwrap_or(0);
-        let call_waited_ms = ledger
-            .jobs
+        Self::of_jobs(&ledger.jobs, &context.call.tool, last_ms, wall)
+    }
+
+    /// [`CompressedWait::of`] from the ledger's jobs and its last moment (`last_ms`: where
+    /// a job still running stopped being watched).
+    fn of_jobs(jobs: &[JobEntry], tool: &str, last_ms: u64, wall: Duration) -> Option<Self> {
+        let call_waited_ms = jobs
             .iter()
-            .filter(|j| j.tool == context.call.tool)
+            .filter(|j| j.tool == tool)
             .map(|j| {
                 let end = j.ended.map_or(last_ms, |(at, _)| at);
                 end.saturating_sub(j.started_ms)
@@ -77,7 +82,7 @@ impl CompressedWait {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use faultline_model::{JobEnd, JobEntry, SessionKey};
+    use faultline_model::{JobEnd, SessionKey};
 
     fn job(tool: &str, started_ms: u64, ended: Option<u64>) -> JobEntry {
         JobEntry {
@@ -151,28 +156,11 @@ mod tests {
     }
 
     /// A job still at work when the client left waited until the last thing the ledger
-    /// holds (the client's last answer here).
+    /// holds.
     #[test]
     fn a_job_still_running_waited_until_the_ledgers_last_moment() {
-        let mut ledger = Ledger {
-            jobs: vec![job("long_job", 2_000, None)],
-            ..Ledger::default()
-        };
-        ledger.answers.push(faultline_model::AnswerEntry {
-            conn: faultline_model::ConnId(3),
-            at_ms: 542_000,
-            method: faultline_model::HttpMethod::Get,
-            rpc_method: None,
-            session_sent: None,
-            status: 200,
-            rpc_method_len: None,
-            session_sent_len: None,
-            route: None,
-            list_version: None,
-            list_ttl_ms: None,
-            dead_session: false,
-        });
-        let wait = CompressedWait::of(&ledger, &context("long_job"), Duration::from_secs(6));
+        let jobs = [job("long_job", 2_000, None)];
+        let wait = CompressedWait::of_jobs(&jobs, "long_job", 542_000, Duration::from_secs(6));
         assert_eq!(wait.map(|w| w.call_waited_ms), Some(540_000));
     }
 }

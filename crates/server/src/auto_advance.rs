@@ -216,7 +216,11 @@ pub(crate) async fn auto_ticker(
                 quiet = None;
                 // The client comes back after its own back-off, in wall time; one that has
                 // not within the grace is not coming back (it has no reconnect logic).
-                let deadline = grace_deadline(&mut grace_until, step, RETURN_GRACE);
+                let mut deadline = grace_deadline(&mut grace_until, step, RETURN_GRACE);
+                // Nor, with a pace, before the wall has caught up with the return point.
+                if let Some(paced) = pacer.hold_until(now_ms, until) {
+                    deadline = deadline.max(paced);
+                }
                 tokio::select! {
                     _ = tokio::time::sleep_until(deadline.into()) => {
                         app.with_state(|s| {
