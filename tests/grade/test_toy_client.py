@@ -83,9 +83,15 @@ class Script(BaseHTTPRequestHandler):
             return self.send(200, body=body, headers=[("mcp-session-id", f"s{s.sessions}")])
         if "id" not in msg:
             return self.send(202)
-        if self.headers.get("mcp-session-id") != f"s{s.sessions}" or s.expire_session:
+        sid = self.headers.get("mcp-session-id")
+        if s.expire_session:
             s.expire_session = False
-            return self.send(404, body={"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": "session expired"}})
+            s.dead.add(sid)
+        if sid != f"s{s.sessions}" or sid in s.dead:
+            # 404, or what a server that never answers 404 says (zilla: 400).
+            return self.send(s.dead_status, body={"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": "session expired"}})
+        if msg.get("method") == "ping":
+            return self.send(200, body={"jsonrpc": "2.0", "id": msg["id"], "result": {}})
         params = msg["params"]
         if params["name"] == "echo":
             return self.send(200, body=result(msg["id"], params["arguments"]["text"]))
@@ -100,9 +106,11 @@ class Script(BaseHTTPRequestHandler):
 
 
 class ToyClientTest(unittest.TestCase):
-    def run_client(self, mode, on_call, on_resume=lambda s, c: (200, [QUIET]), context=LONG_JOB, expire_session=False):
+    def run_client(self, mode, on_call, on_resume=lambda s, c: (200, [QUIET]), context=LONG_JOB, expire_session=False,
+                   dead_status=404):
         server = ThreadingHTTPServer(("127.0.0.1", 0), Script)
         server.sessions, server.posts, server.resumes = 0, [], []
+        server.dead, server.dead_status = set(), dead_status
         server.on_call, server.on_resume, server.expire_session = on_call, on_resume, expire_session
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
@@ -212,6 +220,25 @@ class ToyClientTest(unittest.TestCase):
         self.assertEqual([p[:2] for p in self.server.posts if p[0] == "tools/call"], [("tools/call", "s1"), ("tools/call", "s2")])
         broken = self.run_client("--broken", on_call, expire_session=True)
         self.assertIn("HTTP 404", broken["error"])
+
+    def test_careful_asks_with_a_ping_on_a_400_and_reinitializes_only_when_the_session_is_gone(self):
+        def on_call(s, rid, token):
+            return 200, [("message", i, progress(token, i)) for i in range(1, 6)] + [("message", 6, result(rid))]
+
+        # A server that answers a dead session 400 (zilla): the ping is refused too.
+        careful = self.run_client("--careful", on_call, expire_session=True, dead_status=400)
+        self.assertEqual((careful["result"], careful["error"], len(careful["reinitialized"])), ("done", None, 1))
+        self.assertIn("and to a ping in it (400)", careful["reinitialized"][0])
+        self.assertEqual([p[:2] for p in self.server.posts if p[0] in ("tools/call", "ping")],
+                         [("tools/call", "s1"), ("ping", "s1"), ("tools/call", "s2")])
+        # A 400 about the call itself: the session answers the ping, the call fails loudly.
+        careful = self.run_client("--careful", lambda s, rid, token: (400, None))
+        self.assertIn("HTTP 400", careful["error"])
+        self.assertEqual(careful["reinitialized"], [])
+        # --broken asks nothing: the 400 is the call's error.
+        broken = self.run_client("--broken", on_call, expire_session=True, dead_status=400)
+        self.assertIn("HTTP 400", broken["error"])
+        self.assertNotIn("ping", [p[0] for p in self.server.posts])
 
     def test_json_answers_follow_ups_and_headers(self):
         context = {"call": {"tool": "echo", "arguments": {"text": "hi"}}, "followup_echo": 2}

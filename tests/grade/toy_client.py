@@ -5,7 +5,10 @@
                        (a gap is an error), ignores duplicate steps, resumes with GET +
                        Last-Event-ID when the call's stream ends or goes quiet without the
                        result, re-initializes and re-issues the call on 404 for its
-                       session, and reports an error after 5 resumes without the result.
+                       session (and on a 400 to the call when a ping in the session is
+                       refused too: a server that never answers 404, as zilla's MCP
+                       binding, https://github.com/aklivity/zilla/issues/2525), and
+                       reports an error after 5 resumes without the result.
   --broken             the common dedup: after a resume it drops every event whose SSE id
                        is <= the Last-Event-ID it sent. A server whose fresh stream restarts
                        ids at 1 (Behavior A) makes new events look like a replay. After 3
@@ -316,6 +319,8 @@ class ToyClient:
 
     def attempt_until_answered(self, tool: str, rid: int, params: dict[str, Any]) -> dict | None:
         conn, resp = self.http("POST", {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params})
+        if resp.status == 400 and self.careful and self.session and not self.modern:
+            self.ask_whether_gone(conn, resp, tool)
         self.check_status(conn, resp, f"{tool}: POST")
         answer = self.read(conn, resp, rid)
         limit, resumes = (5 if self.careful else 3), 0
@@ -400,6 +405,19 @@ class ToyClient:
         self.listener.start()
         answered.wait()
         print(f"toy: standalone GET answered {self.report['listen_status']}", file=sys.stderr)
+
+    def ask_whether_gone(self, conn, resp, tool: str) -> None:
+        """--careful: a 400 to a call naming the session may be a server's way of saying the
+        session is gone (one that never answers 404): a ping in the session asks. Refused
+        too (400 or 404): the session is gone; answered: the 400 was about the call."""
+        body = resp.read().decode("utf-8", "replace")[:200]
+        conn.close()
+        ping_conn, ping = self.http("POST", {"jsonrpc": "2.0", "id": self.rpc_id(), "method": "ping"})
+        ping.read()
+        ping_conn.close()
+        if ping.status in (400, 404):
+            raise SessionGone(f"{tool}: POST: HTTP 400 for session {self.session}, and to a ping in it ({ping.status})")
+        raise Failed(f"{tool}: POST: HTTP 400 {body}")
 
     def check_status(self, conn, resp, what: str) -> None:
         if resp.status == 200:
