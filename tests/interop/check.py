@@ -193,6 +193,9 @@ def paced_facts(out, report, client):
     listed = next((d for d in differences if d["client"] == client and d["scenario"] == scenario), None)
     if listed is None:
         return [f"{scenario}: no preset difference listed to show at --time-scale {pace}"]
+    if paced.get("scenario") != scenario:
+        # run.sh names the scenario and pace itself: it must grade what PACED says.
+        return [f"the paced grade ran {paced.get('scenario')!r}, not {scenario!r} (run.sh and check.py's PACED disagree)"]
     problems = []
     kinds = essential([v["kind"] for v in paced["verdicts"]], client)
     if kinds != listed["preset"]:

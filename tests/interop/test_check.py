@@ -384,6 +384,15 @@ class PacedTest(unittest.TestCase):
         self.assertEqual(code, 1, out)
         self.assertIn("without saying how long the call waited", out)
 
+    def test_a_paced_run_of_another_scenario_than_paced_names_fails(self):
+        self.write_run("typescript", self.KNOWN)
+        self.say_compressed({"call_waited_ms": 1_200_000, "wall_ms": 480})
+        run = {"scenario": "drop_close", "verdicts": [{"kind": "surfaced_loss", "why": "x"}], "client_report": {}}
+        self.write_paced([], text=json.dumps({"command": "x", "scenarios": [run]}))
+        code, out = self.run_check("typescript", expectations=self.expectations())
+        self.assertEqual(code, 1, out)
+        self.assertIn("the paced grade ran 'drop_close', not 'baseline'", out)
+
     def test_a_paced_run_that_printed_no_json_fails(self):
         self.write_run("typescript", self.KNOWN)
         self.say_compressed({"call_waited_ms": 1_200_000, "wall_ms": 480})
