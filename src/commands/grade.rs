@@ -72,7 +72,7 @@ pub struct GradeArgs {
 /// A pace: a positive, finite number of virtual ms per wall ms, at most the live server's.
 fn parse_pace(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 && v <= faultline_server::MAX_TIME_SCALE => Ok(v),
+        Ok(v) if faultline_server::is_pace(v) => Ok(v),
         _ => Err(format!(
             "{text:?}: use a positive number of virtual ms per wall ms, at most {} (1: the scenario's own time)",
             faultline_server::MAX_TIME_SCALE

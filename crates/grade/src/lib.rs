@@ -89,7 +89,7 @@ pub fn timeout_for(scenario: &Scenario, timeout_s: Option<u64>, pace: Option<f64
     if let Some(seconds) = timeout_s {
         return Duration::from_secs(seconds.max(1));
     }
-    let Some(pace) = pace.filter(|p| p.is_finite() && *p > 0.0) else {
+    let Some(pace) = pace.filter(|&p| faultline_server::is_pace(p)) else {
         return DEFAULT_TIMEOUT;
     };
     let mut lasting = scenario.clone();

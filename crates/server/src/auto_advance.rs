@@ -96,7 +96,7 @@ pub(crate) struct Pacer {
 impl Pacer {
     pub(crate) fn new(pace: Option<f64>) -> Pacer {
         Pacer {
-            pace: pace.filter(|p| p.is_finite() && *p > 0.0),
+            pace: pace.filter(|&p| crate::is_pace(p)),
             origin: None,
         }
     }

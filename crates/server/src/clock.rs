@@ -27,6 +27,14 @@ pub const MAX_VIRTUAL_MS: u64 = 36_525 * 24 * 3_600 * 1_000;
 /// second). Faster is refused.
 pub const MAX_TIME_SCALE: f64 = 1_000_000.0;
 
+/// Whether `pace` is a pace an auto clock can keep (`--time-scale` with grading): a
+/// positive, finite number of virtual ms per wall ms, at most [`MAX_TIME_SCALE`]. The
+/// command line refuses anything else; the library ignores it (a clock as fast as the
+/// client lets it).
+pub fn is_pace(pace: f64) -> bool {
+    pace.is_finite() && pace > 0.0 && pace <= MAX_TIME_SCALE
+}
+
 /// Far enough ahead that the ticker re-checks now and then even when nothing is due.
 const MAX_SLEEP: Duration = Duration::from_secs(3_600);
 
@@ -101,6 +109,16 @@ impl VirtualClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pace_is_positive_finite_and_at_most_the_fastest_clock() {
+        for good in [0.001, 1.0, 10.0, MAX_TIME_SCALE] {
+            assert!(is_pace(good), "{good}");
+        }
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, MAX_TIME_SCALE * 2.0] {
+            assert!(!is_pace(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn frozen_clock_moves_only_by_jumps() {

@@ -55,7 +55,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{Notify, watch};
 
 pub use crate::auto_advance::{DEFAULT_GRACE, NO_GRACE};
-pub use crate::clock::{MAX_TIME_SCALE, MAX_VIRTUAL_MS};
+pub use crate::clock::{MAX_TIME_SCALE, MAX_VIRTUAL_MS, is_pace};
 pub use crate::core::{KEEP_ALIVE, QUIET_MARKER};
 use crate::core::{Source, State};
 pub use crate::limits::{
