@@ -209,6 +209,59 @@ def paced_facts(out, report, client):
     return problems
 
 
+# The SDK's own read timeout, set by its documented setting (client.py
+# `--sse-read-timeout-s`: the `http_client` the transport streams with) shorter than the
+# gaps between baseline's progress events, met at a pace: CLIENT -> (scenario, pace,
+# seconds). What docs/client-habits.md says the Python SDK does when it fires, read from the
+# run: `read_timeout_ends: Stream` (the transport resumes the cut stream with
+# `Last-Event-ID`: baseline has no fault, so every resumption is the client's own), and
+# `progress: CleanEndOnly` with `reconnect: GiveUpAfter(2)` (the call is given up, loudly,
+# after two resumptions although each brought progress), and `Rewind` (the resumption
+# replays from the cursor the cut one was opened with: progress handed over twice).
+READ_TIMEOUT = {"python": ("baseline", 20, 1)}
+
+
+def read_timeout_facts(out, client):
+    """The read-timeout run (CLIENT.read_timeout.json and its ledger, which run.sh writes
+    for each client of READ_TIMEOUT), held to the habits it shows."""
+    scenario, pace, seconds = READ_TIMEOUT[client]
+    text = read(os.path.join(out, f"{client}.read_timeout.json"))
+    if text is None:
+        return [f"no read-timeout run ({client}.read_timeout.json: run.sh grades it for each client of READ_TIMEOUT)"]
+    try:
+        run = json.loads(text)["scenarios"][0]
+    except (json.JSONDecodeError, KeyError, IndexError, TypeError):
+        err = read(os.path.join(out, f"{client}.read_timeout.err"), "")
+        return [f"the read-timeout grade printed no JSON; stderr: {err.strip()[-600:]}"]
+    what = f"{scenario} at --time-scale {pace} with a {seconds} s read timeout"
+    if run.get("scenario") != scenario:
+        return [f"the read-timeout grade ran {run.get('scenario')!r}, not {scenario!r} (run.sh and check.py's READ_TIMEOUT disagree)"]
+    ledger_text = read(os.path.join(out, f"{client}-read-timeout-ledgers", f"{scenario}.ledger.json"))
+    if ledger_text is None:
+        return [f"{what}: no ledger written"]
+    ledger = json.loads(ledger_text)
+    problems = []
+    # The call's own stream (the SDK's standalone GET times out too, and is resumed too).
+    streams = ledger.get("streams", [])
+    requests = {i for i, st in enumerate(streams) if st.get("kind") == "request"}
+    resumed = [r for r in ledger.get("resumptions", [])
+               if r.get("cursor") is not None and (r.get("resolution") or {}).get("stream") in requests]
+    if len(resumed) != 2:
+        problems.append(f"{what}: the call's stream was resumed {len(resumed)} times with Last-Event-ID, not 2 "
+                        "(read_timeout_ends: Stream resumes the cut stream; GiveUpAfter(2) stops after two)")
+    replayed = sum((r.get("resolution") or {}).get("replayed", 0) for r in resumed)
+    if replayed == 0:
+        problems.append(f"{what}: the resumptions replayed nothing, so nothing shows they brought progress")
+    reported = run.get("client_report") or {}
+    if not reported.get("error") or reported.get("result") is not None:
+        problems.append(f"{what}: the call was not given up loudly (error {reported.get('error')!r}, "
+                        f"result {reported.get('result')!r}): progress: CleanEndOnly gives it up after two failures in a row")
+    kinds = essential([v["kind"] for v in run["verdicts"]], client)
+    if "duplicate" not in kinds:
+        problems.append(f"{what}: {kinds}, no duplicate (cursor_after_resumed_drop: Rewind replays what the cut resumption brought)")
+    return problems
+
+
 def known_facts(code, report, modern=False, client=None):
     kinds = {r["scenario"]: essential([v["kind"] for v in r["verdicts"]], client) for r in report["scenarios"]}
     problems = []
@@ -317,6 +370,8 @@ def main(argv):
                 problems += [f"{client}: {p}" for p in close_facts(out, report, client)]
             if client in PACED:
                 problems += [f"{client}: {p}" for p in paced_facts(out, report, client)]
+            if client in READ_TIMEOUT:
+                problems += [f"{client}: {p}" for p in read_timeout_facts(out, client)]
             observed[client] = {}
             for run in report["scenarios"]:
                 kinds = [v["kind"] for v in run["verdicts"]]

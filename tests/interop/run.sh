@@ -169,6 +169,16 @@ for client in "${CLIENTS[@]}"; do
       >"$OUT/$client.paced.json" 2>"$OUT/$client.paced.err"
     set -e
   fi
+  # The SDK's own read timeout (check.py's READ_TIMEOUT), set shorter than the gaps between
+  # baseline's progress events by its documented setting and met at a pace: what the
+  # transport does when it fires (about 8 s of wall time).
+  if [ "$client" = python ]; then
+    set +e
+    "$FAULTLINE" grade --command "$cmd --sse-read-timeout-s 1" --format json --scenario baseline \
+      --time-scale 20 --ledgers "$OUT/$client-read-timeout-ledgers" \
+      >"$OUT/$client.read_timeout.json" 2>"$OUT/$client.read_timeout.err"
+    set -e
+  fi
 done
 
 # ---- 2. auto_long_job: serve --time-scale auto moves its own clock ----------------------

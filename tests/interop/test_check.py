@@ -16,6 +16,25 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check  # noqa: E402
 
 
+def write_read_timeout(out, client, scenario="baseline", resumed=(0, 1), error="call: gave up",
+                       kinds=("duplicate",)):
+    """The read-timeout run run.sh writes for a client of check.READ_TIMEOUT, as the Python
+    SDK 2.3.0 gives it: its standalone GET resumed once, the call's stream twice (`resumed`:
+    what each replayed), the call given up with `error`."""
+    run = {"scenario": scenario, "verdicts": [{"kind": k, "why": k} for k in kinds],
+           "client_report": {"progress": [1, 1, 2], "result": None, "error": error}}
+    with open(os.path.join(out, f"{client}.read_timeout.json"), "w") as f:
+        json.dump({"command": "x", "scenarios": [run]}, f)
+    ledgers = os.path.join(out, f"{client}-read-timeout-ledgers")
+    os.makedirs(ledgers, exist_ok=True)
+    resumptions = [{"cursor": "1", "resolution": {"resolution": "honoured", "stream": 0, "replayed": 0}}]
+    resumptions += [{"cursor": "2", "resolution": {"resolution": "honoured", "stream": 1, "replayed": n}}
+                    for n in resumed]
+    ledger = {"streams": [{"kind": "standalone"}, {"kind": "request"}], "resumptions": resumptions}
+    with open(os.path.join(ledgers, f"{scenario}.ledger.json"), "w") as f:
+        json.dump(ledger, f)
+
+
 def grade_json(kinds_by_scenario, lost_silently=True):
     return {
         "command": "x",
@@ -41,6 +60,8 @@ class CheckTest(unittest.TestCase):
         self.here = os.path.dirname(os.path.abspath(check.__file__))
 
     def write_run(self, client, kinds, exit_code=1, progress=81, wall_ms=400):
+        if client in check.READ_TIMEOUT:
+            write_read_timeout(self.out, client)
         with open(os.path.join(self.out, f"{client}.grade.json"), "w") as f:
             json.dump(grade_json(kinds, lost_silently=exit_code == 1), f)
         with open(os.path.join(self.out, f"{client}.grade.exit"), "w") as f:
@@ -453,6 +474,64 @@ class CloseTest(unittest.TestCase):
         code, out = self.run_check("python", expectations=self.expect("python", ["clean"]))
         self.assertEqual(code, 1, out)
         self.assertIn("call_cut_before_an_id: no ledger written", out)
+
+
+class ReadTimeoutTest(unittest.TestCase):
+    """The Python SDK's read timeout, set to 1 s by its documented setting and met at a
+    pace: the run must show the habits docs/client-habits.md gives it (the cut stream
+    resumed, the call given up after two resumptions that brought progress, what the first
+    brought handed over twice)."""
+
+    setUp = CheckTest.setUp
+    write_run = CheckTest.write_run
+    run_check = CheckTest.run_check
+    KNOWN = CheckTest.KNOWN
+
+    def check(self):
+        return self.run_check("python", expectations={"python": accepted(self.KNOWN)})
+
+    def test_the_run_as_the_sdk_gives_it_passes(self):
+        self.write_run("python", self.KNOWN)
+        code, out = self.check()
+        self.assertEqual(code, 0, out)
+
+    def test_a_missing_run_fails(self):
+        self.write_run("python", self.KNOWN)
+        os.remove(os.path.join(self.out, "python.read_timeout.json"))
+        code, out = self.check()
+        self.assertEqual(code, 1, out)
+        self.assertIn("no read-timeout run", out)
+
+    def test_a_run_of_another_scenario_fails(self):
+        self.write_run("python", self.KNOWN)
+        write_read_timeout(self.out, "python", scenario="drop_close")
+        code, out = self.check()
+        self.assertEqual(code, 1, out)
+        self.assertIn("the read-timeout grade ran 'drop_close', not 'baseline'", out)
+
+    def test_a_client_that_closes_on_its_read_timeout_fails(self):
+        # read_timeout_ends: Client: no resumption, the call failed at once.
+        self.write_run("python", self.KNOWN)
+        write_read_timeout(self.out, "python", resumed=(), kinds=("clean",))
+        code, out = self.check()
+        self.assertEqual(code, 1, out)
+        self.assertIn("the call's stream was resumed 0 times with Last-Event-ID, not 2", out)
+        self.assertIn("no duplicate", out)
+
+    def test_a_call_that_keeps_resuming_or_is_never_given_up_fails(self):
+        self.write_run("python", self.KNOWN)
+        write_read_timeout(self.out, "python", resumed=(0, 1, 1, 1), error=None)
+        code, out = self.check()
+        self.assertEqual(code, 1, out)
+        self.assertIn("resumed 4 times", out)
+        self.assertIn("the call was not given up loudly", out)
+
+    def test_resumptions_that_brought_nothing_show_no_progress_counted(self):
+        self.write_run("python", self.KNOWN)
+        write_read_timeout(self.out, "python", resumed=(0, 0))
+        code, out = self.check()
+        self.assertEqual(code, 1, out)
+        self.assertIn("replayed nothing", out)
 
 
 if __name__ == "__main__":

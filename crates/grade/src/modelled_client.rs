@@ -13,7 +13,7 @@
 //! into milliseconds never lasts.
 
 use faultline_model::Payload;
-use faultline_scenario::{ClientModel, Scenario, SdkClient, WhenDone};
+use faultline_scenario::{Calls, ClientModel, Scenario, SdkClient, WhenDone};
 use faultline_sim::RunOutcome;
 
 use crate::{ClientContext, ClientReport, MissingReport, ScenarioGrade, judge, plan};
@@ -35,8 +35,10 @@ pub fn grade_modelled(
             .map_err(|why| format!("{}: {why}", scenario.name))?;
         plan.scenario.client.habits.like = like;
     }
-    // The contract's client exits once its calls are done (and a real one's clock stops
-    // there): so does the modelled one, closing as its transport does (`on_close`).
+    // The contract's client makes its call, then its follow-ups, each once the last has
+    // ended, and exits once they are done (and a real one's clock stops there): so does
+    // the modelled one, closing as its transport does (`on_close`).
+    plan.scenario.client.habits.calls = Some(Calls::OneAtATime);
     plan.scenario.client.habits.when_done = Some(WhenDone::Exit);
     let started = std::time::Instant::now();
     let outcome = faultline_sim::run(&plan.scenario, plan.scenario.seed, client);

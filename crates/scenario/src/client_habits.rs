@@ -75,6 +75,11 @@ pub struct ClientHabits {
     /// or waits (for its request timeout, if any).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub call_stream_without_id: Option<NoIdCall>,
+    /// What a call does when its POST is answered with a JSON-RPC error that names no
+    /// request (`"id": null`, how a transport writes a refusal): fails with it, or drops
+    /// it and waits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idless_error: Option<IdlessError>,
     /// What a read timeout ends: the stream (reconnected, as a drop) or the whole client.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read_timeout_ends: Option<ReadTimeoutEnds>,
@@ -98,6 +103,12 @@ pub struct ClientHabits {
     /// asks of a real client.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub when_done: Option<WhenDone>,
+    /// How the application makes the workload's calls: each at its time, whatever is
+    /// still waiting, or one at a time, the next once the last has ended. The
+    /// application's habit, like `when_done`: `faultline grade --like` sets `OneAtATime`,
+    /// as the client contract's client makes its call and then its follow-ups.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calls: Option<Calls>,
 }
 
 impl ClientHabits {
@@ -119,8 +130,8 @@ pub enum SdkClient {
     /// PyPI `mcp` 2.x, `streamablehttp_client`
     /// (<https://github.com/modelcontextprotocol/python-sdk/blob/main/src/mcp/client/streamable_http.py>):
     /// two reconnects, but the count resets whenever a stream ends cleanly
-    /// (python-sdk#2393); no re-initialization after a 404 (python-sdk#1676); a 300 s
-    /// SSE read timeout; no dedup.
+    /// (python-sdk#2393) and only then, not on an event; no re-initialization after a 404
+    /// (python-sdk#1676); a 300 s SSE read timeout; no dedup.
     Python2,
     /// crates.io `rmcp` 3.11, `StreamableHttpClientTransport` with its defaults
     /// (<https://github.com/modelcontextprotocol/rust-sdk/blob/main/crates/rmcp/src/transport/streamable_http_client.rs>):
@@ -184,16 +195,18 @@ impl SdkClient {
                 dedup: Some(Dedup::Off),
                 list_changed: Some(ListChanged::Honoured),
                 call_stream_without_id: Some(NoIdCall::Wait),
+                idless_error: Some(IdlessError::Fails),
                 read_timeout_ends: Some(ReadTimeoutEnds::Stream),
                 result_check: Some(ResultCheck::None),
                 cookies: Some(Cookies::Dropped),
                 on_close: Some(OnClose::Abandon),
                 when_done: None,
+                calls: None,
             },
             SdkClient::Python2 => ClientHabits {
                 like: None,
                 reconnect: Some(Reconnect::GiveUpAfter(2)),
-                progress: Some(Progress::CleanEnd),
+                progress: Some(Progress::CleanEndOnly),
                 backoff: Some(Backoff::Fixed),
                 reinit: Some(Reinit::Never),
                 reinit_on_get: Some(false),
@@ -205,11 +218,13 @@ impl SdkClient {
                 dedup: Some(Dedup::Off),
                 list_changed: Some(ListChanged::Honoured),
                 call_stream_without_id: Some(NoIdCall::Fail),
+                idless_error: Some(IdlessError::Fails),
                 read_timeout_ends: Some(ReadTimeoutEnds::Stream),
                 result_check: Some(ResultCheck::ListsToolsFirst),
                 cookies: Some(Cookies::Kept),
                 on_close: Some(OnClose::DeleteSession),
                 when_done: None,
+                calls: None,
             },
             SdkClient::Rmcp311 => ClientHabits {
                 like: None,
@@ -229,11 +244,13 @@ impl SdkClient {
                 dedup: Some(Dedup::Off),
                 list_changed: Some(ListChanged::Honoured),
                 call_stream_without_id: Some(NoIdCall::Fail),
+                idless_error: Some(IdlessError::Dropped),
                 read_timeout_ends: Some(ReadTimeoutEnds::Stream),
                 result_check: Some(ResultCheck::None),
                 cookies: Some(Cookies::Dropped),
                 on_close: Some(OnClose::DeleteSession),
                 when_done: None,
+                calls: None,
             },
         }
     }
@@ -248,6 +265,13 @@ pub enum Progress {
     /// an unresumable cursor by an empty `200`, the client reconnects for ever
     /// (<https://github.com/modelcontextprotocol/rust-sdk/issues/958>).
     CleanEnd,
+    /// Only a stream that ends cleanly; an event past the cursor does not: a stream that
+    /// keeps failing (a read timeout shorter than the gaps between events) is given up
+    /// after the limit's failures in a row, whatever each brought. The Python SDK's
+    /// `_handle_reconnection` and `handle_get_stream` count `attempt + 1` on every failure
+    /// and start again at 0 only when a stream ends cleanly
+    /// (<https://github.com/modelcontextprotocol/python-sdk/blob/main/src/mcp/client/streamable_http.py>).
+    CleanEndOnly,
 }
 
 /// How the wait before a reconnect grows, from the scenario's `reconnect_delay`.
@@ -348,6 +372,25 @@ pub enum NoIdCall {
     Wait,
 }
 
+/// What a call does when its POST is answered with a JSON-RPC error whose `id` is null:
+/// the transport's refusal as servers write it (a 400 for a session they no longer know,
+/// a 409, a 503 in JSON-RPC), which names no request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum IdlessError {
+    /// The call fails with the error (the TypeScript and Python SDKs fail the request
+    /// whose POST was refused, whatever the body says).
+    Fails,
+    /// The error is dropped and the call waits, for ever without a request timeout: a
+    /// 404 to a request naming a session is the exception (`reinit`). rmcp 3.11 hands a
+    /// non-2xx JSON-RPC error body on as a message from the server (`Json` in
+    /// `post_message`, since
+    /// <https://github.com/modelcontextprotocol/rust-sdk/pull/748>), and its service
+    /// drops an error without an id ("received id-less peer error", `service.rs`): the
+    /// pending request is never answered. A 401/403, a 429 and a 5xx that is not JSON
+    /// still fail the call.
+    Dropped,
+}
+
 /// What a client's read timeout ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ReadTimeoutEnds {
@@ -389,6 +432,18 @@ pub enum WhenDone {
     /// Exits: the client closes (as its `on_close` says), every connection is cut and
     /// nothing more is sent (a script, or the client of `faultline grade`'s contract).
     Exit,
+}
+
+/// How an application makes its calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Calls {
+    /// Each at its time in the workload, whatever is still waiting (several users, an
+    /// agent running tools in parallel; the modelled clients' default).
+    AtTheirTimes,
+    /// One at a time: a call whose time has come waits until every call before it has
+    /// ended (its result handed over, or its failure told), as a script awaiting each
+    /// call does. A call that never ends holds every later one back.
+    OneAtATime,
 }
 
 /// What a client's transport does with its session as it closes.
@@ -465,11 +520,13 @@ mod tests {
                     && h.list_changed.is_some()
                     && h.cookies.is_some()
                     && h.call_stream_without_id.is_some()
+                    && h.idless_error.is_some()
                     && h.read_timeout_ends.is_some()
                     && h.result_check.is_some()
                     && h.on_close.is_some()
-                    && h.when_done.is_none(),
-                "{sdk:?}: every habit of the SDK's, and not the application's `when_done`"
+                    && h.when_done.is_none()
+                    && h.calls.is_none(),
+                "{sdk:?}: every habit of the SDK's, and not the application's `when_done` and `calls`"
             );
         }
     }

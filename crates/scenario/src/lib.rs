@@ -42,8 +42,9 @@ mod source_map;
 pub use arming::{Armed, ArmedCall, ArmedChoice, ArmedFault, ArmedNotify, ArmedTrigger, arm};
 pub use balancer::{Balancer, COOKIE_NAME, Pick};
 pub use client_habits::{
-    Backoff, ClientHabits, Cookies, CursorAfterDrop, Dedup, GetFailure, ListChanged, NoIdCall,
-    OnClose, Progress, ReadTimeoutEnds, Reinit, ResultCheck, SdkClient, Timeout, WhenDone,
+    Backoff, Calls, ClientHabits, Cookies, CursorAfterDrop, Dedup, GetFailure, IdlessError,
+    ListChanged, NoIdCall, OnClose, Progress, ReadTimeoutEnds, Reinit, ResultCheck, SdkClient,
+    Timeout, WhenDone,
 };
 pub use engine::{Emitted, Engine, FiredFault};
 pub use fault_shape::{FaultWhen, FaultWhenMut, Moment};

@@ -26,9 +26,9 @@ use crate::client_record::{
 use crate::conn_map::ConnMap;
 use crate::legacy_tools_list::LegacyToolsList;
 use faultline_scenario::{
-    Backoff, ClientConfig, ClientHabits, ClientModel, Cookies, CursorAfterDrop, Dedup, GetFailure,
-    ListChanged, NoIdCall, OnClose, Progress, ReadTimeoutEnds, Reconnect, Reinit, ResultCheck,
-    Tool, WhenDone,
+    Backoff, Calls, ClientConfig, ClientHabits, ClientModel, Cookies, CursorAfterDrop, Dedup,
+    GetFailure, IdlessError, ListChanged, NoIdCall, OnClose, Progress, ReadTimeoutEnds, Reconnect,
+    Reinit, ResultCheck, Tool, WhenDone,
 };
 
 /// The longest wait the guarded client takes from a server's `retry:` (the TypeScript SDK's
@@ -93,6 +93,9 @@ pub struct Policy {
     /// (2025 client) A stream that ends cleanly counts as progress, whatever it brought:
     /// the reconnect count starts again (`habits: (progress: CleanEnd)`).
     pub clean_end_is_progress: bool,
+    /// (2025 client) An event past the cursor resets the count of reconnects in a row;
+    /// without it only a clean end does (`habits: (progress: CleanEndOnly)`).
+    pub new_event_is_progress: bool,
     /// (2025 client) How the wait before a reconnect grows without a server `retry:`.
     pub backoff: Backoff,
     /// (2025 client) What a request answered 404/410 in the session leads to (without
@@ -122,6 +125,10 @@ pub struct Policy {
     /// nor failed: the call waits (the TypeScript SDK 1.x reconnects a POST stream only
     /// once it has seen an id, and fails the call only at its request timeout).
     pub call_waits_without_id: bool,
+    /// (2025 client) A call whose POST is answered with a JSON-RPC error naming no request
+    /// (`"id": null`) drops the error and waits, unless the answer is a 404 naming its
+    /// session, a 401/403 or a 429 (`habits: (idless_error: Dropped)`: rmcp 3.11).
+    pub drops_idless_errors: bool,
     /// (2025 client) The first result is held until a `tools/list` answers, and a failed
     /// list fails the call (the Python SDK validates a result against the tool's output
     /// schema, listing tools first when it has none).
@@ -135,6 +142,10 @@ pub struct Policy {
     /// (2025 client) Once every call has ended, the application exits and the client
     /// closes (`habits: (when_done: Exit)`); without it the client stays to the end.
     pub exits_when_done: bool,
+    /// The application makes its calls one at a time: a call whose time has come waits
+    /// until every earlier one has ended (`habits: (calls: OneAtATime)`; the world holds
+    /// it back).
+    pub calls_one_at_a_time: bool,
     /// (2025 client) Closing, the client first ends its session with a `DELETE`
     /// (`habits: (on_close: DeleteSession)`).
     pub deletes_session_on_close: bool,
@@ -165,6 +176,7 @@ impl Policy {
             reprobe_on_failure: true,
             max_fruitless_reconnects: Reconnect::DEFAULT.limit(),
             clean_end_is_progress: false,
+            new_event_is_progress: true,
             backoff: Backoff::Fixed,
             reinit: Reinit::AfterRetries(0),
             reinit_on_get: true,
@@ -176,8 +188,10 @@ impl Policy {
             honours_list_changed: true,
             speaks_2025_only: false,
             call_waits_without_id: false,
+            drops_idless_errors: false,
             read_timeout_fatal: false,
             exits_when_done: false,
+            calls_one_at_a_time: false,
             deletes_session_on_close: false,
             lists_before_result: false,
             server_retry_cap_ms: Some(SERVER_RETRY_CAP_MS),
@@ -231,7 +245,8 @@ impl Policy {
             p.max_fruitless_reconnects = r.limit();
         }
         if let Some(progress) = habits.progress {
-            p.clean_end_is_progress = progress == Progress::CleanEnd;
+            p.clean_end_is_progress = progress != Progress::NewEvent;
+            p.new_event_is_progress = progress != Progress::CleanEndOnly;
         }
         if let Some(b) = habits.backoff {
             p.backoff = b;
@@ -269,6 +284,9 @@ impl Policy {
         if let Some(c) = habits.call_stream_without_id {
             p.call_waits_without_id = c == NoIdCall::Wait;
         }
+        if let Some(e) = habits.idless_error {
+            p.drops_idless_errors = e == IdlessError::Dropped;
+        }
         if let Some(r) = habits.read_timeout_ends {
             p.read_timeout_fatal = r == ReadTimeoutEnds::Client;
         }
@@ -280,6 +298,9 @@ impl Policy {
         }
         if let Some(w) = habits.when_done {
             p.exits_when_done = w == WhenDone::Exit;
+        }
+        if let Some(c) = habits.calls {
+            p.calls_one_at_a_time = c == Calls::OneAtATime;
         }
         p
     }
@@ -1212,6 +1233,10 @@ impl Client {
                 retries_left,
                 task,
             } => match (&response.body, status) {
+                (body, _) if self.drops_idless_error(body, status, &session) => {
+                    // The error names no request: the call is neither answered nor
+                    // failed, and waits (for its request timeout, if any).
+                }
                 (ResponseBody::Sse(_), 200) => {
                     self.purposes.insert(
                         conn,
@@ -1370,6 +1395,26 @@ impl Client {
 
     /// Sends a session-scoped `ping` to learn whether `session`, which refused call `call`
     /// with `refused` (a 400, 401 or 403), is still alive ([`Purpose::Verify`]).
+    /// Whether this answer to a call's POST is an error naming no request that the client
+    /// drops (`idless_error: Dropped`): a JSON-RPC error whose `id` is null, in any answer
+    /// but the ones such a transport reads by their status first (a 404 naming the
+    /// session, a 401/403, a 429), as rmcp 3.11's `post_message` does.
+    fn drops_idless_error(&self, body: &ResponseBody, status: u16, session: &str) -> bool {
+        if !self.policy.drops_idless_errors
+            || matches!(status, 401 | 403 | 429)
+            || (status == 404 && !session.is_empty())
+        {
+            return false;
+        }
+        match body {
+            ResponseBody::Refusal { .. } => true,
+            ResponseBody::Json(value) => {
+                value.get("error").is_some() && value.get("id").is_none_or(Value::is_null)
+            }
+            _ => false,
+        }
+    }
+
     fn verify_session(
         &mut self,
         io: &mut ClientIo,
@@ -2087,7 +2132,9 @@ impl Client {
         }
         // Progress means the cursor moved forward, not merely that bytes arrived: a server
         // that replays the same events on every reconnect must not keep a client looping.
-        if event.id.is_none_or(|id| cursor.is_none_or(|c| id > c)) {
+        if self.policy.new_event_is_progress
+            && event.id.is_none_or(|id| cursor.is_none_or(|c| id > c))
+        {
             self.fruitless.remove(&logical);
         }
         if event.kind == WireKind::Priming {
@@ -2322,17 +2369,24 @@ impl Client {
         if let Some(limit) = self.policy.max_fruitless_reconnects
             && attempt > limit
         {
+            // What the count counted: reconnects that brought nothing new, or (when only
+            // a clean end resets it) failures in a row, whatever they brought.
+            let counted = if self.policy.new_event_is_progress {
+                "without progress"
+            } else {
+                "in a row"
+            };
             match stream.logical {
                 Logical::Call(i) => self.fail_call(
                     now,
                     i,
-                    format!("gave up resuming after {limit} reconnects without progress"),
+                    format!("gave up resuming after {limit} reconnects {counted}"),
                 ),
                 Logical::Standalone | Logical::Aux => self.raise(
                     now,
                     ClientError::Surfaced {
                         message: format!(
-                            "standalone stream gave up after {limit} reconnects without progress"
+                            "standalone stream gave up after {limit} reconnects {counted}"
                         ),
                     },
                     ErrorScope::Standalone(session),

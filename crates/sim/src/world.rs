@@ -11,7 +11,7 @@
 //! instant the engine's work (the model's due work, then scripted notifications and
 //! faults) goes before the client's (calls, timers, returning from an away window).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 
 use faultline_model::{ConnId, HttpRequest, Ledger, Output, Payload, ResponseBody, SessionKey};
 use faultline_scenario::{Armed, ArmedTrigger, ClientEffect, Emitted, FiredFault, Scenario};
@@ -75,12 +75,17 @@ pub struct World<L: Link> {
     /// Bit `i`: a strike of `faults[i]` fired and cut nothing (one that also met the
     /// client is not unmet, whatever this says).
     faults_cut_nothing: u64,
+    /// `calls: OneAtATime`: the calls whose time came while an earlier one was still
+    /// waiting, in the order their times came; each goes once every call before it ended.
+    waiting_turn: VecDeque<usize>,
+    calls_one_at_a_time: bool,
 }
 
 impl<L: Link> World<L> {
     /// A world playing `armed` (the scenario with its ranges picked) over `link`.
     pub fn new(scenario: &Scenario, armed: &Armed, policy: Policy, link: L) -> Self {
         let cfg = &scenario.client;
+        let calls_one_at_a_time = policy.calls_one_at_a_time;
         let mut client = ClientSide::of(cfg, policy);
         client.record_mut().applied.reserve(armed.events_hint());
         client.record_mut().requests.reserve(armed.requests_hint());
@@ -117,10 +122,30 @@ impl<L: Link> World<L> {
                 .collect(),
             faults_fired: BTreeSet::new(),
             faults_cut_nothing: 0,
+            waiting_turn: VecDeque::new(),
+            calls_one_at_a_time,
         };
         world.io = io;
         world.absorb_client_io();
         world
+    }
+
+    /// Whether a call the application made is still waiting: neither answered nor failed.
+    fn a_call_is_waiting(&self) -> bool {
+        self.client.record().calls.iter().any(|c| {
+            c.asked_at_ms.is_some() && c.completed_at_ms.is_none() && c.failed_at_ms.is_none()
+        })
+    }
+
+    /// `calls: OneAtATime`: makes the calls held back whose turn has come, now (what they
+    /// send joins this callback's).
+    fn make_calls_in_turn(&mut self) {
+        while !self.a_call_is_waiting()
+            && let Some(index) = self.waiting_turn.pop_front()
+        {
+            self.client.on_call(&mut self.io, self.now, index);
+            self.note_errors();
+        }
     }
 
     /// Skip building the trace (benchmarks and the explorer only need verdicts).
@@ -223,6 +248,12 @@ impl<L: Link> World<L> {
                 self.note_errors();
             }
             Action::Call(index) => {
+                if self.calls_one_at_a_time
+                    && (!self.waiting_turn.is_empty() || self.a_call_is_waiting())
+                {
+                    self.waiting_turn.push_back(index);
+                    return;
+                }
                 self.client.on_call(&mut self.io, now, index);
                 self.note_errors();
             }
@@ -250,6 +281,9 @@ impl<L: Link> World<L> {
     /// a callback that asks for nothing (most events) costs three length checks, and one
     /// that sends allocates nothing.
     fn absorb_client_io(&mut self) {
+        if !self.waiting_turn.is_empty() {
+            self.make_calls_in_turn();
+        }
         self.client.leave_if_done(&mut self.io, self.now);
         if !self.io.closes.is_empty() {
             let mut closes = std::mem::take(&mut self.io.closes);

@@ -656,3 +656,152 @@ fn a_json_result_dropped_because_its_list_failed_is_lost_loudly() {
         lost.summary
     );
 }
+
+/// rmcp 3.11 drops a JSON-RPC error whose id is null (a refusal as servers write it) and
+/// its call waits for ever; a 404 naming the session and a 401 are read by their status
+/// first, and a request timeout still ends the wait.
+#[test]
+fn an_error_naming_no_request_is_dropped_and_the_call_waits() {
+    let fails = naive(&expiring("BadRequest", "reinit: AtOnce"));
+    let calls = &fails.result.record.calls;
+    assert!(calls[1].failed_at_ms.is_some(), "{calls:?}");
+    assert!(!fails.has(VerdictKind::Hung));
+
+    let dropped = naive(&expiring(
+        "BadRequest",
+        "reinit: AtOnce, idless_error: Dropped",
+    ));
+    let calls = &dropped.result.record.calls;
+    assert!(calls[0].completed_at_ms.is_some());
+    for call in &calls[1..] {
+        assert!(
+            call.failed_at_ms.is_none() && call.completed_at_ms.is_none(),
+            "refused 400 with `id: null`, neither answered nor failed: {call:?}"
+        );
+    }
+    assert_eq!(answered_at(&dropped, "tools/call").len(), 3);
+    assert!(
+        dropped.result.record.errors.is_empty(),
+        "no error is raised"
+    );
+    assert!(dropped.has(VerdictKind::Hung));
+
+    let not_found = naive(&expiring(
+        "NotFound",
+        "reinit: AtOnce, idless_error: Dropped",
+    ));
+    let calls = &not_found.result.record.calls;
+    assert!(
+        calls.iter().all(|c| c.completed_at_ms.is_some()),
+        "a 404 naming the session still re-initializes: {calls:?}"
+    );
+    let unauthorized = naive(&expiring("Unauthorized401", "idless_error: Dropped"));
+    assert!(unauthorized.result.record.calls[1].failed_at_ms.is_some());
+
+    let times_out = naive(&expiring(
+        "BadRequest",
+        r#"idless_error: Dropped, request_timeout: After("60s")"#,
+    ));
+    assert_eq!(
+        times_out.result.record.calls[1].failed_at_ms,
+        Some(360_000),
+        "asked at 5m, failed at its 60 s timeout"
+    );
+}
+
+/// An application that awaits each call makes the next only once the last has ended: a
+/// call that never ends holds every later one back, and one whose time comes during a
+/// long call goes when that call is done.
+#[test]
+fn calls_one_at_a_time_wait_for_the_last_to_end() {
+    let at_their_times = naive(&expiring("BadRequest", "idless_error: Dropped"));
+    assert_eq!(answered_at(&at_their_times, "tools/call").len(), 3);
+    let in_turn = naive(&expiring(
+        "BadRequest",
+        "idless_error: Dropped, calls: OneAtATime",
+    ));
+    assert_eq!(
+        answered_at(&in_turn, "tools/call"),
+        [0, 300_000],
+        "the third call waits behind the second, which never ends"
+    );
+    assert_eq!(in_turn.result.record.calls[2].asked_at_ms, None);
+
+    let during_a_job = |habits: &str| {
+        naive(&format!(
+            r#"Scenario(
+    name: "during a job",
+    summary: "inline",
+    seed: 1,
+    client: (model: Naive, standalone_stream: false, habits: ({habits})),
+    workload: [
+        CallTool(at: "0s", tool: LongJob(steps: 3, interval: "1m")),
+        CallTool(at: "30s", tool: Echo(text: "meanwhile")),
+    ],
+)"#
+        ))
+    };
+    let echo_at = |o: &RunOutcome| {
+        o.result
+            .ledger
+            .answers
+            .iter()
+            .filter(|a| a.rpc_method.as_deref() == Some("tools/call"))
+            .map(|a| a.at_ms)
+            .nth(1)
+    };
+    assert_eq!(echo_at(&during_a_job("")), Some(30_000));
+    let in_turn = during_a_job("calls: OneAtATime");
+    let job_done = in_turn.result.record.calls[0].completed_at_ms;
+    assert!(job_done.is_some_and(|t| t >= 120_000), "{job_done:?}");
+    assert_eq!(
+        echo_at(&in_turn),
+        job_done,
+        "the echo goes once the job is done"
+    );
+    assert!(in_turn.result.record.calls[1].completed_at_ms.is_some());
+}
+
+/// A read timeout shorter than the gaps between a job's progress events cuts the call's
+/// stream again and again. Counting only failures that brought nothing, the client resumes
+/// for as long as events come; counting every failure until a clean end (the Python SDK),
+/// it gives the call up after the limit's failures in a row: progress 1 handed over twice
+/// (the resumption replays it from the rewound cursor), then the failure.
+#[test]
+fn progress_clean_end_only_gives_up_on_failures_in_a_row_whatever_they_brought() {
+    let text = |progress: &str| {
+        format!(
+            r#"Scenario(
+    name: "slow progress",
+    summary: "inline",
+    seed: 1,
+    horizon: Some("1h"),
+    server: (event_log_ttl: Some("10m"), retry: Some("1s"), priming_events: true),
+    client: (model: Naive, standalone_stream: false, habits: (like: Python2, read_timeout: After("30s"), progress: {progress})),
+    workload: [CallTool(at: "0s", tool: LongJob(steps: 5, interval: "1m"))],
+)"#
+        )
+    };
+    let each_event_counts = naive(&text("CleanEnd"));
+    let call = &each_event_counts.result.record.calls[0];
+    assert!(call.completed_at_ms.is_some(), "{call:?}");
+    assert!(answered_at(&each_event_counts, "GET").len() >= 5);
+
+    let in_a_row = naive(&text("CleanEndOnly"));
+    let call = &in_a_row.result.record.calls[0];
+    assert!(
+        call.failed_at_ms.is_some() && call.completed_at_ms.is_none(),
+        "{call:?}"
+    );
+    assert_eq!(
+        answered_at(&in_a_row, "GET"),
+        [31_000, 91_000],
+        "two reconnects"
+    );
+    let errors = &in_a_row.result.record.errors;
+    assert!(
+        format!("{errors:?}").contains("gave up resuming after 2 reconnects in a row"),
+        "{errors:?}"
+    );
+    assert!(in_a_row.has(VerdictKind::Duplicate));
+}
