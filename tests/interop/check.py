@@ -63,6 +63,86 @@ HABITS = {
 }
 
 
+# More habits of docs/client-habits.md, each shown by a field scenario run.sh grades by
+# name and read from its ledger (what the client sent), not from its verdicts:
+# - `reinit` on tssdk_1708_stale_session_404 (the server restarts and forgets the
+#   session; later calls get 404): whether the client initializes a new session (rmcp's
+#   `AtOnce`) or keeps the dead id (`Never`, typescript-sdk#1708, python-sdk#1676);
+# - `cursor_after_resumed_drop` on tssdk_2499_cursor_forgotten (a resumed stream cut
+#   before it brought an id): whether a later GET goes without `Last-Event-ID`
+#   (`Forget`, typescript-sdk#2499) or the cut resumption is resumed again with its cursor;
+# - `get_failure: StreamOnly` and `standalone_errors: Logged` on
+#   csharp_1713_get_reconnect_400 (the standalone GET refused 400 for good): the later
+#   call is made and answered, and the application is told nothing;
+# - `result_check` over every run: whether the client lists tools before handing a result
+#   over (the Python SDK's `ListsToolsFirst`) or never lists them.
+REINITIALIZES = {"typescript": False, "python": False, "rmcp": True}
+FORGETS_CURSOR = {"typescript": True, "python": False, "rmcp": False}
+LISTS_TOOLS = {"typescript": False, "python": True, "rmcp": False}
+
+
+def ledger_of(out, client, scenario):
+    """CLIENT's ledger of SCENARIO, or None when none was written."""
+    text = read(os.path.join(out, f"{client}-ledgers", f"{scenario}.ledger.json"))
+    return None if text is None else json.loads(text)
+
+
+def habit_ledger_facts(out, report, client):
+    """The habits REINITIALIZES, FORGETS_CURSOR and LISTS_TOOLS name, and the standalone
+    stream's, held against the ledgers of the runs that show them."""
+    problems = []
+    runs = {r["scenario"]: r for r in report["scenarios"]}
+    ledger = ledger_of(out, client, "tssdk_1708_stale_session_404")
+    if ledger is None:
+        problems.append("tssdk_1708_stale_session_404: no ledger written")
+    else:
+        inits = sum(1 for a in ledger.get("answers", []) if a.get("rpc_method") == "initialize")
+        if REINITIALIZES[client] and inits < 2:
+            problems.append(f"tssdk_1708_stale_session_404: {inits} initialize, no new session after the 404 (reinit: AtOnce)")
+        if not REINITIALIZES[client] and inits != 1:
+            problems.append(f"tssdk_1708_stale_session_404: {inits} initialize, not the one of a client that keeps the dead id (reinit: Never)")
+    ledger = ledger_of(out, client, "tssdk_2499_cursor_forgotten")
+    if ledger is None:
+        problems.append("tssdk_2499_cursor_forgotten: no ledger written")
+    else:
+        resumed = sorted(r["conn"] for r in ledger.get("resumptions", []) if r.get("cursor") is not None)
+        first = resumed[0] if resumed else None
+        bare_after = [a for a in ledger.get("answers", [])
+                      if a.get("method") == "Get" and first is not None and a["conn"] > first and a["conn"] not in resumed]
+        if first is None:
+            problems.append("tssdk_2499_cursor_forgotten: the cut call stream was never resumed")
+        elif FORGETS_CURSOR[client] and not bare_after:
+            problems.append("tssdk_2499_cursor_forgotten: no GET without Last-Event-ID after the resumption was cut (cursor_after_resumed_drop: Forget)")
+        elif not FORGETS_CURSOR[client] and (bare_after or len(resumed) < 2):
+            problems.append("tssdk_2499_cursor_forgotten: the cut resumption was not resumed again with its cursor")
+    run = runs.get("csharp_1713_get_reconnect_400")
+    ledger = ledger_of(out, client, "csharp_1713_get_reconnect_400")
+    if run is None or ledger is None:
+        problems.append("csharp_1713_get_reconnect_400: not graded, or no ledger written")
+    else:
+        answers = ledger.get("answers", [])
+        refused = [a["at_ms"] for a in answers if a.get("method") == "Get" and (a.get("status") or 0) >= 400]
+        later = [a for a in answers
+                 if a.get("rpc_method") == "tools/call" and a.get("status") == 200 and refused and a["at_ms"] > refused[0]]
+        if not refused:
+            problems.append("csharp_1713_get_reconnect_400: no standalone GET was refused")
+        elif not later:
+            problems.append("csharp_1713_get_reconnect_400: no call answered after the refused GET (get_failure: StreamOnly)")
+        told = (run.get("client_report") or {}).get("error")
+        if told:
+            problems.append(f"csharp_1713_get_reconnect_400: the application was told {told!r} (standalone_errors: Logged)")
+    for name, r in runs.items():
+        ledger = ledger_of(out, client, name)
+        if ledger is None or not (r.get("client_report") or {}).get("result"):
+            continue
+        listed = any(a.get("rpc_method") == "tools/list" for a in ledger.get("answers", []))
+        if LISTS_TOOLS[client] and not listed:
+            problems.append(f"{name}: the result was handed over without a tools/list (result_check: ListsToolsFirst)")
+        if not LISTS_TOOLS[client] and listed:
+            problems.append(f"{name}: the client listed tools (result_check: None)")
+    return problems
+
+
 # Whether the SDK's transport deletes its session as the client closes (the `on_close`
 # habit of docs/client-habits.md: the presets' `Abandon` and `DeleteSession`), held
 # against every run in which the client printed a report, so closed as it meant to.
@@ -118,14 +198,15 @@ def grade_of(out, client):
     problems = []
     # run.sh writes CLIENT.habits.json for every 2025 client (the redirect creates it
     # whatever grade does); a run that has none graded no habit scenario.
-    habits = read(os.path.join(out, f"{client}.habits.json"))
-    if client in HABITS and habits is not None:
-        try:
-            report["scenarios"] += json.loads(habits)["scenarios"]
-            report["habits_graded"] = True
-        except (json.JSONDecodeError, KeyError, TypeError):
-            err = read(os.path.join(out, f"{client}.habits.err"), "")
-            problems.append(f"the habit scenarios printed no JSON; stderr: {err.strip()[-600:]}")
+    for name in ("habits", "habits_paced"):
+        habits = read(os.path.join(out, f"{client}.{name}.json"))
+        if client in HABITS and habits is not None:
+            try:
+                report["scenarios"] += json.loads(habits)["scenarios"]
+                report["habits_graded"] = True
+            except (json.JSONDecodeError, KeyError, TypeError):
+                err = read(os.path.join(out, f"{client}.{name}.err"), "")
+                problems.append(f"the habit scenarios ({name}) printed no JSON; stderr: {err.strip()[-600:]}")
     return code, report, problems
 
 
@@ -366,6 +447,7 @@ def main(argv):
             problems += [f"{client}: {p}" for p in known_facts(code, report, client in MODERN, client)]
             if report.get("habits_graded"):
                 problems += [f"{client}: {p}" for p in habit_facts(report, client)]
+                problems += [f"{client}: {p}" for p in habit_ledger_facts(out, report, client)]
             if client in DELETES_SESSION:
                 problems += [f"{client}: {p}" for p in close_facts(out, report, client)]
             if client in PACED:

@@ -22,7 +22,10 @@
 #    re-issued and a dropped listen is not re-opened; grade exits 1. The 2025 clients are
 #    also graded by name on call_cut_before_an_id (a call's stream cut before any event
 #    id), where check.py holds each to its documented habit: the TypeScript SDK waits for
-#    its 60 s request timeout, the Python SDK and rmcp fail the call at once.
+#    its 60 s request timeout, the Python SDK and rmcp fail the call at once; and on three
+#    field scenarios whose ledgers show more habits (check.py's `habit_ledger_facts`:
+#    re-initializing after a 404, the cursor after a cut resumption, a refused standalone
+#    GET, listing tools before a result), csharp_1713_get_reconnect_400 at `--time-scale 60`.
 #    The TypeScript client is graded once more on baseline with `--time-scale 10`, where
 #    its 60 s request timeout (wall time) meets the 20-minute job: check.py holds it to
 #    the preset's verdict there (surfaced_loss, tests/interop/preset_differences.json).
@@ -158,7 +161,14 @@ for client in "${CLIENTS[@]}"; do
   if [ "$(era_of "$client")" = legacy ]; then
     set +e
     "$FAULTLINE" grade --command "$cmd" --jobs 2 --format json --ledgers "$OUT/$client-ledgers" \
-      --scenario call_cut_before_an_id >"$OUT/$client.habits.json" 2>"$OUT/$client.habits.err"
+      --scenario call_cut_before_an_id --scenario tssdk_1708_stale_session_404 \
+      --scenario tssdk_2499_cursor_forgotten \
+      >"$OUT/$client.habits.json" 2>"$OUT/$client.habits.err"
+    # A habit that takes the SDK's own reconnect delay (1 s of wall time) to show: paced, so
+    # that the delay passes in the scenario's time too (about 15 s).
+    "$FAULTLINE" grade --command "$cmd" --format json --ledgers "$OUT/$client-ledgers" \
+      --scenario csharp_1713_get_reconnect_400 --time-scale 60 \
+      >"$OUT/$client.habits_paced.json" 2>"$OUT/$client.habits_paced.err"
     set -e
   fi
   # A wall-time timer the compressed clock never lets fire (check.py's PACED): graded again

@@ -35,6 +35,47 @@ def write_read_timeout(out, client, scenario="baseline", resumed=(0, 1), error="
         json.dump(ledger, f)
 
 
+HABIT_SCENARIOS = ("tssdk_1708_stale_session_404", "tssdk_2499_cursor_forgotten", "csharp_1713_get_reconnect_400")
+
+
+def write_habit_runs(out, client, reinit=None, forgets=None, lists=None, told=None, later_call=True):
+    """The runs of the scenarios run.sh grades by name to show a habit from the ledger
+    (tssdk_1708, tssdk_2499, csharp_1713), each with its ledger, as the SDK gives them
+    (the check's tables), or with one habit turned (`reinit`, `forgets`, `lists`, `told`:
+    the error the application reports, `later_call`: a call answered after the refused
+    GET). Returns their runs."""
+    reinit = check.REINITIALIZES[client] if reinit is None else reinit
+    forgets = check.FORGETS_CURSOR[client] if forgets is None else forgets
+    lists = check.LISTS_TOOLS[client] if lists is None else lists
+    listing = [{"conn": 90, "at_ms": 90, "method": "Post", "rpc_method": "tools/list", "status": 200}] if lists else []
+    init = {"conn": 1, "at_ms": 0, "method": "Post", "rpc_method": "initialize", "status": 200}
+    call = {"conn": 3, "at_ms": 0, "method": "Post", "rpc_method": "tools/call", "status": 200}
+    ledgers = {
+        "tssdk_1708_stale_session_404": {"answers": [init, call] + ([dict(init, conn=5, at_ms=40_000)] if reinit else []) + listing},
+        "tssdk_2499_cursor_forgotten": {
+            "answers": [init, call, {"conn": 5, "at_ms": 16_000, "method": "Get", "status": 200},
+                        {"conn": 6, "at_ms": 17_000, "method": "Get", "status": 409 if forgets else 200}] + listing,
+            "resumptions": [{"conn": 5, "cursor": "3"}] + ([] if forgets else [{"conn": 6, "cursor": "3"}]),
+        },
+        "csharp_1713_get_reconnect_400": {
+            "answers": [init, call, {"conn": 5, "at_ms": 61_000, "method": "Get", "status": 400}]
+            + ([dict(call, conn=7, at_ms=900_000)] if later_call else []) + listing},
+    }
+    if check.DELETES_SESSION[client]:
+        for ledger in ledgers.values():
+            ledger["answers"].append({"conn": 99, "at_ms": 900_000, "method": "Delete", "status": 200})
+    ledger_dir = os.path.join(out, f"{client}-ledgers")
+    os.makedirs(ledger_dir, exist_ok=True)
+    runs = []
+    for name, ledger in ledgers.items():
+        with open(os.path.join(ledger_dir, f"{name}.ledger.json"), "w") as f:
+            json.dump(ledger, f)
+        error = told if name == "csharp_1713_get_reconnect_400" else None
+        runs.append({"scenario": name, "verdicts": [{"kind": "silent_gap", "why": "x"}],
+                     "client_report": {"error": error, "result": "done"}, "wall_ms": 900})
+    return runs
+
+
 def grade_json(kinds_by_scenario, lost_silently=True):
     return {
         "command": "x",
@@ -307,8 +348,9 @@ class HabitTest(unittest.TestCase):
             "client_report": {"error": error, "result": None} if report else None,
             "wall_ms": wall_ms,
         }
+        runs = [run] + write_habit_runs(self.out, client, **getattr(self, "turned", {}))
         with open(os.path.join(self.out, f"{client}.habits.json"), "w") as f:
-            json.dump({"command": "x", "scenarios": [run]}, f)
+            json.dump({"command": "x", "scenarios": runs}, f)
         # Its ledger: a DELETE at the end where the SDK's transport sends one (unless
         # `deleted` says otherwise); none at all for a run without a report.
         if report:
@@ -320,8 +362,12 @@ class HabitTest(unittest.TestCase):
             with open(os.path.join(ledgers, "call_cut_before_an_id.ledger.json"), "w") as f:
                 json.dump({"answers": answers}, f)
 
+    # A habit the by-name runs show turned from the SDK's (`write_habit_runs`' keywords).
+    turned = {}
+
     def expect(self, client, kinds=("surfaced_loss",)):
-        return {client: accepted({**self.KNOWN, "call_cut_before_an_id": list(kinds)})}
+        by_name = {name: ["silent_gap"] for name in HABIT_SCENARIOS}
+        return {client: accepted({**self.KNOWN, "call_cut_before_an_id": list(kinds), **by_name})}
 
     def test_the_typescript_sdk_waits_for_its_request_timeout(self):
         self.write_run("typescript", self.KNOWN)
@@ -356,7 +402,7 @@ class HabitTest(unittest.TestCase):
             f.write("")
         code, out = self.run_check("python", expectations=self.expect("python", ["clean"]))
         self.assertEqual(code, 1, out)
-        self.assertIn("the habit scenarios printed no JSON", out)
+        self.assertIn("the habit scenarios (habits) printed no JSON", out)
 
 class PacedTest(unittest.TestCase):
     """The TypeScript SDK's wall-time request timeout, which grade's compressed clock hides,
@@ -474,6 +520,64 @@ class CloseTest(unittest.TestCase):
         code, out = self.run_check("python", expectations=self.expect("python", ["clean"]))
         self.assertEqual(code, 1, out)
         self.assertIn("call_cut_before_an_id: no ledger written", out)
+
+
+class HabitLedgerTest(unittest.TestCase):
+    """The scenarios graded by name to show a habit from the ledger: each fact fails when
+    the run shows the other value of its habit."""
+
+    setUp = CheckTest.setUp
+    write_run = CheckTest.write_run
+    run_check = CheckTest.run_check
+    write_habit = HabitTest.write_habit
+    expect = HabitTest.expect
+    KNOWN = CheckTest.KNOWN
+    ERRORS = {"typescript": ("call: McpError: MCP error -32001: Request timed out", 60_500),
+              "python": ("call: SSE stream ended without a response", 900), "rmcp": ("call: Transport closed", 300)}
+
+    def check(self, client, **turned):
+        self.turned = turned
+        self.write_run(client, self.KNOWN)
+        error, wall = self.ERRORS[client]
+        self.write_habit(client, error, wall)
+        return self.run_check(client, expectations=self.expect(client))
+
+    def test_each_sdk_as_it_is_passes(self):
+        for client in ("typescript", "python", "rmcp"):
+            code, out = self.check(client)
+            self.assertEqual(code, 0, out)
+
+    def test_a_client_that_reinitializes_unlike_its_sdk_fails(self):
+        code, out = self.check("typescript", reinit=True)
+        self.assertEqual(code, 1, out)
+        self.assertIn("2 initialize, not the one of a client that keeps the dead id", out)
+        code, out = self.check("rmcp", reinit=False)
+        self.assertEqual(code, 1, out)
+        self.assertIn("no new session after the 404 (reinit: AtOnce)", out)
+
+    def test_the_forgotten_cursor_is_read_from_the_gets(self):
+        code, out = self.check("typescript", forgets=False)
+        self.assertEqual(code, 1, out)
+        self.assertIn("no GET without Last-Event-ID after the resumption was cut", out)
+        code, out = self.check("python", forgets=True)
+        self.assertEqual(code, 1, out)
+        self.assertIn("the cut resumption was not resumed again with its cursor", out)
+
+    def test_a_refused_standalone_get_must_stay_quiet_and_leave_calls_working(self):
+        code, out = self.check("python", told="standalone stream gave up")
+        self.assertEqual(code, 1, out)
+        self.assertIn("the application was told 'standalone stream gave up'", out)
+        code, out = self.check("typescript", later_call=False)
+        self.assertEqual(code, 1, out)
+        self.assertIn("no call answered after the refused GET", out)
+
+    def test_listing_tools_before_a_result_is_the_python_sdks_alone(self):
+        code, out = self.check("python", lists=False)
+        self.assertEqual(code, 1, out)
+        self.assertIn("without a tools/list (result_check: ListsToolsFirst)", out)
+        code, out = self.check("rmcp", lists=True)
+        self.assertEqual(code, 1, out)
+        self.assertIn("the client listed tools (result_check: None)", out)
 
 
 class ReadTimeoutTest(unittest.TestCase):

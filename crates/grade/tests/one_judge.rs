@@ -30,10 +30,29 @@ struct Exception {
 
 use VerdictKind::*;
 
-/// None today. (`session_expiry_mid_call` with the naive client was one until a call left
-/// waiting when the run went quiet became `hung` for the simulator too: both judges now
-/// say the application waits for ever.)
-const EXCEPTIONS: &[Exception] = &[];
+/// A report carries one `error`, and cannot say what it was about. (`session_expiry_mid_call`
+/// with the naive client was an exception until a call left waiting when the run went
+/// quiet became `hung` for the simulator too.)
+const SCOPELESS_ERROR: &str = "the call fails loudly and the standalone stream's notification seq 6 is lost; the SDKs only log a standalone stream they give up (standalone_errors: Logged), so the simulator, which knows the one error was the call's, finds nothing told of the notification (silent_gap); a report's one `error` cannot say what it was about, and grade takes it to cover every loss (surfaced_loss)";
+
+const EXCEPTIONS: &[Exception] = &[
+    Exception {
+        scenario: "rolling_deploy",
+        client: ClientModel::Naive,
+        like: Some(SdkClient::TypeScript1),
+        sim_only: &[SilentGap],
+        grade_only: &[SurfacedLoss],
+        why: SCOPELESS_ERROR,
+    },
+    Exception {
+        scenario: "rolling_deploy",
+        client: ClientModel::Naive,
+        like: Some(SdkClient::Python2),
+        sim_only: &[SilentGap],
+        grade_only: &[SurfacedLoss],
+        why: SCOPELESS_ERROR,
+    },
+];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -80,6 +80,10 @@ pub struct ClientHabits {
     /// it and waits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub idless_error: Option<IdlessError>,
+    /// What the application hears of its standalone stream's failures (a refused GET, a
+    /// stream given up): an error, or nothing beyond the transport's log.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub standalone_errors: Option<StandaloneErrors>,
     /// What a read timeout ends: the stream (reconnected, as a drop) or the whole client.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read_timeout_ends: Option<ReadTimeoutEnds>,
@@ -196,6 +200,7 @@ impl SdkClient {
                 list_changed: Some(ListChanged::Honoured),
                 call_stream_without_id: Some(NoIdCall::Wait),
                 idless_error: Some(IdlessError::Fails),
+                standalone_errors: Some(StandaloneErrors::Logged),
                 read_timeout_ends: Some(ReadTimeoutEnds::Stream),
                 result_check: Some(ResultCheck::None),
                 cookies: Some(Cookies::Dropped),
@@ -219,6 +224,7 @@ impl SdkClient {
                 list_changed: Some(ListChanged::Honoured),
                 call_stream_without_id: Some(NoIdCall::Fail),
                 idless_error: Some(IdlessError::Fails),
+                standalone_errors: Some(StandaloneErrors::Logged),
                 read_timeout_ends: Some(ReadTimeoutEnds::Stream),
                 result_check: Some(ResultCheck::ListsToolsFirst),
                 cookies: Some(Cookies::Kept),
@@ -245,6 +251,7 @@ impl SdkClient {
                 list_changed: Some(ListChanged::Honoured),
                 call_stream_without_id: Some(NoIdCall::Fail),
                 idless_error: Some(IdlessError::Dropped),
+                standalone_errors: Some(StandaloneErrors::Logged),
                 read_timeout_ends: Some(ReadTimeoutEnds::Stream),
                 result_check: Some(ResultCheck::None),
                 cookies: Some(Cookies::Dropped),
@@ -391,6 +398,23 @@ pub enum IdlessError {
     Dropped,
 }
 
+/// What an application hears when its client's standalone stream fails: a GET refused
+/// (4xx/5xx, a 404 for its session), or the stream given up after its reconnects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StandaloneErrors {
+    /// An error, as for a call (the modelled clients').
+    Raised,
+    /// Nothing: the transport logs it, or hands it to an error callback few applications
+    /// set, and no call fails. The TypeScript SDK 1.x calls the transport's `onerror`
+    /// (`_startOrAuthSse` in
+    /// <https://github.com/modelcontextprotocol/typescript-sdk/blob/v1.x/src/client/streamableHttp.ts>),
+    /// the Python SDK's `handle_get_stream` logs at debug level and returns
+    /// (<https://github.com/modelcontextprotocol/python-sdk/blob/main/src/mcp/client/streamable_http.py>),
+    /// rmcp's worker warns in its log. Whatever the stream would have brought is lost
+    /// without a word.
+    Logged,
+}
+
 /// What a client's read timeout ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ReadTimeoutEnds {
@@ -521,6 +545,7 @@ mod tests {
                     && h.cookies.is_some()
                     && h.call_stream_without_id.is_some()
                     && h.idless_error.is_some()
+                    && h.standalone_errors.is_some()
                     && h.read_timeout_ends.is_some()
                     && h.result_check.is_some()
                     && h.on_close.is_some()

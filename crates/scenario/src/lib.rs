@@ -44,7 +44,7 @@ pub use balancer::{Balancer, COOKIE_NAME, Pick};
 pub use client_habits::{
     Backoff, Calls, ClientHabits, Cookies, CursorAfterDrop, Dedup, GetFailure, IdlessError,
     ListChanged, NoIdCall, OnClose, Progress, ReadTimeoutEnds, Reinit, ResultCheck, SdkClient,
-    Timeout, WhenDone,
+    StandaloneErrors, Timeout, WhenDone,
 };
 pub use engine::{Emitted, Engine, FiredFault};
 pub use fault_shape::{FaultWhen, FaultWhenMut, Moment};

@@ -28,7 +28,7 @@ use crate::legacy_tools_list::LegacyToolsList;
 use faultline_scenario::{
     Backoff, Calls, ClientConfig, ClientHabits, ClientModel, Cookies, CursorAfterDrop, Dedup,
     GetFailure, IdlessError, ListChanged, NoIdCall, OnClose, Progress, ReadTimeoutEnds, Reconnect,
-    Reinit, ResultCheck, Tool, WhenDone,
+    Reinit, ResultCheck, StandaloneErrors, Tool, WhenDone,
 };
 
 /// The longest wait the guarded client takes from a server's `retry:` (the TypeScript SDK's
@@ -129,6 +129,9 @@ pub struct Policy {
     /// (`"id": null`) drops the error and waits, unless the answer is a 404 naming its
     /// session, a 401/403 or a 429 (`habits: (idless_error: Dropped)`: rmcp 3.11).
     pub drops_idless_errors: bool,
+    /// (2025 client) The standalone stream's failures raise no error: the application hears
+    /// nothing of them (`habits: (standalone_errors: Logged)`).
+    pub standalone_errors_logged: bool,
     /// (2025 client) The first result is held until a `tools/list` answers, and a failed
     /// list fails the call (the Python SDK validates a result against the tool's output
     /// schema, listing tools first when it has none).
@@ -189,6 +192,7 @@ impl Policy {
             speaks_2025_only: false,
             call_waits_without_id: false,
             drops_idless_errors: false,
+            standalone_errors_logged: false,
             read_timeout_fatal: false,
             exits_when_done: false,
             calls_one_at_a_time: false,
@@ -286,6 +290,9 @@ impl Policy {
         }
         if let Some(e) = habits.idless_error {
             p.drops_idless_errors = e == IdlessError::Dropped;
+        }
+        if let Some(e) = habits.standalone_errors {
+            p.standalone_errors_logged = e == StandaloneErrors::Logged;
         }
         if let Some(r) = habits.read_timeout_ends {
             p.read_timeout_fatal = r == ReadTimeoutEnds::Client;
@@ -936,6 +943,10 @@ impl Client {
     }
 
     fn raise(&mut self, now: u64, error: ClientError, scope: ErrorScope) {
+        if self.policy.standalone_errors_logged && matches!(scope, ErrorScope::Standalone(_)) {
+            // Logged by the transport; the application hears nothing.
+            return;
+        }
         self.record.errors.push(ErrorRecord {
             at_ms: now,
             error,

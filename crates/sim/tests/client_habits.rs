@@ -805,3 +805,38 @@ fn progress_clean_end_only_gives_up_on_failures_in_a_row_whatever_they_brought()
     );
     assert!(in_a_row.has(VerdictKind::Duplicate));
 }
+
+/// A standalone stream given up after its GETs were refused: a client that raises it tells
+/// the application (surfaced_loss); the SDKs only log it (`Logged`), and the notifications
+/// lost from then on are a silent gap while the calls go on working.
+#[test]
+fn standalone_errors_logged_leaves_the_application_unaware_of_a_stream_given_up() {
+    let text = bundled("scenarios/field/csharp_1713_get_reconnect_400.ron");
+    let logged = naive(&text);
+    assert!(
+        logged.result.record.errors.is_empty(),
+        "{:?}",
+        logged.result.record.errors
+    );
+    assert!(logged.has(VerdictKind::SilentGap) && !logged.has(VerdictKind::SurfacedLoss));
+    assert!(
+        logged
+            .result
+            .record
+            .calls
+            .iter()
+            .all(|c| c.completed_at_ms.is_some()),
+        "the calls go on working"
+    );
+    let raised = naive(&text.replace(
+        "habits: (like: TypeScript1)",
+        "habits: (like: TypeScript1, standalone_errors: Raised)",
+    ));
+    assert!(!raised.result.record.errors.is_empty());
+    assert!(raised.has(VerdictKind::SurfacedLoss) && !raised.has(VerdictKind::SilentGap));
+    assert_eq!(
+        answered_at(&raised, "GET"),
+        answered_at(&logged, "GET"),
+        "the same GETs, refused the same way"
+    );
+}
