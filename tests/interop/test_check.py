@@ -547,37 +547,27 @@ class HabitLedgerTest(unittest.TestCase):
             code, out = self.check(client)
             self.assertEqual(code, 0, out)
 
+    def assert_fails(self, client, message, **turned):
+        code, out = self.check(client, **turned)
+        self.assertEqual(code, 1, out)
+        self.assertIn(message, out)
+
     def test_a_client_that_reinitializes_unlike_its_sdk_fails(self):
-        code, out = self.check("typescript", reinit=True)
-        self.assertEqual(code, 1, out)
-        self.assertIn("2 initialize, not the one of a client that keeps the dead id", out)
-        code, out = self.check("rmcp", reinit=False)
-        self.assertEqual(code, 1, out)
-        self.assertIn("no new session after the 404 (reinit: AtOnce)", out)
+        self.assert_fails("typescript", "2 initialize, not the one of a client that keeps the dead id", reinit=True)
+        self.assert_fails("rmcp", "no new session after the 404 (reinit: AtOnce)", reinit=False)
 
     def test_the_forgotten_cursor_is_read_from_the_gets(self):
-        code, out = self.check("typescript", forgets=False)
-        self.assertEqual(code, 1, out)
-        self.assertIn("no GET without Last-Event-ID after the resumption was cut", out)
-        code, out = self.check("python", forgets=True)
-        self.assertEqual(code, 1, out)
-        self.assertIn("the cut resumption was not resumed again with its cursor", out)
+        self.assert_fails("typescript", "no GET without Last-Event-ID after the resumption was cut", forgets=False)
+        self.assert_fails("python", "the cut resumption was not resumed again with its cursor", forgets=True)
 
     def test_a_refused_standalone_get_must_stay_quiet_and_leave_calls_working(self):
-        code, out = self.check("python", told="standalone stream gave up")
-        self.assertEqual(code, 1, out)
-        self.assertIn("the application was told 'standalone stream gave up'", out)
-        code, out = self.check("typescript", later_call=False)
-        self.assertEqual(code, 1, out)
-        self.assertIn("no call answered after the refused GET", out)
+        self.assert_fails("python", "the application was told 'standalone stream gave up'",
+                          told="standalone stream gave up")
+        self.assert_fails("typescript", "no call answered after the refused GET", later_call=False)
 
     def test_listing_tools_before_a_result_is_the_python_sdks_alone(self):
-        code, out = self.check("python", lists=False)
-        self.assertEqual(code, 1, out)
-        self.assertIn("without a tools/list (result_check: ListsToolsFirst)", out)
-        code, out = self.check("rmcp", lists=True)
-        self.assertEqual(code, 1, out)
-        self.assertIn("the client listed tools (result_check: None)", out)
+        self.assert_fails("python", "without a tools/list (result_check: ListsToolsFirst)", lists=False)
+        self.assert_fails("rmcp", "the client listed tools (result_check: None)", lists=True)
 
 
 class ReadTimeoutTest(unittest.TestCase):
