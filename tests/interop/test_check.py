@@ -589,6 +589,16 @@ class ReadTimeoutTest(unittest.TestCase):
         code, out = self.check()
         self.assertEqual(code, 0, out)
 
+    def assert_fails(self, *messages, **run):
+        """The read-timeout run written with `run` (write_read_timeout's keywords) fails
+        the check with every one of `messages`."""
+        self.write_run("python", self.KNOWN)
+        write_read_timeout(self.out, "python", **run)
+        code, out = self.check()
+        self.assertEqual(code, 1, out)
+        for message in messages:
+            self.assertIn(message, out)
+
     def test_a_missing_run_fails(self):
         self.write_run("python", self.KNOWN)
         os.remove(os.path.join(self.out, "python.read_timeout.json"))
@@ -597,35 +607,18 @@ class ReadTimeoutTest(unittest.TestCase):
         self.assertIn("no read-timeout run", out)
 
     def test_a_run_of_another_scenario_fails(self):
-        self.write_run("python", self.KNOWN)
-        write_read_timeout(self.out, "python", scenario="drop_close")
-        code, out = self.check()
-        self.assertEqual(code, 1, out)
-        self.assertIn("the read-timeout grade ran 'drop_close', not 'baseline'", out)
+        self.assert_fails("the read-timeout grade ran 'drop_close', not 'baseline'", scenario="drop_close")
 
     def test_a_client_that_closes_on_its_read_timeout_fails(self):
         # read_timeout_ends: Client: no resumption, the call failed at once.
-        self.write_run("python", self.KNOWN)
-        write_read_timeout(self.out, "python", resumed=(), kinds=("clean",))
-        code, out = self.check()
-        self.assertEqual(code, 1, out)
-        self.assertIn("the call's stream was resumed 0 times with Last-Event-ID, not 2", out)
-        self.assertIn("no duplicate", out)
+        self.assert_fails("the call's stream was resumed 0 times with Last-Event-ID, not 2", "no duplicate",
+                          resumed=(), kinds=("clean",))
 
     def test_a_call_that_keeps_resuming_or_is_never_given_up_fails(self):
-        self.write_run("python", self.KNOWN)
-        write_read_timeout(self.out, "python", resumed=(0, 1, 1, 1), error=None)
-        code, out = self.check()
-        self.assertEqual(code, 1, out)
-        self.assertIn("resumed 4 times", out)
-        self.assertIn("the call was not given up loudly", out)
+        self.assert_fails("resumed 4 times", "the call was not given up loudly", resumed=(0, 1, 1, 1), error=None)
 
     def test_resumptions_that_brought_nothing_show_no_progress_counted(self):
-        self.write_run("python", self.KNOWN)
-        write_read_timeout(self.out, "python", resumed=(0, 0))
-        code, out = self.check()
-        self.assertEqual(code, 1, out)
-        self.assertIn("replayed nothing", out)
+        self.assert_fails("replayed nothing", resumed=(0, 0))
 
 
 if __name__ == "__main__":
